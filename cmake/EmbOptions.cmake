@@ -1,0 +1,59 @@
+# Detects the optional halves of the build and sets EMB_HAVE_CUDA and
+# EMB_HAVE_COMPILER.
+
+# CUDA ------------------------------------------------------------------------
+set(EMB_HAVE_CUDA OFF)
+if(NOT EMB_ENABLE_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # sm_90 machine code for Hopper plus PTX that newer GPUs compile at load.
+    # Hopper-only kernels (wgmma, TMA) are built for sm_90a in kernels/.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "90-real;80-virtual")
+    endif()
+    # One CUDA runtime for everything that links embrt: the shared one.
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(EMB_HAVE_CUDA ON)
+  elseif(EMB_ENABLE_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "EMB_ENABLE_CUDA=ON but no CUDA compiler was found")
+  endif()
+endif()
+
+# MLIR ------------------------------------------------------------------------
+set(EMB_HAVE_COMPILER OFF)
+if(NOT EMB_ENABLE_COMPILER STREQUAL "OFF")
+  # MLIR's package version file accepts only its exact release, so ask for
+  # any version and check the major one.
+  find_package(MLIR CONFIG QUIET
+    HINTS ${EMB_MLIR_PREFIX}/lib/cmake/mlir NO_DEFAULT_PATH)
+  if(MLIR_FOUND AND NOT LLVM_VERSION_MAJOR EQUAL 22)
+    message(STATUS "emb: MLIR ${LLVM_PACKAGE_VERSION} found, 22 is needed")
+    set(MLIR_FOUND OFF)
+  endif()
+  if(MLIR_FOUND)
+    set(EMB_HAVE_COMPILER ON)
+    # Only the prefix, include directories and tools are taken from the package:
+    # the imported MLIRCAPI* targets would link static C++ MLIR beside
+    # libMLIR.so (two copies of MLIR's global state). See emb_add_capi_library.
+    get_filename_component(EMB_LLVM_PREFIX "${MLIR_DIR}/../../.." ABSOLUTE)
+    set(EMB_LLVM_LIBDIR ${EMB_LLVM_PREFIX}/lib)
+    set(EMB_LLVM_BINDIR ${EMB_LLVM_PREFIX}/bin)
+  elseif(EMB_ENABLE_COMPILER STREQUAL "ON")
+    message(FATAL_ERROR "EMB_ENABLE_COMPILER=ON but MLIR 22 was not found under ${EMB_MLIR_PREFIX}")
+  endif()
+endif()
+
+# Test tools: lit and FileCheck come with LLVM; the runtime's tests need only lit.
+find_program(EMB_LIT NAMES lit lit.py llvm-lit
+  HINTS ${EMB_MLIR_PREFIX}/bin ${EMB_MLIR_PREFIX}/build/utils/lit)
+find_program(EMB_FILECHECK NAMES FileCheck HINTS ${EMB_MLIR_PREFIX}/bin)
+find_program(EMB_NOT NAMES not HINTS ${EMB_MLIR_PREFIX}/bin)
+find_program(EMB_CLANG_FORMAT NAMES clang-format clang-format-14)
+find_package(Python3 COMPONENTS Interpreter)

@@ -1,0 +1,142 @@
+// The emb dialect: table-batched embedding lookups and the broadcast of
+// request-only (user) tensors to candidate rows.
+//
+// This file is the single definition of the ops' names, operands (with their
+// optional and variadic groups), results and required attributes. It is
+// embedded into libemb at build time and loaded into a context by
+// embLoadDialect. The types are checked by dialect/verify.c, not here: IRDL's
+// own messages do not say which operand or attribute is wrong, and a failed
+// IRDL check stops verification before ours can run. So every operand,
+// result and attribute is `irdl.any` here (operands are ranked tensors,
+// `mode`/`pooling` strings, `feature_tables` an i64 array), and verify.c
+// checks kinds, element types, shapes that must agree, attribute values and
+// the optional attributes IRDL cannot declare, naming what is wrong.
+// docs/dialect.md describes each op.
+//
+// Each operand gets its own constraint value: IRDL makes values that share one
+// constraint value have equal types.
+
+irdl.dialect @emb {
+  // emb.embedding_bag(weight[E,D], indices[N], offsets[B+1],
+  //                   per_sample_weights[N]?) {mode, padding_idx?,
+  //                   bounds_check?} -> [B,D] ([N,D] for mode none)
+  irdl.operation @embedding_bag {
+    %weight = irdl.any
+    %indices = irdl.any
+    %offsets = irdl.any
+    %psw = irdl.any
+    %result = irdl.any
+    %mode = irdl.any
+    irdl.attributes { "mode" = %mode }
+    irdl.operands(weight: %weight, indices: %indices, offsets: %offsets,
+                  per_sample_weights: optional %psw)
+    irdl.results(result: %result)
+  }
+
+  // The handle of one table of a table-batched lookup: what emb.tbe takes.
+  irdl.type @table_handle {
+  }
+
+  // emb.table(weight[E,D]) -> !emb.table_handle
+  //
+  // Names a tensor as one table of an emb.tbe. IRDL checks a variadic operand
+  // group against one type variable, so all of a group's operands must have
+  // the same type; tables of different shapes therefore reach emb.tbe as
+  // handles (all of type !emb.table_handle), and each table's shape and
+  // element type is read from the emb.table op that made its handle.
+  irdl.operation @table {
+    %weight = irdl.any
+    %handle = irdl.any
+    irdl.operands(weight: %weight)
+    irdl.results(handle: %handle)
+  }
+
+  // emb.tbe(indices[N], offsets[F*B+1], weights_0..weights_{T-1},
+  //         per_sample_weights[N]?) {pooling, feature_tables, bounds_check?,
+  //         padding_idx?} -> [B, sum of D over features] ([N,D] for none).
+  // weights_t is the !emb.table_handle of table t (see emb.table).
+  // Generic form: operandSegmentSizes = array<i32: 1, 1, T, 0 or 1>.
+  irdl.operation @tbe {
+    %indices = irdl.any
+    %offsets = irdl.any
+    %weights = irdl.any
+    %psw = irdl.any
+    %result = irdl.any
+    %pooling = irdl.any
+    %feature_tables = irdl.any
+    irdl.attributes { "pooling" = %pooling, "feature_tables" = %feature_tables }
+    irdl.operands(indices: %indices, offsets: %offsets,
+                  weights: variadic %weights,
+                  per_sample_weights: optional %psw)
+    irdl.results(result: %result)
+  }
+
+  // emb.broadcast(ro[U,...], cand_to_user[B]) -> [B,...]
+  irdl.operation @broadcast {
+    %ro = irdl.any
+    %cand_to_user = irdl.any
+    %result = irdl.any
+    irdl.operands(ro: %ro, cand_to_user: %cand_to_user)
+    irdl.results(result: %result)
+  }
+
+  // emb.lce(w[M,K], x[B,K,N]) -> [B,M,N]
+  irdl.operation @lce {
+    %w = irdl.any
+    %x = irdl.any
+    %result = irdl.any
+    irdl.operands(w: %w, x: %x)
+    irdl.results(result: %result)
+  }
+
+  // emb.ikbo_lce(w_user[M,Ku], w_cand[M,Kc], user[U,Ku,N], cand[B,Kc,N],
+  //              cand_to_user[B]) -> [B,M,N]
+  irdl.operation @ikbo_lce {
+    %w_user = irdl.any
+    %w_cand = irdl.any
+    %user = irdl.any
+    %cand = irdl.any
+    %cand_to_user = irdl.any
+    %result = irdl.any
+    irdl.operands(w_user: %w_user, w_cand: %w_cand, user: %user,
+                  cand: %cand, cand_to_user: %cand_to_user)
+    irdl.results(result: %result)
+  }
+
+  // emb.attention(q[B,Lq,H,Dh], k[B,Lk,H,Dh], v[B,Lk,H,Dh]) {scale?}
+  //   -> [B,Lq,H,Dh]
+  irdl.operation @attention {
+    %q = irdl.any
+    %k = irdl.any
+    %v = irdl.any
+    %result = irdl.any
+    irdl.operands(q: %q, k: %k, v: %v)
+    irdl.results(result: %result)
+  }
+
+  // emb.ikbo_attention(q[B,Lq,H,Dh], k_user[U,Lk,H,Dh], v_user[U,Lk,H,Dh],
+  //                    cand_to_user[B], user_lengths[U]?) {scale?}
+  //   -> [B,Lq,H,Dh]
+  irdl.operation @ikbo_attention {
+    %q = irdl.any
+    %k_user = irdl.any
+    %v_user = irdl.any
+    %cand_to_user = irdl.any
+    %user_lengths = irdl.any
+    %result = irdl.any
+    irdl.operands(q: %q, k_user: %k_user, v_user: %v_user,
+                  cand_to_user: %cand_to_user,
+                  user_lengths: optional %user_lengths)
+    irdl.results(result: %result)
+  }
+
+  // emb.broadcast_add(ro[U,...], cand_to_user[B], nro[B,...]) -> [B,...]
+  irdl.operation @broadcast_add {
+    %ro = irdl.any
+    %cand_to_user = irdl.any
+    %nro = irdl.any
+    %result = irdl.any
+    irdl.operands(ro: %ro, cand_to_user: %cand_to_user, nro: %nro)
+    irdl.results(result: %result)
+  }
+}

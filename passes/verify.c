@@ -1,0 +1,52 @@
+//===- passes/verify.c - emb-verify ---------------------------------------===//
+//
+// Runs emb's own verifier (dialect/verify.c) on the op it is given and fails
+// the pipeline if any emb op is invalid. emb-opt runs it after parsing and
+// after every pass, beside MLIR's structural verifier. It runs on any op, so
+// it can be nested anywhere in a pipeline. It changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pass.h"
+
+#define SUMMARY "Check emb ops' types, shapes and attributes"
+
+static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
+  (void)options;
+  if (mlirLogicalResultIsFailure(embVerify(op)))
+    mlirExternalPassSignalFailure(pass);
+}
+
+static const EmbPassDef def = {
+    .argument = "emb-verify",
+    .name = "EmbVerify",
+    .summary = SUMMARY,
+    .anchor = "",
+    .run = run,
+    .optionsSize = 0,
+};
+
+MlirPass embCreateVerifyPass(void) { return embMakePass(&def, NULL); }
+
+static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
+                       void *userData) {
+  char key[64], value[64];
+  int r = embNextOption(&options, key, sizeof key, value, sizeof value,
+                        def.argument, onError, userData);
+  if (r != 0) {
+    if (r > 0)
+      embUnknownOption(def.argument, key, "", onError, userData);
+    return (MlirPass){NULL};
+  }
+  return embCreateVerifyPass();
+}
+
+const EmbRegistryEntry embVerifyEntry = {
+    .name = "emb-verify",
+    .summary = SUMMARY,
+    .optionsHelp = "",
+    .kind = EMB_PASS_KIND_PASS,
+    .anchor = "",
+    .create = create,
+    .expand = NULL,
+};

@@ -1,0 +1,126 @@
+// Every verifier rule of emb.attention and emb.ikbo_attention, one per block.
+// RUN: not emb-opt --split-input-file %s 2>&1 | FileCheck %s
+// REQUIRES: emb-compiler
+
+// Layouts are [B, L, H, Dh].
+func.func @f(%q: tensor<4x8x2xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x8x2xf16> {
+  // CHECK: attention_invalid.mlir:[[@LINE+1]]:8: error: 'emb.attention' op q must have rank 4, got rank 3
+  %0 = "emb.attention"(%q, %k, %v) : (tensor<4x8x2xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x8x2xf16>
+  return %0 : tensor<4x8x2xf16>
+}
+
+// -----
+
+// Keys and values are per candidate.
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op k has batch 3 but q has 4
+  %0 = "emb.attention"(%q, %k, %v) : (tensor<4x8x2x32xf16>, tensor<3x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16>
+  return %0 : tensor<4x8x2x32xf16>
+}
+
+// -----
+
+// As many values as keys.
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x15x2x32xf16>) -> tensor<4x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op v has 15 keys but k has 16 keys
+  %0 = "emb.attention"(%q, %k, %v) : (tensor<4x8x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x15x2x32xf16>) -> tensor<4x8x2x32xf16>
+  return %0 : tensor<4x8x2x32xf16>
+}
+
+// -----
+
+// Heads agree.
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<4x16x3x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op k has 3 heads but q has 2
+  %0 = "emb.attention"(%q, %k, %v) : (tensor<4x8x2x32xf16>, tensor<4x16x3x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16>
+  return %0 : tensor<4x8x2x32xf16>
+}
+
+// -----
+
+// Head dims agree.
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x64xf16>) -> tensor<4x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op v has head dim 64 but q has 32
+  %0 = "emb.attention"(%q, %k, %v) : (tensor<4x8x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x64xf16>) -> tensor<4x8x2x32xf16>
+  return %0 : tensor<4x8x2x32xf16>
+}
+
+// -----
+
+// One element type throughout.
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<4x16x2x32xbf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op k holds bf16 but q holds f16
+  %0 = "emb.attention"(%q, %k, %v) : (tensor<4x8x2x32xf16>, tensor<4x16x2x32xbf16>, tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16>
+  return %0 : tensor<4x8x2x32xf16>
+}
+
+// -----
+
+// The result is q's type.
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op the result type tensor<4x8x2x32xf32> must equal q's type tensor<4x8x2x32xf16>
+  %0 = "emb.attention"(%q, %k, %v) : (tensor<4x8x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf32>
+  return %0 : tensor<4x8x2x32xf32>
+}
+
+// -----
+
+// scale is a finite, nonzero float.
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op scale must be finite and nonzero, got 0
+  %0 = "emb.attention"(%q, %k, %v) {scale = 0.0 : f32} : (tensor<4x8x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16>
+  return %0 : tensor<4x8x2x32xf16>
+}
+
+// -----
+
+func.func @f(%q: tensor<4x8x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op attribute 'scale' must be a float, got 1 : i64
+  %0 = "emb.attention"(%q, %k, %v) {scale = 1} : (tensor<4x8x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x8x2x32xf16>
+  return %0 : tensor<4x8x2x32xf16>
+}
+
+// -----
+
+// ikbo_attention: one user per candidate.
+func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<3x16x2x32xf16>, %i: tensor<5xi32>) -> tensor<6x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op cand_to_user has 5 rows but q has 6 candidates
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i) : (tensor<6x8x2x32xf16>, tensor<3x16x2x32xf16>, tensor<3x16x2x32xf16>, tensor<5xi32>) -> tensor<6x8x2x32xf16>
+  return %0 : tensor<6x8x2x32xf16>
+}
+
+// -----
+
+// ikbo_attention: keys and values for the same users.
+func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<4x16x2x32xf16>, %i: tensor<6xi32>) -> tensor<6x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op v_user has 4 users but k_user has 3
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i) : (tensor<6x8x2x32xf16>, tensor<3x16x2x32xf16>, tensor<4x16x2x32xf16>, tensor<6xi32>) -> tensor<6x8x2x32xf16>
+  return %0 : tensor<6x8x2x32xf16>
+}
+
+// -----
+
+// ikbo_attention: one length per user.
+func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<3x16x2x32xf16>, %i: tensor<6xi32>, %l: tensor<4xi32>) -> tensor<6x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op user_lengths has 4 entries but k_user has 3 users
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i, %l) : (tensor<6x8x2x32xf16>, tensor<3x16x2x32xf16>, tensor<3x16x2x32xf16>, tensor<6xi32>, tensor<4xi32>) -> tensor<6x8x2x32xf16>
+  return %0 : tensor<6x8x2x32xf16>
+}
+
+// -----
+
+// ikbo_attention: lengths are integers.
+func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<3x16x2x32xf16>, %i: tensor<6xi32>, %l: tensor<3xf32>) -> tensor<6x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op user_lengths must hold i32 or i64, got f32
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i, %l) : (tensor<6x8x2x32xf16>, tensor<3x16x2x32xf16>, tensor<3x16x2x32xf16>, tensor<6xi32>, tensor<3xf32>) -> tensor<6x8x2x32xf16>
+  return %0 : tensor<6x8x2x32xf16>
+}
+
+// -----
+
+// ikbo_attention: user keys have q's heads.
+func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x4x32xf16>, %v: tensor<3x16x4x32xf16>, %i: tensor<6xi32>) -> tensor<6x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op k_user has 4 heads but q has 2
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i) : (tensor<6x8x2x32xf16>, tensor<3x16x4x32xf16>, tensor<3x16x4x32xf16>, tensor<6xi32>) -> tensor<6x8x2x32xf16>
+  return %0 : tensor<6x8x2x32xf16>
+}

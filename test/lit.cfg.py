@@ -1,0 +1,69 @@
+# The emb lit suite (check-emb). One folder per source folder:
+#   Dialect/  op round trips and *_invalid.mlir verifier cases
+#   Passes/   one test per pass, named after it
+#   Codegen/  lowering and end-to-end runs
+#   Tools/    emb-opt and emb-run behaviour (flags, files, errors)
+#   CAPI/     the C library, from C
+#   Runtime/  runtime unit tests on the CPU (self-checking executables)
+#   Kernels/  GPU tests against the CPU reference (REQUIRES: cuda-gpu)
+#   Format/   clang-format cleanliness
+#
+# Features: emb-compiler (the MLIR half was built), cuda (kernels built),
+# cuda-gpu (kernels built and a GPU answers), clang-format.
+import os
+import subprocess
+
+import lit.formats
+
+config.name = "emb"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".c", ".cu", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "gpu_probe.c"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.emb_obj_root, "test")
+
+# Tools: ours first, then LLVM's (FileCheck, not, count).
+path = [config.emb_tools_dir]
+if config.llvm_tools_dir and os.path.isdir(config.llvm_tools_dir):
+    path.append(config.llvm_tools_dir)
+path.append(config.environment.get("PATH", os.environ.get("PATH", "")))
+config.environment["PATH"] = os.pathsep.join(path)
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+for var in ("CUDA_VISIBLE_DEVICES", "HOME", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+test_bin = os.path.join(config.emb_obj_root, "test")
+config.substitutions.append(("%emb_src_root", config.emb_src_root))
+config.substitutions.append(("%runtime_test_dir", os.path.join(test_bin, "Runtime")))
+config.substitutions.append(("%kernel_test_dir", os.path.join(test_bin, "Kernels")))
+config.substitutions.append(("%capi_test_dir", os.path.join(test_bin, "CAPI")))
+config.substitutions.append(("%examples", os.path.join(config.emb_src_root, "examples")))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%clang_format", config.clang_format))
+
+if config.emb_have_compiler:
+    config.available_features.add("emb-compiler")
+if config.clang_format and os.path.exists(config.clang_format):
+    config.available_features.add("clang-format")
+
+
+def gpu_answers():
+    """True when the CUDA runtime can make a context here (a GPU is present)."""
+    probe = os.path.join(test_bin, "emb-gpu-probe")
+    if not os.path.exists(probe):
+        return False
+    try:
+        return subprocess.run([probe], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+if config.emb_have_cuda:
+    config.available_features.add("cuda")
+    if gpu_answers():
+        config.available_features.add("cuda-gpu")
+    lit_config.note("GPU tests (cuda-gpu): %s" %
+                    ("run" if "cuda-gpu" in config.available_features
+                     else "unsupported here: no GPU answers"))

@@ -1,0 +1,267 @@
+//===- tools/common/tool.c - What emb's command-line tools share ----------===//
+
+#include "tool.h"
+
+#include "emb/emb.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) {
+  return mlirStringRefCreateFromCString(s);
+}
+
+static char *readAll(FILE *f, size_t *size) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  if (!buf)
+    return NULL;
+  for (;;) {
+    if (n + 1 >= cap) {
+      cap *= 2;
+      char *grown = realloc(buf, cap);
+      if (!grown) {
+        free(buf);
+        return NULL;
+      }
+      buf = grown;
+    }
+    size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  buf[n] = '\0';
+  *size = n;
+  return buf;
+}
+
+int embToolRead(const char *tool, const char *path, EmbToolSource *src) {
+  memset(src, 0, sizeof *src);
+  src->name = path;
+  FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!in) {
+    fprintf(stderr, "%s: error: cannot open input file '%s'\n", tool, path);
+    return -1;
+  }
+  if (in == stdin)
+    src->name = "<stdin>";
+  src->text = readAll(in, &src->size);
+  if (in != stdin)
+    fclose(in);
+  if (!src->text) {
+    fprintf(stderr, "%s: error: cannot read input file '%s'\n", tool, path);
+    return -1;
+  }
+  return 0;
+}
+
+/// Prints line `line` of the source and a caret under column `col`.
+static void printSourceLine(const EmbToolSource *src, unsigned line,
+                            unsigned col) {
+  const char *p = src->text, *end = src->text + src->size;
+  for (unsigned l = 1; l < line && p < end; ++l) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl)
+      return;
+    p = nl + 1;
+  }
+  const char *eol = memchr(p, '\n', (size_t)(end - p));
+  int len = (int)((eol ? eol : end) - p);
+  fprintf(stderr, "%.*s\n", len, p);
+  for (unsigned c = 1; c < col && (int)c <= len; ++c)
+    fputc(p[c - 1] == '\t' ? '\t' : ' ', stderr);
+  fprintf(stderr, "^\n");
+}
+
+static void printMessage(MlirStringRef s, void *userData) {
+  (void)userData;
+  fwrite(s.data, 1, s.length, stderr);
+}
+
+static const char *severityName(MlirDiagnosticSeverity s) {
+  switch (s) {
+  case MlirDiagnosticError:
+    return "error";
+  case MlirDiagnosticWarning:
+    return "warning";
+  case MlirDiagnosticNote:
+    return "note";
+  case MlirDiagnosticRemark:
+    return "remark";
+  }
+  return "error";
+}
+
+/// Prints "file:line:col: severity: message", the source line and a caret,
+/// as mlir-opt does. The parser names its buffer "-"; that is our input.
+void embToolPrintDiagnostic(EmbToolSource *src, MlirLocation loc,
+                            const char *severity, MlirDiagnostic *diag,
+                            const char *text) {
+  char where[512];
+  embFormatLocation(loc, where, sizeof where);
+  if (!strncmp(where, "-:", 2)) {
+    char named[512];
+    snprintf(named, sizeof named, "%s%s", src->name, where + 1);
+    snprintf(where, sizeof where, "%s", named);
+  }
+  fprintf(stderr, "%s: %s: ", where, severity);
+  if (diag)
+    mlirDiagnosticPrint(*diag, printMessage, NULL);
+  else
+    fputs(text, stderr);
+  fputc('\n', stderr);
+  unsigned line = 0, col = 0;
+  const char *colon = strrchr(where, ':');
+  if (colon && colon > where) {
+    const char *prev = colon - 1;
+    while (prev > where && *prev != ':')
+      --prev;
+    if (*prev == ':' && sscanf(prev + 1, "%u:%u", &line, &col) == 2)
+      printSourceLine(src, line, col);
+  }
+}
+
+static MlirLogicalResult onDiagnostic(MlirDiagnostic diag, void *userData) {
+  EmbToolSource *src = userData;
+  MlirDiagnosticSeverity sev = mlirDiagnosticGetSeverity(diag);
+  if (sev == MlirDiagnosticError)
+    ++src->errors;
+  embToolPrintDiagnostic(src, mlirDiagnosticGetLocation(diag),
+                         severityName(sev), &diag, NULL);
+  for (intptr_t i = 0, n = mlirDiagnosticGetNumNotes(diag); i < n; ++i) {
+    MlirDiagnostic note = mlirDiagnosticGetNote(diag, i);
+    embToolPrintDiagnostic(src, mlirDiagnosticGetLocation(note), "note", &note,
+                           NULL);
+  }
+  return mlirLogicalResultSuccess();
+}
+
+static void onRemark(MlirLocation loc, const char *message, void *userData) {
+  embToolPrintDiagnostic(userData, loc, "remark", NULL, message);
+}
+
+MlirDiagnosticHandlerID embToolAttachDiagnostics(MlirContext ctx,
+                                                 EmbToolSource *src) {
+  embSetRemarkHandler(onRemark, src);
+  return mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, src, NULL);
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//
+// IRDL ops parse in the generic form only, and MLIR's parser fails on their
+// custom form without a diagnostic. When a parse fails silently, find the
+// first emb op written without quotes and say so at its location.
+//===----------------------------------------------------------------------===//
+
+static bool findCustomEmbOp(const char *text, size_t size, unsigned *line,
+                            unsigned *col, char *name, size_t nameSize) {
+  unsigned l = 1, c = 1;
+  bool inString = false;
+  for (size_t i = 0; i < size; ++i) {
+    char ch = text[i];
+    if (ch == '\n') {
+      ++l;
+      c = 1;
+      inString = false;
+      continue;
+    }
+    if (inString) {
+      if (ch == '\\' && i + 1 < size)
+        ++i, ++c;
+      else if (ch == '"')
+        inString = false;
+      ++c;
+      continue;
+    }
+    if (ch == '/' && i + 1 < size && text[i + 1] == '/') {
+      while (i + 1 < size && text[i + 1] != '\n')
+        ++i;
+      continue;
+    }
+    if (ch == '"') {
+      inString = true;
+      ++c;
+      continue;
+    }
+    bool boundary =
+        i == 0 ||
+        !(isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_' ||
+          text[i - 1] == '.' || text[i - 1] == '%' || text[i - 1] == '@' ||
+          text[i - 1] == '!' || text[i - 1] == '#' || text[i - 1] == '^');
+    if (boundary && size - i > 4 && !strncmp(text + i, "emb.", 4) &&
+        isalpha((unsigned char)text[i + 4])) {
+      size_t n = 4;
+      while (i + n < size &&
+             (isalnum((unsigned char)text[i + n]) || text[i + n] == '_'))
+        ++n;
+      snprintf(name, nameSize, "%.*s", (int)n, text + i);
+      *line = l;
+      *col = c;
+      return true;
+    }
+    ++c;
+  }
+  return false;
+}
+
+/// The C API parses a module from a buffer it names "-". Give the ops'
+/// locations the input's name, so that diagnostics from passes and printed
+/// debug info name the file.
+typedef struct {
+  MlirContext ctx;
+  MlirStringRef name;
+} Rename;
+
+static MlirWalkResult renameLocation(MlirOperation op, void *userData) {
+  Rename *r = userData;
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (!mlirLocationIsAFileLineColRange(loc))
+    return MlirWalkResultAdvance;
+  MlirStringRef file =
+      mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+  if (file.length != 1 || file.data[0] != '-')
+    return MlirWalkResultAdvance;
+  mlirOperationSetLocation(
+      op, mlirLocationFileLineColRangeGet(
+              r->ctx, r->name, mlirLocationFileLineColRangeGetStartLine(loc),
+              mlirLocationFileLineColRangeGetStartColumn(loc),
+              mlirLocationFileLineColRangeGetEndLine(loc),
+              mlirLocationFileLineColRangeGetEndColumn(loc)));
+  return MlirWalkResultAdvance;
+}
+
+MlirModule embToolParse(MlirContext ctx, EmbToolSource *src, const char *text) {
+  int errorsBefore = src->errors;
+  // mlirModuleCreateParse wraps top-level ops in a module, as mlir-opt does.
+  MlirModule module = mlirModuleCreateParse(ctx, str(text));
+  if (mlirModuleIsNull(module)) {
+    if (src->errors == errorsBefore) {
+      unsigned line = 1, col = 1;
+      char name[64] = "";
+      char msg[512];
+      MlirLocation loc;
+      if (findCustomEmbOp(text, strlen(text), &line, &col, name, sizeof name))
+        snprintf(msg, sizeof msg,
+                 "custom syntax is not supported for '%s': write it in the "
+                 "generic form \"%s\"(operands) {attributes} : "
+                 "(operand types) -> result type",
+                 name, name);
+      else
+        snprintf(msg, sizeof msg,
+                 "failed to parse the input (the parser gave no reason)");
+      loc = mlirLocationFileLineColGet(ctx, str(src->name), line, col);
+      ++src->errors;
+      embToolPrintDiagnostic(src, loc, "error", NULL, msg);
+    }
+    return module;
+  }
+  Rename rename = {ctx, str(src->name)};
+  mlirOperationWalk(mlirModuleGetOperation(module), renameLocation, &rename,
+                    MlirWalkPreOrder);
+  return module;
+}

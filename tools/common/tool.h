@@ -1,0 +1,47 @@
+//===- tools/common/tool.h - What emb's command-line tools share -*- C -*-===//
+//
+// Reading an input, printing MLIR diagnostics the way mlir-opt does (with the
+// source line and a caret), and parsing a buffer into a module with a clear
+// error where MLIR's parser gives none. emb-opt, emb-run and emb-compile use
+// it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_TOOLS_COMMON_TOOL_H
+#define EMB_TOOLS_COMMON_TOOL_H
+
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+
+#include <stddef.h>
+
+/// One input file (or stdin), kept whole for quoting source lines.
+typedef struct EmbToolSource {
+  const char *name; ///< as given, or "<stdin>"
+  char *text;
+  size_t size;
+  int errors; ///< errors reported so far
+} EmbToolSource;
+
+/// Reads `path` ("-" for stdin). Returns 0, or -1 after printing
+/// "<tool>: error: ..." to stderr.
+int embToolRead(const char *tool, const char *path, EmbToolSource *src);
+
+/// Prints "file:line:col: <severity>: message", the source line and a caret.
+/// `diag` (if set) supplies the message, else `text`.
+void embToolPrintDiagnostic(EmbToolSource *src, MlirLocation loc,
+                            const char *severity, MlirDiagnostic *diag,
+                            const char *text);
+
+/// Sends the context's diagnostics and emb's remarks to stderr through
+/// embToolPrintDiagnostic, counting errors in `src`.
+MlirDiagnosticHandlerID embToolAttachDiagnostics(MlirContext ctx,
+                                                 EmbToolSource *src);
+
+/// Parses `text` (part of `src`, padded so its lines match the file) into a
+/// module whose locations name the file. On failure reports an error with a
+/// location (a custom syntax of an emb op is named) and returns a null
+/// module.
+MlirModule embToolParse(MlirContext ctx, EmbToolSource *src, const char *text);
+
+#endif // EMB_TOOLS_COMMON_TOOL_H

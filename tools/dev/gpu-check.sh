@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# On a GPU machine without MLIR: build the runtime, the kernels, their tests
+# and a runner for every model compiled ahead of time into .aot/ (by
+# tools/dev/aot-examples.sh on a machine with MLIR), run the GPU test suite
+# with lit (carried in .lit/) and every compiled model on the GPU, checked
+# against the model as written. Logs go to $OUT when it is set.
+set -uo pipefail
+out=${OUT:-/tmp/emb-gpu-check}
+mkdir -p "$out"
+models=$(ls .aot/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';')
+cmake -G Ninja -S . -B build-gpu -DEMB_ENABLE_COMPILER=OFF \
+  -DEMB_AOT_MODELS="$models" > "$out/configure.log" 2>&1 || {
+  tail -30 "$out/configure.log"; exit 1; }
+ninja -C build-gpu > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+PYTHONPATH=.lit python3 -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
+  -sv build-gpu/test 2>&1 | tee "$out/lit.log" | tail -25
+for runner in build-gpu/bin/emb-run-aot-*; do
+  [[ -x "$runner" ]] || continue
+  echo "== $runner"
+  "$runner" --device cuda --random-inputs --compare-unoptimized --repeat 50 2>&1 | tee -a "$out/models.log"
+done
