@@ -1,0 +1,510 @@
+//===- emb/runtime.h - The emb kernel runtime --------------------*- C -*-===//
+//
+// The runtime executes emb's operations on buffers: table-batched embedding
+// lookups, the broadcast of request-only (user) rows to candidate rows, and the
+// broadcast-fused interaction ops (IKBO linear compression and attention).
+// Compiled models call it; so can any C or C++ program.
+//
+// Conventions:
+//   - Every entry point returns an embrtStatus. On failure the context keeps a
+//     readable message (embrtContextGetLastError) and its first failing status
+//     (embrtContextGetStatus), so a sequence of calls can be checked once.
+//   - Arguments that grow live in structs whose first field is `structSize`
+//     (set it to sizeof the struct); the runtime rejects sizes it does not
+//     know.
+//   - Tensors are dense and row-major. Pointers refer to the context's device:
+//     host memory for EMBRT_DEVICE_CPU, device memory for EMBRT_DEVICE_CUDA.
+//   - The runtime never allocates behind the caller's back: entry points that
+//     need scratch memory take a `workspace` whose size the caller asks for
+//     with the matching *WorkspaceSize function.
+//   - No entry point synchronises the stream; only embrtSynchronize does.
+//   - Device-side input errors (an out-of-range id in `fatal` mode, a bad
+//     cand_to_user entry) are recorded on the device and reported by the next
+//     embrtSynchronize; the output is still fully written (bad ids contribute
+//     nothing), so no memory is corrupted.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_RUNTIME_H
+#define EMB_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//===----------------------------------------------------------------------===//
+// Status codes
+//===----------------------------------------------------------------------===//
+
+/// The result of every runtime call.
+typedef enum embrtStatus {
+  /// The call succeeded (for asynchronous devices: it was enqueued).
+  EMBRT_OK = 0,
+  /// An argument is malformed: a null pointer, a shape that does not agree
+  /// with another, an unknown enum value or struct size, a workspace that is
+  /// too small. Nothing was computed.
+  EMBRT_INVALID_ARGUMENT = 1,
+  /// Input data is invalid: an id outside its table under `fatal` bounds
+  /// checking, decreasing offsets or offsets past the end of the indices, a
+  /// cand_to_user entry outside the user batch.
+  EMBRT_OUT_OF_RANGE = 2,
+  /// A valid request this build or device cannot run (CUDA not built in, a
+  /// dtype combination without a kernel).
+  EMBRT_UNSUPPORTED = 3,
+  /// An allocation the caller asked for failed.
+  EMBRT_OUT_OF_MEMORY = 4,
+  /// The device reported an error (a CUDA error code is in the message).
+  EMBRT_DEVICE_ERROR = 5,
+} embrtStatus;
+
+/// A short constant name for a status ("EMBRT_OK", ...).
+const char *embrtStatusName(embrtStatus status);
+
+//===----------------------------------------------------------------------===//
+// Element types and enums
+//===----------------------------------------------------------------------===//
+
+/// Element types of runtime tensors.
+typedef enum embrtDtype {
+  EMBRT_F32 = 0,
+  EMBRT_F16 = 1,
+  EMBRT_BF16 = 2,
+  EMBRT_I32 = 3,
+  EMBRT_I64 = 4,
+  EMBRT_F64 = 5,
+  EMBRT_I8 = 6, // also booleans (i1 is stored one byte per element)
+} embrtDtype;
+
+/// Bytes per element of `dtype`, or 0 for an unknown value.
+size_t embrtDtypeSize(embrtDtype dtype);
+
+/// Pooling of the rows of one bag.
+typedef enum embrtPooling {
+  EMBRT_POOLING_SUM = 0,
+  EMBRT_POOLING_MEAN = 1,
+  /// No pooling: one output row per index (sequence embeddings).
+  EMBRT_POOLING_NONE = 2,
+} embrtPooling;
+
+/// What a lookup does with an id outside [0, rows of its table).
+typedef enum embrtBoundsCheck {
+  /// The call fails with EMBRT_OUT_OF_RANGE naming the feature, bag and id
+  /// (on the CPU at once; on a device at the next embrtSynchronize).
+  EMBRT_BOUNDS_FATAL = 0,
+  /// The id contributes nothing and the context counts it
+  /// (embrtContextGetInvalidIdCount) and reports it in its last message.
+  EMBRT_BOUNDS_WARNING = 1,
+  /// The id contributes nothing, silently.
+  EMBRT_BOUNDS_IGNORE = 2,
+  /// No check: the caller promises every id is in range.
+  EMBRT_BOUNDS_NONE = 3,
+} embrtBoundsCheck;
+
+/// Where a context runs its work.
+typedef enum embrtDevice {
+  EMBRT_DEVICE_CPU = 0,
+  EMBRT_DEVICE_CUDA = 1,
+} embrtDevice;
+
+//===----------------------------------------------------------------------===//
+// Context
+//===----------------------------------------------------------------------===//
+
+/// A context binds a device and (for CUDA) a stream; it holds the last error
+/// and the device-side error flags. Not thread-safe: one per thread.
+typedef struct embrtContext embrtContext;
+
+/// Creates a context on `device`. `ordinal` selects the GPU; `stream` is a
+/// cudaStream_t to run on (NULL: the context creates and owns one). The
+/// caller destroys the context with embrtContextDestroy. On failure `*out`
+/// is NULL and embrtGetCreateError() describes why.
+embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,
+                               embrtContext **out);
+
+/// Destroys a context created by embrtContextCreate (NULL is allowed).
+void embrtContextDestroy(embrtContext *ctx);
+
+/// The message of the last failed embrtContextCreate on this thread.
+const char *embrtGetCreateError(void);
+
+/// The device of a context.
+embrtDevice embrtContextGetDevice(const embrtContext *ctx);
+
+/// The message of the last failed call on `ctx` ("" if none). Owned by the
+/// context, valid until the next call on it.
+const char *embrtContextGetLastError(const embrtContext *ctx);
+
+/// The first failing status since the context was created or last cleared.
+embrtStatus embrtContextGetStatus(const embrtContext *ctx);
+
+/// Clears the sticky status, the last message and the invalid-id count.
+void embrtContextClearError(embrtContext *ctx);
+
+/// Ids that contributed nothing under EMBRT_BOUNDS_WARNING since the count
+/// was last cleared (for CUDA: as of the last embrtSynchronize).
+int64_t embrtContextGetInvalidIdCount(const embrtContext *ctx);
+
+/// Waits for all work on the context's stream and reports errors recorded on
+/// the device (EMBRT_OUT_OF_RANGE for a fatal bounds check).
+embrtStatus embrtSynchronize(embrtContext *ctx);
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// Allocates `bytes` on the context's device (plain device memory on CUDA).
+embrtStatus embrtMalloc(embrtContext *ctx, size_t bytes, void **out);
+
+/// Frees memory from embrtMalloc (NULL is allowed).
+embrtStatus embrtFree(embrtContext *ctx, void *ptr);
+
+/// Allocates `bytes` ordered on the context's stream, without synchronising:
+/// on CUDA from the device's stream-ordered memory pool (cudaMallocAsync,
+/// plain device memory, kept cached by the pool between calls); on the CPU
+/// as embrtMalloc. Work enqueued after the call may use it. Free it with
+/// embrtFreeAsync. Compiled models allocate their intermediates this way.
+embrtStatus embrtMallocAsync(embrtContext *ctx, size_t bytes, void **out);
+
+/// Frees memory from embrtMallocAsync once the work enqueued before it is
+/// done, without synchronising (NULL is allowed).
+embrtStatus embrtFreeAsync(embrtContext *ctx, void *ptr);
+
+/// Direction of a copy relative to the context's device.
+typedef enum embrtCopyKind {
+  EMBRT_COPY_HOST_TO_DEVICE = 0,
+  EMBRT_COPY_DEVICE_TO_HOST = 1,
+  EMBRT_COPY_DEVICE_TO_DEVICE = 2,
+} embrtCopyKind;
+
+/// Copies `bytes`, ordered on the context's stream.
+embrtStatus embrtMemcpy(embrtContext *ctx, void *dst, const void *src,
+                        size_t bytes, embrtCopyKind kind);
+
+/// Sets `bytes` of device memory to `value`.
+embrtStatus embrtMemset(embrtContext *ctx, void *dst, int value, size_t bytes);
+
+//===----------------------------------------------------------------------===//
+// Table-batched embedding lookup (emb.tbe) and single-table bags
+//===----------------------------------------------------------------------===//
+
+/// Arguments of embrtTbeForward. T tables, F features, B bags per feature.
+/// Bag b of feature f is indices[offsets[f*B+b] : offsets[f*B+b+1]], looked
+/// up in table featureTables[f]. Pooled output is [B, sum of D over features]
+/// with feature f at its column range, in feature order; unpooled output
+/// (EMBRT_POOLING_NONE) is [N, D] and needs every feature's table to share D.
+typedef struct embrtTbeArgs {
+  size_t structSize;
+  embrtPooling pooling;
+  embrtBoundsCheck boundsCheck;
+  int64_t numTables; ///< T
+  const void *const
+      *tables; ///< T pointers, table t is [tableRows[t], tableDims[t]]
+  const int64_t *tableRows;     ///< T row counts (host array)
+  const int64_t *tableDims;     ///< T widths (host array), each 1..2048
+  embrtDtype tableDtype;        ///< F32, F16 or BF16, shared by all tables
+  int64_t numFeatures;          ///< F
+  const int64_t *featureTables; ///< F table indices (host array)
+  int64_t batchSize;            ///< B
+  int64_t numIndices;           ///< N
+  const void *indices;          ///< [N] ids, I32 or I64
+  embrtDtype indexDtype;
+  const void *offsets; ///< [F*B+1], I32 or I64, offsets[0] == 0
+  embrtDtype offsetDtype;
+  const void *perSampleWeights;    ///< [N] or NULL; only with SUM pooling
+  embrtDtype perSampleWeightDtype; ///< F32 or tableDtype
+  int64_t paddingIdx;     ///< ids equal to it add nothing (mean skips them)
+  int hasPaddingIdx;      ///< nonzero when paddingIdx applies
+  void *output;           ///< see above
+  embrtDtype outputDtype; ///< F32 or tableDtype
+  int64_t configId; ///< launch configuration chosen at compile time, -1: choose
+                    ///< at run time
+  void *workspace;
+  size_t workspaceBytes;
+} embrtTbeArgs;
+
+/// Bytes of workspace embrtTbeForward needs for `args` (the workspace fields
+/// are ignored).
+embrtStatus embrtTbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
+                                  size_t *bytes);
+
+/// The forward of emb.tbe: pooled (or unpooled) lookups of every feature in
+/// one call. Accumulates in f32 (f64 for f32 tables). An empty bag gives
+/// zeros; a mean over a bag with no counted id gives zeros.
+embrtStatus embrtTbeForward(embrtContext *ctx, const embrtTbeArgs *args);
+
+/// Arguments of embrtEmbeddingBag (emb.embedding_bag): one table, B bags.
+typedef struct embrtEmbeddingBagArgs {
+  size_t structSize;
+  embrtPooling mode;
+  embrtBoundsCheck boundsCheck;
+  const void *weight; ///< [rows, dim]
+  int64_t rows;
+  int64_t dim;
+  embrtDtype weightDtype;
+  int64_t batchSize;  ///< B
+  int64_t numIndices; ///< N
+  const void *indices;
+  embrtDtype indexDtype;
+  const void *offsets; ///< [B+1]
+  embrtDtype offsetDtype;
+  const void *perSampleWeights; ///< [N] or NULL; only with SUM
+  embrtDtype perSampleWeightDtype;
+  int64_t paddingIdx;
+  int hasPaddingIdx;
+  void *output; ///< [B, dim] pooled, [N, dim] for NONE
+  embrtDtype outputDtype;
+  int64_t configId;
+  void *workspace;
+  size_t workspaceBytes;
+} embrtEmbeddingBagArgs;
+
+embrtStatus embrtEmbeddingBagWorkspaceSize(embrtContext *ctx,
+                                           const embrtEmbeddingBagArgs *args,
+                                           size_t *bytes);
+embrtStatus embrtEmbeddingBag(embrtContext *ctx,
+                              const embrtEmbeddingBagArgs *args);
+
+//===----------------------------------------------------------------------===//
+// Broadcast of request-only rows (emb.broadcast, emb.broadcast_add)
+//===----------------------------------------------------------------------===//
+
+/// out[b, ...] = ro[candToUser[b], ...] (and + nro[b, ...] for broadcast_add).
+/// `rowElements` is the product of the dims after the batch dim.
+typedef struct embrtBroadcastArgs {
+  size_t structSize;
+  const void *ro;   ///< [numUsers, rowElements]
+  int64_t numUsers; ///< U
+  int64_t rowElements;
+  embrtDtype dtype;       ///< any dtype for broadcast; floats for add
+  const void *candToUser; ///< [B], I32 or I64, each in [0, U)
+  embrtDtype indexDtype;
+  int64_t batchSize; ///< B
+  const void *nro;   ///< [B, rowElements] for broadcast_add, else NULL
+  void *output;      ///< [B, rowElements]
+} embrtBroadcastArgs;
+
+embrtStatus embrtBroadcast(embrtContext *ctx, const embrtBroadcastArgs *args);
+embrtStatus embrtBroadcastAdd(embrtContext *ctx,
+                              const embrtBroadcastArgs *args);
+
+//===----------------------------------------------------------------------===//
+// Linear compression (emb.lce, emb.ikbo_lce)
+//===----------------------------------------------------------------------===//
+
+/// emb.lce: out[b] = w[M,K] @ x[b][K,N] for b < B.
+typedef struct embrtLceArgs {
+  size_t structSize;
+  embrtDtype dtype; ///< F32, F16 or BF16 for w, x and out
+  int64_t batchSize, m, k, n;
+  const void *w; ///< [M, K]
+  const void *x; ///< [B, K, N]
+  void *output;  ///< [B, M, N]
+  int64_t configId;
+  void *workspace;
+  size_t workspaceBytes;
+} embrtLceArgs;
+
+embrtStatus embrtLceWorkspaceSize(embrtContext *ctx, const embrtLceArgs *args,
+                                  size_t *bytes);
+embrtStatus embrtLce(embrtContext *ctx, const embrtLceArgs *args);
+
+/// emb.ikbo_lce: out[b] = wCand @ cand[b] + wUser @ user[candToUser[b]].
+/// The user product runs at user batch size; the candidate product adds the
+/// user result in its epilogue.
+typedef struct embrtIkboLceArgs {
+  size_t structSize;
+  embrtDtype dtype;  ///< F32, F16 or BF16
+  int64_t batchSize; ///< B candidates
+  int64_t numUsers;  ///< U
+  int64_t m, kUser, kCand, n;
+  const void *wUser;      ///< [M, Ku]
+  const void *wCand;      ///< [M, Kc]
+  const void *user;       ///< [U, Ku, N]
+  const void *cand;       ///< [B, Kc, N]
+  const void *candToUser; ///< [B], I32 or I64
+  embrtDtype indexDtype;
+  void *output; ///< [B, M, N]
+  int64_t configId;
+  void *workspace;
+  size_t workspaceBytes;
+} embrtIkboLceArgs;
+
+embrtStatus embrtIkboLceWorkspaceSize(embrtContext *ctx,
+                                      const embrtIkboLceArgs *args,
+                                      size_t *bytes);
+embrtStatus embrtIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args);
+
+//===----------------------------------------------------------------------===//
+// Attention (emb.attention, emb.ikbo_attention)
+//===----------------------------------------------------------------------===//
+
+/// Full softmax attention per candidate and head, layout [B, L, H, Dh].
+/// For emb.attention, k and v are [B, Lk, H, Dh] and candToUser is NULL.
+/// For emb.ikbo_attention, k and v are [U, Lk, H, Dh]: candidate b attends to
+/// user candToUser[b]'s keys, the first userLengths[u] of them when
+/// userLengths is given (a user with no keys gives zeros).
+typedef struct embrtAttentionArgs {
+  size_t structSize;
+  embrtDtype dtype;  ///< F32, F16 or BF16 for q, k, v and out
+  int64_t batchSize; ///< B
+  int64_t numUsers;  ///< U (== B for emb.attention)
+  int64_t lq, lk, heads, headDim;
+  float scale; ///< usually 1/sqrt(headDim)
+  const void *q;
+  const void *k;
+  const void *v;
+  const void *candToUser;  ///< [B] or NULL
+  const void *userLengths; ///< [U] or NULL
+  embrtDtype indexDtype;   ///< of candToUser and userLengths
+  void *output;            ///< [B, Lq, H, Dh]
+  int64_t configId;
+  void *workspace;
+  size_t workspaceBytes;
+} embrtAttentionArgs;
+
+embrtStatus embrtAttentionWorkspaceSize(embrtContext *ctx,
+                                        const embrtAttentionArgs *args,
+                                        size_t *bytes);
+embrtStatus embrtAttention(embrtContext *ctx, const embrtAttentionArgs *args);
+embrtStatus embrtIkboAttention(embrtContext *ctx,
+                               const embrtAttentionArgs *args);
+
+//===----------------------------------------------------------------------===//
+// Data movement and elementwise helpers used by compiled models
+//===----------------------------------------------------------------------===//
+
+/// Concatenation along `dim` of `numInputs` dense tensors that agree on every
+/// other dim. `inputDimSizes[i]` is input i's size along `dim`; `outerSize`
+/// is the product of the dims before `dim` and `innerSize` of those after it.
+typedef struct embrtConcatArgs {
+  size_t structSize;
+  embrtDtype dtype;
+  int64_t numInputs;
+  const void *const *inputs;
+  const int64_t *inputDimSizes;
+  int64_t outerSize, innerSize;
+  void *output;
+} embrtConcatArgs;
+
+embrtStatus embrtConcat(embrtContext *ctx, const embrtConcatArgs *args);
+
+/// A strided window copy: output[i0..] = input[offset + sum(i_d * strides_d)]
+/// in elements, for a dense output of `rank` dims `sizes`.
+#define EMBRT_MAX_RANK 8
+typedef struct embrtStridedCopyArgs {
+  size_t structSize;
+  embrtDtype dtype;
+  int64_t rank;
+  int64_t sizes[EMBRT_MAX_RANK];
+  int64_t inputStrides[EMBRT_MAX_RANK];
+  int64_t inputOffset;
+  const void *input;
+  void *output; ///< dense [sizes...]
+} embrtStridedCopyArgs;
+
+embrtStatus embrtStridedCopy(embrtContext *ctx,
+                             const embrtStridedCopyArgs *args);
+
+/// Elementwise binary operations on tensors of one dtype.
+typedef enum embrtBinaryOp {
+  EMBRT_BINARY_ADD = 0,
+  EMBRT_BINARY_SUB = 1,
+  EMBRT_BINARY_MUL = 2,
+  EMBRT_BINARY_DIV = 3,
+  EMBRT_BINARY_MAX = 4,
+  EMBRT_BINARY_MIN = 5,
+} embrtBinaryOp;
+
+/// Elementwise unary operations on tensors of one dtype.
+typedef enum embrtUnaryOp {
+  EMBRT_UNARY_NEG = 0,
+  EMBRT_UNARY_EXP = 1,
+  EMBRT_UNARY_TANH = 2,
+  EMBRT_UNARY_SIGMOID = 3,
+  EMBRT_UNARY_RELU = 4,
+  EMBRT_UNARY_SQRT = 5,
+  EMBRT_UNARY_RSQRT = 6,
+  EMBRT_UNARY_LOG = 7,
+  EMBRT_UNARY_ABS = 8,
+} embrtUnaryOp;
+
+/// out[i] = op(a[i], b[i]) (b == NULL for unary ops), numElements each.
+/// Floats (f32, f16, bf16, f64) take every op; i32 and i64 take add, sub,
+/// mul, max, min, neg and abs, wrapping on overflow like MLIR's arith.
+typedef struct embrtElementwiseArgs {
+  size_t structSize;
+  embrtDtype dtype;
+  int64_t numElements;
+  int isUnary;
+  embrtBinaryOp binaryOp;
+  embrtUnaryOp unaryOp;
+  const void *a;
+  const void *b;
+  void *output;
+} embrtElementwiseArgs;
+
+embrtStatus embrtElementwise(embrtContext *ctx,
+                             const embrtElementwiseArgs *args);
+
+/// Fills numElements of `output` with the element whose bytes are `value`
+/// (embrtDtypeSize(dtype) bytes).
+embrtStatus embrtFill(embrtContext *ctx, void *output, embrtDtype dtype,
+                      int64_t numElements, const void *value);
+
+/// Converts numElements from one dtype to another (round to nearest even).
+embrtStatus embrtConvert(embrtContext *ctx, const void *input,
+                         embrtDtype inputDtype, void *output,
+                         embrtDtype outputDtype, int64_t numElements);
+
+//===----------------------------------------------------------------------===//
+// Half-precision helpers (host side)
+//===----------------------------------------------------------------------===//
+
+/// IEEE half and bfloat16 conversions, rounding to nearest even; NaN stays
+/// NaN and overflow becomes infinity.
+uint16_t embrtF32ToF16(float value);
+float embrtF16ToF32(uint16_t bits);
+uint16_t embrtF32ToBF16(float value);
+float embrtBF16ToF32(uint16_t bits);
+
+//===----------------------------------------------------------------------===//
+// TBE launch configurations (runtime/tbe_config.c; owned with kernels/tbe.cu)
+//===----------------------------------------------------------------------===//
+
+/// One launch configuration of the CUDA TBE forward. The kernel keeps 8 row
+/// loads in flight per lane and gives each bag the fewest lanes that cover a
+/// row with 16-byte loads (narrower loads where D * size is not a multiple
+/// of 16); a configuration picks the CTA size and how many consecutive bags
+/// one group of lanes pools as a single stream of rows.
+typedef struct embrtTbeConfig {
+  /// A short name for logs and benchmarks ("t256_bags1").
+  const char *name;
+  /// Threads of one CTA: a multiple of 32, at most 256.
+  int32_t threadsPerBlock;
+  /// Consecutive bags one group of lanes pools (small bags: more rows per
+  /// stream, so more loads in flight).
+  int32_t bagsPerGroup;
+} embrtTbeConfig;
+
+/// The number of TBE configurations; valid ids are 0 .. count - 1.
+int64_t embrtTbeNumConfigs(void);
+
+/// The configuration `configId`, or NULL when out of range. Static storage.
+const embrtTbeConfig *embrtTbeGetConfig(int64_t configId);
+
+/// The configuration the runtime uses for a TBE whose tables have `tableDtype`
+/// and at most `maxDim` columns, with `numBags` bags (features * batch) of
+/// `avgBagSize` ids on average (round down). A pure function of its
+/// arguments: the compiler stores its answer in embrtTbeArgs::configId when
+/// the shapes are static.
+int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
+                             int64_t avgBagSize, int64_t numBags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // EMB_RUNTIME_H

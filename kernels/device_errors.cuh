@@ -1,0 +1,63 @@
+//===- kernels/device_errors.cuh - Device-side data errors -----*- CUDA -*-===//
+//
+// Device functions that write the context's embrtDeviceErrors record
+// (runtime/internal.h), which embrtSynchronize reads back, reports and
+// resets. Only the first fatal error is kept: the thread whose atomicCAS
+// moves `code` from 0 fills the other fields; later ones return at once.
+// The host reads the record only after the stream has drained, so the
+// plain stores after the CAS need no fence.
+//
+// Kernels pass ctx->deviceErrors (device memory) as a kernel argument. A
+// kernel that records an error still writes its whole output, with the bad
+// input contributing nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_KERNELS_DEVICE_ERRORS_CUH
+#define EMB_KERNELS_DEVICE_ERRORS_CUH
+
+#include "runtime/internal.h"
+
+/// Records a fatal data error (an embrtDeviceErrorCode) unless one is
+/// recorded already. See embrtDeviceErrorCode for the fields each code uses;
+/// pass -1 for those it does not.
+__device__ inline void embrtDeviceRecordError(embrtDeviceErrors *errors,
+                                              int code, int feature,
+                                              long long bag, long long index,
+                                              long long value,
+                                              long long limit) {
+  if (atomicCAS(&errors->code, 0, code) != 0)
+    return;
+  errors->feature = feature;
+  errors->bag = bag;
+  errors->index = index;
+  errors->value = value;
+  errors->limit = limit;
+  errors->table = -1;
+}
+
+/// Records id `id` at position `index` of bag `bag` of feature `feature`,
+/// outside table `table` of `rows` rows (EMBRT_BOUNDS_FATAL).
+__device__ inline void embrtDeviceRecordBadId(embrtDeviceErrors *errors,
+                                              int feature, int table,
+                                              long long bag, long long index,
+                                              long long id, long long rows) {
+  if (atomicCAS(&errors->code, 0, EMBRT_DEVERR_ID_OUT_OF_RANGE) != 0)
+    return;
+  errors->feature = feature;
+  errors->bag = bag;
+  errors->index = index;
+  errors->value = id;
+  errors->limit = rows;
+  errors->table = table;
+}
+
+/// Counts `count` ids skipped under EMBRT_BOUNDS_WARNING. Aggregate per warp
+/// or CTA before calling where many threads skip ids.
+__device__ inline void embrtDeviceCountInvalidIds(embrtDeviceErrors *errors,
+                                                  unsigned long long count) {
+  if (count)
+    atomicAdd(&errors->invalidIdCount, count);
+}
+
+#endif // EMB_KERNELS_DEVICE_ERRORS_CUH

@@ -1,0 +1,97 @@
+//===- runtime/cpu/attention.c - Attention on the CPU -------------*- C -*-===//
+//
+// The reference emb.attention and emb.ikbo_attention: for candidate b, query
+// position i and head h,
+//   out[b, i, h] = softmax_j(scale * q[b, i, h] . k[u, j, h]) @ v[u, :, h]
+// over the keys j < len(u), with u = candToUser[b] (b for plain attention)
+// and len(u) = userLengths[u] (Lk without lengths). A user with no keys
+// gives a zero row. Everything is computed in f64, with the row maximum
+// subtracted before exp, and rounded once at the store.
+//
+// The score row (Lk doubles) lives in the caller's workspace. cand_to_user
+// and user_lengths are checked before anything is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/cpu.h"
+
+#include <math.h>
+
+embrtStatus embrtCpuAttentionWorkspaceSize(embrtContext *ctx,
+                                           const embrtAttentionArgs *args,
+                                           size_t *bytes) {
+  *bytes = (size_t)args->lk * sizeof(double);
+  return EMBRT_OK;
+}
+
+static embrtStatus checkIndices(embrtContext *ctx,
+                                const embrtAttentionArgs *args) {
+  const char *op = "ikbo_attention";
+  if (args->candToUser)
+    for (int64_t b = 0; b < args->batchSize; ++b) {
+      int64_t u = embrtLoadIndex(args->candToUser, args->indexDtype, b);
+      if (u < 0 || u >= args->numUsers)
+        return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                             "%s: cand_to_user[%lld] is %lld, outside the %lld "
+                             "users",
+                             op, (long long)b, (long long)u,
+                             (long long)args->numUsers);
+    }
+  if (args->userLengths)
+    for (int64_t u = 0; u < args->numUsers; ++u) {
+      int64_t length = embrtLoadIndex(args->userLengths, args->indexDtype, u);
+      if (length < 0 || length > args->lk)
+        return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                             "%s: user_lengths[%lld] is %lld, outside 0..%lld "
+                             "(lk)",
+                             op, (long long)u, (long long)length,
+                             (long long)args->lk);
+    }
+  return EMBRT_OK;
+}
+
+embrtStatus embrtCpuAttention(embrtContext *ctx,
+                              const embrtAttentionArgs *args) {
+  embrtStatus status = checkIndices(ctx, args);
+  if (status != EMBRT_OK)
+    return status;
+  int64_t Lq = args->lq, Lk = args->lk, H = args->heads, Dh = args->headDim;
+  embrtDtype dtype = args->dtype;
+  double *scores = args->workspace;
+  for (int64_t b = 0; b < args->batchSize; ++b) {
+    int64_t u = args->candToUser
+                    ? embrtLoadIndex(args->candToUser, args->indexDtype, b)
+                    : b;
+    int64_t keys = args->userLengths
+                       ? embrtLoadIndex(args->userLengths, args->indexDtype, u)
+                       : Lk;
+    for (int64_t i = 0; i < Lq; ++i)
+      for (int64_t h = 0; h < H; ++h) {
+        int64_t qBase = ((b * Lq + i) * H + h) * Dh;
+        double maxScore = -INFINITY;
+        for (int64_t j = 0; j < keys; ++j) {
+          int64_t kBase = ((u * Lk + j) * H + h) * Dh;
+          double dot = 0.0;
+          for (int64_t d = 0; d < Dh; ++d)
+            dot += embrtCpuLoad(args->q, dtype, qBase + d) *
+                   embrtCpuLoad(args->k, dtype, kBase + d);
+          scores[j] = dot * (double)args->scale;
+          maxScore = fmax(maxScore, scores[j]);
+        }
+        double sum = 0.0;
+        for (int64_t j = 0; j < keys; ++j) {
+          scores[j] = exp(scores[j] - maxScore);
+          sum += scores[j];
+        }
+        for (int64_t d = 0; d < Dh; ++d) {
+          double acc = 0.0;
+          for (int64_t j = 0; j < keys; ++j)
+            acc += scores[j] * embrtCpuLoad(args->v, dtype,
+                                            ((u * Lk + j) * H + h) * Dh + d);
+          embrtCpuStore(args->output, dtype, qBase + d,
+                        keys > 0 ? acc / sum : 0.0);
+        }
+      }
+  }
+  return EMBRT_OK;
+}

@@ -1,0 +1,209 @@
+//===- runtime/cpu/tbe.c - Table-batched lookups on the CPU -------*- C -*-===//
+//
+// The reference emb.tbe (and, through it, emb.embedding_bag): for feature f
+// and bag b, the rows indices[offsets[f*B+b] : offsets[f*B+b+1]] of table
+// featureTables[f] are summed (weighted by perSampleWeights), averaged over
+// the ids that contributed, or copied out one row per index (pooling NONE).
+//
+// Data errors are found before anything is written: invalid offsets always,
+// and under EMBRT_BOUNDS_FATAL the first out-of-range id (lowest feature,
+// bag, position). On EMBRT_OUT_OF_RANGE the output is untouched.
+//
+// An id equal to paddingIdx contributes nothing and is not counted (not an
+// error, not part of a mean). An out-of-range id contributes nothing in
+// every mode; under EMBRT_BOUNDS_NONE the caller promised there are none,
+// and this backend still skips them to stay memory safe.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/cpu.h"
+
+/// The widest row (embrtTbeArgs::tableDims) the checks admit.
+#define MAX_DIM 2048
+
+embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
+                                     const embrtTbeArgs *args, size_t *bytes) {
+  *bytes = 0;
+  return EMBRT_OK;
+}
+
+/// offsets[0] == 0, never decreasing, offsets[F*B] == N.
+static embrtStatus checkOffsets(embrtContext *ctx, const embrtTbeArgs *args) {
+  int64_t B = args->batchSize, numBags = args->numFeatures * B;
+  int64_t N = args->numIndices;
+  int64_t previous = embrtLoadIndex(args->offsets, args->offsetDtype, 0);
+  if (previous != 0)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "tbe: offsets[0] is %lld, must be 0",
+                         (long long)previous);
+  for (int64_t i = 1; i <= numBags; ++i) {
+    int64_t offset = embrtLoadIndex(args->offsets, args->offsetDtype, i);
+    long long feature = (long long)((i - 1) / B),
+              bag = (long long)((i - 1) % B);
+    if (offset < previous)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "tbe: feature %lld bag %lld: offsets[%lld] is %lld, "
+                           "below offsets[%lld] = %lld",
+                           feature, bag, (long long)i, (long long)offset,
+                           (long long)(i - 1), (long long)previous);
+    if (offset > N)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "tbe: feature %lld bag %lld: offsets[%lld] is %lld, "
+                           "past the %lld indices",
+                           feature, bag, (long long)i, (long long)offset,
+                           (long long)N);
+    previous = offset;
+  }
+  if (previous != N)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "tbe: offsets[%lld] (the last) is %lld, must equal "
+                         "numIndices %lld",
+                         (long long)numBags, (long long)previous, (long long)N);
+  return EMBRT_OK;
+}
+
+/// What one id does in a lookup.
+typedef enum IdKind { ID_ROW, ID_PADDING, ID_OUT_OF_RANGE } IdKind;
+
+static IdKind classify(const embrtTbeArgs *args, int64_t id, int64_t rows) {
+  if (args->hasPaddingIdx && id == args->paddingIdx)
+    return ID_PADDING;
+  return id < 0 || id >= rows ? ID_OUT_OF_RANGE : ID_ROW;
+}
+
+/// The first out-of-range id of a lookup, for messages.
+typedef struct BadId {
+  int64_t count;
+  int64_t feature, bag, id, table, rows;
+} BadId;
+
+static void noteBadId(BadId *bad, int64_t feature, int64_t bag, int64_t id,
+                      int64_t table, int64_t rows) {
+  if (bad->count++ > 0)
+    return;
+  bad->feature = feature;
+  bad->bag = bag;
+  bad->id = id;
+  bad->table = table;
+  bad->rows = rows;
+}
+
+/// Visits every id in feature/bag order and notes the out-of-range ones.
+static void scanIds(const embrtTbeArgs *args, BadId *bad) {
+  int64_t B = args->batchSize;
+  for (int64_t f = 0; f < args->numFeatures; ++f) {
+    int64_t t = args->featureTables[f], rows = args->tableRows[t];
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t begin =
+          embrtLoadIndex(args->offsets, args->offsetDtype, f * B + b);
+      int64_t end =
+          embrtLoadIndex(args->offsets, args->offsetDtype, f * B + b + 1);
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
+        if (classify(args, id, rows) == ID_OUT_OF_RANGE)
+          noteBadId(bad, f, b, id, t, rows);
+      }
+    }
+  }
+}
+
+/// Pools bag b of feature f into output[outputBase : outputBase + D].
+static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
+                    void *output, int64_t outputBase) {
+  int64_t t = args->featureTables[f];
+  int64_t rows = args->tableRows[t], D = args->tableDims[t];
+  const void *table = args->tables[t];
+  int inF32 = embrtCpuAccumulatesInF32(args->tableDtype);
+  int64_t slot = f * args->batchSize + b;
+  int64_t begin = embrtLoadIndex(args->offsets, args->offsetDtype, slot);
+  int64_t end = embrtLoadIndex(args->offsets, args->offsetDtype, slot + 1);
+
+  double acc[MAX_DIM];
+  for (int64_t d = 0; d < D; ++d)
+    acc[d] = 0.0;
+  int64_t count = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
+    if (classify(args, id, rows) != ID_ROW)
+      continue;
+    double weight = args->perSampleWeights
+                        ? embrtCpuLoad(args->perSampleWeights,
+                                       args->perSampleWeightDtype, i)
+                        : 1.0;
+    for (int64_t d = 0; d < D; ++d)
+      acc[d] = embrtCpuAccumulate(
+          acc[d], weight, embrtCpuLoad(table, args->tableDtype, id * D + d),
+          inF32);
+    ++count;
+  }
+  for (int64_t d = 0; d < D; ++d) {
+    double value = acc[d];
+    if (args->pooling == EMBRT_POOLING_MEAN) // no counted id: zeros
+      value = count > 0 ? acc[d] / (double)count : 0.0;
+    embrtCpuStore(output, args->outputDtype, outputBase + d, value);
+  }
+}
+
+/// Copies the rows of the ids of feature f to their output rows (zeros for
+/// padding and out-of-range ids).
+static void copyRows(const embrtTbeArgs *args, int64_t f) {
+  int64_t t = args->featureTables[f];
+  int64_t rows = args->tableRows[t], D = args->tableDims[t];
+  int64_t B = args->batchSize;
+  int64_t begin = embrtLoadIndex(args->offsets, args->offsetDtype, f * B);
+  int64_t end = embrtLoadIndex(args->offsets, args->offsetDtype, (f + 1) * B);
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
+    int isRow = classify(args, id, rows) == ID_ROW;
+    for (int64_t d = 0; d < D; ++d)
+      embrtCpuStore(
+          args->output, args->outputDtype, i * D + d,
+          isRow ? embrtCpuLoad(args->tables[t], args->tableDtype, id * D + d)
+                : 0.0);
+  }
+}
+
+embrtStatus embrtCpuTbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
+  embrtStatus status = checkOffsets(ctx, args);
+  if (status != EMBRT_OK)
+    return status;
+
+  BadId bad = {0};
+  if (args->boundsCheck == EMBRT_BOUNDS_FATAL ||
+      args->boundsCheck == EMBRT_BOUNDS_WARNING)
+    scanIds(args, &bad);
+  if (bad.count > 0 && args->boundsCheck == EMBRT_BOUNDS_FATAL)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "tbe: feature %lld bag %lld: id %lld is outside table "
+                         "%lld (%lld rows)",
+                         (long long)bad.feature, (long long)bad.bag,
+                         (long long)bad.id, (long long)bad.table,
+                         (long long)bad.rows);
+
+  if (args->pooling == EMBRT_POOLING_NONE) {
+    for (int64_t f = 0; f < args->numFeatures; ++f)
+      copyRows(args, f);
+  } else {
+    int64_t rowWidth = 0;
+    for (int64_t f = 0; f < args->numFeatures; ++f)
+      rowWidth += args->tableDims[args->featureTables[f]];
+    int64_t column = 0;
+    for (int64_t f = 0; f < args->numFeatures; ++f) {
+      for (int64_t b = 0; b < args->batchSize; ++b)
+        poolBag(args, f, b, args->output, b * rowWidth + column);
+      column += args->tableDims[args->featureTables[f]];
+    }
+  }
+
+  if (bad.count > 0) { // EMBRT_BOUNDS_WARNING
+    ctx->invalidIdCount += bad.count;
+    embrtSetNote(ctx,
+                 "tbe: skipped %lld ids outside their tables (bounds check "
+                 "warning); the first: feature %lld bag %lld: id %lld is "
+                 "outside table %lld (%lld rows)",
+                 (long long)bad.count, (long long)bad.feature,
+                 (long long)bad.bag, (long long)bad.id, (long long)bad.table,
+                 (long long)bad.rows);
+  }
+  return EMBRT_OK;
+}

@@ -1,0 +1,329 @@
+// RUN: %runtime_test_dir/attention
+//
+// embrtAttention and embrtIkboAttention on the CPU against a direct f64
+// softmax(q k^T * scale) v: f32, f16 and bf16, masked user lengths (zero
+// included), the workspace protocol, out-of-range indices and malformed
+// arguments.
+
+#include "harness.h"
+
+typedef struct Problem {
+  embrtDtype dtype, indexDtype;
+  int64_t B, U, Lq, Lk, H, Dh;
+  float scale;
+  int ikbo, hasLengths;
+  void *q, *k, *v, *c2u, *lengths, *out, *workspace;
+  int64_t *users, *lens;
+  size_t workspaceBytes;
+} Problem;
+
+static void makeProblem(Problem *p, Rng *rng) {
+  int64_t U = p->ikbo ? p->U : p->B;
+  p->U = U;
+  p->scale = (float)(1.0 / sqrt((double)(p->Dh ? p->Dh : 1)));
+  p->q = randomTensor(rng, p->dtype, p->B * p->Lq * p->H * p->Dh);
+  p->k = randomTensor(rng, p->dtype, U * p->Lk * p->H * p->Dh);
+  p->v = randomTensor(rng, p->dtype, U * p->Lk * p->H * p->Dh);
+  p->users = malloc((size_t)(p->B + 1) * sizeof(int64_t));
+  p->lens = malloc((size_t)(U + 1) * sizeof(int64_t));
+  for (int64_t b = 0; b < p->B; ++b)
+    p->users[b] = p->ikbo ? rngInt(rng, 0, U) : b;
+  for (int64_t u = 0; u < U; ++u)
+    p->lens[u] = p->hasLengths ? rngInt(rng, 0, p->Lk + 1) : p->Lk;
+  if (p->hasLengths && U > 1)
+    p->lens[0] = 0, p->lens[U - 1] = p->Lk; // the extremes
+  p->c2u = p->ikbo ? indexTensor(p->indexDtype, p->users, p->B) : NULL;
+  p->lengths = p->hasLengths ? indexTensor(p->indexDtype, p->lens, U) : NULL;
+  p->out = poisoned((size_t)(p->B * p->Lq * p->H * p->Dh) *
+                    embrtDtypeSize(p->dtype));
+  p->workspaceBytes = (size_t)p->Lk * sizeof(double);
+  p->workspace = p->workspaceBytes ? malloc(p->workspaceBytes) : NULL;
+}
+
+static void freeProblem(Problem *p) {
+  free(p->q);
+  free(p->k);
+  free(p->v);
+  free(p->users);
+  free(p->lens);
+  free(p->c2u);
+  free(p->lengths);
+  free(p->out);
+  free(p->workspace);
+}
+
+static embrtAttentionArgs argsOf(const Problem *p) {
+  embrtAttentionArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.dtype = p->dtype;
+  a.batchSize = p->B;
+  a.numUsers = p->U;
+  a.lq = p->Lq, a.lk = p->Lk, a.heads = p->H, a.headDim = p->Dh;
+  a.scale = p->scale;
+  a.q = p->q, a.k = p->k, a.v = p->v;
+  a.candToUser = p->c2u;
+  a.userLengths = p->lengths;
+  a.indexDtype = p->indexDtype;
+  a.output = p->out;
+  a.configId = -1;
+  a.workspace = p->workspace;
+  a.workspaceBytes = p->workspaceBytes;
+  return a;
+}
+
+static void checkOutput(const Problem *p) {
+  int64_t Lq = p->Lq, Lk = p->Lk, H = p->H, Dh = p->Dh;
+  double tol = harnessTolerance(p->dtype, EMBRT_F64);
+  double *weights = malloc((size_t)(Lk + 1) * sizeof(double));
+  for (int64_t b = 0; b < p->B; ++b) {
+    int64_t u = p->users[b], keys = p->lens[u];
+    for (int64_t i = 0; i < Lq; ++i)
+      for (int64_t h = 0; h < H; ++h) {
+        int64_t qBase = ((b * Lq + i) * H + h) * Dh;
+        double top = -INFINITY, total = 0.0;
+        for (int64_t j = 0; j < keys; ++j) {
+          double dot = 0.0;
+          for (int64_t d = 0; d < Dh; ++d)
+            dot += refLoad(p->q, p->dtype, qBase + d) *
+                   refLoad(p->k, p->dtype, ((u * Lk + j) * H + h) * Dh + d);
+          weights[j] = dot * p->scale;
+          top = weights[j] > top ? weights[j] : top;
+        }
+        for (int64_t j = 0; j < keys; ++j)
+          total += weights[j] = exp(weights[j] - top);
+        for (int64_t d = 0; d < Dh; ++d) {
+          double ref = 0.0, magnitude = 0.0;
+          for (int64_t j = 0; j < keys; ++j) {
+            double term =
+                weights[j] / total *
+                refLoad(p->v, p->dtype, ((u * Lk + j) * H + h) * Dh + d);
+            ref += term, magnitude += fabs(term);
+          }
+          if (!EXPECT_NEAR("output", qBase + d,
+                           refLoad(p->out, p->dtype, qBase + d), ref, magnitude,
+                           tol)) {
+            free(weights);
+            return;
+          }
+        }
+      }
+  }
+  free(weights);
+}
+
+static void testAttention(embrtContext *ctx, Rng *rng) {
+  const embrtDtype dtypes[] = {EMBRT_F32, EMBRT_F16, EMBRT_BF16};
+  const int64_t shapes[][5] = {// B, Lq, Lk, H, Dh
+                               {3, 4, 5, 2, 8},
+                               {1, 1, 1, 1, 1},
+                               {2, 3, 17, 3, 5},
+                               {2, 2, 0, 2, 4}};
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 4; ++s)
+      for (int ikbo = 0; ikbo < 2; ++ikbo)
+        for (int lengths = 0; lengths <= ikbo; ++lengths)
+          for (int ix = 0; ix <= ikbo; ++ix) {
+            TEST_CASE(ikbo ? "ikbo_attention" : "attention");
+            Problem p = {.dtype = dtypes[d],
+                         .indexDtype = ix ? EMBRT_I64 : EMBRT_I32,
+                         .B = shapes[s][0] * (ikbo ? 3 : 1),
+                         .U = shapes[s][0],
+                         .Lq = shapes[s][1],
+                         .Lk = shapes[s][2],
+                         .H = shapes[s][3],
+                         .Dh = shapes[s][4],
+                         .ikbo = ikbo,
+                         .hasLengths = lengths};
+            makeProblem(&p, rng);
+            embrtAttentionArgs a = argsOf(&p);
+            size_t bytes = 0;
+            EXPECT_STATUS(embrtAttentionWorkspaceSize(ctx, &a, &bytes),
+                          EMBRT_OK, ctx);
+            EXPECT_EQ_INT(bytes, p.Lk * (int64_t)sizeof(double));
+            EXPECT_STATUS(ikbo ? embrtIkboAttention(ctx, &a)
+                               : embrtAttention(ctx, &a),
+                          EMBRT_OK, ctx);
+            checkOutput(&p);
+            freeProblem(&p);
+          }
+}
+
+/// A user with no keys gives zero rows.
+static void testZeroLength(embrtContext *ctx, Rng *rng) {
+  TEST_CASE("ikbo_attention zero-length user");
+  Problem p = {.dtype = EMBRT_F32,
+               .indexDtype = EMBRT_I32,
+               .B = 4,
+               .U = 2,
+               .Lq = 2,
+               .Lk = 3,
+               .H = 2,
+               .Dh = 4,
+               .ikbo = 1,
+               .hasLengths = 1};
+  makeProblem(&p, rng);
+  p.lens[0] = 0, p.lens[1] = 2;
+  for (int64_t b = 0; b < 4; ++b)
+    p.users[b] = b % 2;
+  free(p.c2u);
+  free(p.lengths);
+  p.c2u = indexTensor(p.indexDtype, p.users, p.B);
+  p.lengths = indexTensor(p.indexDtype, p.lens, p.U);
+  embrtAttentionArgs a = argsOf(&p);
+  EXPECT_STATUS(embrtIkboAttention(ctx, &a), EMBRT_OK, ctx);
+  checkOutput(&p);
+  int64_t row = p.Lq * p.H * p.Dh;
+  for (int64_t i = 0; i < row; ++i)
+    EXPECT_TRUE(((float *)p.out)[2 * row + i] == 0.0f); // candidate 2: user 0
+  freeProblem(&p);
+}
+
+static void testWorkspace(embrtContext *ctx, Rng *rng) {
+  Problem p = {.dtype = EMBRT_BF16,
+               .indexDtype = EMBRT_I64,
+               .B = 2,
+               .U = 2,
+               .Lq = 2,
+               .Lk = 6,
+               .H = 1,
+               .Dh = 4};
+  makeProblem(&p, rng);
+  embrtAttentionArgs a = argsOf(&p);
+  TEST_CASE("workspace too small");
+  a.workspaceBytes = p.workspaceBytes - 1;
+  EXPECT_STATUS(embrtAttention(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "attention: workspace has 47 bytes, needs 48");
+  TEST_CASE("workspace missing");
+  a = argsOf(&p);
+  a.workspace = NULL;
+  EXPECT_STATUS(embrtAttention(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "attention: workspace is NULL, needs 48 bytes");
+  TEST_CASE("workspace misaligned");
+  char *raw = malloc(64);
+  a = argsOf(&p);
+  a.workspace = raw + 1;
+  EXPECT_STATUS(embrtAttention(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "16-byte aligned");
+  free(raw);
+  TEST_CASE("nothing written on a bad workspace");
+  for (int64_t i = 0; i < p.B * p.Lq * p.H * p.Dh; ++i)
+    EXPECT_TRUE(((uint16_t *)p.out)[i] == 0xFFFF);
+  TEST_CASE("a larger workspace is fine");
+  a = argsOf(&p);
+  double big[16];
+  a.workspace = big;
+  a.workspaceBytes = sizeof big;
+  EXPECT_STATUS(embrtAttention(ctx, &a), EMBRT_OK, ctx);
+  checkOutput(&p);
+  TEST_CASE("shape-only query for ikbo");
+  embrtAttentionArgs query;
+  memset(&query, 0, sizeof query);
+  query.structSize = sizeof query;
+  query.dtype = EMBRT_F16;
+  query.batchSize = 10, query.numUsers = 3;
+  query.lq = 1, query.lk = 100, query.heads = 2, query.headDim = 8;
+  query.indexDtype = EMBRT_I32;
+  size_t bytes = 0;
+  EXPECT_STATUS(embrtAttentionWorkspaceSize(ctx, &query, &bytes), EMBRT_OK,
+                ctx);
+  EXPECT_EQ_INT(bytes, 800);
+  embrtContextClearError(ctx);
+  freeProblem(&p);
+}
+
+static void testOutOfRange(embrtContext *ctx, Rng *rng) {
+  Problem p = {.dtype = EMBRT_F16,
+               .indexDtype = EMBRT_I32,
+               .B = 4,
+               .U = 3,
+               .Lq = 2,
+               .Lk = 5,
+               .H = 2,
+               .Dh = 2,
+               .ikbo = 1,
+               .hasLengths = 1};
+  makeProblem(&p, rng);
+  TEST_CASE("cand_to_user out of range");
+  ((int32_t *)p.c2u)[2] = -3;
+  embrtAttentionArgs a = argsOf(&p);
+  EXPECT_STATUS(embrtIkboAttention(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "ikbo_attention: cand_to_user[2] is -3, outside the 3 users");
+  ((int32_t *)p.c2u)[2] = 0;
+  const int32_t badLengths[] = {6, -1};
+  for (int k = 0; k < 2; ++k) {
+    TEST_CASE("user length out of range");
+    ((int32_t *)p.lengths)[1] = badLengths[k];
+    EXPECT_STATUS(embrtIkboAttention(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+    char needle[80];
+    snprintf(needle, sizeof needle, "user_lengths[1] is %d, outside 0..5",
+             badLengths[k]);
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), needle);
+  }
+  for (int64_t i = 0; i < p.B * p.Lq * p.H * p.Dh; ++i)
+    EXPECT_TRUE(((uint16_t *)p.out)[i] == 0xFFFF);
+  embrtContextClearError(ctx);
+  freeProblem(&p);
+}
+
+static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
+  Problem p = {.dtype = EMBRT_F32,
+               .indexDtype = EMBRT_I32,
+               .B = 3,
+               .U = 3,
+               .Lq = 2,
+               .Lk = 4,
+               .H = 2,
+               .Dh = 2};
+  makeProblem(&p, rng);
+  embrtAttentionArgs good = argsOf(&p), a;
+  int32_t users[3] = {0, 1, 2};
+#define CASE(label, call, text, body)                                          \
+  do {                                                                         \
+    TEST_CASE(label);                                                          \
+    a = good;                                                                  \
+    body;                                                                      \
+    EXPECT_STATUS(call(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);                 \
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), text);                      \
+  } while (0)
+  CASE("struct size", embrtAttention, "attention: structSize is 1",
+       a.structSize = 1);
+  CASE("dtype", embrtAttention, "attention: dtype is f64", a.dtype = EMBRT_F64);
+  CASE("users differ", embrtAttention,
+       "attention: numUsers is 2, must equal batchSize 3", a.numUsers = 2);
+  CASE("cand_to_user on attention", embrtAttention,
+       "attention: candToUser must be NULL", a.candToUser = users);
+  CASE("lengths on attention", embrtAttention,
+       "attention: userLengths must be NULL", a.userLengths = users);
+  CASE("null q", embrtAttention, "attention: q is NULL", a.q = NULL);
+  CASE("null v", embrtAttention, "attention: v is NULL", a.v = NULL);
+  CASE("negative heads", embrtAttention, "attention: heads is -2",
+       a.heads = -2);
+  CASE("ikbo without cand_to_user", embrtIkboAttention,
+       "ikbo_attention: candToUser is NULL", (void)0);
+  CASE("ikbo index dtype", embrtIkboAttention,
+       "ikbo_attention: indexDtype is i8",
+       (a.candToUser = users, a.indexDtype = EMBRT_I8));
+#undef CASE
+  TEST_CASE("null args");
+  EXPECT_STATUS(embrtIkboAttention(ctx, NULL), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "ikbo_attention: args is NULL");
+  embrtContextClearError(ctx);
+  freeProblem(&p);
+}
+
+int main(void) {
+  Rng rng = rngSeed(0xA77E);
+  embrtContext *ctx = newCpuContext();
+  testAttention(ctx, &rng);
+  testZeroLength(ctx, &rng);
+  testWorkspace(ctx, &rng);
+  testOutOfRange(ctx, &rng);
+  testInvalidArguments(ctx, &rng);
+  embrtContextDestroy(ctx);
+  return harnessFinish();
+}

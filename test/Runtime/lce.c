@@ -1,0 +1,265 @@
+// RUN: %runtime_test_dir/lce
+//
+// embrtLce and embrtIkboLce on the CPU against direct f64 products: f32,
+// f16 and bf16, odd and degenerate shapes, i32 and i64 cand_to_user, the
+// single accumulator of ikbo_lce (bitwise equal to one lce over the
+// concatenated operands), out-of-range cand_to_user and malformed arguments.
+
+#include "harness.h"
+
+static const embrtDtype kDtypes[] = {EMBRT_F32, EMBRT_F16, EMBRT_BF16};
+
+/// Checks out[b] (M x N) against w (M x K) @ x (K x N) [+ w2 @ x2].
+static int checkProduct(const void *out, int64_t outBase, const void *w,
+                        const void *x, int64_t xBase, int64_t K, const void *w2,
+                        const void *x2, int64_t x2Base, int64_t K2, int64_t M,
+                        int64_t N, embrtDtype dtype) {
+  double tol = harnessTolerance(dtype, dtype);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = 0.0, magnitude = 0.0;
+      for (int64_t k = 0; k < K; ++k) {
+        double term =
+            refLoad(w, dtype, m * K + k) * refLoad(x, dtype, xBase + k * N + n);
+        sum += term, magnitude += fabs(term);
+      }
+      for (int64_t k = 0; k < K2; ++k) {
+        double term = refLoad(w2, dtype, m * K2 + k) *
+                      refLoad(x2, dtype, x2Base + k * N + n);
+        sum += term, magnitude += fabs(term);
+      }
+      int64_t at = outBase + m * N + n;
+      if (!EXPECT_NEAR("output", at, refLoad(out, dtype, at), sum, magnitude,
+                       tol))
+        return 0;
+    }
+  return 1;
+}
+
+static void testLce(embrtContext *ctx, Rng *rng) {
+  const int64_t shapes[][4] = {{3, 4, 5, 6},  {1, 1, 1, 1}, {2, 17, 33, 9},
+                               {5, 8, 64, 1}, {0, 3, 3, 3}, {4, 3, 0, 5},
+                               {2, 0, 4, 4}};
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 7; ++s) {
+      TEST_CASE("lce");
+      embrtDtype dtype = kDtypes[d];
+      int64_t B = shapes[s][0], M = shapes[s][1], K = shapes[s][2],
+              N = shapes[s][3];
+      void *w = randomTensor(rng, dtype, M * K);
+      void *x = randomTensor(rng, dtype, B * K * N);
+      void *out = poisoned((size_t)(B * M * N) * embrtDtypeSize(dtype));
+      embrtLceArgs a = {sizeof a, dtype, B, M, K, N, w, x, out, -1, NULL, 0};
+      size_t bytes = 9;
+      EXPECT_STATUS(embrtLceWorkspaceSize(ctx, &a, &bytes), EMBRT_OK, ctx);
+      EXPECT_EQ_INT(bytes, 0);
+      EXPECT_STATUS(embrtLce(ctx, &a), EMBRT_OK, ctx);
+      for (int64_t b = 0; b < B; ++b)
+        if (!checkProduct(out, b * M * N, w, x, b * K * N, K, NULL, NULL, 0, 0,
+                          M, N, dtype))
+          break;
+      free(w);
+      free(x);
+      free(out);
+    }
+}
+
+typedef struct Ikbo {
+  embrtDtype dtype, indexDtype;
+  int64_t B, U, M, Ku, Kc, N;
+  void *wUser, *wCand, *user, *cand, *c2u, *out;
+  int64_t *users;
+} Ikbo;
+
+static void makeIkbo(Ikbo *p, Rng *rng) {
+  p->wUser = randomTensor(rng, p->dtype, p->M * p->Ku);
+  p->wCand = randomTensor(rng, p->dtype, p->M * p->Kc);
+  p->user = randomTensor(rng, p->dtype, p->U * p->Ku * p->N);
+  p->cand = randomTensor(rng, p->dtype, p->B * p->Kc * p->N);
+  p->users = malloc((size_t)(p->B + 1) * sizeof(int64_t));
+  for (int64_t b = 0; b < p->B; ++b)
+    p->users[b] = rngInt(rng, 0, p->U);
+  p->c2u = indexTensor(p->indexDtype, p->users, p->B);
+  p->out = poisoned((size_t)(p->B * p->M * p->N) * embrtDtypeSize(p->dtype));
+}
+
+static void freeIkbo(Ikbo *p) {
+  free(p->wUser);
+  free(p->wCand);
+  free(p->user);
+  free(p->cand);
+  free(p->users);
+  free(p->c2u);
+  free(p->out);
+}
+
+static embrtIkboLceArgs ikboArgs(const Ikbo *p) {
+  embrtIkboLceArgs a = {sizeof a, p->dtype, p->B,   p->U,          p->M,
+                        p->Ku,    p->Kc,    p->N,   p->wUser,      p->wCand,
+                        p->user,  p->cand,  p->c2u, p->indexDtype, p->out,
+                        -1,       NULL,     0};
+  return a;
+}
+
+/// The same element computed by one lce over [wCand | wUser] and
+/// [cand[b]; user[u]]: ikbo_lce must match it bit for bit (one accumulator,
+/// candidate terms first, one rounding).
+static void checkSingleAccumulator(embrtContext *ctx, const Ikbo *p) {
+  size_t es = embrtDtypeSize(p->dtype);
+  int64_t K = p->Kc + p->Ku, M = p->M, N = p->N;
+  char *w = malloc((size_t)(M * K) * es + 1);
+  char *x = malloc((size_t)(p->B * K * N) * es + 1);
+  for (int64_t m = 0; m < M; ++m) {
+    memcpy(w + (m * K) * es, (char *)p->wCand + m * p->Kc * es, p->Kc * es);
+    memcpy(w + (m * K + p->Kc) * es, (char *)p->wUser + m * p->Ku * es,
+           p->Ku * es);
+  }
+  for (int64_t b = 0; b < p->B; ++b) {
+    memcpy(x + b * K * N * es, (char *)p->cand + b * p->Kc * N * es,
+           p->Kc * N * es);
+    memcpy(x + (b * K + p->Kc) * N * es,
+           (char *)p->user + p->users[b] * p->Ku * N * es, p->Ku * N * es);
+  }
+  char *out = poisoned((size_t)(p->B * M * N) * es);
+  embrtLceArgs a = {sizeof a, p->dtype, p->B, M, K, N, w, x, out, -1, NULL, 0};
+  EXPECT_STATUS(embrtLce(ctx, &a), EMBRT_OK, ctx);
+  EXPECT_TRUE(memcmp(out, p->out, (size_t)(p->B * M * N) * es) == 0);
+  free(w);
+  free(x);
+  free(out);
+}
+
+static void testIkboLce(embrtContext *ctx, Rng *rng) {
+  const int64_t shapes[][6] = {// B, U, M, Ku, Kc, N
+                               {6, 2, 3, 4, 5, 7},  {1, 1, 1, 1, 1, 1},
+                               {9, 4, 8, 16, 3, 2}, {4, 3, 2, 0, 5, 3},
+                               {4, 3, 2, 5, 0, 3},  {0, 2, 2, 2, 2, 2},
+                               {3, 5, 4, 6, 6, 0}};
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 7; ++s)
+      for (int ix = 0; ix < 2; ++ix) {
+        TEST_CASE("ikbo_lce");
+        Ikbo p = {.dtype = kDtypes[d],
+                  .indexDtype = ix ? EMBRT_I64 : EMBRT_I32,
+                  .B = shapes[s][0],
+                  .U = shapes[s][1],
+                  .M = shapes[s][2],
+                  .Ku = shapes[s][3],
+                  .Kc = shapes[s][4],
+                  .N = shapes[s][5]};
+        makeIkbo(&p, rng);
+        embrtIkboLceArgs a = ikboArgs(&p);
+        size_t bytes = 3;
+        EXPECT_STATUS(embrtIkboLceWorkspaceSize(ctx, &a, &bytes), EMBRT_OK,
+                      ctx);
+        EXPECT_EQ_INT(bytes, 0);
+        EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_OK, ctx);
+        for (int64_t b = 0; b < p.B; ++b)
+          if (!checkProduct(p.out, b * p.M * p.N, p.wCand, p.cand,
+                            b * p.Kc * p.N, p.Kc, p.wUser, p.user,
+                            p.users[b] * p.Ku * p.N, p.Ku, p.M, p.N, p.dtype))
+            break;
+        TEST_CASE("ikbo_lce single accumulator");
+        checkSingleAccumulator(ctx, &p);
+        freeIkbo(&p);
+      }
+}
+
+static void testIkboOutOfRange(embrtContext *ctx, Rng *rng) {
+  TEST_CASE("ikbo_lce cand_to_user out of range");
+  Ikbo p = {.dtype = EMBRT_F32,
+            .indexDtype = EMBRT_I64,
+            .B = 5,
+            .U = 3,
+            .M = 2,
+            .Ku = 2,
+            .Kc = 2,
+            .N = 2};
+  makeIkbo(&p, rng);
+  ((int64_t *)p.c2u)[4] = 3;
+  embrtIkboLceArgs a = ikboArgs(&p);
+  EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "ikbo_lce: cand_to_user[4] is 3, outside the 3 users");
+  for (int64_t i = 0; i < p.B * p.M * p.N; ++i)
+    EXPECT_TRUE(isnan(((float *)p.out)[i])); // untouched
+  embrtContextClearError(ctx);
+  freeIkbo(&p);
+}
+
+static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
+  float w[4] = {1, 2, 3, 4}, x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
+  embrtLceArgs good = {sizeof good, EMBRT_F32, 2,   2,  2,    2,
+                       w,           x,         out, -1, NULL, 0};
+  embrtLceArgs a;
+#define CASE(label, text, body)                                                \
+  do {                                                                         \
+    TEST_CASE(label);                                                          \
+    a = good;                                                                  \
+    body;                                                                      \
+    EXPECT_STATUS(embrtLce(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);             \
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), text);                      \
+  } while (0)
+  CASE("struct size", "lce: structSize is 3", a.structSize = 3);
+  CASE("dtype", "lce: dtype is f64, must be f32, f16 or bf16",
+       a.dtype = EMBRT_F64);
+  CASE("negative k", "lce: k is -4, must be >= 0", a.k = -4);
+  CASE("null w", "lce: w is NULL", a.w = NULL);
+  CASE("null x", "lce: x is NULL", a.x = NULL);
+  CASE("null output", "lce: output is NULL", a.output = NULL);
+  CASE("config", "lce: configId is -2", a.configId = -2);
+  CASE("huge", "lce: w is too large to address",
+       (a.m = INT64_MAX / 2, a.n = 4));
+#undef CASE
+  TEST_CASE("lce null args");
+  EXPECT_STATUS(embrtLce(ctx, NULL), EMBRT_INVALID_ARGUMENT, ctx);
+  size_t bytes;
+  EXPECT_STATUS(embrtLceWorkspaceSize(ctx, &good, NULL), EMBRT_INVALID_ARGUMENT,
+                ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "lce: bytes is NULL");
+  // A shape query needs no data pointers.
+  a = good;
+  a.w = a.x = NULL;
+  a.output = NULL;
+  EXPECT_STATUS(embrtLceWorkspaceSize(ctx, &a, &bytes), EMBRT_OK, ctx);
+
+  Ikbo p = {.dtype = EMBRT_BF16,
+            .indexDtype = EMBRT_I32,
+            .B = 3,
+            .U = 2,
+            .M = 2,
+            .Ku = 2,
+            .Kc = 2,
+            .N = 2};
+  makeIkbo(&p, rng);
+  embrtIkboLceArgs ig = ikboArgs(&p), ia;
+#define CASE(label, text, body)                                                \
+  do {                                                                         \
+    TEST_CASE(label);                                                          \
+    ia = ig;                                                                   \
+    body;                                                                      \
+    EXPECT_STATUS(embrtIkboLce(ctx, &ia), EMBRT_INVALID_ARGUMENT, ctx);        \
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), text);                      \
+  } while (0)
+  CASE("ikbo struct size", "ikbo_lce: structSize", ia.structSize = 0);
+  CASE("ikbo index dtype", "ikbo_lce: indexDtype is bf16",
+       ia.indexDtype = EMBRT_BF16);
+  CASE("ikbo null c2u", "ikbo_lce: candToUser is NULL", ia.candToUser = NULL);
+  CASE("ikbo null user", "ikbo_lce: user is NULL", ia.user = NULL);
+  CASE("ikbo null wUser", "ikbo_lce: wUser is NULL", ia.wUser = NULL);
+  CASE("ikbo negative users", "ikbo_lce: numUsers is -1", ia.numUsers = -1);
+#undef CASE
+  embrtContextClearError(ctx);
+  freeIkbo(&p);
+}
+
+int main(void) {
+  Rng rng = rngSeed(0x1CE);
+  embrtContext *ctx = newCpuContext();
+  testLce(ctx, &rng);
+  testIkboLce(ctx, &rng);
+  testIkboOutOfRange(ctx, &rng);
+  testInvalidArguments(ctx, &rng);
+  embrtContextDestroy(ctx);
+  return harnessFinish();
+}

@@ -1,0 +1,96 @@
+// RUN: %runtime_test_dir/tbe_config
+//
+// The TBE launch-configuration table (runtime/tbe_config.c): every entry is a
+// shape the kernel accepts, lookups outside the table answer NULL, and the
+// selection is a pure function that picks the documented entry for each
+// regime (launch-bound small problems, then by mean bag size).
+
+#include "harness.h"
+
+#include <stdint.h>
+
+static int64_t configNamed(const char *name) {
+  for (int64_t id = 0; id < embrtTbeNumConfigs(); ++id)
+    if (strcmp(embrtTbeGetConfig(id)->name, name) == 0)
+      return id;
+  HARNESS_FAIL("no configuration named %s", name);
+  return -1;
+}
+
+static void testTable(void) {
+  TEST_CASE("table");
+  fprintf(stderr, "@table\n");
+  int64_t n = embrtTbeNumConfigs();
+  EXPECT_TRUE(n >= 1);
+  for (int64_t id = 0; id < n; ++id) {
+    const embrtTbeConfig *c = embrtTbeGetConfig(id);
+    EXPECT_TRUE(c != NULL);
+    if (!c)
+      continue;
+    EXPECT_TRUE(c->name && c->name[0]);
+    // The kernel's limits: whole warps, at most 256 threads, a group of at
+    // most 32 lanes per bag fits, and at least one bag per group.
+    EXPECT_TRUE(c->threadsPerBlock % 32 == 0);
+    EXPECT_TRUE(c->threadsPerBlock >= 32 && c->threadsPerBlock <= 256);
+    EXPECT_TRUE(c->bagsPerGroup >= 1 && c->bagsPerGroup <= 32);
+    for (int64_t other = 0; other < id; ++other)
+      EXPECT_TRUE(strcmp(embrtTbeGetConfig(other)->name, c->name) != 0);
+  }
+  EXPECT_TRUE(embrtTbeGetConfig(-1) == NULL);
+  EXPECT_TRUE(embrtTbeGetConfig(n) == NULL);
+  EXPECT_TRUE(embrtTbeGetConfig(INT64_MAX) == NULL);
+}
+
+static void testSelection(void) {
+  TEST_CASE("selection");
+  fprintf(stderr, "@selection\n");
+  int64_t n = embrtTbeNumConfigs();
+  // Every answer is a valid id, for all dtypes and extreme shapes.
+  static const embrtDtype dtypes[] = {EMBRT_F32, EMBRT_F16, EMBRT_BF16};
+  static const int64_t dims[] = {1, 7, 64, 128, 2048};
+  static const int64_t bags[] = {0, 1, 2, 4, 20, 100000};
+  static const int64_t counts[] = {0, 1, 8192, 524288, INT64_MAX / 4};
+  for (int d = 0; d < 3; ++d)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 6; ++j)
+        for (int k = 0; k < 5; ++k) {
+          int64_t id =
+              embrtTbeSelectConfig(dtypes[d], dims[i], bags[j], counts[k]);
+          EXPECT_TRUE(id >= 0 && id < n);
+          // Pure: the same answer twice.
+          EXPECT_EQ_INT(
+              embrtTbeSelectConfig(dtypes[d], dims[i], bags[j], counts[k]), id);
+        }
+
+  // Launch-bound problems (under 64 MB of rows): the most CTAs, one bag a
+  // group. The embedding_bag benchmark: B=8192, D up to 128, L up to 8.
+  int64_t small = configNamed("t128_bags1");
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 32, 1, 8192), small);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 8, 8192), small);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F32, 128, 20, 1000), small);
+
+  // Large problems by mean bag size.
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 20, 16384 * 32),
+                configNamed("t256_bags1"));
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F32, 128, 20, 512 * 32),
+                configNamed("t256_bags1"));
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 8, 131072),
+                configNamed("t256_bags1"));
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 64, 4, 65536 * 64),
+                configNamed("t256_bags2"));
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 64, 2, 65536 * 64),
+                configNamed("t256_bags4"));
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_BF16, 64, 1, 65536 * 64),
+                configNamed("t256_bags8"));
+
+  // The byte count saturates instead of overflowing.
+  EXPECT_EQ_INT(
+      embrtTbeSelectConfig(EMBRT_F32, 2048, INT64_MAX / 2, INT64_MAX / 2),
+      configNamed("t256_bags1"));
+}
+
+int main(void) {
+  testTable();
+  testSelection();
+  return harnessFinish();
+}
