@@ -1,0 +1,616 @@
+//===- passes/batch_tables.c - emb-batch-tables ---------------------------===//
+//
+// Turns several emb.embedding_bag ops over the same batch into one emb.tbe:
+// one launch for all features instead of one per feature. Bags are grouped
+// within one block when they agree on everything the TBE holds once:
+// B (offsets has B+1 entries, static), mode, weighted or not, the id type,
+// the table element type, the result element type, the per-sample weight
+// type, padding_idx and bounds_check (absent means "fatal"); mode "none" also
+// needs one D and static index counts.
+//
+// For a group of F bags (in block order, feature f = the f-th bag) it emits,
+// before the group's last bag:
+//   - one emb.table per distinct weight (features may share a table) and
+//     feature_tables mapping feature -> table;
+//   - indices (and per-sample weights) concatenated with tensor.concat;
+//   - feature-major offsets: each bag's offsets[0:B] shifted by the number of
+//     indices of the bags before it, the last bag's offsets[0:B+1] likewise,
+//     concatenated. The runtime requires offsets[0] == 0 and offsets[B] == N
+//     for each bag, so this is exactly the TBE's convention. With static
+//     index counts the shift is an arith.constant splat; with dynamic ones it
+//     is tensor.dim + arith.addi + arith.index_cast + tensor.splat;
+//   - the emb.tbe, whose result gives each bag's result back as its column
+//     slice (rows, for mode none) with tensor.extract_slice. A tensor.concat
+//     of a run of the group's results, in order, along that dim is replaced
+//     by the TBE result or one slice of it.
+//
+// A bag joins a group only if no bag already in the group is used before it,
+// so that the TBE, placed at the last bag, dominates every use.
+//
+// Preconditions: the IR verifies. Postconditions: the grouped bags and the
+// concats of their results are gone; other bags are left alone (a group of
+// one stays a bag). The pass never fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pass.h"
+#include "rewrite.h"
+
+#include "ir.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUMMARY "Batch emb.embedding_bag ops over one batch into one emb.tbe"
+
+/// The widest table a TBE admits.
+enum { maxTableDim = 2048 };
+
+//===----------------------------------------------------------------------===//
+// Bags and groups
+//===----------------------------------------------------------------------===//
+
+/// What must agree for bags to share one emb.tbe.
+typedef struct {
+  int64_t batch; ///< B
+  char mode[8];
+  char boundsCheck[16]; ///< "fatal" when absent
+  MlirType indexElement, tableElement, resultElement;
+  MlirType weightElement; ///< per-sample weights' type; null if unweighted
+  bool hasPadding;
+  int64_t padding;
+  int64_t noneDim; ///< mode none: the common D; -1 otherwise
+} Key;
+
+/// One bag of a group.
+typedef struct {
+  MlirOperation op;
+  int64_t dim;        ///< D, static
+  int64_t numIndices; ///< N, -1 if dynamic
+} Bag;
+
+typedef struct {
+  Key key;
+  Bag *bags;
+  size_t size, capacity;
+  bool explicitBoundsCheck; ///< some bag spelled bounds_check
+  MlirOperation firstUse;   ///< the earliest op of the block using a bag
+  bool closed;
+} Group;
+
+static bool sameKey(const Key *a, const Key *b) {
+  return a->batch == b->batch && strcmp(a->mode, b->mode) == 0 &&
+         strcmp(a->boundsCheck, b->boundsCheck) == 0 &&
+         mlirTypeEqual(a->indexElement, b->indexElement) &&
+         mlirTypeEqual(a->tableElement, b->tableElement) &&
+         mlirTypeEqual(a->resultElement, b->resultElement) &&
+         mlirTypeIsNull(a->weightElement) == mlirTypeIsNull(b->weightElement) &&
+         (mlirTypeIsNull(a->weightElement) ||
+          mlirTypeEqual(a->weightElement, b->weightElement)) &&
+         a->hasPadding == b->hasPadding &&
+         (!a->hasPadding || a->padding == b->padding) &&
+         a->noneDim == b->noneDim;
+}
+
+static MlirType elementOf(MlirValue v) {
+  return mlirShapedTypeGetElementType(mlirValueGetType(v));
+}
+
+/// Fills `key` and `bag` for `op`; false if the bag cannot join a TBE.
+static bool describe(MlirOperation op, Key *key, Bag *bag) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (n < 3 || n > 4 || mlirOperationGetNumResults(op) != 1)
+    return false;
+  MlirType w = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  MlirType idx = mlirValueGetType(mlirOperationGetOperand(op, 1));
+  MlirType off = mlirValueGetType(mlirOperationGetOperand(op, 2));
+  MlirType res = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (!mlirTypeIsARankedTensor(w) || !mlirTypeIsARankedTensor(idx) ||
+      !mlirTypeIsARankedTensor(off) || !mlirTypeIsARankedTensor(res) ||
+      !embIsStatic(res))
+    return false;
+  *bag = (Bag){op, embDim(w, 1), embDim(idx, 0)};
+  if (bag->dim < 1 || bag->dim > maxTableDim || embDim(off, 0) < 2)
+    return false;
+  memset(key, 0, sizeof *key);
+  key->batch = embDim(off, 0) - 1;
+  if (!embGetStringAttr(op, "mode", key->mode, sizeof key->mode))
+    return false;
+  if (!embGetStringAttr(op, "bounds_check", key->boundsCheck,
+                        sizeof key->boundsCheck))
+    strcpy(key->boundsCheck, "fatal");
+  key->indexElement = mlirShapedTypeGetElementType(idx);
+  key->tableElement = mlirShapedTypeGetElementType(w);
+  key->resultElement = mlirShapedTypeGetElementType(res);
+  key->weightElement =
+      n == 4 ? elementOf(mlirOperationGetOperand(op, 3)) : (MlirType){NULL};
+  key->hasPadding = embGetIntAttr(op, "padding_idx", &key->padding);
+  key->noneDim = -1;
+  if (strcmp(key->mode, "none") == 0) {
+    if (bag->numIndices < 0)
+      return false;
+    key->noneDim = bag->dim;
+  }
+  return true;
+}
+
+/// The ancestor of `op` that lies in `block`, or a null op.
+static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) &&
+         !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+/// Lowers `*first` to the earliest op of the block that uses `op`'s result.
+/// A use outside the block (impossible in valid IR) counts as `op` itself,
+/// which closes any group.
+static void noteFirstUse(MlirOperation op, MlirBlock block,
+                         MlirOperation *first) {
+  MlirValue v = mlirOperationGetResult(op, 0);
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = ancestorIn(mlirOpOperandGetOwner(use), block);
+    if (mlirOperationIsNull(user))
+      user = op;
+    if (mlirOperationIsNull(*first) ||
+        mlirOperationIsBeforeInBlock(user, *first))
+      *first = user;
+  }
+}
+
+static bool pushBag(Group *g, Bag bag) {
+  if (g->size == g->capacity) {
+    size_t capacity = g->capacity ? g->capacity * 2 : 8;
+    Bag *grown = realloc(g->bags, capacity * sizeof *grown);
+    if (!grown)
+      return false;
+    g->bags = grown;
+    g->capacity = capacity;
+  }
+  g->bags[g->size++] = bag;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Emitting one group's emb.tbe
+//===----------------------------------------------------------------------===//
+
+/// Where and for which group new IR is made: before the group's last bag,
+/// at the bags' fused location.
+typedef struct {
+  MlirOperation before;
+  MlirLocation loc;
+  MlirContext ctx;
+  const Group *g;
+} Emitter;
+
+static MlirValue createBinary(Emitter *e, const char *name, MlirValue a,
+                              MlirValue b) {
+  MlirValue operands[] = {a, b};
+  return mlirOperationGetResult(embCreateOp(e->before, e->loc, name, 2,
+                                            operands, mlirValueGetType(a), 0,
+                                            NULL),
+                                0);
+}
+
+/// `tensor<len x iT>` holding `staticPart` + `dynamicPart` (an index, or a
+/// null value) in every element.
+static MlirValue createShift(Emitter *e, int64_t len, int64_t staticPart,
+                             MlirValue dynamicPart) {
+  MlirType it = e->g->key.indexElement;
+  MlirType type = embTensorType(1, &len, it);
+  if (mlirValueIsNull(dynamicPart))
+    return embCreateSplatConstant(e->before, e->loc, type,
+                                  mlirIntegerAttrGet(it, staticPart));
+  MlirValue total = dynamicPart;
+  if (staticPart != 0)
+    total = createBinary(e, "arith.addi", total,
+                         embCreateIndexConstant(e->before, e->loc, staticPart));
+  MlirValue scalar =
+      mlirOperationGetResult(embCreateOp(e->before, e->loc, "arith.index_cast",
+                                         1, &total, it, 0, NULL),
+                             0);
+  return mlirOperationGetResult(
+      embCreateOp(e->before, e->loc, "tensor.splat", 1, &scalar, type, 0, NULL),
+      0);
+}
+
+/// The feature-major offsets of the group: [F*B+1].
+static MlirValue createOffsets(Emitter *e, MlirValue *pieces) {
+  const Group *g = e->g;
+  int64_t batch = g->key.batch, staticBase = 0;
+  MlirValue dynamicBase = {NULL};
+  for (size_t f = 0; f < g->size; ++f) {
+    MlirOperation bag = g->bags[f].op;
+    MlirValue off = mlirOperationGetOperand(bag, 2);
+    bool last = f + 1 == g->size;
+    int64_t len = last ? batch + 1 : batch;
+    MlirValue piece =
+        last ? off : embCreateSliceAlong(e->before, e->loc, off, 0, 0, batch);
+    if (staticBase != 0 || !mlirValueIsNull(dynamicBase))
+      piece = createBinary(e, "arith.addi", piece,
+                           createShift(e, len, staticBase, dynamicBase));
+    pieces[f] = piece;
+    if (last)
+      break;
+    if (g->bags[f].numIndices >= 0) {
+      staticBase += g->bags[f].numIndices;
+      continue;
+    }
+    MlirValue n =
+        embCreateDim(e->before, e->loc, mlirOperationGetOperand(bag, 1), 0);
+    dynamicBase = mlirValueIsNull(dynamicBase)
+                      ? n
+                      : createBinary(e, "arith.addi", dynamicBase, n);
+  }
+  return embCreateConcat(e->before, e->loc, 0, (intptr_t)g->size, pieces);
+}
+
+/// The operand `i` of every bag, concatenated along dim 0.
+static MlirValue concatOperands(Emitter *e, intptr_t i, MlirValue *scratch) {
+  for (size_t f = 0; f < e->g->size; ++f)
+    scratch[f] = mlirOperationGetOperand(e->g->bags[f].op, i);
+  return embCreateConcat(e->before, e->loc, 0, (intptr_t)e->g->size, scratch);
+}
+
+/// An emb.table of `weight` in the block of `before` and before it (made by
+/// the user or for an earlier group), or a null op. Handles cannot be CSE'd
+/// (IRDL ops have no traits), so they are reused here.
+static MlirOperation existingTable(MlirValue weight, MlirOperation before) {
+  MlirBlock block = mlirOperationGetBlock(before);
+  for (MlirOpOperand use = mlirValueGetFirstUse(weight);
+       !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (embOpIs(user, EMB_OP_TABLE) &&
+        mlirBlockEqual(mlirOperationGetBlock(user), block) &&
+        mlirOperationIsBeforeInBlock(user, before))
+      return user;
+  }
+  return (MlirOperation){NULL};
+}
+
+/// Creates the emb.table handles and the emb.tbe; returns its result.
+static MlirValue createTbe(Emitter *e, MlirValue *scratch,
+                           int64_t *featureTables) {
+  const Group *g = e->g;
+  MlirType handleType = mlirTypeParseGet(e->ctx, embStr("!emb.table_handle"));
+  // Operands: indices, offsets, handles..., per-sample weights?
+  MlirValue *operands = scratch;
+  intptr_t numTables = 0;
+  MlirValue *tables = scratch + g->size + 3;
+  for (size_t f = 0; f < g->size; ++f) {
+    MlirValue w = mlirOperationGetOperand(g->bags[f].op, 0);
+    intptr_t t = 0;
+    while (t < numTables && !mlirValueEqual(tables[t], w))
+      ++t;
+    if (t == numTables)
+      tables[numTables++] = w;
+    featureTables[f] = t;
+  }
+  for (intptr_t t = 0; t < numTables; ++t) {
+    MlirOperation table = existingTable(tables[t], e->before);
+    if (mlirOperationIsNull(table))
+      table = embCreateOp(e->before, e->loc, EMB_OP_TABLE, 1, &tables[t],
+                          handleType, 0, NULL);
+    operands[2 + t] = mlirOperationGetResult(table, 0);
+  }
+  MlirValue *tmp = scratch + 2 * (g->size + 3);
+  operands[0] = concatOperands(e, 1, tmp);
+  operands[1] = createOffsets(e, tmp);
+  bool weighted = !mlirTypeIsNull(g->key.weightElement);
+  if (weighted)
+    operands[2 + numTables] = concatOperands(e, 3, tmp);
+
+  int64_t shape[2] = {g->key.batch, 0};
+  for (size_t f = 0; f < g->size; ++f)
+    shape[1] += g->bags[f].dim;
+  if (g->key.noneDim >= 0) {
+    shape[0] = 0;
+    for (size_t f = 0; f < g->size; ++f)
+      shape[0] += g->bags[f].numIndices;
+    shape[1] = g->key.noneDim;
+  }
+  int32_t segments[] = {1, 1, (int32_t)numTables, weighted ? 1 : 0};
+  MlirNamedAttribute attrs[5];
+  intptr_t numAttrs = 0;
+  attrs[numAttrs++] = embNamedAttr(
+      e->ctx, "pooling", mlirStringAttrGet(e->ctx, embStr(g->key.mode)));
+  attrs[numAttrs++] = embNamedAttr(
+      e->ctx, "feature_tables",
+      mlirDenseI64ArrayGet(e->ctx, (intptr_t)g->size, featureTables));
+  attrs[numAttrs++] = embNamedAttr(e->ctx, "operandSegmentSizes",
+                                   mlirDenseI32ArrayGet(e->ctx, 4, segments));
+  if (g->key.hasPadding)
+    attrs[numAttrs++] = embNamedAttr(
+        e->ctx, "padding_idx",
+        mlirIntegerAttrGet(mlirIntegerTypeGet(e->ctx, 64), g->key.padding));
+  if (g->explicitBoundsCheck)
+    attrs[numAttrs++] =
+        embNamedAttr(e->ctx, "bounds_check",
+                     mlirStringAttrGet(e->ctx, embStr(g->key.boundsCheck)));
+  MlirType type = embTensorType(2, shape, g->key.resultElement);
+  MlirOperation tbe =
+      embCreateOp(e->before, e->loc, EMB_OP_TBE, 2 + numTables + weighted,
+                  operands, type, numAttrs, attrs);
+  return mlirOperationGetResult(tbe, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Giving the results back
+//===----------------------------------------------------------------------===//
+
+/// Bag f's part of the TBE result along `sliceDim`: [start, start + size).
+static void partOf(const Group *g, size_t f, int64_t *start, int64_t *size) {
+  bool none = g->key.noneDim >= 0;
+  *start = 0;
+  for (size_t i = 0; i < f; ++i)
+    *start += none ? g->bags[i].numIndices : g->bags[i].dim;
+  *size = none ? g->bags[f].numIndices : g->bags[f].dim;
+}
+
+/// The index of the bag whose result is `v`, or -1.
+static intptr_t bagOf(const Group *g, MlirValue v) {
+  if (!mlirValueIsAOpResult(v))
+    return -1;
+  MlirOperation def = mlirOpResultGetOwner(v);
+  for (size_t f = 0; f < g->size; ++f)
+    if (mlirOperationEqual(g->bags[f].op, def))
+      return (intptr_t)f;
+  return -1;
+}
+
+/// If `concat` joins the results of bags r, r+1, ..., r+m-1 in order along
+/// the TBE's slice dim, replaces it by the TBE result or one slice of it.
+static void replaceConcat(Emitter *e, MlirOperation concat, MlirValue tbe) {
+  const Group *g = e->g;
+  int64_t sliceDim = g->key.noneDim >= 0 ? 0 : 1, dim = -1;
+  if (!embGetIntAttr(concat, "dim", &dim) || dim != sliceDim)
+    return;
+  intptr_t m = mlirOperationGetNumOperands(concat);
+  intptr_t r = bagOf(g, mlirOperationGetOperand(concat, 0));
+  if (r < 0 || r + m > (intptr_t)g->size)
+    return;
+  for (intptr_t j = 1; j < m; ++j)
+    if (bagOf(g, mlirOperationGetOperand(concat, j)) != r + j)
+      return;
+  int64_t start, size, lastStart, lastSize;
+  partOf(g, (size_t)r, &start, &size);
+  partOf(g, (size_t)(r + m - 1), &lastStart, &lastSize);
+  MlirValue whole =
+      (r == 0 && m == (intptr_t)g->size)
+          ? tbe
+          : embCreateSliceAlong(e->before, e->loc, tbe, sliceDim, start,
+                                lastStart + lastSize - start);
+  MlirValue result = mlirOperationGetResult(concat, 0);
+  if (!mlirTypeEqual(mlirValueGetType(whole), mlirValueGetType(result))) {
+    if (!mlirValueEqual(whole, tbe))
+      embEraseIfDead(mlirOpResultGetOwner(whole));
+    return;
+  }
+  embReplaceOp(concat, whole);
+}
+
+/// Replaces the concats of the group's results, then every other use of a
+/// bag by its slice, and erases the bags.
+static bool giveBack(Emitter *e, MlirValue tbe) {
+  const Group *g = e->g;
+  EmbOpList concats = {NULL, 0, 0};
+  for (size_t f = 0; f < g->size; ++f) {
+    MlirValue v = mlirOperationGetResult(g->bags[f].op, 0);
+    for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use);
+         use = mlirOpOperandGetNextUse(use)) {
+      MlirOperation user = mlirOpOperandGetOwner(use);
+      if (!embOpIs(user, "tensor.concat"))
+        continue;
+      bool seen = false;
+      for (size_t i = 0; i < concats.size && !seen; ++i)
+        seen = mlirOperationEqual(concats.ops[i], user);
+      if (!seen && !embOpListPush(&concats, user)) {
+        embOpListFree(&concats);
+        return false;
+      }
+    }
+  }
+  for (size_t i = 0; i < concats.size; ++i)
+    replaceConcat(e, concats.ops[i], tbe);
+  embOpListFree(&concats);
+
+  int64_t sliceDim = g->key.noneDim >= 0 ? 0 : 1;
+  for (size_t f = 0; f < g->size; ++f) {
+    MlirOperation bag = g->bags[f].op;
+    if (embHasUses(mlirOperationGetResult(bag, 0))) {
+      int64_t start, size;
+      partOf(g, f, &start, &size);
+      embReplaceOp(bag, embCreateSliceAlong(e->before, e->loc, tbe, sliceDim,
+                                            start, size));
+    } else {
+      mlirOperationDestroy(bag);
+    }
+  }
+  return true;
+}
+
+/// True if the group's offsets fit its id type (i32 ids: at most 2^31-1
+/// indices when all counts are static).
+static bool offsetsFit(const Group *g) {
+  if (mlirIntegerTypeGetWidth(g->key.indexElement) != 32)
+    return true;
+  int64_t total = 0;
+  for (size_t f = 0; f < g->size; ++f)
+    if (g->bags[f].numIndices > 0)
+      total += g->bags[f].numIndices;
+  return total <= INT32_MAX;
+}
+
+/// Emits the group's emb.tbe and replaces its bags; false if memory ran
+/// out.
+static bool emitGroup(MlirContext ctx, const Group *g) {
+  if (g->size < 2 || !offsetsFit(g))
+    return true;
+  size_t n = g->size;
+  MlirValue *scratch = malloc((3 * (n + 3)) * sizeof *scratch);
+  int64_t *featureTables = malloc(n * sizeof *featureTables);
+  MlirLocation *locs = malloc(n * sizeof *locs);
+  bool ok = scratch && featureTables && locs;
+  if (ok) {
+    for (size_t f = 0; f < n; ++f)
+      locs[f] = mlirOperationGetLocation(g->bags[f].op);
+    Emitter e = {
+        g->bags[n - 1].op,
+        mlirLocationFusedGet(ctx, (intptr_t)n, locs, mlirAttributeGetNull()),
+        ctx, g};
+    MlirValue tbe = createTbe(&e, scratch, featureTables);
+    ok = giveBack(&e, tbe);
+  }
+  free(scratch);
+  free(featureTables);
+  free(locs);
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+typedef struct {
+  Group *groups;
+  size_t size, capacity;
+} Groups;
+
+static void freeGroups(Groups *gs) {
+  for (size_t i = 0; i < gs->size; ++i)
+    free(gs->groups[i].bags);
+  free(gs->groups);
+}
+
+/// Adds the bag `op` to its open group, or opens a new one; false if memory
+/// ran out.
+static bool addBag(Groups *gs, MlirBlock block, MlirOperation op) {
+  Key key;
+  Bag bag;
+  if (!describe(op, &key, &bag))
+    return true;
+  Group *g = NULL;
+  for (size_t i = 0; i < gs->size && !g; ++i)
+    if (!gs->groups[i].closed && sameKey(&gs->groups[i].key, &key))
+      g = &gs->groups[i];
+  // The TBE goes where the last bag is: no bag of the group may be used
+  // before that.
+  if (g && !mlirOperationIsNull(g->firstUse) &&
+      !mlirOperationIsBeforeInBlock(op, g->firstUse)) {
+    g->closed = true;
+    g = NULL;
+  }
+  if (!g) {
+    if (gs->size == gs->capacity) {
+      size_t capacity = gs->capacity ? gs->capacity * 2 : 8;
+      Group *grown = realloc(gs->groups, capacity * sizeof *grown);
+      if (!grown)
+        return false;
+      gs->groups = grown;
+      gs->capacity = capacity;
+    }
+    g = &gs->groups[gs->size++];
+    *g = (Group){.key = key};
+  }
+  g->explicitBoundsCheck |= !mlirAttributeIsNull(
+      mlirOperationGetAttributeByName(op, embStr("bounds_check")));
+  noteFirstUse(op, block, &g->firstUse);
+  return pushBag(g, bag);
+}
+
+static bool batchBlock(MlirContext ctx, MlirBlock block) {
+  Groups gs = {NULL, 0, 0};
+  bool ok = true;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block);
+       ok && !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (embOpIs(op, EMB_OP_EMBEDDING_BAG))
+      ok = addBag(&gs, block, op);
+  for (size_t i = 0; ok && i < gs.size; ++i)
+    ok = emitGroup(ctx, &gs.groups[i]);
+  freeGroups(&gs);
+  return ok;
+}
+
+/// The distinct blocks that hold an emb.embedding_bag, in pre-order.
+typedef struct {
+  MlirBlock *blocks;
+  size_t size, capacity;
+  bool failed;
+} Blocks;
+
+static MlirWalkResult collectBlock(MlirOperation op, void *userData) {
+  Blocks *bs = userData;
+  if (!embOpIs(op, EMB_OP_EMBEDDING_BAG))
+    return MlirWalkResultAdvance;
+  MlirBlock block = mlirOperationGetBlock(op);
+  for (size_t i = bs->size; i > 0; --i)
+    if (mlirBlockEqual(bs->blocks[i - 1], block))
+      return MlirWalkResultAdvance;
+  if (bs->size == bs->capacity) {
+    size_t capacity = bs->capacity ? bs->capacity * 2 : 16;
+    MlirBlock *grown = realloc(bs->blocks, capacity * sizeof *grown);
+    if (!grown) {
+      bs->failed = true;
+      return MlirWalkResultInterrupt;
+    }
+    bs->blocks = grown;
+    bs->capacity = capacity;
+  }
+  bs->blocks[bs->size++] = block;
+  return MlirWalkResultAdvance;
+}
+
+static void run(MlirOperation root, MlirExternalPass pass,
+                const void *options) {
+  (void)options;
+  // Blocks first: batching a block erases its bags.
+  Blocks bs = {NULL, 0, 0, false};
+  mlirOperationWalk(root, collectBlock, &bs, MlirWalkPreOrder);
+  MlirContext ctx = mlirOperationGetContext(root);
+  bool ok = !bs.failed;
+  for (size_t i = 0; ok && i < bs.size; ++i)
+    ok = batchBlock(ctx, bs.blocks[i]);
+  free(bs.blocks);
+  if (!ok) {
+    embEmitErrorf(mlirOperationGetLocation(root),
+                  "emb-batch-tables: out of memory");
+    mlirExternalPassSignalFailure(pass);
+  }
+}
+
+static const EmbPassDef def = {
+    .argument = "emb-batch-tables",
+    .name = "EmbBatchTables",
+    .summary = SUMMARY,
+    .anchor = "",
+    .run = run,
+    .optionsSize = 0,
+};
+
+static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
+                       void *userData) {
+  char key[64], value[64];
+  int r = embNextOption(&options, key, sizeof key, value, sizeof value,
+                        def.argument, onError, userData);
+  if (r != 0) {
+    if (r > 0)
+      embUnknownOption(def.argument, key, "", onError, userData);
+    return (MlirPass){NULL};
+  }
+  return embCreateBatchTablesPass();
+}
+
+const EmbRegistryEntry embBatchTablesEntry = {
+    .name = "emb-batch-tables",
+    .summary = SUMMARY,
+    .optionsHelp = "",
+    .kind = EMB_PASS_KIND_PASS,
+    .anchor = "",
+    .create = create,
+    .expand = NULL,
+};
+
+MlirPass embCreateBatchTablesPass(void) { return embMakePass(&def, NULL); }

@@ -1,0 +1,193 @@
+//===- passes/pad_k.c - emb-pad-k -----------------------------------------===//
+//
+// Pads the contraction dimension K of emb.lce (K) and emb.ikbo_lce (Ku and
+// Kc, each on its own) to a multiple of `align` elements, with zero columns
+// in the weights and zero rows in the embeddings:
+//
+//   lce(w[M,K], x[B,K,N])  ->  lce(concat(w, 0[M,P]), concat(x, 0[B,P,N]))
+//
+// A product over K gains P terms that are each exactly zero, so the result
+// is unchanged (bit for bit: adding +0.0 to a sum changes nothing), while
+// rows of the weights start on `align`-element boundaries, which the GEMM
+// kernels need for wide (16-byte) loads. Where an operand is already made by
+// a tensor.concat along K, that concat is extended with the zero piece
+// rather than concatenated again. Zeros are `arith.constant dense<0.0>`
+// splats; a zero piece with a dynamic dim (a dynamic batch or N) is a
+// `tensor.splat` sized by `tensor.dim`.
+//
+// Option: align=<int> elements; 0 (the default) means 16 bytes' worth of the
+// element type: 8 for f16 and bf16, 4 for f32.
+//
+// Preconditions: the IR verifies. Postconditions: every emb.lce and
+// emb.ikbo_lce with a static K has K a multiple of align; one whose K is
+// dynamic is left alone with a remark. Running it again changes nothing.
+// The pass never fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pass.h"
+#include "rewrite.h"
+
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SUMMARY "Pad K of emb.lce and emb.ikbo_lce with zeros to an alignment"
+
+/// The pass's options.
+typedef struct {
+  int64_t align; ///< elements; 0: 16 bytes of the element type
+} Options;
+
+//===----------------------------------------------------------------------===//
+// Padding one operand
+//===----------------------------------------------------------------------===//
+
+/// `v` with `pad` zero entries appended along `dim`, extending the concat
+/// that makes `v` if there is one along `dim` (the caller erases the old one
+/// once nothing uses it). Returns a null value when memory runs out.
+static MlirValue padAlong(MlirOperation before, MlirLocation loc, MlirValue v,
+                          intptr_t dim, int64_t pad) {
+  MlirType t = mlirValueGetType(v);
+  MlirOperation concat = embDefiningOp(v, "tensor.concat");
+  int64_t concatDim = -1;
+  if (!mlirOperationIsNull(concat) &&
+      (!embGetIntAttr(concat, "dim", &concatDim) || concatDim != dim))
+    concat = (MlirOperation){NULL};
+  intptr_t n =
+      mlirOperationIsNull(concat) ? 1 : mlirOperationGetNumOperands(concat);
+  MlirValue *parts = malloc((size_t)(n + 1) * sizeof *parts);
+  if (!parts)
+    return (MlirValue){NULL};
+  for (intptr_t i = 0; i < n; ++i)
+    parts[i] =
+        mlirOperationIsNull(concat) ? v : mlirOperationGetOperand(concat, i);
+  parts[n] = embCreateFilled(before, loc, embWithDim(t, dim, pad),
+                             embZeroAttr(mlirShapedTypeGetElementType(t)), v);
+  MlirValue padded = embCreateConcat(before, loc, dim, n + 1, parts);
+  free(parts);
+  return padded;
+}
+
+/// Pads operands `wIndex` (a weight [M,K], K along dim 1) and `xIndex` (an
+/// embedding [batch,K,N], K along dim 1) of `op` to a multiple of `align`.
+/// `what` names K in a remark ("K", "Ku", "Kc"). False if memory ran out.
+static bool padPair(MlirOperation op, intptr_t wIndex, intptr_t xIndex,
+                    int64_t align, const char *what) {
+  MlirValue w = mlirOperationGetOperand(op, wIndex);
+  MlirValue x = mlirOperationGetOperand(op, xIndex);
+  int64_t k = embDim(mlirValueGetType(w), 1);
+  if (k < 0)
+    k = embDim(mlirValueGetType(x), 1);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  char name[64];
+  embOpName(op, name, sizeof name);
+  if (k < 0) {
+    embEmitRemarkf(loc,
+                   "'%s' not padded: %s is dynamic (it must be static to pad "
+                   "to a multiple of %lld)",
+                   name, what, (long long)align);
+    return true;
+  }
+  int64_t pad = (align - k % align) % align;
+  if (pad == 0)
+    return true;
+  MlirValue paddedW = padAlong(op, loc, w, 1, pad);
+  if (mlirValueIsNull(paddedW))
+    return false;
+  MlirValue paddedX = padAlong(op, loc, x, 1, pad);
+  if (mlirValueIsNull(paddedX))
+    return false;
+  mlirOperationSetOperand(op, wIndex, paddedW);
+  mlirOperationSetOperand(op, xIndex, paddedX);
+  MlirValue old[] = {w, x};
+  embEraseDeadProducers(2, old);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// The alignment for `op`, whose operand 0 is a weight.
+static int64_t alignFor(MlirOperation op, const Options *o) {
+  if (o->align > 0)
+    return o->align;
+  MlirType element = mlirShapedTypeGetElementType(
+      mlirValueGetType(mlirOperationGetOperand(op, 0)));
+  int bytes = embElementBytes(element);
+  return bytes ? 16 / bytes : 1;
+}
+
+static bool padOne(MlirOperation op, const Options *o) {
+  if (embOpIs(op, EMB_OP_LCE))
+    return padPair(op, 0, 1, alignFor(op, o), "K");
+  if (embOpIs(op, EMB_OP_IKBO_LCE))
+    return padPair(op, 0, 2, alignFor(op, o), "Ku") &&
+           padPair(op, 1, 3, alignFor(op, o), "Kc");
+  return true;
+}
+
+static void run(MlirOperation root, MlirExternalPass pass,
+                const void *options) {
+  EmbOpList ops = {NULL, 0, 0};
+  bool ok = embCollectNestedOps(root, &ops);
+  for (size_t i = 0; ok && i < ops.size; ++i)
+    ok = padOne(ops.ops[i], options);
+  embOpListFree(&ops);
+  if (!ok) {
+    embEmitErrorf(mlirOperationGetLocation(root), "emb-pad-k: out of memory");
+    mlirExternalPassSignalFailure(pass);
+  }
+}
+
+static const EmbPassDef def = {
+    .argument = "emb-pad-k",
+    .name = "EmbPadK",
+    .summary = SUMMARY,
+    .anchor = "",
+    .run = run,
+    .optionsSize = sizeof(Options),
+};
+
+/// The largest alignment accepted, in elements.
+enum { maxAlign = 1 << 16 };
+
+static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
+                       void *userData) {
+  Options o = {0};
+  char key[64], value[64];
+  int r;
+  while ((r = embNextOption(&options, key, sizeof key, value, sizeof value,
+                            def.argument, onError, userData)) > 0) {
+    long long v;
+    if (strcmp(key, "align") != 0) {
+      embUnknownOption(def.argument, key, "align", onError, userData);
+      return (MlirPass){NULL};
+    }
+    if (!embParseIntOption(def.argument, key, value, 0, maxAlign, &v, onError,
+                           userData))
+      return (MlirPass){NULL};
+    o.align = v;
+  }
+  if (r < 0)
+    return (MlirPass){NULL};
+  return embCreatePadKPass(o.align);
+}
+
+const EmbRegistryEntry embPadKEntry = {
+    .name = "emb-pad-k",
+    .summary = SUMMARY,
+    .optionsHelp = "align=<int>: pad K to a multiple of this many elements "
+                   "(default 0: 16 bytes' worth, 8 for f16/bf16, 4 for f32)",
+    .kind = EMB_PASS_KIND_PASS,
+    .anchor = "",
+    .create = create,
+    .expand = NULL,
+};
+
+MlirPass embCreatePadKPass(int64_t align) {
+  Options o = {align > 0 ? align : 0};
+  return embMakePass(&def, &o);
+}

@@ -1,0 +1,455 @@
+//===- passes/sink_broadcast.c - emb-sink-broadcast -----------------------===//
+//
+// Moves `emb.broadcast` below ops that act on each batch row alone and whose
+// other operands do not depend on the batch row, so those ops run on the U
+// user rows instead of the B candidate rows:
+//
+//   op(broadcast(u, idx), c)  ->  broadcast(op(u, c'), idx)
+//
+// where `op` is
+//   - an elementwise arith or math op on tensors whose every tensor operand
+//     is a broadcast by the same cand_to_user value or a splat (arith.constant
+//     splat or static tensor.splat, re-made at the user shape); scalar
+//     operands (arith.select's condition) are fine;
+//   - emb.lce(w, broadcast(u, idx)) -> broadcast(emb.lce(w, u), idx);
+//   - emb.attention whose q, k and v are all broadcast by one cand_to_user;
+//   - tensor.concat along a dim other than 0 of broadcasts by one
+//     cand_to_user;
+//   - tensor.collapse_shape and tensor.expand_shape that keep dim 0 alone;
+//   - emb.broadcast itself: broadcast(broadcast(u, i1), i2) ->
+//     broadcast(u, broadcast(i1, i2)), since broadcasting the rank-1 index
+//     i1 by i2 gives i1[i2[b]], the composed map;
+//   - tensor.dim of a broadcast reads cand_to_user's length (dim 0) or the
+//     user tensor's dim instead, so shape computations keep no broadcast
+//     alive.
+//
+// Preconditions: the IR verifies. Tensors broadcast by one cand_to_user value
+// share the request's user count U; where two such counts are static and
+// differ, the op is left alone.
+// Postconditions: no op above has a broadcast operand it could be sunk
+// through; broadcasts by different cand_to_user values are never merged; a
+// broadcast or splat left without users is erased. The pass never fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pass.h"
+#include "rewrite.h"
+
+#include "ir.h"
+
+#define SUMMARY "Run per-row ops on user rows: move emb.broadcast below them"
+
+enum { maxOperands = 16 };
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+/// The broadcast operands of one op: every one is by `candToUser`, and its
+/// users' tensors have type `userType` (the first one's).
+typedef struct {
+  MlirValue candToUser;
+  MlirType userType;
+} Batch;
+
+/// Adds broadcast `b` to `batch`; false if it is by another cand_to_user or
+/// its user count contradicts the others'.
+static bool joinBatch(Batch *batch, MlirOperation b) {
+  MlirValue ro = mlirOperationGetOperand(b, 0);
+  MlirValue idx = mlirOperationGetOperand(b, 1);
+  if (mlirValueIsNull(batch->candToUser)) {
+    batch->candToUser = idx;
+    batch->userType = mlirValueGetType(ro);
+    return true;
+  }
+  if (!mlirValueEqual(batch->candToUser, idx))
+    return false;
+  int64_t u = embDim(mlirValueGetType(ro), 0);
+  int64_t v = embDim(batch->userType, 0);
+  return u < 0 || v < 0 || u == v;
+}
+
+/// The user tensor broadcast by `candToUser` into `v`, or a null value.
+static MlirValue broadcastSource(MlirValue v, MlirValue candToUser) {
+  MlirOperation b = embDefiningOp(v, EMB_OP_BROADCAST);
+  if (mlirOperationIsNull(b) ||
+      !mlirValueEqual(mlirOperationGetOperand(b, 1), candToUser))
+    return (MlirValue){NULL};
+  return mlirOperationGetOperand(b, 0);
+}
+
+/// True if `v` holds one value in every element: an arith.constant splat or
+/// a tensor.splat of static shape.
+static bool isSplat(MlirValue v) {
+  MlirOperation c = embDefiningOp(v, "arith.constant");
+  if (!mlirOperationIsNull(c)) {
+    MlirAttribute value = mlirOperationGetAttributeByName(c, embStr("value"));
+    return !mlirAttributeIsNull(value) &&
+           mlirAttributeIsADenseElements(value) &&
+           mlirDenseElementsAttrIsSplat(value);
+  }
+  MlirOperation s = embDefiningOp(v, "tensor.splat");
+  return !mlirOperationIsNull(s) && mlirOperationGetNumOperands(s) == 1;
+}
+
+/// The splat `v` re-made at `type`, before `before`.
+static MlirValue resplat(MlirOperation before, MlirValue v, MlirType type) {
+  MlirOperation def = mlirOpResultGetOwner(v);
+  MlirLocation loc = mlirOperationGetLocation(def);
+  if (embOpIs(def, "tensor.splat")) {
+    MlirValue scalar = mlirOperationGetOperand(def, 0);
+    return mlirOperationGetResult(
+        embCreateOp(before, loc, "tensor.splat", 1, &scalar, type, 0, NULL), 0);
+  }
+  MlirAttribute value = mlirOperationGetAttributeByName(def, embStr("value"));
+  return embCreateSplatConstant(before, loc, type,
+                                mlirDenseElementsAttrGetSplatValue(value));
+}
+
+//===----------------------------------------------------------------------===//
+// The rewrite: run a copy of the op on user rows, broadcast its result
+//===----------------------------------------------------------------------===//
+
+/// Replaces `op` by a copy of it on `operands` whose result has type
+/// `userResult`, followed by a broadcast of that result by `candToUser` at
+/// `op`'s result type. Erases what `op` kept alive.
+static void sinkInto(MlirOperation op, intptr_t numOperands,
+                     const MlirValue *operands, MlirType userResult,
+                     MlirValue candToUser) {
+  MlirValue old[maxOperands];
+  intptr_t numOld = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < numOld; ++i)
+    old[i] = mlirOperationGetOperand(op, i);
+  MlirOperation user = mlirOperationClone(op);
+  mlirOperationSetOperands(user, numOperands, operands);
+  mlirValueSetType(mlirOperationGetResult(user, 0), userResult);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, user);
+  MlirValue result = mlirOperationGetResult(op, 0);
+  MlirValue b = embCreateBroadcast(op, mlirOperationGetLocation(op),
+                                   mlirOperationGetResult(user, 0), candToUser,
+                                   mlirValueGetType(result));
+  embReplaceOp(op, b);
+  embEraseDeadProducers(numOld, old);
+}
+
+/// True if `op` has one ranked tensor result and at most maxOperands
+/// operands (the ops this pass rewrites).
+static bool isSmallTensorOp(MlirOperation op) {
+  return mlirOperationGetNumResults(op) == 1 &&
+         mlirOperationGetNumOperands(op) <= maxOperands &&
+         mlirTypeIsARankedTensor(
+             mlirValueGetType(mlirOperationGetResult(op, 0)));
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise arith and math ops
+//===----------------------------------------------------------------------===//
+
+static bool sinkElementwise(MlirOperation op) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  Batch batch = {{NULL}, {NULL}};
+  bool splat[maxOperands] = {false};
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    MlirType t = mlirValueGetType(v);
+    if (!mlirTypeIsAShaped(t))
+      continue;
+    if (!mlirTypeIsARankedTensor(t))
+      return false;
+    MlirOperation b = embDefiningOp(v, EMB_OP_BROADCAST);
+    if (!mlirOperationIsNull(b)) {
+      if (!joinBatch(&batch, b))
+        return false;
+    } else if (isSplat(v)) {
+      splat[i] = true;
+    } else {
+      return false;
+    }
+  }
+  if (mlirValueIsNull(batch.candToUser))
+    return false;
+  // Every tensor operand takes the first user tensor's shape, so that ops
+  // that require equal operand types stay valid; splats need it static.
+  MlirValue operands[maxOperands];
+  for (intptr_t i = 0; i < n; ++i) {
+    operands[i] = mlirOperationGetOperand(op, i);
+    if (splat[i] && !embIsStatic(batch.userType))
+      return false;
+    MlirValue u = broadcastSource(operands[i], batch.candToUser);
+    if (!mlirValueIsNull(u) &&
+        !embSameShape(mlirValueGetType(u), batch.userType))
+      return false;
+  }
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirType t = mlirValueGetType(operands[i]);
+    if (splat[i])
+      operands[i] = resplat(
+          op, operands[i],
+          embWithElement(batch.userType, mlirShapedTypeGetElementType(t)));
+    else if (mlirTypeIsARankedTensor(t))
+      operands[i] = broadcastSource(operands[i], batch.candToUser);
+  }
+  MlirType result = mlirValueGetType(mlirOperationGetResult(op, 0));
+  sinkInto(op, n, operands,
+           embWithElement(batch.userType, mlirShapedTypeGetElementType(result)),
+           batch.candToUser);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// emb.lce, emb.attention, tensor.concat
+//===----------------------------------------------------------------------===//
+
+/// Sinks through `op` when the operands in `batched` (a mask) are all
+/// broadcasts by one cand_to_user and the others are left as they are. The
+/// user-row result has the type of user operand `resultLike`, or, when it is
+/// negative, the result's type with U rows.
+static bool sinkBatchedOperands(MlirOperation op, unsigned batched,
+                                int resultLike) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  Batch batch = {{NULL}, {NULL}};
+  MlirValue operands[maxOperands];
+  for (intptr_t i = 0; i < n; ++i) {
+    operands[i] = mlirOperationGetOperand(op, i);
+    if (!(batched & (1u << i)))
+      continue;
+    MlirOperation b = embDefiningOp(operands[i], EMB_OP_BROADCAST);
+    if (mlirOperationIsNull(b) || !joinBatch(&batch, b))
+      return false;
+    operands[i] = mlirOperationGetOperand(b, 0);
+  }
+  if (mlirValueIsNull(batch.candToUser))
+    return false;
+  MlirType result = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirType userResult = resultLike >= 0
+                            ? mlirValueGetType(operands[resultLike])
+                            : embWithDim(result, 0, embDim(batch.userType, 0));
+  sinkInto(op, n, operands, userResult, batch.candToUser);
+  return true;
+}
+
+static bool sinkConcat(MlirOperation op) {
+  int64_t dim = 0;
+  if (!embGetIntAttr(op, "dim", &dim) || dim == 0)
+    return false;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (n > maxOperands)
+    return false;
+  Batch batch = {{NULL}, {NULL}};
+  MlirValue operands[maxOperands];
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirOperation b =
+        embDefiningOp(mlirOperationGetOperand(op, i), EMB_OP_BROADCAST);
+    if (mlirOperationIsNull(b) || !joinBatch(&batch, b))
+      return false;
+    operands[i] = mlirOperationGetOperand(b, 0);
+  }
+  // A fresh concat infers its own user-row type.
+  MlirValue old[maxOperands];
+  for (intptr_t i = 0; i < n; ++i)
+    old[i] = mlirOperationGetOperand(op, i);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirValue user = embCreateConcat(op, loc, dim, n, operands);
+  MlirValue result = mlirOperationGetResult(op, 0);
+  embReplaceOp(op, embCreateBroadcast(op, loc, user, batch.candToUser,
+                                      mlirValueGetType(result)));
+  embEraseDeadProducers(n, old);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// tensor.collapse_shape and tensor.expand_shape keeping dim 0 alone
+//===----------------------------------------------------------------------===//
+
+/// True if the op's first reassociation group is [0].
+static bool keepsBatchDim(MlirOperation op) {
+  MlirAttribute r =
+      mlirOperationGetInherentAttributeByName(op, embStr("reassociation"));
+  if (mlirAttributeIsNull(r) || !mlirAttributeIsAArray(r) ||
+      mlirArrayAttrGetNumElements(r) == 0)
+    return false;
+  MlirAttribute first = mlirArrayAttrGetElement(r, 0);
+  return mlirAttributeIsAArray(first) &&
+         mlirArrayAttrGetNumElements(first) == 1 &&
+         mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(first, 0)) == 0;
+}
+
+static bool sinkCollapse(MlirOperation op) {
+  return keepsBatchDim(op) && sinkBatchedOperands(op, 1u, -1);
+}
+
+/// expand_shape also names its output shape: dim 0 becomes U, given as a
+/// tensor.dim of the user tensor when U is dynamic.
+static bool sinkExpand(MlirOperation op) {
+  if (!keepsBatchDim(op))
+    return false;
+  MlirOperation b =
+      embDefiningOp(mlirOperationGetOperand(op, 0), EMB_OP_BROADCAST);
+  if (mlirOperationIsNull(b))
+    return false;
+  MlirAttribute shape = mlirOperationGetInherentAttributeByName(
+      op, embStr("static_output_shape"));
+  intptr_t rank = mlirDenseArrayGetNumElements(shape);
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (rank > maxOperands || n > maxOperands)
+    return false;
+  MlirValue u = mlirOperationGetOperand(b, 0);
+  MlirValue idx = mlirOperationGetOperand(b, 1);
+  int64_t users = embDim(mlirValueGetType(u), 0);
+  int64_t dims[maxOperands];
+  for (intptr_t i = 0; i < rank; ++i)
+    dims[i] = mlirDenseI64ArrayGetElement(shape, i);
+  bool wasDynamic = dims[0] == mlirShapedTypeGetDynamicSize();
+  dims[0] = users < 0 ? mlirShapedTypeGetDynamicSize() : users;
+  // Operands: the source, then one size per dynamic dim, dim 0's first.
+  MlirValue operands[maxOperands + 1];
+  intptr_t numOperands = 0;
+  operands[numOperands++] = u;
+  if (users < 0)
+    operands[numOperands++] =
+        embCreateDim(op, mlirOperationGetLocation(op), u, 0);
+  for (intptr_t i = wasDynamic ? 2 : 1; i < n; ++i)
+    operands[numOperands++] = mlirOperationGetOperand(op, i);
+  MlirValue old[maxOperands];
+  for (intptr_t i = 0; i < n; ++i)
+    old[i] = mlirOperationGetOperand(op, i);
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirType result = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirOperation user = mlirOperationClone(op);
+  mlirOperationSetOperands(user, numOperands, operands);
+  mlirOperationSetInherentAttributeByName(
+      user, embStr("static_output_shape"),
+      mlirDenseI64ArrayGet(ctx, rank, dims));
+  mlirValueSetType(mlirOperationGetResult(user, 0),
+                   embWithDim(result, 0, users));
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, user);
+  embReplaceOp(op, embCreateBroadcast(op, mlirOperationGetLocation(op),
+                                      mlirOperationGetResult(user, 0), idx,
+                                      result));
+  embEraseDeadProducers(n, old);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// emb.broadcast of a broadcast
+//===----------------------------------------------------------------------===//
+
+static bool composeBroadcasts(MlirOperation op) {
+  MlirOperation inner =
+      embDefiningOp(mlirOperationGetOperand(op, 0), EMB_OP_BROADCAST);
+  if (mlirOperationIsNull(inner))
+    return false;
+  MlirValue u = mlirOperationGetOperand(inner, 0);
+  MlirValue i1 = mlirOperationGetOperand(inner, 1);
+  MlirValue i2 = mlirOperationGetOperand(op, 1);
+  MlirType i1Type = mlirValueGetType(i1);
+  MlirType composedType =
+      embWithDim(i1Type, 0, embDim(mlirValueGetType(i2), 0));
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirValue composed = embCreateBroadcast(op, loc, i1, i2, composedType);
+  MlirValue result = mlirOperationGetResult(op, 0);
+  embReplaceOp(
+      op, embCreateBroadcast(op, loc, u, composed, mlirValueGetType(result)));
+  embEraseDeadChain(inner);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// tensor.dim of a broadcast
+//===----------------------------------------------------------------------===//
+
+/// A broadcast's dim 0 is cand_to_user's length and its other dims are the
+/// user tensor's: reading them there leaves a broadcast that only fed
+/// shapes without users (exporters size reshapes with tensor.dim).
+static bool readDimThrough(MlirOperation op) {
+  MlirOperation b =
+      embDefiningOp(mlirOperationGetOperand(op, 0), EMB_OP_BROADCAST);
+  MlirOperation c =
+      embDefiningOp(mlirOperationGetOperand(op, 1), "arith.constant");
+  int64_t i = 0;
+  if (mlirOperationIsNull(b) || mlirOperationIsNull(c) ||
+      !embGetIntAttr(c, "value", &i))
+    return false;
+  mlirOperationSetOperand(op, 0, mlirOperationGetOperand(b, i == 0 ? 1 : 0));
+  embEraseDeadChain(b);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+static void sinkOne(MlirOperation op) {
+  if (embOpIs(op, "tensor.dim")) {
+    readDimThrough(op);
+    return;
+  }
+  if (!isSmallTensorOp(op))
+    return;
+  if (embIsElementwise(op))
+    sinkElementwise(op);
+  else if (embOpIs(op, EMB_OP_LCE))
+    sinkBatchedOperands(op, 1u << 1, -1);
+  else if (embOpIs(op, EMB_OP_ATTENTION))
+    sinkBatchedOperands(op, 7u, 0); // the result has q's type
+  else if (embOpIs(op, "tensor.concat"))
+    sinkConcat(op);
+  else if (embOpIs(op, "tensor.collapse_shape"))
+    sinkCollapse(op);
+  else if (embOpIs(op, "tensor.expand_shape"))
+    sinkExpand(op);
+  else if (embOpIs(op, EMB_OP_BROADCAST))
+    composeBroadcasts(op);
+}
+
+static void run(MlirOperation root, MlirExternalPass pass,
+                const void *options) {
+  (void)options;
+  EmbOpList ops = {NULL, 0, 0};
+  if (!embCollectNestedOps(root, &ops)) {
+    embEmitErrorf(mlirOperationGetLocation(root),
+                  "emb-sink-broadcast: out of memory");
+    embOpListFree(&ops);
+    mlirExternalPassSignalFailure(pass);
+    return;
+  }
+  // Producers come first, so a broadcast sunk below one op is seen again
+  // by that op's users further down the list.
+  for (size_t i = 0; i < ops.size; ++i)
+    sinkOne(ops.ops[i]);
+  embOpListFree(&ops);
+}
+
+static const EmbPassDef def = {
+    .argument = "emb-sink-broadcast",
+    .name = "EmbSinkBroadcast",
+    .summary = SUMMARY,
+    .anchor = "",
+    .run = run,
+    .optionsSize = 0,
+};
+
+static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
+                       void *userData) {
+  char key[64], value[64];
+  int r = embNextOption(&options, key, sizeof key, value, sizeof value,
+                        def.argument, onError, userData);
+  if (r != 0) {
+    if (r > 0)
+      embUnknownOption(def.argument, key, "", onError, userData);
+    return (MlirPass){NULL};
+  }
+  return embCreateSinkBroadcastPass();
+}
+
+const EmbRegistryEntry embSinkBroadcastEntry = {
+    .name = "emb-sink-broadcast",
+    .summary = SUMMARY,
+    .optionsHelp = "",
+    .kind = EMB_PASS_KIND_PASS,
+    .anchor = "",
+    .create = create,
+    .expand = NULL,
+};
+
+MlirPass embCreateSinkBroadcastPass(void) { return embMakePass(&def, NULL); }
