@@ -1,0 +1,186 @@
+//===- codegen/aot.c - Ahead-of-time compilation --------------------------===//
+//
+// Turns a module lowered to the LLVM dialect into a relocatable object file
+// for the host architecture (a generic CPU, position-independent, so that it
+// links on other machines of that architecture), and writes the C header
+// that declares its entries and describes them (EmbModelSpec). A C or C++
+// program links the object with libembrt and needs no MLIR at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir.h"
+
+#include "emb/emb.h"
+#include "emb/runtime.h"
+
+#include "mlir-c/Target/LLVMIR.h"
+
+#include "llvm-c/Core.h"
+#include "llvm-c/Target.h"
+#include "llvm-c/TargetMachine.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Object files
+//===----------------------------------------------------------------------===//
+
+MlirLogicalResult embEmitObjectFile(MlirModule module, const char *path,
+                                    EmbErrorCallback onError, void *userData) {
+  if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter()) {
+    if (onError)
+      onError("LLVM has no code generator for this machine", userData);
+    return mlirLogicalResultFailure();
+  }
+  LLVMContextRef llvmCtx = LLVMContextCreate();
+  LLVMModuleRef llvmModule =
+      mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llvmCtx);
+  if (!llvmModule) {
+    if (onError)
+      onError("the module could not be translated to LLVM IR (is it fully "
+              "lowered to the LLVM dialect?)",
+              userData);
+    LLVMContextDispose(llvmCtx);
+    return mlirLogicalResultFailure();
+  }
+  char *triple = LLVMGetDefaultTargetTriple();
+  char *error = NULL;
+  LLVMTargetRef target;
+  MlirLogicalResult result = mlirLogicalResultFailure();
+  if (LLVMGetTargetFromTriple(triple, &target, &error)) {
+    if (onError)
+      onError(error, userData);
+  } else {
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
+        target, triple, "generic", "", LLVMCodeGenLevelDefault, LLVMRelocPIC,
+        LLVMCodeModelDefault);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    char *layoutText = LLVMCopyStringRepOfTargetData(layout);
+    LLVMSetTarget(llvmModule, triple);
+    LLVMSetDataLayout(llvmModule, layoutText);
+    if (LLVMTargetMachineEmitToFile(tm, llvmModule, path, LLVMObjectFile,
+                                    &error)) {
+      if (onError) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "cannot write '%s': %s", path, error);
+        onError(msg, userData);
+      }
+    } else {
+      result = mlirLogicalResultSuccess();
+    }
+    LLVMDisposeMessage(layoutText);
+    LLVMDisposeTargetData(layout);
+    LLVMDisposeTargetMachine(tm);
+  }
+  if (error)
+    LLVMDisposeMessage(error);
+  LLVMDisposeMessage(triple);
+  LLVMDisposeModule(llvmModule);
+  LLVMContextDispose(llvmCtx);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Headers
+//===----------------------------------------------------------------------===//
+
+static const char *const roleNames[] = {"EMB_ARG_DATA",    "EMB_ARG_IDS",
+                                        "EMB_ARG_OFFSETS", "EMB_ARG_INDEX",
+                                        "EMB_ARG_LENGTHS", "EMB_ARG_WEIGHTS"};
+
+static const char *const dtypeNames[] = {"EMBRT_F32", "EMBRT_F16", "EMBRT_BF16",
+                                         "EMBRT_I32", "EMBRT_I64", "EMBRT_F64",
+                                         "EMBRT_I8"};
+
+static void writeSpecs(FILE *f, const char *array, const EmbArgSpec *specs,
+                       int n) {
+  fprintf(f, "static const EmbArgSpec %s[] = {\n", array);
+  for (int i = 0; i < n; ++i) {
+    const EmbArgSpec *s = &specs[i];
+    fprintf(f, "    {%s, %d, {", dtypeNames[s->dtype], s->rank);
+    for (int d = 0; d < s->rank; ++d)
+      fprintf(f, "%s%lld", d ? ", " : "", (long long)s->dims[d]);
+    fprintf(f, "}, %s, %lldLL, %lldLL, %d},\n", roleNames[s->role],
+            (long long)s->lo, (long long)s->hi, s->ref);
+  }
+  if (n == 0)
+    fprintf(f, "    {0, 0, {0}, 0, 0, 0, -1},\n");
+  fprintf(f, "};\n");
+}
+
+MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
+                                const char *guard, const char *path,
+                                EmbErrorCallback onError, void *userData) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    if (onError) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "cannot write '%s'", path);
+      onError(msg, userData);
+    }
+    return mlirLogicalResultFailure();
+  }
+  char macro[128];
+  size_t k = 0;
+  for (const char *p = guard; *p && k + 1 < sizeof macro; ++p)
+    macro[k++] = isalnum((unsigned char)*p) ? (char)toupper(*p) : '_';
+  macro[k] = '\0';
+  fprintf(f,
+          "// Generated by emb-compile. Do not edit.\n"
+          "//\n"
+          "// Link the object file beside this header with libembrt (and\n"
+          "// -lcudart -lcublas -lstdc++ when the runtime has CUDA). Each "
+          "entry\n"
+          "// takes a runtime context, then one memref descriptor per input "
+          "and\n"
+          "// per result: {void *allocated, *aligned; int64_t offset, "
+          "sizes[rank],\n"
+          "// strides[rank];} of a dense row-major buffer on the context's\n"
+          "// device (device memory for target cuda). Results are written "
+          "into\n"
+          "// the result buffers. Errors stay in the context: check\n"
+          "// embrtSynchronize and embrtContextGetStatus after a call.\n"
+          "#ifndef EMB_MODEL_%s_H\n#define EMB_MODEL_%s_H\n\n"
+          "#include \"emb/model.h\"\n#include \"emb/runtime.h\"\n\n"
+          "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+          macro, macro);
+  for (int s = 0; s < numSpecs; ++s) {
+    const EmbModelSpec *m = &specs[s];
+    int nargs = m->numInputs + m->numResults;
+    fprintf(f, "/// @%s (target %s): %d inputs, %d results.\n", m->name,
+            m->target, m->numInputs, m->numResults);
+    fprintf(f, "void _mlir_ciface_%s(embrtContext *ctx", m->name);
+    for (int i = 0; i < nargs; ++i)
+      fprintf(f, ", void *%s%d", i < m->numInputs ? "in" : "out",
+              i < m->numInputs ? i : i - m->numInputs);
+    fprintf(f, ");\n\n");
+    fprintf(f, "static inline void emb_invoke_%s(void **args) {\n", m->name);
+    fprintf(f, "  _mlir_ciface_%s(*(embrtContext **)args[0]", m->name);
+    for (int i = 0; i < nargs; ++i)
+      fprintf(f, ", *(void **)args[%d]", i + 1);
+    fprintf(f, ");\n}\n\n");
+    char array[256];
+    snprintf(array, sizeof array, "emb_inputs_%s", m->name);
+    writeSpecs(f, array, m->inputs, m->numInputs);
+    snprintf(array, sizeof array, "emb_results_%s", m->name);
+    writeSpecs(f, array, m->results, m->numResults);
+    fprintf(f,
+            "static const EmbModelSpec emb_model_%s = {\"%s\", \"%s\", %d, "
+            "%d, emb_inputs_%s, emb_results_%s, emb_invoke_%s};\n\n",
+            m->name, m->name, m->target, m->numInputs, m->numResults, m->name,
+            m->name, m->name);
+  }
+  fprintf(f, "/// Every entry of this object, for runners.\n");
+  fprintf(f, "#define EMB_MODEL_LIST");
+  for (int s = 0; s < numSpecs; ++s)
+    fprintf(f, "%s &emb_model_%s", s ? "," : "", specs[s].name);
+  fprintf(f, "\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+  if (fclose(f) != 0) {
+    if (onError)
+      onError("cannot finish writing the header", userData);
+    return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+}

@@ -1,0 +1,163 @@
+//===- codegen/builder.c - Building upstream ops from C -------------------===//
+
+#include "builder.h"
+
+#include "ir.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/LLVM.h"
+
+MlirOperation embBuildOp(EmbBuilder *b, const char *name, intptr_t nOperands,
+                         const MlirValue *operands, intptr_t nResults,
+                         const MlirType *results, intptr_t nAttrs,
+                         const MlirNamedAttribute *attrs) {
+  MlirOperationState st = mlirOperationStateGet(embStr(name), b->loc);
+  if (nOperands)
+    mlirOperationStateAddOperands(&st, nOperands, operands);
+  if (nResults)
+    mlirOperationStateAddResults(&st, nResults, results);
+  if (nAttrs)
+    mlirOperationStateAddAttributes(&st, nAttrs, attrs);
+  MlirOperation op = mlirOperationCreate(&st);
+  if (!mlirOperationIsNull(b->before))
+    mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
+  else
+    mlirBlockAppendOwnedOperation(b->block, op);
+  return op;
+}
+
+static MlirNamedAttribute named(MlirContext ctx, const char *name,
+                                MlirAttribute attr) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), attr);
+}
+
+MlirType embI64Type(MlirContext ctx) { return mlirIntegerTypeGet(ctx, 64); }
+
+MlirType embPtrType(MlirContext ctx) { return mlirLLVMPointerTypeGet(ctx, 0); }
+
+MlirValue embBuildConstI64(EmbBuilder *b, int64_t v) {
+  MlirType t = embI64Type(b->ctx);
+  MlirNamedAttribute a = named(b->ctx, "value", mlirIntegerAttrGet(t, v));
+  return mlirOperationGetResult(
+      embBuildOp(b, "arith.constant", 0, NULL, 1, &t, 1, &a), 0);
+}
+
+MlirValue embBuildConstIndex(EmbBuilder *b, int64_t v) {
+  MlirType t = mlirIndexTypeGet(b->ctx);
+  MlirNamedAttribute a = named(b->ctx, "value", mlirIntegerAttrGet(t, v));
+  return mlirOperationGetResult(
+      embBuildOp(b, "arith.constant", 0, NULL, 1, &t, 1, &a), 0);
+}
+
+MlirValue embBuildIndexToI64(EmbBuilder *b, MlirValue v) {
+  MlirType t = embI64Type(b->ctx);
+  return mlirOperationGetResult(
+      embBuildOp(b, "arith.index_cast", 1, &v, 1, &t, 0, NULL), 0);
+}
+
+MlirValue embBuildI64ToIndex(EmbBuilder *b, MlirValue v) {
+  MlirType t = mlirIndexTypeGet(b->ctx);
+  return mlirOperationGetResult(
+      embBuildOp(b, "arith.index_cast", 1, &v, 1, &t, 0, NULL), 0);
+}
+
+static MlirValue binaryI64(EmbBuilder *b, const char *name, MlirValue x,
+                           MlirValue y) {
+  MlirValue operands[2] = {x, y};
+  MlirType t = embI64Type(b->ctx);
+  return mlirOperationGetResult(
+      embBuildOp(b, name, 2, operands, 1, &t, 0, NULL), 0);
+}
+
+MlirValue embBuildMulI64(EmbBuilder *b, MlirValue x, MlirValue y) {
+  return binaryI64(b, "arith.muli", x, y);
+}
+
+MlirValue embBuildAddI64(EmbBuilder *b, MlirValue x, MlirValue y) {
+  return binaryI64(b, "arith.addi", x, y);
+}
+
+MlirValue embBuildDivI64(EmbBuilder *b, MlirValue x, MlirValue y) {
+  return binaryI64(b, "arith.divsi", x, y);
+}
+
+MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n) {
+  MlirValue count = embBuildConstI64(b, n > 0 ? n : 1);
+  MlirType ptr = embPtrType(b->ctx);
+  MlirNamedAttribute a = named(b->ctx, "elem_type", mlirTypeAttrGet(elemType));
+  return mlirOperationGetResult(
+      embBuildOp(b, "llvm.alloca", 1, &count, 1, &ptr, 1, &a), 0);
+}
+
+void embBuildStoreAt(EmbBuilder *b, MlirValue base, MlirType elemType,
+                     int64_t i, MlirValue value) {
+  MlirType ptr = embPtrType(b->ctx);
+  int32_t index = (int32_t)i;
+  MlirNamedAttribute gepAttrs[3] = {
+      named(b->ctx, "elem_type", mlirTypeAttrGet(elemType)),
+      named(b->ctx, "rawConstantIndices",
+            mlirDenseI32ArrayGet(b->ctx, 1, &index)),
+      named(b->ctx, "noWrapFlags",
+            mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 32), 0)),
+  };
+  MlirValue slot = mlirOperationGetResult(
+      embBuildOp(b, "llvm.getelementptr", 1, &base, 1, &ptr, 3, gepAttrs), 0);
+  MlirValue operands[2] = {value, slot};
+  MlirNamedAttribute ordering =
+      named(b->ctx, "ordering",
+            mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), 0));
+  embBuildOp(b, "llvm.store", 2, operands, 0, NULL, 1, &ordering);
+}
+
+MlirValue embBuildNullPtr(EmbBuilder *b) {
+  MlirType ptr = embPtrType(b->ctx);
+  return mlirOperationGetResult(
+      embBuildOp(b, "llvm.mlir.zero", 0, NULL, 1, &ptr, 0, NULL), 0);
+}
+
+MlirValue embBuildMemrefPtr(EmbBuilder *b, MlirValue memref,
+                            int64_t elemBytes) {
+  MlirType index = mlirIndexTypeGet(b->ctx);
+  MlirValue base = mlirOperationGetResult(
+      embBuildOp(b, "memref.extract_aligned_pointer_as_index", 1, &memref, 1,
+                 &index, 0, NULL),
+      0);
+  // The offset of an identity-layout memref is its descriptor's offset:
+  // read it through extract_strided_metadata (results: base, offset,
+  // sizes..., strides...).
+  MlirType mt = mlirValueGetType(memref);
+  intptr_t rank = mlirShapedTypeGetRank(mt);
+  MlirType results[2 + 2 * 8];
+  results[0] =
+      mlirMemRefTypeGet(mlirShapedTypeGetElementType(mt), 0, NULL,
+                        mlirAttributeGetNull(), mlirAttributeGetNull());
+  for (intptr_t i = 1; i < 2 + 2 * rank; ++i)
+    results[i] = index;
+  MlirOperation meta = embBuildOp(b, "memref.extract_strided_metadata", 1,
+                                  &memref, 2 + 2 * rank, results, 0, NULL);
+  MlirValue offset = embBuildIndexToI64(b, mlirOperationGetResult(meta, 1));
+  MlirValue bytes = embBuildMulI64(b, offset, embBuildConstI64(b, elemBytes));
+  MlirValue addr = embBuildAddI64(b, embBuildIndexToI64(b, base), bytes);
+  MlirType ptr = embPtrType(b->ctx);
+  return mlirOperationGetResult(
+      embBuildOp(b, "llvm.inttoptr", 1, &addr, 1, &ptr, 0, NULL), 0);
+}
+
+MlirValue embBuildMemrefDim(EmbBuilder *b, MlirValue memref, int64_t dim) {
+  MlirValue operands[2] = {memref, embBuildConstIndex(b, dim)};
+  MlirType index = mlirIndexTypeGet(b->ctx);
+  MlirValue d = mlirOperationGetResult(
+      embBuildOp(b, "memref.dim", 2, operands, 1, &index, 0, NULL), 0);
+  return embBuildIndexToI64(b, d);
+}
+
+MlirValue embBuildCall(EmbBuilder *b, const char *callee, intptr_t nArgs,
+                       const MlirValue *args, MlirType resultType) {
+  MlirNamedAttribute a =
+      named(b->ctx, "callee", mlirFlatSymbolRefAttrGet(b->ctx, embStr(callee)));
+  bool hasResult = !mlirTypeIsNull(resultType);
+  MlirOperation call = embBuildOp(b, "func.call", nArgs, args,
+                                  hasResult ? 1 : 0, &resultType, 1, &a);
+  return hasResult ? mlirOperationGetResult(call, 0) : (MlirValue){NULL};
+}

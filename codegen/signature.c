@@ -1,0 +1,193 @@
+//===- codegen/signature.c - Describing an entry function for runners -----===//
+//
+// Reads an entry function at the tensor level (before lowering) and says, for
+// each argument, what it holds: ids and offsets of a lookup, a cand_to_user
+// index, user lengths, per-sample weights or plain data, with the ranges that
+// make random inputs valid (ids below the smallest table a lookup uses,
+// users below the user batch). Runners use it to make inputs and to size
+// outputs; the AOT header carries it as data.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir.h"
+
+#include "emb/emb.h"
+#include "emb/runtime.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int dtypeOf(MlirType t) {
+  if (mlirTypeIsAF32(t))
+    return EMBRT_F32;
+  if (mlirTypeIsAF16(t))
+    return EMBRT_F16;
+  if (mlirTypeIsABF16(t))
+    return EMBRT_BF16;
+  if (mlirTypeIsAF64(t))
+    return EMBRT_F64;
+  if (mlirTypeIsAInteger(t)) {
+    unsigned w = mlirIntegerTypeGetWidth(t);
+    return w == 32 ? EMBRT_I32 : w == 64 ? EMBRT_I64 : EMBRT_I8;
+  }
+  return -1;
+}
+
+static void fillSpec(EmbArgSpec *s, MlirType t) {
+  memset(s, 0, sizeof *s);
+  s->dtype = dtypeOf(mlirShapedTypeGetElementType(t));
+  s->rank = (int)mlirShapedTypeGetRank(t);
+  for (int i = 0; i < s->rank && i < EMB_MODEL_MAX_RANK; ++i)
+    s->dims[i] = embDim(t, i);
+  s->role =
+      embIsFloat(mlirShapedTypeGetElementType(t)) ? EMB_ARG_DATA : EMB_ARG_IDS;
+  s->lo = 0;
+  s->hi = INT64_MAX;
+  s->ref = -1;
+}
+
+typedef struct {
+  MlirBlock block;
+  EmbArgSpec *inputs;
+  intptr_t numInputs;
+} Describe;
+
+/// The function argument `v` is, or -1.
+static intptr_t argIndex(Describe *d, MlirValue v) {
+  if (!mlirValueIsABlockArgument(v))
+    return -1;
+  if (!mlirBlockEqual(mlirBlockArgumentGetOwner(v), d->block))
+    return -1;
+  return mlirBlockArgumentGetArgNumber(v);
+}
+
+static void setRole(Describe *d, MlirValue v, int role, int64_t lo,
+                    int64_t hi) {
+  intptr_t i = argIndex(d, v);
+  if (i < 0)
+    return;
+  EmbArgSpec *s = &d->inputs[i];
+  s->role = role;
+  s->lo = lo > s->lo ? lo : s->lo;
+  if (hi >= 0 && hi < s->hi)
+    s->hi = hi;
+}
+
+/// Rows of a table operand (through emb.table for handles), -1 if dynamic.
+static int64_t tableRows(MlirValue v) {
+  if (mlirValueIsAOpResult(v) && embOpIs(mlirOpResultGetOwner(v), EMB_OP_TABLE))
+    v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+  return embDim(mlirValueGetType(v), 0);
+}
+
+static void lookupRoles(Describe *d, MlirOperation op, intptr_t idx,
+                        intptr_t off, intptr_t firstTable, intptr_t nTables,
+                        intptr_t psw) {
+  int64_t rows = -1;
+  for (intptr_t t = 0; t < nTables; ++t) {
+    int64_t r = tableRows(mlirOperationGetOperand(op, firstTable + t));
+    if (r >= 0 && (rows < 0 || r < rows))
+      rows = r;
+  }
+  MlirValue ids = mlirOperationGetOperand(op, idx);
+  setRole(d, ids, EMB_ARG_IDS, 0, rows);
+  setRole(d, mlirOperationGetOperand(op, off), EMB_ARG_OFFSETS, 0, -1);
+  intptr_t o = argIndex(d, mlirOperationGetOperand(op, off));
+  if (o >= 0)
+    d->inputs[o].ref = (int)argIndex(d, ids);
+  if (psw >= 0) {
+    MlirValue w = mlirOperationGetOperand(op, psw);
+    setRole(d, w, EMB_ARG_WEIGHTS, 0, -1);
+    if (argIndex(d, w) >= 0)
+      d->inputs[argIndex(d, w)].ref = (int)argIndex(d, ids);
+  }
+}
+
+static MlirWalkResult visit(MlirOperation op, void *userData) {
+  Describe *d = userData;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (embOpIs(op, EMB_OP_EMBEDDING_BAG)) {
+    lookupRoles(d, op, 1, 2, 0, 1, n == 4 ? 3 : -1);
+  } else if (embOpIs(op, EMB_OP_TBE)) {
+    MlirAttribute seg =
+        mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
+    if (!mlirAttributeIsNull(seg) && mlirDenseArrayGetNumElements(seg) == 4) {
+      intptr_t t = mlirDenseI32ArrayGetElement(seg, 2);
+      bool weighted = mlirDenseI32ArrayGetElement(seg, 3) == 1;
+      lookupRoles(d, op, 0, 1, 2, t, weighted ? n - 1 : -1);
+    }
+  } else if (embOpIs(op, EMB_OP_BROADCAST) ||
+             embOpIs(op, EMB_OP_BROADCAST_ADD)) {
+    int64_t users = embDim(mlirValueGetType(mlirOperationGetOperand(op, 0)), 0);
+    setRole(d, mlirOperationGetOperand(op, 1), EMB_ARG_INDEX, 0, users);
+  } else if (embOpIs(op, EMB_OP_IKBO_LCE)) {
+    int64_t users = embDim(mlirValueGetType(mlirOperationGetOperand(op, 2)), 0);
+    setRole(d, mlirOperationGetOperand(op, 4), EMB_ARG_INDEX, 0, users);
+  } else if (embOpIs(op, EMB_OP_IKBO_ATTENTION)) {
+    MlirType k = mlirValueGetType(mlirOperationGetOperand(op, 1));
+    setRole(d, mlirOperationGetOperand(op, 3), EMB_ARG_INDEX, 0, embDim(k, 0));
+    if (n == 5)
+      setRole(d, mlirOperationGetOperand(op, 4), EMB_ARG_LENGTHS, 1,
+              embDim(k, 1));
+  }
+  return MlirWalkResultAdvance;
+}
+
+MlirLogicalResult embDescribeEntry(MlirOperation func, EmbModelSpec *out) {
+  memset(out, 0, sizeof *out);
+  MlirAttribute fta =
+      mlirOperationGetAttributeByName(func, embStr("function_type"));
+  MlirAttribute name =
+      mlirOperationGetAttributeByName(func, embStr("sym_name"));
+  if (mlirAttributeIsNull(fta) || mlirAttributeIsNull(name))
+    return mlirLogicalResultFailure();
+  MlirType ft = mlirTypeAttrGetValue(fta);
+  intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
+  intptr_t no = mlirFunctionTypeGetNumResults(ft);
+  for (intptr_t i = 0; i < ni + no; ++i) {
+    MlirType t = i < ni ? mlirFunctionTypeGetInput(ft, i)
+                        : mlirFunctionTypeGetResult(ft, i - ni);
+    if (!mlirTypeIsARankedTensor(t) ||
+        mlirShapedTypeGetRank(t) > EMB_MODEL_MAX_RANK ||
+        dtypeOf(mlirShapedTypeGetElementType(t)) < 0)
+      return mlirLogicalResultFailure();
+  }
+  EmbArgSpec *inputs = calloc((size_t)ni + 1, sizeof(EmbArgSpec));
+  EmbArgSpec *results = calloc((size_t)no + 1, sizeof(EmbArgSpec));
+  for (intptr_t i = 0; i < ni; ++i)
+    fillSpec(&inputs[i], mlirFunctionTypeGetInput(ft, i));
+  for (intptr_t i = 0; i < no; ++i)
+    fillSpec(&results[i], mlirFunctionTypeGetResult(ft, i));
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  if (!mlirBlockIsNull(block)) {
+    Describe d = {block, inputs, ni};
+    mlirOperationWalk(func, visit, &d, MlirWalkPreOrder);
+  }
+  // Integer arguments no lookup explains: small non-negative values.
+  for (intptr_t i = 0; i < ni; ++i)
+    if (inputs[i].hi == INT64_MAX)
+      inputs[i].hi = inputs[i].role == EMB_ARG_IDS ? 1 : 0;
+  for (intptr_t i = 0; i < no; ++i)
+    results[i].hi = 0;
+  MlirStringRef s = mlirStringAttrGetValue(name);
+  char *copy = malloc(s.length + 1);
+  memcpy(copy, s.data, s.length);
+  copy[s.length] = '\0';
+  out->name = copy;
+  out->target = "cpu";
+  out->numInputs = (int)ni;
+  out->numResults = (int)no;
+  out->inputs = inputs;
+  out->results = results;
+  return mlirLogicalResultSuccess();
+}
+
+void embModelSpecDestroy(EmbModelSpec *spec) {
+  free((void *)spec->name);
+  free((void *)spec->inputs);
+  free((void *)spec->results);
+  memset(spec, 0, sizeof *spec);
+}

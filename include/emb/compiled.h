@@ -1,0 +1,225 @@
+//===- emb/compiled.h - What compiled models call in the runtime -*- C -*-===//
+//
+// emb-lower-to-runtime turns every op of a model into calls of the functions
+// below; a compiled model (JIT or object file) links against them. They are a
+// thin, stable ABI over the public runtime API (emb/runtime.h): each decodes
+// three flat arrays into the matching args struct and calls the entry point.
+//
+//   void embrtCompiled<Op>(embrtContext *ctx, const int64_t *attrs,
+//                          void *const *buffers, const int64_t *dims);
+//
+//   attrs    what the compiler knows statically: enums, dtypes, the launch
+//            configuration it chose, counts, feature -> table maps;
+//   buffers  every tensor the op reads or writes (device pointers on CUDA);
+//   dims     sizes, known at compile time or read at run time.
+//
+// The layouts are the EMB_ABI_* indices below, shared by the compiler
+// (codegen/lower_to_runtime.c) and the runtime (runtime/compiled.c), so the
+// two cannot disagree. Errors are recorded in the context (sticky status and
+// message): compiled code does not branch on them; the caller checks
+// embrtContextGetStatus after the model returns. A failed allocation yields
+// NULL, which every later call rejects as an invalid argument, so a failure
+// never turns into a wild memory access.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_COMPILED_H
+#define EMB_COMPILED_H
+
+#include "emb/runtime.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// Allocates `bytes` on the context's device, ordered on its stream (no
+/// synchronisation). Returns NULL and records the error on failure. Zero
+/// bytes gives a unique non-NULL pointer.
+void *embrtCompiledAlloc(embrtContext *ctx, int64_t bytes);
+
+/// Frees memory from embrtCompiledAlloc, ordered on the stream.
+void embrtCompiledFree(embrtContext *ctx, void *ptr);
+
+/// Copies `bytes` (EMBRT_COPY_* kind) on the context's stream.
+void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
+                       const void *src, int64_t bytes);
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+/// emb.tbe and emb.embedding_bag (T = F = 1).
+enum {
+  EMB_ABI_TBE_POOLING = 0, ///< embrtPooling
+  EMB_ABI_TBE_BOUNDS_CHECK,
+  EMB_ABI_TBE_HAS_PADDING,
+  EMB_ABI_TBE_PADDING_IDX,
+  EMB_ABI_TBE_TABLE_DTYPE,
+  EMB_ABI_TBE_INDEX_DTYPE,
+  EMB_ABI_TBE_PSW_DTYPE, ///< -1 without per-sample weights
+  EMB_ABI_TBE_OUTPUT_DTYPE,
+  EMB_ABI_TBE_CONFIG_ID,
+  EMB_ABI_TBE_NUM_TABLES,
+  EMB_ABI_TBE_NUM_FEATURES,
+  EMB_ABI_TBE_FEATURE_TABLES, ///< F entries follow
+};
+enum {
+  EMB_ABI_TBE_BUF_INDICES = 0,
+  EMB_ABI_TBE_BUF_OFFSETS,
+  EMB_ABI_TBE_BUF_PSW, ///< NULL without per-sample weights
+  EMB_ABI_TBE_BUF_OUTPUT,
+  EMB_ABI_TBE_BUF_WORKSPACE,
+  EMB_ABI_TBE_BUF_TABLES, ///< T entries follow
+};
+enum {
+  EMB_ABI_TBE_DIM_INDICES = 0, ///< N
+  EMB_ABI_TBE_DIM_BATCH,       ///< B
+  EMB_ABI_TBE_DIM_WORKSPACE,   ///< bytes
+  EMB_ABI_TBE_DIM_TABLES,      ///< T rows, then T widths
+};
+void embrtCompiledTbe(embrtContext *ctx, const int64_t *attrs,
+                      void *const *buffers, const int64_t *dims);
+int64_t embrtCompiledTbeWorkspace(embrtContext *ctx, const int64_t *attrs,
+                                  void *const *buffers, const int64_t *dims);
+
+/// emb.broadcast and emb.broadcast_add.
+enum { EMB_ABI_BCAST_DTYPE = 0, EMB_ABI_BCAST_INDEX_DTYPE };
+enum {
+  EMB_ABI_BCAST_BUF_RO = 0,
+  EMB_ABI_BCAST_BUF_INDEX,
+  EMB_ABI_BCAST_BUF_NRO, ///< NULL for broadcast
+  EMB_ABI_BCAST_BUF_OUTPUT,
+};
+enum {
+  EMB_ABI_BCAST_DIM_USERS = 0,
+  EMB_ABI_BCAST_DIM_ROW,
+  EMB_ABI_BCAST_DIM_BATCH
+};
+void embrtCompiledBroadcast(embrtContext *ctx, const int64_t *attrs,
+                            void *const *buffers, const int64_t *dims);
+void embrtCompiledBroadcastAdd(embrtContext *ctx, const int64_t *attrs,
+                               void *const *buffers, const int64_t *dims);
+
+/// emb.lce.
+enum { EMB_ABI_LCE_DTYPE = 0, EMB_ABI_LCE_CONFIG_ID };
+enum {
+  EMB_ABI_LCE_BUF_W = 0,
+  EMB_ABI_LCE_BUF_X,
+  EMB_ABI_LCE_BUF_OUTPUT,
+  EMB_ABI_LCE_BUF_WORKSPACE
+};
+enum {
+  EMB_ABI_LCE_DIM_B = 0,
+  EMB_ABI_LCE_DIM_M,
+  EMB_ABI_LCE_DIM_K,
+  EMB_ABI_LCE_DIM_N,
+  EMB_ABI_LCE_DIM_WORKSPACE
+};
+void embrtCompiledLce(embrtContext *ctx, const int64_t *attrs,
+                      void *const *buffers, const int64_t *dims);
+int64_t embrtCompiledLceWorkspace(embrtContext *ctx, const int64_t *attrs,
+                                  void *const *buffers, const int64_t *dims);
+
+/// emb.ikbo_lce.
+enum {
+  EMB_ABI_IKBO_LCE_DTYPE = 0,
+  EMB_ABI_IKBO_LCE_INDEX_DTYPE,
+  EMB_ABI_IKBO_LCE_CONFIG_ID
+};
+enum {
+  EMB_ABI_IKBO_LCE_BUF_W_USER = 0,
+  EMB_ABI_IKBO_LCE_BUF_W_CAND,
+  EMB_ABI_IKBO_LCE_BUF_USER,
+  EMB_ABI_IKBO_LCE_BUF_CAND,
+  EMB_ABI_IKBO_LCE_BUF_INDEX,
+  EMB_ABI_IKBO_LCE_BUF_OUTPUT,
+  EMB_ABI_IKBO_LCE_BUF_WORKSPACE
+};
+enum {
+  EMB_ABI_IKBO_LCE_DIM_B = 0,
+  EMB_ABI_IKBO_LCE_DIM_U,
+  EMB_ABI_IKBO_LCE_DIM_M,
+  EMB_ABI_IKBO_LCE_DIM_K_USER,
+  EMB_ABI_IKBO_LCE_DIM_K_CAND,
+  EMB_ABI_IKBO_LCE_DIM_N,
+  EMB_ABI_IKBO_LCE_DIM_WORKSPACE
+};
+void embrtCompiledIkboLce(embrtContext *ctx, const int64_t *attrs,
+                          void *const *buffers, const int64_t *dims);
+int64_t embrtCompiledIkboLceWorkspace(embrtContext *ctx, const int64_t *attrs,
+                                      void *const *buffers,
+                                      const int64_t *dims);
+
+/// emb.attention (no index) and emb.ikbo_attention.
+enum {
+  EMB_ABI_ATTN_DTYPE = 0,
+  EMB_ABI_ATTN_INDEX_DTYPE,
+  EMB_ABI_ATTN_HAS_INDEX,
+  EMB_ABI_ATTN_HAS_LENGTHS,
+  EMB_ABI_ATTN_CONFIG_ID,
+  EMB_ABI_ATTN_SCALE_BITS, ///< the f32 scale's bits; 0: 1/sqrt(head dim)
+};
+enum {
+  EMB_ABI_ATTN_BUF_Q = 0,
+  EMB_ABI_ATTN_BUF_K,
+  EMB_ABI_ATTN_BUF_V,
+  EMB_ABI_ATTN_BUF_INDEX,
+  EMB_ABI_ATTN_BUF_LENGTHS,
+  EMB_ABI_ATTN_BUF_OUTPUT,
+  EMB_ABI_ATTN_BUF_WORKSPACE
+};
+enum {
+  EMB_ABI_ATTN_DIM_B = 0,
+  EMB_ABI_ATTN_DIM_U,
+  EMB_ABI_ATTN_DIM_LQ,
+  EMB_ABI_ATTN_DIM_LK,
+  EMB_ABI_ATTN_DIM_HEADS,
+  EMB_ABI_ATTN_DIM_HEAD_DIM,
+  EMB_ABI_ATTN_DIM_WORKSPACE
+};
+void embrtCompiledAttention(embrtContext *ctx, const int64_t *attrs,
+                            void *const *buffers, const int64_t *dims);
+int64_t embrtCompiledAttentionWorkspace(embrtContext *ctx, const int64_t *attrs,
+                                        void *const *buffers,
+                                        const int64_t *dims);
+
+/// tensor.concat: attrs [dtype, n]; buffers [output, inputs...];
+/// dims [outer, inner, n sizes along the concatenated dim].
+enum { EMB_ABI_CONCAT_DTYPE = 0, EMB_ABI_CONCAT_NUM_INPUTS };
+void embrtCompiledConcat(embrtContext *ctx, const int64_t *attrs,
+                         void *const *buffers, const int64_t *dims);
+
+/// tensor.extract_slice: attrs [dtype, rank]; buffers [input, output];
+/// dims [offset, rank sizes, rank input strides] (elements).
+enum { EMB_ABI_COPY_DTYPE = 0, EMB_ABI_COPY_RANK };
+void embrtCompiledStridedCopy(embrtContext *ctx, const int64_t *attrs,
+                              void *const *buffers, const int64_t *dims);
+
+/// Elementwise arith/math: attrs [dtype, isUnary, op]; buffers [a, b or
+/// NULL, output]; dims [elements].
+enum {
+  EMB_ABI_ELEMENTWISE_DTYPE = 0,
+  EMB_ABI_ELEMENTWISE_IS_UNARY,
+  EMB_ABI_ELEMENTWISE_OP
+};
+void embrtCompiledElementwise(embrtContext *ctx, const int64_t *attrs,
+                              void *const *buffers, const int64_t *dims);
+
+/// Splat constants and tensor.splat: attrs [dtype]; buffers [output];
+/// dims [elements, the element's bits in the low bytes].
+enum { EMB_ABI_FILL_DTYPE = 0 };
+enum { EMB_ABI_FILL_DIM_ELEMENTS = 0, EMB_ABI_FILL_DIM_BITS };
+void embrtCompiledFill(embrtContext *ctx, const int64_t *attrs,
+                       void *const *buffers, const int64_t *dims);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // EMB_COMPILED_H

@@ -1,0 +1,66 @@
+//===- emb/model.h - What a compiled model's entry takes and gives -*- C
+//-*-===//
+//
+// The compiler describes an entry function with this plain C struct (no MLIR
+// types), so that a runner with no MLIR (the AOT runner on a GPU machine) can
+// make valid inputs, allocate outputs and call the model. emb-compile writes
+// it into the header of a compiled model; emb-run builds it from the module.
+//
+// Calling convention of a lowered entry `f` (see emb-lower-to-runtime):
+//   void _mlir_ciface_f(embrtContext *ctx, Memref *in0, ..., Memref *out0, ...)
+// where each Memref is a descriptor {allocated, aligned, offset, sizes[rank],
+// strides[rank]} of a dense row-major buffer on the context's device.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_MODEL_H
+#define EMB_MODEL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { EMB_MODEL_MAX_RANK = 8 };
+
+/// What an argument holds, so that random inputs are valid.
+typedef enum EmbArgRole {
+  EMB_ARG_DATA = 0,    ///< floats, uniform in [-1, 1)
+  EMB_ARG_IDS = 1,     ///< ids in [lo, hi)
+  EMB_ARG_OFFSETS = 2, ///< CSR offsets from 0 to the length of input `ref`
+  EMB_ARG_INDEX = 3,   ///< cand_to_user: users in [0, hi), in sorted groups
+  EMB_ARG_LENGTHS = 4, ///< user lengths in [lo, hi]
+  EMB_ARG_WEIGHTS = 5, ///< per-sample weights, uniform in [0, 1)
+} EmbArgRole;
+
+/// One input or result of an entry function.
+typedef struct EmbArgSpec {
+  int dtype; ///< an embrtDtype
+  int rank;
+  int64_t dims[EMB_MODEL_MAX_RANK]; ///< -1 where dynamic
+  int role;                         ///< an EmbArgRole
+  int64_t lo, hi;                   ///< ranges, see EmbArgRole
+  int ref; ///< OFFSETS and WEIGHTS: the input holding their ids, or -1
+} EmbArgSpec;
+
+/// Invokes the entry with packed arguments: args[0] points to the context
+/// pointer, args[1 + i] to the descriptor pointer of input i, then results.
+typedef void (*EmbPackedFn)(void **args);
+
+/// An entry function of a compiled model.
+typedef struct EmbModelSpec {
+  const char *name;
+  const char *target; ///< "cpu" or "cuda": where its buffers live
+  int numInputs;
+  int numResults;
+  const EmbArgSpec *inputs;
+  const EmbArgSpec *results;
+  EmbPackedFn invoke; ///< NULL when the runner invokes it another way
+} EmbModelSpec;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // EMB_MODEL_H

@@ -1,0 +1,33 @@
+// emb-lower-to-runtime refuses what the runtime cannot run, naming the op.
+// RUN: not emb-opt --split-input-file --emb-lower-to-runtime=target=cuda %s 2>&1 | FileCheck %s
+// REQUIRES: emb-compiler
+
+// An op with no runtime call.
+func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: lower_to_runtime_invalid.mlir:[[@LINE+1]]:8: error: 'math.sin' op cannot be lowered to the emb runtime (target cuda): every op must map to a runtime call
+  %0 = math.sin %x : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Entry functions take ranked tensors.
+// CHECK: [[@LINE+1]]:1: error: emb-lower-to-runtime: argument #0 of the function is f32; entry functions take and return ranked tensors of at most 8 dims with a runtime element type
+func.func @g(%x: f32) -> tensor<4xf32> {
+  %0 = arith.constant dense<1.0> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Dense constants that are not splats are not supported yet.
+func.func @h() -> tensor<2xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'arith.constant' op cannot be lowered to the emb runtime (target cuda): only splat tensor constants are supported
+  %0 = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// RUN: not emb-opt --emb-lower-to-runtime=target=tpu %s 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: emb-opt: error: emb-lower-to-runtime: option 'target' must be cpu or cuda, got 'tpu'

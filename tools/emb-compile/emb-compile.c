@@ -1,0 +1,182 @@
+//===- tools/emb-compile/emb-compile.c - Compile a model ahead of time ----===//
+//
+// Compiles an entry function of a .mlir file to an object file and a C
+// header, for machines without MLIR (a GPU machine): emb-ikbo (or any
+// --pipeline) first if asked, then emb-lower-to-llvm. --with-reference also
+// compiles the function as written, as `<entry>__reference`, into the same
+// object, so that the runner there can check the rewrite on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/tool.h"
+#include "emb/emb.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const usage =
+    "OVERVIEW: compile an emb model ahead of time\n"
+    "\n"
+    "USAGE: emb-compile [options] <input.mlir> -o <prefix>\n"
+    "\n"
+    "Writes <prefix>.o and <prefix>.h.\n"
+    "\n"
+    "OPTIONS:\n"
+    "  --entry NAME        The function to compile (default: the first "
+    "public one)\n"
+    "  --target cpu|cuda   Where the buffers live (default: cpu)\n"
+    "  --pipeline P        Run pass pipeline P (e.g. emb-ikbo) before "
+    "lowering\n"
+    "  --with-reference    Also compile the function as written, as "
+    "<entry>__reference\n";
+
+static MlirStringRef str(const char *s) {
+  return mlirStringRefCreateFromCString(s);
+}
+
+static void onError(const char *message, void *userData) {
+  (void)userData;
+  fprintf(stderr, "emb-compile: error: %s\n", message);
+}
+
+static int runPipeline(MlirContext ctx, MlirModule module,
+                       const char *pipeline) {
+  MlirPassManager pm =
+      mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+  int status = 0;
+  if (mlirLogicalResultIsFailure(
+          embAddPassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                             str(pipeline), true, onError, NULL)) ||
+      mlirLogicalResultIsFailure(
+          mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))))
+    status = 1;
+  mlirPassManagerDestroy(pm);
+  return status;
+}
+
+static MlirOperation findFunc(MlirModule module, const char *name) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+    if (n.length != 9 || memcmp(n.data, "func.func", 9))
+      continue;
+    MlirStringRef s = mlirStringAttrGetValue(
+        mlirOperationGetAttributeByName(op, str("sym_name")));
+    bool hasBody = !mlirBlockIsNull(
+        mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+    bool isPublic = mlirAttributeIsNull(
+        mlirOperationGetAttributeByName(op, str("sym_visibility")));
+    if (name ? (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+             : (hasBody && isPublic))
+      return op;
+  }
+  return (MlirOperation){NULL};
+}
+
+int main(int argc, char **argv) {
+  const char *input = NULL, *output = NULL, *entryName = NULL, *pipeline = NULL,
+             *target = "cpu";
+  bool withReference = false;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (!strcmp(a, "-o") && i + 1 < argc) {
+      output = argv[++i];
+    } else if (!strcmp(a, "--entry") && i + 1 < argc) {
+      entryName = argv[++i];
+    } else if (!strcmp(a, "--pipeline") && i + 1 < argc) {
+      pipeline = argv[++i];
+    } else if (!strcmp(a, "--target") && i + 1 < argc) {
+      target = argv[++i];
+      if (strcmp(target, "cpu") && strcmp(target, "cuda")) {
+        fprintf(stderr, "emb-compile: error: --target must be cpu or cuda\n");
+        return 1;
+      }
+    } else if (!strcmp(a, "--with-reference")) {
+      withReference = true;
+    } else if (a[0] != '-' || !strcmp(a, "-")) {
+      input = a;
+    } else {
+      fprintf(stderr, "emb-compile: error: unknown option '%s'\n", a);
+      return 1;
+    }
+  }
+  if (!input || !output) {
+    fprintf(stderr, "emb-compile: error: need an input file and -o <prefix> "
+                    "(see --help)\n");
+    return 1;
+  }
+
+  EmbToolSource src;
+  if (embToolRead("emb-compile", input, &src))
+    return 1;
+  MlirContext ctx = embContextCreate();
+  embToolAttachDiagnostics(ctx, &src);
+  int status = 1;
+  EmbModelSpec specs[2];
+  memset(specs, 0, sizeof specs);
+  char refName[256] = "";
+  MlirModule module = embToolParse(ctx, &src, src.text), ref = {NULL};
+  if (mlirModuleIsNull(module) ||
+      mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
+    goto done;
+  MlirOperation entry = findFunc(module, entryName);
+  if (mlirOperationIsNull(entry) ||
+      mlirLogicalResultIsFailure(embDescribeEntry(entry, &specs[0]))) {
+    fprintf(stderr, "emb-compile: error: no entry function of ranked "
+                    "tensors to compile (--entry)\n");
+    goto done;
+  }
+  specs[0].target = target;
+  if (withReference)
+    ref = mlirModuleFromOperation(
+        mlirOperationClone(mlirModuleGetOperation(module)));
+  if (pipeline && runPipeline(ctx, module, pipeline))
+    goto done;
+  if (withReference) {
+    // The entry as written joins the module under another name.
+    MlirOperation refEntry = findFunc(ref, specs[0].name);
+    snprintf(refName, sizeof refName, "%s__reference", specs[0].name);
+    mlirOperationSetAttributeByName(refEntry, str("sym_name"),
+                                    mlirStringAttrGet(ctx, str(refName)));
+    mlirBlockAppendOwnedOperation(mlirModuleGetBody(module),
+                                  mlirOperationClone(refEntry));
+    specs[1] = specs[0];
+    specs[1].name = refName;
+  }
+  char lower[64];
+  snprintf(lower, sizeof lower, "emb-lower-to-llvm{target=%s}", target);
+  if (runPipeline(ctx, module, lower))
+    goto done;
+  char path[4096];
+  snprintf(path, sizeof path, "%s.o", output);
+  if (mlirLogicalResultIsFailure(
+          embEmitObjectFile(module, path, onError, NULL)))
+    goto done;
+  snprintf(path, sizeof path, "%s.h", output);
+  if (mlirLogicalResultIsFailure(embEmitHeader(
+          specs, withReference ? 2 : 1, specs[0].name, path, onError, NULL)))
+    goto done;
+  fprintf(stderr, "emb-compile: wrote %s.o and %s.h (@%s%s%s, target %s)\n",
+          output, output, specs[0].name, withReference ? ", @" : "", refName,
+          target);
+  status = 0;
+
+done:
+  if (!mlirModuleIsNull(ref))
+    mlirModuleDestroy(ref);
+  if (!mlirModuleIsNull(module))
+    mlirModuleDestroy(module);
+  specs[1].name = NULL;
+  embModelSpecDestroy(&specs[0]);
+  mlirContextDestroy(ctx);
+  free(src.text);
+  return status;
+}

@@ -1,0 +1,657 @@
+//===- tools/emb-run/runner.c - Running a compiled model ------------------===//
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "runner.h"
+
+#include "npy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+const char *const embRunOptionsHelp =
+    "  --device cpu|cuda         Where the model runs (default: cpu)\n"
+    "  --inputs a.npy,b.npy,...  Inputs, one .npy file per argument, in order\n"
+    "  --input a.npy             The next input (repeatable)\n"
+    "  --random-inputs           Make valid random inputs (ids in range,\n"
+    "                            offsets valid, users in the user batch)\n"
+    "  --seed S                  Seed of the random inputs (default 1)\n"
+    "  --dynamic-size N          Ids per bag where a length is dynamic "
+    "(default 4)\n"
+    "  --output-dir DIR          Write the results there as .npy\n"
+    "  --repeat N                Time N runs after a warm-up (median, "
+    "spread)\n"
+    "  --atol X, --rtol X        Comparison tolerance (default: per dtype)\n"
+    "  --print                   Print a summary of each result on stdout\n";
+
+static int badValue(const char *tool, const char *flag, const char *value) {
+  fprintf(stderr, "%s: error: %s: bad value '%s'\n", tool, flag,
+          value ? value : "(missing)");
+  return -1;
+}
+
+int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *o,
+                      const char *tool) {
+  const char *a = argv[*i];
+  const char *eq = strchr(a, '=');
+  size_t flagLen = eq ? (size_t)(eq - a) : strlen(a);
+#define IS(flag) (flagLen == strlen(flag) && !strncmp(a, flag, flagLen))
+  bool takesValue = IS("--device") || IS("--inputs") || IS("--input") ||
+                    IS("--seed") || IS("--output-dir") || IS("--repeat") ||
+                    IS("--atol") || IS("--rtol") || IS("--dynamic-size");
+  if (!takesValue && !IS("--random-inputs") && !IS("--print"))
+    return 0;
+  const char *v = NULL;
+  if (takesValue) {
+    if (eq)
+      v = eq + 1;
+    else if (*i + 1 < argc)
+      v = argv[++*i];
+    else
+      return badValue(tool, a, NULL);
+  }
+  char *end = NULL;
+  if (IS("--device")) {
+    if (!strcmp(v, "cpu"))
+      o->device = EMBRT_DEVICE_CPU;
+    else if (!strcmp(v, "cuda"))
+      o->device = EMBRT_DEVICE_CUDA;
+    else
+      return badValue(tool, "--device", v);
+  } else if (IS("--inputs")) {
+    // Split the comma-separated list; the strings live as long as argv.
+    char *copy = strdup(v);
+    const char **list = (const char **)o->inputs;
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+      list = realloc(list, (size_t)(o->numInputs + 1) * sizeof(char *));
+      list[o->numInputs++] = tok;
+    }
+    o->inputs = list;
+  } else if (IS("--input")) {
+    const char **list = (const char **)o->inputs;
+    list = realloc(list, (size_t)(o->numInputs + 1) * sizeof(char *));
+    list[o->numInputs++] = v;
+    o->inputs = list;
+  } else if (IS("--random-inputs")) {
+    o->random = true;
+  } else if (IS("--print")) {
+    o->print = true;
+  } else if (IS("--seed")) {
+    o->seed = strtoull(v, &end, 10);
+    if (*end)
+      return badValue(tool, "--seed", v);
+  } else if (IS("--output-dir")) {
+    o->outputDir = v;
+  } else if (IS("--repeat")) {
+    long r = strtol(v, &end, 10);
+    if (*end || r < 0 || r > 1000000)
+      return badValue(tool, "--repeat", v);
+    o->repeat = (int)r;
+  } else if (IS("--dynamic-size")) {
+    long r = strtol(v, &end, 10);
+    if (*end || r < 0 || r > 1 << 20)
+      return badValue(tool, "--dynamic-size", v);
+    o->dynamicSize = r;
+  } else if (IS("--atol") || IS("--rtol")) {
+    double x = strtod(v, &end);
+    if (*end || !(x >= 0))
+      return badValue(tool, IS("--atol") ? "--atol" : "--rtol", v);
+    if (IS("--atol"))
+      o->atol = x;
+    else
+      o->rtol = x;
+  }
+#undef IS
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Host arrays
+//===----------------------------------------------------------------------===//
+
+static uint64_t nextRandom(uint64_t *s) {
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double uniform(uint64_t *s) {
+  return (double)(nextRandom(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double loadElement(const void *p, embrtDtype d, int64_t i) {
+  switch (d) {
+  case EMBRT_F32:
+    return ((const float *)p)[i];
+  case EMBRT_F16:
+    return embrtF16ToF32(((const uint16_t *)p)[i]);
+  case EMBRT_BF16:
+    return embrtBF16ToF32(((const uint16_t *)p)[i]);
+  case EMBRT_F64:
+    return ((const double *)p)[i];
+  case EMBRT_I32:
+    return ((const int32_t *)p)[i];
+  case EMBRT_I64:
+    return (double)((const int64_t *)p)[i];
+  case EMBRT_I8:
+    return ((const int8_t *)p)[i];
+  }
+  return 0;
+}
+
+static void storeElement(void *p, embrtDtype d, int64_t i, double v) {
+  switch (d) {
+  case EMBRT_F32:
+    ((float *)p)[i] = (float)v;
+    break;
+  case EMBRT_F16:
+    ((uint16_t *)p)[i] = embrtF32ToF16((float)v);
+    break;
+  case EMBRT_BF16:
+    ((uint16_t *)p)[i] = embrtF32ToBF16((float)v);
+    break;
+  case EMBRT_F64:
+    ((double *)p)[i] = v;
+    break;
+  case EMBRT_I32:
+    ((int32_t *)p)[i] = (int32_t)v;
+    break;
+  case EMBRT_I64:
+    ((int64_t *)p)[i] = (int64_t)v;
+    break;
+  case EMBRT_I8:
+    ((int8_t *)p)[i] = (int8_t)v;
+    break;
+  }
+}
+
+static const char *dtypeName(int d) {
+  static const char *const names[] = {"f32", "f16", "bf16", "i32",
+                                      "i64", "f64", "i8"};
+  return d >= 0 && d <= EMBRT_I8 ? names[d] : "?";
+}
+
+static void shapeText(const EmbArray *a, char *buf, size_t size) {
+  size_t n = (size_t)snprintf(buf, size, "tensor<");
+  for (int i = 0; i < a->rank && n < size; ++i)
+    n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)a->dims[i]);
+  if (n < size)
+    snprintf(buf + n, size - n, "%s>", dtypeName(a->dtype));
+}
+
+static void specText(const EmbArgSpec *s, char *buf, size_t size) {
+  size_t n = (size_t)snprintf(buf, size, "tensor<");
+  for (int i = 0; i < s->rank && n < size; ++i) {
+    if (s->dims[i] < 0)
+      n += (size_t)snprintf(buf + n, size - n, "?x");
+    else
+      n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)s->dims[i]);
+  }
+  if (n < size)
+    snprintf(buf + n, size - n, "%s>", dtypeName(s->dtype));
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+static int loadInputs(const EmbModelSpec *m, const EmbRunOptions *o,
+                      EmbArray *in) {
+  if (o->numInputs != m->numInputs) {
+    fprintf(stderr,
+            "emb-run: error: @%s takes %d inputs but %d .npy files were "
+            "given\n",
+            m->name, m->numInputs, o->numInputs);
+    return -1;
+  }
+  for (int i = 0; i < m->numInputs; ++i) {
+    char err[512], want[128];
+    const EmbArgSpec *s = &m->inputs[i];
+    specText(s, want, sizeof want);
+    if (embNpyRead(o->inputs[i], (embrtDtype)s->dtype, &in[i], err,
+                   sizeof err)) {
+      fprintf(stderr, "emb-run: error: input #%d (%s): %s\n", i, want, err);
+      return -1;
+    }
+    bool ok = in[i].rank == s->rank;
+    for (int d = 0; ok && d < s->rank; ++d)
+      ok = s->dims[d] < 0 || s->dims[d] == in[i].dims[d];
+    if (!ok) {
+      char got[128];
+      shapeText(&in[i], got, sizeof got);
+      fprintf(stderr,
+              "emb-run: error: input #%d: '%s' is %s but @%s takes %s\n", i,
+              o->inputs[i], got, m->name, want);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
+                        EmbArray *in) {
+  uint64_t state = o->seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL;
+  int64_t perBag = o->dynamicSize > 0 ? o->dynamicSize : 4;
+  // Shapes first: a dynamic length of ids comes from the bags of the offsets
+  // that index them; per-sample weights follow their ids.
+  for (int i = 0; i < m->numInputs; ++i) {
+    const EmbArgSpec *s = &m->inputs[i];
+    in[i].dtype = (embrtDtype)s->dtype;
+    in[i].rank = s->rank;
+    for (int d = 0; d < s->rank; ++d)
+      in[i].dims[d] = s->dims[d];
+  }
+  for (int i = 0; i < m->numInputs; ++i) {
+    const EmbArgSpec *s = &m->inputs[i];
+    if (s->role != EMB_ARG_OFFSETS || s->ref < 0 || s->dims[0] < 1)
+      continue;
+    EmbArray *ids = &in[s->ref];
+    if (ids->rank == 1 && ids->dims[0] < 0)
+      ids->dims[0] = (s->dims[0] - 1) * perBag;
+  }
+  for (int i = 0; i < m->numInputs; ++i) {
+    const EmbArgSpec *s = &m->inputs[i];
+    if (s->role == EMB_ARG_WEIGHTS && s->ref >= 0 && in[i].dims[0] < 0)
+      in[i].dims[0] = in[s->ref].dims[0];
+    for (int d = 0; d < s->rank; ++d) {
+      if (in[i].dims[d] < 0) {
+        char want[128];
+        specText(s, want, sizeof want);
+        fprintf(stderr,
+                "emb-run: error: input #%d (%s) has a dynamic size that "
+                "nothing determines; give the inputs as .npy files\n",
+                i, want);
+        return -1;
+      }
+    }
+  }
+  for (int i = 0; i < m->numInputs; ++i) {
+    const EmbArgSpec *s = &m->inputs[i];
+    EmbArray *a = &in[i];
+    int64_t n = embArrayElements(a);
+    a->data = malloc(embArrayBytes(a) + 1);
+    if (s->role == EMB_ARG_OFFSETS) {
+      // Random cut points of the ids into bags: sorted, from 0 to N.
+      int64_t total = s->ref >= 0 ? embArrayElements(&in[s->ref]) : 0;
+      double *cuts = malloc((size_t)n * sizeof(double) + 8);
+      for (int64_t k = 0; k < n; ++k)
+        cuts[k] = uniform(&state) * (double)total;
+      for (int64_t k = 1; k < n; ++k) // insertion sort: n is small
+        for (int64_t j = k; j > 0 && cuts[j - 1] > cuts[j]; --j) {
+          double t = cuts[j];
+          cuts[j] = cuts[j - 1];
+          cuts[j - 1] = t;
+        }
+      for (int64_t k = 0; k < n; ++k)
+        storeElement(a->data, a->dtype, k,
+                     k == 0       ? 0
+                     : k == n - 1 ? (double)total
+                                  : floor(cuts[k]));
+      free(cuts);
+      continue;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      double v;
+      switch (s->role) {
+      case EMB_ARG_IDS:
+        v = s->hi > s->lo
+                ? (double)(s->lo + (int64_t)(nextRandom(&state) %
+                                             (uint64_t)(s->hi - s->lo)))
+                : (double)s->lo;
+        break;
+      case EMB_ARG_INDEX: // sorted groups covering every user
+        v = s->hi > 0 ? floor((double)k * (double)s->hi / (double)n) : 0;
+        break;
+      case EMB_ARG_LENGTHS:
+        v = (double)(s->lo + (int64_t)(nextRandom(&state) %
+                                       (uint64_t)(s->hi - s->lo + 1)));
+        break;
+      case EMB_ARG_WEIGHTS:
+        v = uniform(&state);
+        break;
+      default:
+        v = 2.0 * uniform(&state) - 1.0;
+      }
+      storeElement(a->data, a->dtype, k, v);
+    }
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+typedef struct {
+  embrtContext *ctx;
+  int numArgs;
+  void **device;   ///< device buffers: inputs, then results
+  int64_t **descs; ///< memref descriptors
+  void **descPtrs; ///< what args[1 + i] points at
+  void **args;     ///< packed arguments
+} Call;
+
+static int64_t *makeDescriptor(void *data, int rank, const int64_t *dims) {
+  int64_t *d = calloc((size_t)(3 + 2 * rank), sizeof(int64_t));
+  memcpy(&d[0], &data, sizeof data);
+  memcpy(&d[1], &data, sizeof data);
+  d[2] = 0;
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    d[3 + i] = dims[i];
+    d[3 + rank + i] = stride;
+    stride *= dims[i];
+  }
+  return d;
+}
+
+static int checkStatus(embrtContext *ctx, const char *what) {
+  embrtStatus st = embrtSynchronize(ctx);
+  if (st == EMBRT_OK)
+    st = embrtContextGetStatus(ctx);
+  if (st != EMBRT_OK) {
+    fprintf(stderr, "emb-run: error: %s: %s: %s\n", what, embrtStatusName(st),
+            embrtContextGetLastError(ctx));
+    return -1;
+  }
+  return 0;
+}
+
+static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
+                       EmbArray *in, void **inputBuffers, EmbArray *out) {
+  c->ctx = ctx;
+  c->numArgs = m->numInputs + m->numResults;
+  c->device = calloc((size_t)c->numArgs + 1, sizeof(void *));
+  c->descs = calloc((size_t)c->numArgs + 1, sizeof(int64_t *));
+  c->descPtrs = calloc((size_t)c->numArgs + 1, sizeof(void *));
+  c->args = calloc((size_t)c->numArgs + 2, sizeof(void *));
+  c->args[0] = &c->ctx;
+  for (int i = 0; i < c->numArgs; ++i) {
+    bool isInput = i < m->numInputs;
+    EmbArray *a = isInput ? &in[i] : &out[i - m->numInputs];
+    if (isInput) {
+      c->device[i] = inputBuffers[i];
+    } else if (embrtMalloc(ctx, embArrayBytes(a) + 1, &c->device[i]) !=
+               EMBRT_OK) {
+      fprintf(stderr, "emb-run: error: %s\n", embrtContextGetLastError(ctx));
+      return -1;
+    }
+    c->descs[i] = makeDescriptor(c->device[i], a->rank, a->dims);
+    c->descPtrs[i] = c->descs[i];
+    c->args[1 + i] = &c->descPtrs[i];
+  }
+  return 0;
+}
+
+static void releaseCall(Call *c, int numInputs) {
+  for (int i = 0; i < c->numArgs; ++i) {
+    if (i >= numInputs)
+      embrtFree(c->ctx, c->device[i]);
+    free(c->descs[i]);
+  }
+  free(c->device);
+  free(c->descs);
+  free(c->descPtrs);
+  free(c->args);
+}
+
+static double nowMs(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int compareDoubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/// Runs the call once, then `repeat` timed times; copies results back.
+static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
+  m->invoke(c->args);
+  if (checkStatus(c->ctx, m->name))
+    return -1;
+  if (repeat > 0) {
+    double *ms = malloc((size_t)repeat * sizeof(double));
+    for (int r = 0; r < repeat; ++r) {
+      double t0 = nowMs();
+      m->invoke(c->args);
+      embrtSynchronize(c->ctx);
+      ms[r] = nowMs() - t0;
+    }
+    if (checkStatus(c->ctx, m->name)) {
+      free(ms);
+      return -1;
+    }
+    qsort(ms, (size_t)repeat, sizeof(double), compareDoubles);
+    fprintf(stderr,
+            "emb-run: @%s: median %.4f ms over %d runs (min %.4f, max "
+            "%.4f), wall clock around the call and a stream "
+            "synchronisation\n",
+            m->name, ms[repeat / 2], repeat, ms[0], ms[repeat - 1]);
+    free(ms);
+  }
+  for (int i = 0; i < m->numResults; ++i) {
+    EmbArray *a = &out[i];
+    if (embrtMemcpy(c->ctx, a->data, c->device[m->numInputs + i],
+                    embArrayBytes(a), EMBRT_COPY_DEVICE_TO_HOST) != EMBRT_OK ||
+        checkStatus(c->ctx, "copying results back"))
+      return -1;
+  }
+  return 0;
+}
+
+static int allocResults(const EmbModelSpec *m, EmbArray *out) {
+  for (int i = 0; i < m->numResults; ++i) {
+    const EmbArgSpec *s = &m->results[i];
+    out[i].dtype = (embrtDtype)s->dtype;
+    out[i].rank = s->rank;
+    for (int d = 0; d < s->rank; ++d) {
+      if (s->dims[d] < 0) {
+        fprintf(stderr,
+                "emb-run: error: result #%d of @%s has a dynamic shape; "
+                "emb-run needs static result shapes\n",
+                i, m->name);
+        return -1;
+      }
+      out[i].dims[d] = s->dims[d];
+    }
+    out[i].data = calloc(embArrayBytes(&out[i]) + 1, 1);
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Results
+//===----------------------------------------------------------------------===//
+
+static void defaultTolerance(embrtDtype d, double *atol, double *rtol) {
+  switch (d) {
+  case EMBRT_F16:
+    *atol = 1e-2, *rtol = 1e-2;
+    break;
+  case EMBRT_BF16:
+    *atol = 5e-2, *rtol = 5e-2;
+    break;
+  case EMBRT_F32:
+    *atol = 1e-4, *rtol = 1e-4;
+    break;
+  default:
+    *atol = 0, *rtol = 0;
+  }
+}
+
+static int compareResults(const EmbModelSpec *m, const EmbModelSpec *ref,
+                          const EmbArray *a, const EmbArray *b,
+                          const EmbRunOptions *o) {
+  int bad = 0;
+  for (int i = 0; i < m->numResults; ++i) {
+    double atol, rtol;
+    defaultTolerance(a[i].dtype, &atol, &rtol);
+    if (o->atol >= 0)
+      atol = o->atol;
+    if (o->rtol >= 0)
+      rtol = o->rtol;
+    double maxAbs = 0, maxRel = 0;
+    int64_t worst = -1, n = embArrayElements(&a[i]);
+    bool nan = false;
+    for (int64_t k = 0; k < n; ++k) {
+      double x = loadElement(a[i].data, a[i].dtype, k);
+      double y = loadElement(b[i].data, b[i].dtype, k);
+      double d = fabs(x - y);
+      if (x != x || y != y) {
+        nan |= (x != x) != (y != y);
+        continue;
+      }
+      if (d > maxAbs)
+        maxAbs = d;
+      if (fabs(y) > atol && d / fabs(y) > maxRel)
+        maxRel = d / fabs(y);
+      if (d > atol + rtol * fabs(y) && worst < 0)
+        worst = k;
+    }
+    char shape[128];
+    shapeText(&a[i], shape, sizeof shape);
+    bool ok = worst < 0 && !nan;
+    printf("result #%d %s: max abs diff %.3g, max rel diff %.3g against "
+           "@%s (atol %.3g, rtol %.3g): %s\n",
+           i, shape, maxAbs, maxRel, ref->name, atol, rtol,
+           ok ? "ok" : "MISMATCH");
+    if (!ok) {
+      if (nan)
+        printf("  a NaN appears in one result and not the other\n");
+      else
+        printf("  first mismatch at element %lld: %g vs %g\n", (long long)worst,
+               loadElement(a[i].data, a[i].dtype, worst),
+               loadElement(b[i].data, b[i].dtype, worst));
+      bad = 1;
+    }
+  }
+  return bad;
+}
+
+static void printResults(const EmbModelSpec *m, const EmbArray *out) {
+  for (int i = 0; i < m->numResults; ++i) {
+    int64_t n = embArrayElements(&out[i]);
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    for (int64_t k = 0; k < n; ++k) {
+      double v = loadElement(out[i].data, out[i].dtype, k);
+      sum += v;
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    char shape[128];
+    shapeText(&out[i], shape, sizeof shape);
+    printf("result #%d %s: sum %.6g, min %.6g, max %.6g, first [", i, shape,
+           sum, n ? lo : 0, n ? hi : 0);
+    for (int64_t k = 0; k < n && k < 4; ++k)
+      printf("%s%.6g", k ? ", " : "",
+             loadElement(out[i].data, out[i].dtype, k));
+    printf("%s]\n", n > 4 ? ", ..." : "");
+  }
+}
+
+static int writeResults(const EmbModelSpec *m, const EmbArray *out,
+                        const char *dir) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "emb-run: error: cannot create '%s': %s\n", dir,
+            strerror(errno));
+    return -1;
+  }
+  for (int i = 0; i < m->numResults; ++i) {
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s/%s.result%d.npy", dir, m->name, i);
+    if (embNpyWrite(path, &out[i], err, sizeof err)) {
+      fprintf(stderr, "emb-run: error: %s\n", err);
+      return -1;
+    }
+    fprintf(stderr, "emb-run: wrote %s\n", path);
+  }
+  return 0;
+}
+
+int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
+                const EmbRunOptions *o) {
+  int status = 1;
+  EmbArray *in = calloc((size_t)m->numInputs + 1, sizeof(EmbArray));
+  EmbArray *out = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
+  EmbArray *refOut = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
+  void **inputBuffers = calloc((size_t)m->numInputs + 1, sizeof(void *));
+  embrtContext *ctx = NULL;
+  Call call, refCall;
+  bool haveCall = false, haveRef = false;
+
+  if ((o->random ? randomInputs(m, o, in) : loadInputs(m, o, in)) ||
+      allocResults(m, out) || (ref && allocResults(ref, refOut)))
+    goto done;
+  if (embrtContextCreate(o->device, o->ordinal, NULL, &ctx) != EMBRT_OK) {
+    fprintf(stderr, "emb-run: error: %s\n", embrtGetCreateError());
+    goto done;
+  }
+  fprintf(stderr, "emb-run: @%s on %s, %d inputs (%s)\n", m->name,
+          o->device == EMBRT_DEVICE_CUDA ? "cuda" : "cpu", m->numInputs,
+          o->random ? "random" : "from files");
+  for (int i = 0; i < m->numInputs; ++i) {
+    if (embrtMalloc(ctx, embArrayBytes(&in[i]) + 1, &inputBuffers[i]) !=
+            EMBRT_OK ||
+        embrtMemcpy(ctx, inputBuffers[i], in[i].data, embArrayBytes(&in[i]),
+                    EMBRT_COPY_HOST_TO_DEVICE) != EMBRT_OK) {
+      fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
+              embrtContextGetLastError(ctx));
+      goto done;
+    }
+  }
+  if (prepareCall(&call, ctx, m, in, inputBuffers, out))
+    goto done;
+  haveCall = true;
+  if (runCall(&call, m, out, o->repeat))
+    goto done;
+  if (ref) {
+    if (prepareCall(&refCall, ctx, ref, in, inputBuffers, refOut))
+      goto done;
+    haveRef = true;
+    if (runCall(&refCall, ref, refOut, o->repeat))
+      goto done;
+  }
+  if (embrtContextGetInvalidIdCount(ctx) > 0)
+    fprintf(stderr, "emb-run: warning: %lld ids were out of range\n",
+            (long long)embrtContextGetInvalidIdCount(ctx));
+  status = 0;
+  if (o->print || !ref)
+    printResults(m, out);
+  if (ref)
+    status = compareResults(m, ref, out, refOut, o);
+  if (o->outputDir && writeResults(m, out, o->outputDir))
+    status = 1;
+
+done:
+  if (haveCall)
+    releaseCall(&call, m->numInputs);
+  if (haveRef)
+    releaseCall(&refCall, m->numInputs);
+  for (int i = 0; i < m->numInputs; ++i) {
+    if (ctx)
+      embrtFree(ctx, inputBuffers[i]);
+    free(in[i].data);
+  }
+  for (int i = 0; i < m->numResults; ++i) {
+    free(out[i].data);
+    free(refOut[i].data);
+  }
+  embrtContextDestroy(ctx);
+  free(in);
+  free(out);
+  free(refOut);
+  free(inputBuffers);
+  return status;
+}

@@ -1,0 +1,53 @@
+//===- tools/emb-run/runner.h - Running a compiled model ---------*- C -*-===//
+//
+// The part of emb-run that needs no MLIR: make or load inputs, put them on
+// the device, call an entry (EmbModelSpec), time it, bring the results back,
+// write them and compare two entries on the same inputs. emb-run (JIT) and
+// emb-run-aot (a model compiled ahead of time, linked on a GPU machine) are
+// two front ends of it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_TOOLS_RUNNER_H
+#define EMB_TOOLS_RUNNER_H
+
+#include "emb/model.h"
+#include "emb/runtime.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct EmbRunOptions {
+  embrtDevice device;
+  int ordinal;
+  const char *const *inputs; ///< .npy paths, one per input, in order
+  int numInputs;
+  bool random; ///< make valid random inputs instead
+  uint64_t seed;
+  int64_t dynamicSize;   ///< the size of a dynamic dim with no other
+                         ///< source (ids: per bag), default 4
+  const char *outputDir; ///< write results as .npy there (NULL: no)
+  int repeat;            ///< timed runs after one warm-up (0: just run)
+  double atol, rtol;     ///< comparison tolerance (< 0: per dtype)
+  bool print;            ///< print a summary of each result on stdout
+} EmbRunOptions;
+
+/// Runs `model` once (plus `repeat` timed runs), and, when `reference` is
+/// set, runs it on the same inputs and reports the largest absolute and
+/// relative difference per result. Progress and timings go to stderr,
+/// results to stdout. Returns 0 on success, 1 on any error or a difference
+/// over the tolerance.
+int embRunModel(const EmbModelSpec *model, const EmbModelSpec *reference,
+                const EmbRunOptions *opts);
+
+/// Parses the shared command-line options (--device, --inputs, --input,
+/// --random-inputs, --seed, --output-dir, --repeat, --atol, --rtol,
+/// --dynamic-size, --print) at argv[*i], advancing *i. Returns 1 if it took
+/// the argument, 0 if it is not one of these, -1 on a bad value (reported).
+int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *opts,
+                      const char *tool);
+
+/// The help text of those options.
+extern const char *const embRunOptionsHelp;
+
+#endif // EMB_TOOLS_RUNNER_H
