@@ -1,0 +1,146 @@
+"""Torch peers of emb's IKBO attention, timed on the same shapes as attention_bench.
+
+Shapes: 32 users, 64 query rows a candidate, 2 heads, head dim 128, f16; uniform
+64 candidates a user (B = 2048) or ragged 64-65 (B = 2066: the 18 users with
+(7u mod 32) < 18 get 65, as in attention_bench.cu); Lk from 512 to 16384.
+
+Peers (what a user would write instead):
+  torch_sdpa_broadcast_{default,cudnn}  the original model: K/V index_select'ed to
+      every candidate, then SDPA ([B, H, Lq, Dh] layout, as in peers_gpu.py).
+  torch_sdpa_grouped_{cudnn,default}_{copies,native}  uniform only: one user's
+      candidates stacked as one query sequence. "copies" is peers_gpu.py's form
+      (permute copies of q and of the output inside the timed region); "native"
+      reads q [B, Lq, H, Dh] and K/V [U, Lk, H, Dh] through strided views, no copy.
+  torch_varlen_attn  torch.nn.attention.varlen.varlen_attn on the packed
+      [B*Lq, H, Dh] queries (our layout, no copy) with cu_seq_q at each user's
+      first candidate and cu_seq_k = u * Lk.
+Timing: triton.testing.do_bench (L2 flushed before each call), median.
+
+    PYTHONUNBUFFERED=1 python3 bench/attention/peers.py --out peers.jsonl
+"""
+import argparse
+import json
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from triton.testing import do_bench
+
+dev = "cuda"
+rows = []
+
+
+def bench(fn):
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def record(out, **kw):
+    rows.append(kw)
+    line = json.dumps(kw)
+    print(line, flush=True)
+    if out:
+        out.write(line + "\n")
+        out.flush()
+
+
+def varlen_fn():
+    try:
+        from torch.nn.attention.varlen import varlen_attn
+        return lambda q, k, v, cq, ck, mq, mk: varlen_attn(q, k, v, cq, ck, mq, mk)
+    except ImportError:
+        def fa(q, k, v, cq, ck, mq, mk):
+            return torch.ops.aten._flash_attention_forward(
+                q, k, v, cq, ck, mq, mk, 0.0, False, False)[0]
+        return fa
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--lk", type=int, action="append")
+    a = ap.parse_args()
+    lks = a.lk or [512, 1024, 2048, 4096, 8192, 16384]
+    out = open(a.out, "w") if a.out else None
+    torch.manual_seed(0)
+    device = torch.cuda.get_device_name()
+    print(torch.__version__, device, flush=True)
+    varlen = varlen_fn()
+    U, Lq, H, Dh = 32, 64, 2, 128
+    dt = torch.float16
+    for ragged in (False, True):
+        counts = [64 + int(ragged and (u * 7) % 32 < 18) for u in range(U)]
+        B = sum(counts)
+        c2u = torch.repeat_interleave(torch.arange(U, device=dev),
+                                      torch.tensor(counts, device=dev))
+        cu_q = torch.tensor([0] + counts, device=dev, dtype=torch.int32).cumsum(0)
+        cu_q = (cu_q * Lq).to(torch.int32)
+        case = "ikbo_attention_ragged" if ragged else "ikbo_attention_uniform"
+        for Lk in lks:
+            flops = 4 * B * H * Lq * Lk * Dh
+            shape = dict(case=case, B=B, U=U, H=H, Lq=Lq, Lk=Lk, Dh=Dh, dtype="f16",
+                         ragged=ragged, device=device)
+            # peers_gpu.py layout
+            q = torch.randn(B, H, Lq, Dh, dtype=dt, device=dev)
+            k = torch.randn(U, H, Lk, Dh, dtype=dt, device=dev)
+            v = torch.randn(U, H, Lk, Dh, dtype=dt, device=dev)
+            # emb layout
+            qn = torch.randn(B, Lq, H, Dh, dtype=dt, device=dev)
+            kn = torch.randn(U, Lk, H, Dh, dtype=dt, device=dev)
+            vn = torch.randn(U, Lk, H, Dh, dtype=dt, device=dev)
+            cu_k = (torch.arange(U + 1, device=dev, dtype=torch.int32) * Lk).to(torch.int32)
+
+            def broadcast():
+                return F.scaled_dot_product_attention(
+                    q, k.index_select(0, c2u), v.index_select(0, c2u))
+
+            peers = [("torch_sdpa_broadcast_default", broadcast, None),
+                     ("torch_sdpa_broadcast_cudnn", broadcast, SDPBackend.CUDNN_ATTENTION)]
+            if not ragged:
+                C = B // U
+
+                def grouped_copies():
+                    qg = q.view(U, C, H, Lq, Dh).permute(0, 2, 1, 3, 4).reshape(U, H, C * Lq, Dh)
+                    o = F.scaled_dot_product_attention(qg, k, v)
+                    return o.view(U, H, C, Lq, Dh).permute(0, 2, 1, 3, 4).reshape(B, H, Lq, Dh)
+
+                def grouped_native():
+                    o = F.scaled_dot_product_attention(
+                        qn.view(U, C * Lq, H, Dh).transpose(1, 2), kn.transpose(1, 2),
+                        vn.transpose(1, 2))
+                    return o.transpose(1, 2)  # [U, C*Lq, H, Dh] == [B, Lq, H, Dh]
+
+                peers += [("torch_sdpa_grouped_cudnn_copies", grouped_copies,
+                           SDPBackend.CUDNN_ATTENTION),
+                          ("torch_sdpa_grouped_cudnn_native", grouped_native,
+                           SDPBackend.CUDNN_ATTENTION),
+                          ("torch_sdpa_grouped_default_copies", grouped_copies, None),
+                          ("torch_sdpa_grouped_default_native", grouped_native, None)]
+
+            qv, kv, vv = qn.view(B * Lq, H, Dh), kn.view(U * Lk, H, Dh), vn.view(U * Lk, H, Dh)
+            max_q = max(counts) * Lq
+
+            def packed():
+                return varlen(qv, kv, vv, cu_q, cu_k, max_q, Lk)
+
+            peers.append(("torch_varlen_attn", packed, None))
+            for name, fn, backend in peers:
+                try:
+                    if backend is None:
+                        ms = bench(fn)
+                    else:
+                        with sdpa_kernel(backend):
+                            ms = bench(fn)
+                    record(out, impl=name, ms=ms, tflops=flops / ms / 1e9, **shape)
+                except Exception as e:  # a peer that cannot run is reported, not fatal
+                    record(out, impl=name, ms=None, error=str(e)[:300], **shape)
+            del q, k, v, qn, kn, vn, qv, kv, vv
+            torch.cuda.empty_cache()
+    print("\n%-26s %6s %-36s %9s %7s" % ("case", "Lk", "impl", "ms", "TFLOP/s"))
+    for r in rows:
+        if r.get("ms"):
+            print("%-26s %6d %-36s %9.4f %7.0f" % (r["case"], r["Lk"], r["impl"], r["ms"],
+                                                   r["tflops"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,307 @@
+//===- bench/ikbo_lce/ikbo_lce_bench.cu - Timing of emb.ikbo_lce ----------===//
+//
+// Times embrtCudaLaunchIkboLce (user product + candidate product with the
+// fused broadcast-add) with CUDA events: a few warm-up calls, then `reps`
+// calls each between its own pair of events; the median is reported. Inputs
+// are random (never zeros); c2u is drawn like the torch peers draw it
+// (sorted uniform users). One JSON line per measurement on stdout.
+//
+// Usage: ikbo_lce_bench [--set main,sweep,configs|all|one] [--reps N]
+//                       [--config NAME] [--skip-configs NAME,NAME]
+//   main     the IKBO benchmark shape (B=1024, U=15, M=433, K 1184/872,
+//            N=256) in f16 and bf16, padded and unpadded K, and the same U
+//            with B=1 (the user product and launch costs alone);
+//   sweep    B in {512, 1024, 2048, 3072} x {2, 10, 70, 1000} candidates a
+//            user, padded K, f16;
+//   configs  every configuration that applies, forced, on the main shape;
+//   one      one call of the main shape after one warm-up (for ncu);
+//   --config forces a configuration (by name) wherever it applies.
+//
+// FLOPs counted: 2 M N (B Kc + U Ku), the decomposed product.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/ikbo_lce_config.cuh"
+#include "runtime/internal.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
+                                              const embrtIkboLceArgs *args);
+extern "C" embrtStatus
+embrtCudaIkboLceWorkspaceSize(embrtContext *ctx, const embrtIkboLceArgs *args,
+                              size_t *bytes);
+
+#define CUDA_CHECK(expr)                                                       \
+  do {                                                                         \
+    cudaError_t err_ = (expr);                                                 \
+    if (err_ != cudaSuccess) {                                                 \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,            \
+              cudaGetErrorString(err_));                                       \
+      exit(2);                                                                 \
+    }                                                                          \
+  } while (0)
+
+__device__ __host__ inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+/// 16-bit floats uniform in [-1, 1): bits of f16 or bf16 made on the host's
+/// behalf by the device.
+__global__ void fill16(uint16_t *p, long long n, uint64_t seed, int bf16) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    float u =
+        (float)((mix64(seed + (uint64_t)i * 0x9e3779b97f4a7c15ull) >> 40) *
+                (1.0 / 16777216.0));
+    float v = 2.f * u - 1.f;
+    if (bf16) {
+      __nv_bfloat16 h = __float2bfloat16_rn(v);
+      p[i] = *(uint16_t *)&h;
+    } else {
+      __half h = __float2half_rn(v);
+      p[i] = *(uint16_t *)&h;
+    }
+  }
+}
+
+struct Shape {
+  const char *tag;
+  embrtDtype dtype;
+  long long B, U, M, Ku, Kc, N;
+  int configId;
+};
+
+static embrtContext gCtx;
+static int gWarm = 5;         // warm-up calls per shape
+static int gForceConfig = -1; // --config: for every shape without its own
+static std::string gSkip;     // --skip-configs: ",name,name,"
+
+/// Waits for the stream; 20 s without finishing counts as a hang and ends
+/// the process (a hung context cannot be recovered).
+static void waitOrDie(cudaStream_t stream, const char *config) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess)
+      return;
+    if (e != cudaErrorNotReady) {
+      fprintf(stderr, "%s: %s\n", config, cudaGetErrorString(e));
+      exit(2);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if ((t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) > 20) {
+      fprintf(stderr, "HANG %s\n", config);
+      _exit(3);
+    }
+    usleep(1000);
+  }
+}
+
+static void run(const Shape &s, int reps) {
+  const size_t es = 2;
+  void *wUser, *wCand, *user, *cand, *c2u, *out, *ws = nullptr;
+  CUDA_CHECK(cudaMalloc(&wUser, s.M * s.Ku * es));
+  CUDA_CHECK(cudaMalloc(&wCand, s.M * s.Kc * es));
+  CUDA_CHECK(cudaMalloc(&user, s.U * s.Ku * s.N * es));
+  CUDA_CHECK(cudaMalloc(&cand, s.B * s.Kc * s.N * es));
+  CUDA_CHECK(cudaMalloc(&c2u, s.B * 4));
+  CUDA_CHECK(cudaMalloc(&out, s.B * s.M * s.N * es));
+  void *bufs[4] = {wUser, wCand, user, cand};
+  long long counts[4] = {s.M * s.Ku, s.M * s.Kc, s.U * s.Ku * s.N,
+                         s.B * s.Kc * s.N};
+  for (int i = 0; i < 4; ++i) {
+    fill16<<<1024, 256>>>((uint16_t *)bufs[i], counts[i], 77 + 1000003ull * i,
+                          s.dtype == EMBRT_BF16);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  std::vector<int> idx(s.B);
+  uint64_t h = 12345;
+  for (long long b = 0; b < s.B; ++b) {
+    h = mix64(h + b);
+    idx[b] = (int)(h % (uint64_t)s.U);
+  }
+  std::sort(idx.begin(), idx.end());
+  CUDA_CHECK(cudaMemcpy(c2u, idx.data(), s.B * 4, cudaMemcpyHostToDevice));
+
+  embrtIkboLceArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.dtype = s.dtype;
+  a.batchSize = s.B;
+  a.numUsers = s.U;
+  a.m = s.M;
+  a.kUser = s.Ku;
+  a.kCand = s.Kc;
+  a.n = s.N;
+  a.wUser = wUser;
+  a.wCand = wCand;
+  a.user = user;
+  a.cand = cand;
+  a.candToUser = c2u;
+  a.indexDtype = EMBRT_I32;
+  a.output = out;
+  a.configId = s.configId >= 0 ? s.configId : gForceConfig;
+  size_t wsBytes = 0;
+  embrtCudaIkboLceWorkspaceSize(&gCtx, &a, &wsBytes);
+  if (wsBytes)
+    CUDA_CHECK(cudaMalloc(&ws, wsBytes));
+  a.workspace = ws;
+  a.workspaceBytes = wsBytes;
+
+  IkboLceShape shape;
+  shape.ccMajor = gCtx.ccMajor;
+  shape.ccMinor = gCtx.ccMinor;
+  shape.maxSharedPerBlock = gCtx.maxSharedPerBlockOptin;
+  shape.dtype = s.dtype;
+  shape.batch = s.B;
+  shape.users = s.U;
+  shape.m = s.M;
+  shape.n = s.N;
+  shape.kUser = s.Ku;
+  shape.kCand = s.Kc;
+  shape.aligned = 1;
+  const int config = ikboLceResolveConfig(&shape, a.configId);
+  if (gSkip.find(std::string(",") + kIkboLceConfigs[config].name + ",") !=
+      std::string::npos) {
+    fprintf(stderr, "skipping %s\n", kIkboLceConfigs[config].name);
+    void *all[] = {wUser, wCand, user, cand, c2u, out, ws};
+    for (void *b : all)
+      if (b)
+        CUDA_CHECK(cudaFree(b));
+    return;
+  }
+
+  cudaStream_t stream = (cudaStream_t)gCtx.stream;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const bool slow = kIkboLceConfigs[config].path == IKBO_LCE_PATH_PORTABLE;
+  const int warm = slow ? 1 : gWarm;
+  const int n = slow ? 3 : reps;
+  for (int i = 0; i < warm; ++i) {
+    if (embrtCudaLaunchIkboLce(&gCtx, &a) != EMBRT_OK) {
+      fprintf(stderr, "launch failed: %s\n", gCtx.message);
+      exit(1);
+    }
+  }
+  waitOrDie(stream, kIkboLceConfigs[config].name);
+  std::vector<cudaEvent_t> ev(2 * n);
+  for (auto &e : ev)
+    CUDA_CHECK(cudaEventCreate(&e));
+  for (int i = 0; i < n; ++i) {
+    CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
+    embrtCudaLaunchIkboLce(&gCtx, &a);
+    CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  waitOrDie(stream, kIkboLceConfigs[config].name);
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<float> ms(n);
+  for (int i = 0; i < n; ++i)
+    CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (auto &e : ev)
+    CUDA_CHECK(cudaEventDestroy(e));
+  std::vector<float> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const float med = sorted[n / 2];
+  const double flops = 2.0 * s.M * s.N * (double)(s.B * s.Kc + s.U * s.Ku);
+  printf("{\"case\": \"%s\", \"B\": %lld, \"U\": %lld, \"M\": %lld, "
+         "\"Ku\": %lld, \"Kc\": %lld, \"N\": %lld, \"dtype\": \"%s\", "
+         "\"impl\": \"emb_ikbo_lce\", \"config\": \"%s\", \"ms\": %.5f, "
+         "\"ms_min\": %.5f, \"ms_max\": %.5f, \"reps\": %d, \"flops\": %.6g, "
+         "\"tflops\": %.2f}\n",
+         s.tag, s.B, s.U, s.M, s.Ku, s.Kc, s.N,
+         s.dtype == EMBRT_BF16 ? "bf16" : "f16", kIkboLceConfigs[config].name,
+         med, sorted[0], sorted[n - 1], n, flops, flops / med / 1e9);
+  fflush(stdout);
+  void *all[] = {wUser, wCand, user, cand, c2u, out, ws};
+  for (void *b : all)
+    if (b)
+      CUDA_CHECK(cudaFree(b));
+}
+
+int main(int argc, char **argv) {
+  std::string set = "all";
+  int reps = 30;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--set") && i + 1 < argc)
+      set = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--skip-configs") && i + 1 < argc)
+      gSkip = std::string(",") + argv[++i] + ",";
+    else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+      const char *name = argv[++i];
+      for (int c = 0; c < IKBO_LCE_NUM_CONFIGS; ++c)
+        if (!strcmp(kIkboLceConfigs[c].name, name))
+          gForceConfig = c;
+    } else {
+      fprintf(stderr, "usage: ikbo_lce_bench [--set main|sweep|configs|all] "
+                      "[--reps N] [--config NAME] [--skip-configs A,B]\n");
+      return 2;
+    }
+  }
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  memset(&gCtx, 0, sizeof gCtx);
+  gCtx.device = EMBRT_DEVICE_CUDA;
+  gCtx.stream = stream;
+  gCtx.smCount = prop.multiProcessorCount;
+  gCtx.ccMajor = prop.major;
+  gCtx.ccMinor = prop.minor;
+  gCtx.l2Bytes = prop.l2CacheSize;
+  gCtx.maxSharedPerBlockOptin = prop.sharedMemPerBlockOptin;
+  CUDA_CHECK(
+      cudaMalloc((void **)&gCtx.deviceErrors, sizeof(embrtDeviceErrors)));
+  CUDA_CHECK(cudaMemset(gCtx.deviceErrors, 0, sizeof(embrtDeviceErrors)));
+  fprintf(stderr, "%s, cc %d.%d, %d SMs\n", prop.name, prop.major, prop.minor,
+          prop.multiProcessorCount);
+
+  const bool all = set == "all";
+  if (set == "one") { // one call of the main shape, for a profiler
+    gWarm = 1;
+    run({"main", EMBRT_F16, 1024, 15, 433, 1184, 872, 256, -1}, 1);
+  }
+  auto want = [&](const char *x) {
+    return all || set.find(x) != std::string::npos;
+  };
+  if (want("main")) {
+    run({"main", EMBRT_F16, 1024, 15, 433, 1184, 872, 256, -1}, reps);
+    run({"main_unpadded", EMBRT_F16, 1024, 15, 433, 1178, 866, 256, -1}, reps);
+    run({"main", EMBRT_BF16, 1024, 15, 433, 1184, 872, 256, -1}, reps);
+    run({"user_only", EMBRT_F16, 1, 15, 433, 1184, 872, 256, -1}, reps);
+  }
+  if (want("configs")) {
+    for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+      run({"config", EMBRT_F16, 1024, 15, 433, 1184, 872, 256, i}, reps);
+  }
+  if (want("sweep")) {
+    for (long long B : {512, 1024, 2048, 3072})
+      for (long long per : {2, 10, 70, 1000})
+        run({"sweep", EMBRT_F16, B, (B + per - 1) / per, 433, 1184, 872, 256,
+             -1},
+            reps);
+  }
+  CUDA_CHECK(cudaFree(gCtx.deviceErrors));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  return 0;
+}

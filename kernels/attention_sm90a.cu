@@ -1,0 +1,769 @@
+//===- kernels/attention_sm90a.cu - Hopper flash attention (wgmma, TMA) ---===//
+//
+// The WGMMA path of emb.attention and emb.ikbo_attention, for sm_90a only
+// (build with -gencode=arch=compute_90a,code=sm_90a): a persistent,
+// warp-specialised flash attention in the style of FlashAttention-3.
+//
+// One CTA = three warpgroups. Warpgroup 0 is the producer: its thread 0 loads
+// the next tile's 128 query rows with the tensor memory accelerator (TMA) when
+// they are consecutive rows of q (sorted cand_to_user, or plain attention),
+// else its 128 threads gather them with cp.async through the plan's
+// permutation; thread 0 then streams the user's keys and values into a
+// two-stage ring with TMA. Warpgroups 1 and 2 are consumers, 64 query rows
+// each: for every block of BN keys they issue S = Q K^T (wgmma, both operands
+// in shared memory), then, while it runs, O += P V for the previous block (P
+// from registers), then do the online softmax of S in registers. The user's
+// K and V are read once per 128-row query tile, never copied per candidate.
+// The output leaves through shared memory, by TMA stores for whole 64-row
+// slabs of consecutive rows, else by 16-byte stores row by row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/attention_common.cuh"
+#include "kernels/attention_wgmma.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <math.h>
+
+namespace {
+
+constexpr int kBlockM = 128; // query rows per tile (64 per consumer)
+constexpr int kStages = 2;   // K and V ring depth
+constexpr int kThreads = 384;
+constexpr int kPanelRow = 128; // bytes of one swizzled row: 64 halves
+
+// Named barrier ids: 0 is __syncthreads; 1 and 2 are the consumers' own
+// (epilogue); 3 and 4 order the consumers' GEMM issue (pingpong).
+constexpr int kEpilogueBarrier = 1;
+constexpr int kScheduleBarrier = 3;
+
+/// Shared memory of one CTA, from a 1024-byte aligned base. Every tile is
+/// stored as 64-column panels (128-byte rows, 128-byte TMA swizzle: 16-byte
+/// chunk c of row r at r * 128 + ((c ^ (r % 8)) * 16)):
+///   Q      [DH/64 panels][128 rows][128 B]
+///   K, V   [2 stages][DH/64 panels][BN keys][128 B]
+///   O      [2 consumers][DH/64 panels][64 rows][128 B]
+///   barriers: qFull, qEmpty, kFull[2], kEmpty[2], vFull[2], vEmpty[2]
+/// 224 KB for DH=128, BN=160; 192 KB for BN=128.
+template <int DH, int BN> struct Sm90Layout {
+  static constexpr int kPanels = DH / 64;
+  static constexpr int kQBytes = kBlockM * DH * 2;
+  static constexpr int kKVBytes = BN * DH * 2;
+  static constexpr int kQ = 0;
+  static constexpr int kK = kQ + kQBytes;
+  static constexpr int kV = kK + kStages * kKVBytes;
+  static constexpr int kO = kV + kStages * kKVBytes;
+  static constexpr int kBar = kO + kBlockM * DH * 2;
+  static constexpr int kBytes = kBar + 10 * 8 + 1024; // + alignment slack
+};
+
+//===----------------------------------------------------------------------===//
+// PTX helpers
+//===----------------------------------------------------------------------===//
+
+__device__ __forceinline__ void mbarInit(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+               "r"(count)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarArrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarArriveExpectTx(uint32_t bar,
+                                                   uint32_t bytes) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+}
+
+/// Waits until the phase of parity `parity` of the barrier has completed.
+__device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  do {
+    asm volatile("{\n.reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+
+/// TMA: a box of a 3-d tensor map into shared memory, completing on `bar`.
+__device__ __forceinline__ void tmaLoad3d(uint32_t dst, const CUtensorMap *map,
+                                          uint32_t bar, int c0, int c1,
+                                          int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+      "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+/// TMA: a box of a 2-d tensor map into shared memory, completing on `bar`.
+__device__ __forceinline__ void tmaLoad2d(uint32_t dst, const CUtensorMap *map,
+                                          uint32_t bar, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+               "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+/// TMA: a box of shared memory to a 2-d tensor map (bulk async group).
+__device__ __forceinline__ void tmaStore2d(const CUtensorMap *map, uint32_t src,
+                                           int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, "
+               "{%2, %3}], [%1];\n" ::"l"((uint64_t)map),
+               "r"(src), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+__device__ __forceinline__ void bulkCommit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/// Waits until the bulk stores issued by this thread have read their
+/// shared-memory source.
+__device__ __forceinline__ void bulkWaitRead() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
+/// Waits until the bulk stores issued by this thread are complete.
+__device__ __forceinline__ void bulkWait() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+__device__ __forceinline__ float fastExp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ void namedBarSync(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void namedBarArrive(int id, int count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void wgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void wgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/// Keeps the compiler from moving accesses of `r` across an asynchronous
+/// wgmma that reads or writes it.
+template <int N> __device__ __forceinline__ void fenceRegs(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    asm volatile("" : "+f"(r[i])::"memory");
+}
+
+template <int N> __device__ __forceinline__ void fenceRegs(uint32_t (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    asm volatile("" : "+r"(r[i])::"memory");
+}
+
+/// A wgmma shared-memory descriptor with the 128-byte swizzle. K-major
+/// operands: sbo is the stride of 8-row groups (1024), lbo unused (16).
+/// MN-major operands: lbo is the stride between 64-column panels, sbo the
+/// stride of 8-row groups along K.
+__device__ __forceinline__ uint64_t makeDesc(uint32_t addr, uint32_t lbo,
+                                             uint32_t sbo) {
+  return (uint64_t)((addr & 0x3FFFF) >> 4) |
+         ((uint64_t)((lbo >> 4) & 0x3FFF) << 16) |
+         ((uint64_t)((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
+}
+
+//===----------------------------------------------------------------------===//
+// Consumer pieces
+//===----------------------------------------------------------------------===//
+
+/// S = Q K^T for one block: DH/16 wgmmas over 64-column panels.
+template <typename T, int DH, int BN>
+__device__ __forceinline__ void issueQK(float (&s)[BN / 2], uint32_t qRows,
+                                        uint32_t kTile) {
+  wgmmaFence();
+#pragma unroll
+  for (int kk = 0; kk < DH / 16; ++kk) {
+    uint32_t panel = (uint32_t)(kk >> 2), inner = (uint32_t)(kk & 3) * 32;
+    uint64_t a = makeDesc(qRows + panel * kBlockM * kPanelRow + inner, 16,
+                          8 * kPanelRow);
+    uint64_t b =
+        makeDesc(kTile + panel * BN * kPanelRow + inner, 16, 8 * kPanelRow);
+    wgmmaSS<T, BN>(s, a, b, kk > 0);
+  }
+  wgmmaCommit();
+}
+
+/// O += P V for one block: BN/16 wgmmas, P from registers.
+template <typename T, int DH, int BN>
+__device__ __forceinline__ void
+issuePV(float (&o)[DH / 2], const uint32_t (&pf)[BN / 4], uint32_t vTile) {
+  wgmmaFence();
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) {
+    uint64_t b = makeDesc(vTile + (uint32_t)kk * 16 * kPanelRow, BN * kPanelRow,
+                          8 * kPanelRow);
+    wgmmaRS<T, DH>(o, pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2],
+                   pf[4 * kk + 3], b);
+  }
+  wgmmaCommit();
+}
+
+/// Scores of keys at or past `valid` (the last block) become -inf.
+template <int BN>
+__device__ __forceinline__ void maskTail(float (&s)[BN / 2], int valid,
+                                         int tq) {
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i)
+    if ((i >> 2) * 8 + 2 * tq + (i & 1) >= valid)
+      s[i] = -INFINITY;
+}
+
+/// Online softmax of one block of scores held as a wgmma accumulator (rows
+/// g and g+8 of the thread's warp, two columns per 8-column group). Leaves
+/// p = exp2(s * sl2 - m * sl2) in s, updates the running max m and the
+/// thread's partial row sums l, and returns the factors c that rescale the
+/// previous O. Masked scores (-inf) give p = 0 because sl2 > 0.
+template <int BN>
+__device__ __forceinline__ void softmaxBlock(float (&s)[BN / 2], float &m0,
+                                             float &m1, float &l0, float &l1,
+                                             float &c0, float &c1, float sl2) {
+  float x0 = m0, x1 = m1;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    x0 = fmaxf(x0, fmaxf(s[4 * j], s[4 * j + 1]));
+    x1 = fmaxf(x1, fmaxf(s[4 * j + 2], s[4 * j + 3]));
+  }
+  x0 = fmaxf(x0, __shfl_xor_sync(0xffffffffu, x0, 1));
+  x0 = fmaxf(x0, __shfl_xor_sync(0xffffffffu, x0, 2));
+  x1 = fmaxf(x1, __shfl_xor_sync(0xffffffffu, x1, 1));
+  x1 = fmaxf(x1, __shfl_xor_sync(0xffffffffu, x1, 2));
+  // Every block has a valid key, so x is finite; m is -inf on the first.
+  c0 = m0 == -INFINITY ? 0.f : fastExp2((m0 - x0) * sl2);
+  c1 = m1 == -INFINITY ? 0.f : fastExp2((m1 - x1) * sl2);
+  m0 = x0;
+  m1 = x1;
+  const float b0 = x0 * sl2, b1 = x1 * sl2;
+  float r0 = 0.f, r1 = 0.f;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    s[4 * j] = fastExp2(fmaf(s[4 * j], sl2, -b0));
+    s[4 * j + 1] = fastExp2(fmaf(s[4 * j + 1], sl2, -b0));
+    s[4 * j + 2] = fastExp2(fmaf(s[4 * j + 2], sl2, -b1));
+    s[4 * j + 3] = fastExp2(fmaf(s[4 * j + 3], sl2, -b1));
+    r0 += s[4 * j] + s[4 * j + 1];
+    r1 += s[4 * j + 2] + s[4 * j + 3];
+  }
+  l0 = l0 * c0 + r0;
+  l1 = l1 * c1 + r1;
+}
+
+/// Negates the scores (negative softmax scale: the max is taken of -s).
+template <int BN> __device__ __forceinline__ void negate(float (&s)[BN / 2]) {
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i)
+    s[i] = -s[i];
+}
+
+/// Packs probabilities into the A fragments of the P V product.
+template <typename T, int BN>
+__device__ __forceinline__ void toFragments(const float (&s)[BN / 2],
+                                            uint32_t (&pf)[BN / 4]) {
+#pragma unroll
+  for (int i = 0; i < BN / 4; ++i)
+    pf[i] = AttentionPack<T>::pack(s[2 * i], s[2 * i + 1]);
+}
+
+template <int DH>
+__device__ __forceinline__ void rescale(float (&o)[DH / 2], float c0,
+                                        float c1) {
+#pragma unroll
+  for (int j = 0; j < DH / 8; ++j) {
+    o[4 * j] *= c0;
+    o[4 * j + 1] *= c0;
+    o[4 * j + 2] *= c1;
+    o[4 * j + 3] *= c1;
+  }
+}
+
+/// Byte offset of 16-byte chunk c of row r in a 64-column panel tile of
+/// `rows` rows (the TMA 128-byte swizzle).
+__device__ __forceinline__ uint32_t panelOffset(int r, int c, int rows) {
+  return (uint32_t)((c >> 3) * rows * kPanelRow + r * kPanelRow +
+                    (((c & 7) ^ (r & 7)) << 4));
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+/// Persistent warp-specialised flash attention, f16/bf16, head dim DH (64 or
+/// 128), blocks of 128 query rows x BN keys (128 or 160). PINGPONG: the two
+/// consumers take turns issuing their GEMMs. KV_FIRST: the producer loads a
+/// tile's first K block before its Q (shorter gap between tiles).
+///
+/// Grid: min(SMs, maxTiles * H) CTAs; CTA c takes work items c, c + grid, ...
+/// of numTiles * H (item w: tile w / H, head w % H, so CTAs running together
+/// share a user's K/V in L2). Block: 384 threads (3 warpgroups), one CTA per
+/// SM, Sm90Layout<DH, BN>::kBytes of dynamic shared memory.
+///
+/// Producer (warpgroup 0, 40 registers; 24 for BN=160): loads the tile's
+/// query rows into Q (TMA from tmQ when the rows are consecutive, else thread
+/// i copies row i with 16-byte cp.async, zero-filled past the group's rows),
+/// then thread 0 issues the TMA loads of K and V for every key block into the
+/// ring (keys past Lk are zero-filled by TMA; keys past the user's length are
+/// masked by the consumers).
+/// Consumer warpgroup c (1 + c, 232 registers; 240 for BN=160): rows
+/// 64c..64c+63 of the tile; thread (warp w, lane 4g+t) owns rows 16w+g and
+/// 16w+g+8, two columns of every 8 in S and O. f32 accumulation; exp2 with
+/// the scale folded in. The epilogue divides by the row sums and stages the
+/// 64 x DH result in shared memory; thread 0 of the warpgroup stores it with
+/// TMA (tmO) when the 64 rows are consecutive and all valid, else every
+/// thread stores 16-byte chunks of whole rows to their candidates.
+/// Alignment: q, k, v, out 16-byte aligned (TMA, cp.async, 16-byte stores).
+template <typename T, int DH, int BN, bool PINGPONG, bool KV_FIRST>
+__global__ void __launch_bounds__(kThreads, 1)
+    attentionWgmmaKernel(const __grid_constant__ CUtensorMap tmK,
+                         const __grid_constant__ CUtensorMap tmV,
+                         const __grid_constant__ CUtensorMap tmQ,
+                         const __grid_constant__ CUtensorMap tmO,
+                         const AttentionParams p) {
+  using L = Sm90Layout<DH, BN>;
+  extern __shared__ uint8_t smemRaw[];
+  const uint32_t raw = attentionSmemAddr(smemRaw);
+  const uint32_t base = (raw + 1023u) & ~1023u;
+  const uint32_t qSmem = base + L::kQ, kSmem = base + L::kK,
+                 vSmem = base + L::kV, oSmem = base + L::kO;
+  const uint32_t qFull = base + L::kBar, qEmpty = qFull + 8;
+  const uint32_t kFull = qFull + 16, kEmpty = qFull + 32;
+  const uint32_t vFull = qFull + 48, vEmpty = qFull + 64;
+  const bool contiguous = attentionContiguous(p);
+
+  if (threadIdx.x == 0) {
+    mbarInit(qFull, contiguous ? 1 : 128);
+    mbarInit(qEmpty, 256);
+    for (int s = 0; s < kStages; ++s) {
+      mbarInit(kFull + 8 * s, 1);
+      mbarInit(kEmpty + 8 * s, 256);
+      mbarInit(vFull + 8 * s, 1);
+      mbarInit(vEmpty + 8 * s, 256);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int total = attentionNumTiles(p) * p.heads;
+  const int wg = threadIdx.x / 128;
+  const T *q = static_cast<const T *>(p.q);
+
+  if (wg == 0) {
+    //===--- Producer ---------------------------------------------------===//
+    if (BN > 128)
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
+    else
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+    const int tid = threadIdx.x;
+    if (contiguous && tid != 0)
+      return;
+    uint32_t kv = 0;
+    int it = 0;
+    // K (or V) of key block j of tile t into ring slot `slot`.
+    auto loadKV = [&](const CUtensorMap *map, uint32_t ring, uint32_t full,
+                      uint32_t empty, uint32_t slot, int j, int h,
+                      const AttentionTile &t) {
+      const uint32_t s = slot % kStages, ph = (slot / kStages) & 1;
+      mbarWait(empty + 8 * s, ph ^ 1);
+      mbarArriveExpectTx(full + 8 * s, L::kKVBytes);
+#pragma unroll
+      for (int pn = 0; pn < L::kPanels; ++pn)
+        tmaLoad3d(ring + s * L::kKVBytes + pn * BN * kPanelRow, map,
+                  full + 8 * s, h * DH + 64 * pn, j * BN, t.group);
+    };
+    AttentionTile next;
+    if (KV_FIRST && blockIdx.x < total)
+      next = attentionDecodeTile(p, blockIdx.x / p.heads, kBlockM);
+    for (int w = blockIdx.x; w < total; w += gridDim.x, ++it) {
+      const int h = w % p.heads;
+      const AttentionTile t =
+          KV_FIRST ? next : attentionDecodeTile(p, w / p.heads, kBlockM);
+      if (KV_FIRST && w + (int)gridDim.x < total) // used a tile later
+        next = attentionDecodeTile(p, (w + gridDim.x) / p.heads, kBlockM);
+      const int blocks = (t.keys + BN - 1) / BN;
+      // KV_FIRST: the first K block needs only a free slot (the last tile's
+      // next-to-last block), so it goes before Q, which waits for the last
+      // tile's final S = Q K^T.
+      if (KV_FIRST && tid == 0 && blocks > 0)
+        loadKV(&tmK, kSmem, kFull, kEmpty, kv, 0, h, t);
+      mbarWait(qEmpty, (it & 1) ^ 1);
+      if (contiguous) {
+        mbarArriveExpectTx(qFull, L::kQBytes);
+#pragma unroll
+        for (int pn = 0; pn < L::kPanels; ++pn)
+          tmaLoad2d(qSmem + pn * kBlockM * kPanelRow, &tmQ, qFull,
+                    h * DH + 64 * pn, t.first * p.lq + t.rowStart);
+      } else {
+        const int r = t.rowStart + tid;
+        const bool valid = r < t.rows;
+        const T *src = valid ? q + attentionRowOffset(p, t, r, h) : q;
+#pragma unroll 2
+        for (int c = 0; c < DH / 8; ++c)
+          attentionCpAsync16(qSmem + panelOffset(tid, c, kBlockM), src + 8 * c,
+                             valid);
+        attentionCpAsyncCommit();
+        attentionCpAsyncWait<0>();
+        // The consumers read Q through the async proxy (wgmma).
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbarArrive(qFull);
+      }
+      if (tid == 0) {
+        for (int j = 0; j < blocks; ++j, ++kv) {
+          if (!KV_FIRST || j > 0)
+            loadKV(&tmK, kSmem, kFull, kEmpty, kv, j, h, t);
+          loadKV(&tmV, vSmem, vFull, vEmpty, kv, j, h, t);
+        }
+      }
+    }
+    return;
+  }
+
+  //===--- Consumers ------------------------------------------------------===//
+  if (BN > 128)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
+  else
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+  const int cw = wg - 1;
+  const int wt = threadIdx.x - 128 * wg;
+  const int warp = wt >> 5, lane = wt & 31, g8 = lane >> 2, tq = lane & 3;
+  const uint32_t qRows = qSmem + cw * 64 * kPanelRow;
+  const uint32_t oTile = oSmem + cw * 64 * DH * 2;
+  // A zero scale would make masked scores NaN (-inf * 0): any tiny positive
+  // factor gives the same probabilities.
+  const float sl2 = p.scaleLog2 > 0.f ? p.scaleLog2 : 1e-30f;
+  const bool neg = p.negScale != 0;
+  T *out = static_cast<T *>(p.out);
+
+  float s[BN / 2];
+  uint32_t pf[BN / 4];
+  float o[DH / 2];
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i)
+    s[i] = 0.f;
+
+  if (PINGPONG && cw == 1)
+    namedBarArrive(kScheduleBarrier, 256);
+
+  uint32_t kv = 0;
+  int it = 0;
+  AttentionTile next;
+  if (blockIdx.x < total)
+    next = attentionDecodeTile(p, blockIdx.x / p.heads, kBlockM);
+  for (int w = blockIdx.x; w < total; w += gridDim.x, ++it) {
+    const int h = w % p.heads;
+    const AttentionTile t = next;
+    if (w + (int)gridDim.x < total) // decoded now, used a tile later
+      next = attentionDecodeTile(p, (w + gridDim.x) / p.heads, kBlockM);
+    const int blocks = (t.keys + BN - 1) / BN;
+    const int tailValid = t.keys - (blocks - 1) * BN; // keys of the last
+    float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f, c0, c1;
+#pragma unroll
+    for (int i = 0; i < DH / 2; ++i)
+      o[i] = 0.f;
+
+    mbarWait(qFull, it & 1);
+    if (blocks > 0) {
+      // Block 0: S only.
+      {
+        const uint32_t st = kv % kStages, ph = (kv / kStages) & 1;
+        mbarWait(kFull + 8 * st, ph);
+        if (PINGPONG)
+          namedBarSync(kScheduleBarrier + cw, 256);
+        issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
+        if (PINGPONG)
+          namedBarArrive(kScheduleBarrier + 1 - cw, 256);
+        wgmmaWait<0>();
+        fenceRegs(s);
+        mbarArrive(kEmpty + 8 * st);
+        if (blocks == 1)
+          mbarArrive(qEmpty);
+        if (neg)
+          negate<BN>(s);
+        if (blocks == 1 && tailValid < BN)
+          maskTail<BN>(s, tailValid, tq);
+        softmaxBlock<BN>(s, m0, m1, l0, l1, c0, c1, sl2);
+        toFragments<T, BN>(s, pf);
+      }
+      // Blocks 1..: S_j overlaps O += P_{j-1} V_{j-1}.
+      for (int j = 1; j < blocks; ++j) {
+        const uint32_t cur = kv + j, prev = cur - 1;
+        const uint32_t st = cur % kStages, ph = (cur / kStages) & 1;
+        const uint32_t sp = prev % kStages, pp = (prev / kStages) & 1;
+        mbarWait(kFull + 8 * st, ph);
+        if (PINGPONG)
+          namedBarSync(kScheduleBarrier + cw, 256);
+        fenceRegs(s);
+        issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
+        rescale<DH>(o, c0, c1);
+        mbarWait(vFull + 8 * sp, pp);
+        fenceRegs(o);
+        issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
+        if (PINGPONG)
+          namedBarArrive(kScheduleBarrier + 1 - cw, 256);
+        wgmmaWait<1>();
+        fenceRegs(s);
+        mbarArrive(kEmpty + 8 * st);
+        if (j == blocks - 1)
+          mbarArrive(qEmpty);
+        if (neg)
+          negate<BN>(s);
+        if (j == blocks - 1 && tailValid < BN)
+          maskTail<BN>(s, tailValid, tq);
+        softmaxBlock<BN>(s, m0, m1, l0, l1, c0, c1, sl2);
+        wgmmaWait<0>();
+        fenceRegs(o);
+        fenceRegs(pf);
+        mbarArrive(vEmpty + 8 * sp);
+        toFragments<T, BN>(s, pf);
+      }
+      // Tail: O += P_last V_last.
+      {
+        const uint32_t last = kv + blocks - 1;
+        const uint32_t sp = last % kStages, pp = (last / kStages) & 1;
+        rescale<DH>(o, c0, c1);
+        mbarWait(vFull + 8 * sp, pp);
+        fenceRegs(o);
+        issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
+        wgmmaWait<0>();
+        fenceRegs(o);
+        fenceRegs(pf);
+        mbarArrive(vEmpty + 8 * sp);
+      }
+      kv += blocks;
+    } else {
+      mbarArrive(qEmpty);
+    }
+
+    //===--- Epilogue: O / l, staged through shared memory ---------------===//
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    const float i0 = l0 > 0.f ? 1.f / l0 : 0.f;
+    const float i1 = l1 > 0.f ? 1.f / l1 : 0.f;
+    const int r0 = warp * 16 + g8, r1 = r0 + 8;
+    const int slab = t.rowStart + 64 * cw; // first row of this warpgroup
+    if (wt == 0)
+      bulkWaitRead(); // the last tile's TMA store has read the staging tile
+    namedBarSync(kEpilogueBarrier + cw, 128);
+#pragma unroll
+    for (int j = 0; j < DH / 8; ++j) {
+      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
+                       oTile + panelOffset(r0, j, 64) + 4 * tq),
+                   "r"(AttentionPack<T>::pack(o[4 * j] * i0, o[4 * j + 1] * i0))
+                   : "memory");
+      asm volatile(
+          "st.shared.b32 [%0], %1;\n" ::"r"(oTile + panelOffset(r1, j, 64) +
+                                            4 * tq),
+          "r"(AttentionPack<T>::pack(o[4 * j + 2] * i1, o[4 * j + 3] * i1))
+          : "memory");
+    }
+    if (contiguous && slab + 64 <= t.rows) {
+      // The TMA engine reads the staging tile: async proxy.
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      namedBarSync(kEpilogueBarrier + cw, 128);
+      if (wt == 0) {
+#pragma unroll
+        for (int pn = 0; pn < DH / 64; ++pn)
+          tmaStore2d(&tmO, oTile + pn * 64 * kPanelRow, h * DH + 64 * pn,
+                     t.first * p.lq + slab);
+        bulkCommit();
+      }
+    } else {
+      namedBarSync(kEpilogueBarrier + cw, 128);
+      constexpr int kChunks = DH / 8;
+#pragma unroll 2
+      for (int idx = wt; idx < 64 * kChunks; idx += 128) {
+        const int row = idx / kChunks, c = idx % kChunks;
+        const int r = slab + row;
+        if (r < t.rows) {
+          uint4 val;
+          asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
+                       : "r"(oTile + panelOffset(row, c, 64))
+                       : "memory");
+          const long long off =
+              contiguous ? ((long long)(t.first * p.lq + r) * p.heads + h) * DH
+                         : attentionRowOffset(p, t, r, h);
+          *reinterpret_cast<uint4 *>(out + off + 8 * c) = val;
+        }
+      }
+    }
+  }
+  if (wt == 0)
+    bulkWait(); // this warpgroup's last TMA store is complete
+}
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+PFN_cuTensorMapEncodeTiled_v12000 tensorMapEncoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void *f = nullptr;
+    cudaDriverEntryPointQueryResult result;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000,
+                                         cudaEnableDefault,
+                                         &result) != cudaSuccess ||
+        result != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+/// A 3-d map over k or v seen as [groups][Lk][H * DH] with boxes of 64
+/// columns x BN keys, 128-byte swizzle, zero fill past Lk.
+bool encodeKeyMap(CUtensorMap *map, const void *base, embrtDtype dtype,
+                  const AttentionParams &p, int bn) {
+  PFN_cuTensorMapEncodeTiled_v12000 encode = tensorMapEncoder();
+  if (!encode)
+    return false;
+  const uint64_t row = (uint64_t)p.heads * p.headDim;
+  cuuint64_t dims[3] = {row, (cuuint64_t)p.lk, (cuuint64_t)p.numGroups};
+  cuuint64_t strides[2] = {row * 2, (cuuint64_t)p.lk * row * 2};
+  cuuint32_t box[3] = {64, (cuuint32_t)bn, 1};
+  cuuint32_t elementStrides[3] = {1, 1, 1};
+  CUresult r = encode(
+      map,
+      dtype == EMBRT_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      3, const_cast<void *>(base), dims, strides, box, elementStrides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS;
+}
+
+/// A 2-d map over q or out seen as [B * Lq][H * DH] with boxes of 64 columns
+/// x `rows` rows, 128-byte swizzle (zero fill past the last row on loads,
+/// clipping on stores).
+bool encodeRowMap(CUtensorMap *map, const void *base, embrtDtype dtype,
+                  const AttentionParams &p, int rows) {
+  PFN_cuTensorMapEncodeTiled_v12000 encode = tensorMapEncoder();
+  if (!encode)
+    return false;
+  const uint64_t row = (uint64_t)p.heads * p.headDim;
+  cuuint64_t dims[2] = {row, (cuuint64_t)p.batch * p.lq};
+  cuuint64_t strides[1] = {row * 2};
+  cuuint32_t box[2] = {64, (cuuint32_t)rows};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult r = encode(
+      map,
+      dtype == EMBRT_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      2, const_cast<void *>(base), dims, strides, box, elementStrides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS;
+}
+
+typedef void (*WgmmaKernel)(const CUtensorMap, const CUtensorMap,
+                            const CUtensorMap, const CUtensorMap,
+                            const AttentionParams);
+
+/// The instantiation for (dtype, head dim, keys a block, pingpong).
+struct WgmmaVariant {
+  embrtDtype dtype;
+  int headDim;
+  int blockN;
+  int pingpong;
+  int kvFirst;
+  WgmmaKernel kernel;
+  int smemBytes;
+};
+
+#define WGMMA_VARIANT(dtype, T, DH, BN, PP, KF)                                \
+  {                                                                            \
+    dtype, DH, BN, PP, KF, attentionWgmmaKernel<T, DH, BN, PP, KF>,            \
+        Sm90Layout<DH, BN>::kBytes                                             \
+  }
+
+const WgmmaVariant wgmmaVariants[] = {
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, true, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, true, true),
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, false, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 160, true, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 64, 128, true, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 64, 128, false, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, true, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, true, true),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, false, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 160, true, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 64, 128, true, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 64, 128, false, false),
+};
+
+} // namespace
+
+embrtStatus attentionLaunchSm90a(embrtContext *ctx,
+                                 const embrtAttentionArgs *args,
+                                 const AttentionParams &params, int configId,
+                                 int maxTiles) {
+  const attentionConfig &config = attentionConfigs[configId];
+  const WgmmaVariant *variant = nullptr;
+  for (const WgmmaVariant &v : wgmmaVariants)
+    if (v.dtype == args->dtype && v.headDim == config.headDim &&
+        v.blockN == config.blockN && v.pingpong == config.pingpong &&
+        v.kvFirst == config.kvFirst)
+      variant = &v;
+  if (!variant)
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "attention: no wgmma kernel for config %s",
+                         config.name);
+  if (ctx->maxSharedPerBlockOptin > 0 &&
+      ctx->maxSharedPerBlockOptin < variant->smemBytes)
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "attention: config %s needs %d bytes of shared "
+                         "memory, the device has %lld",
+                         config.name, variant->smemBytes,
+                         (long long)ctx->maxSharedPerBlockOptin);
+  CUtensorMap mapK, mapV, mapQ, mapO;
+  if (!encodeKeyMap(&mapK, args->k, args->dtype, params, config.blockN) ||
+      !encodeKeyMap(&mapV, args->v, args->dtype, params, config.blockN) ||
+      !encodeRowMap(&mapQ, args->q, args->dtype, params, kBlockM) ||
+      !encodeRowMap(&mapO, args->output, args->dtype, params, 64))
+    return embrtSetError(ctx, EMBRT_DEVICE_ERROR,
+                         "attention: cuTensorMapEncodeTiled failed");
+  embrtStatus st = embrtCudaCheck(
+      ctx,
+      cudaFuncSetAttribute(variant->kernel,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           variant->smemBytes),
+      "attention: wgmma shared memory attribute");
+  if (st != EMBRT_OK)
+    return st;
+  int64_t items = (int64_t)maxTiles * params.heads;
+  int sms = ctx->smCount > 0 ? ctx->smCount : 132;
+  int grid = (int)(items < sms ? items : sms);
+  if (grid == 0)
+    return EMBRT_OK;
+  variant->kernel<<<grid, kThreads, variant->smemBytes,
+                    (cudaStream_t)ctx->stream>>>(mapK, mapV, mapQ, mapO,
+                                                 params);
+  return embrtCudaCheck(ctx, cudaGetLastError(), "attention: wgmma launch");
+}

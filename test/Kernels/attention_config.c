@@ -1,0 +1,98 @@
+// REQUIRES: cuda
+// RUN: %kernel_test_dir/attention_config
+//===- test/Kernels/attention_config.c - The attention launch table ------===//
+//
+// The pure selection function of kernels/attention_config.cuh, on the CPU:
+// which row each (compute capability, dtype, head dim, alignment) gets, that a
+// requested configId is kept only where it applies, and the tile bound the
+// workspace is sized with. Needs no GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/attention_config.cuh"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+static void expectConfig(const char *what, int id, const char *name) {
+  const char *got = id >= 0 ? attentionConfigs[id].name : "(none)";
+  if (strcmp(got, name)) {
+    printf("FAIL %s: got %s, expected %s\n", what, got, name);
+    ++failures;
+  }
+}
+
+static void expectInt(const char *what, long long got, long long want) {
+  if (got != want) {
+    printf("FAIL %s: got %lld, expected %lld\n", what, got, want);
+    ++failures;
+  }
+}
+
+static int byName(const char *name) {
+  for (int i = 0; i < ATTENTION_NUM_CONFIGS; ++i)
+    if (!strcmp(attentionConfigs[i].name, name))
+      return i;
+  return -1;
+}
+
+int main(void) {
+  // Hopper: the wgmma rows for 16-bit data, head dims 64 and 128.
+  expectConfig("sm90 f16 d128", attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1),
+               "wgmma_d128_pp");
+  expectConfig("sm90 bf16 d64", attentionSelectConfig(-1, 9, EMBRT_BF16, 64, 1),
+               "wgmma_d64_pp");
+  // Unaligned tensors cannot use TMA or 16-byte copies: SIMT.
+  expectConfig("sm90 f16 d128 unaligned",
+               attentionSelectConfig(-1, 9, EMBRT_F16, 128, 0), "simt");
+  // Other GPUs: mma.sync from sm_80, SIMT before; f32 always SIMT.
+  expectConfig("sm80 f16 d128", attentionSelectConfig(-1, 8, EMBRT_F16, 128, 1),
+               "mma_d128");
+  expectConfig("sm100 bf16 d64",
+               attentionSelectConfig(-1, 10, EMBRT_BF16, 64, 1), "mma_d64");
+  expectConfig("sm75 f16 d128", attentionSelectConfig(-1, 7, EMBRT_F16, 128, 1),
+               "simt");
+  expectConfig("sm90 f32 d128", attentionSelectConfig(-1, 9, EMBRT_F32, 128, 1),
+               "simt");
+  expectConfig("sm90 f16 d96", attentionSelectConfig(-1, 9, EMBRT_F16, 96, 1),
+               "simt");
+  expectConfig("sm90 f16 d512", attentionSelectConfig(-1, 9, EMBRT_F16, 512, 1),
+               "(none)");
+  expectConfig("sm90 i32", attentionSelectConfig(-1, 9, EMBRT_I32, 128, 1),
+               "(none)");
+  // A requested row is kept where it applies, else the automatic choice.
+  expectConfig("requested mma on sm90",
+               attentionSelectConfig(byName("mma_d128"), 9, EMBRT_F16, 128, 1),
+               "mma_d128");
+  expectConfig(
+      "requested wgmma on sm80",
+      attentionSelectConfig(byName("wgmma_d128_pp"), 8, EMBRT_F16, 128, 1),
+      "mma_d128");
+  expectConfig(
+      "requested d64 row for d128",
+      attentionSelectConfig(byName("wgmma_d64_pp"), 9, EMBRT_F16, 128, 1),
+      "wgmma_d128_pp");
+  expectConfig(
+      "requested past the table",
+      attentionSelectConfig(ATTENTION_NUM_CONFIGS, 9, EMBRT_F16, 128, 1),
+      "wgmma_d128_pp");
+  // Every row's blockM is at least the workspace's ATTENTION_MIN_BLOCK_M.
+  for (int i = 0; i < ATTENTION_NUM_CONFIGS; ++i)
+    if (attentionConfigs[i].blockM < ATTENTION_MIN_BLOCK_M) {
+      printf("FAIL row %s: blockM %d below ATTENTION_MIN_BLOCK_M\n",
+             attentionConfigs[i].name, attentionConfigs[i].blockM);
+      ++failures;
+    }
+  // Tile bound: 2048 candidates x 64 rows in 32 groups, 128-row tiles: 1024
+  // full tiles + one partial per group at most.
+  expectInt("max tiles uniform", attentionMaxTiles(2048, 33, 64, 128),
+            1024 + 33);
+  // Never more than one tile per candidate when Lq <= blockM.
+  expectInt("max tiles Lq 1", attentionMaxTiles(100, 200, 1, 16), 100);
+  expectInt("max tiles empty", attentionMaxTiles(0, 4, 8, 16), 0);
+  printf("%s\n",
+         failures ? "attention_config: FAILED" : "attention_config: ok");
+  return failures ? 1 : 0;
+}

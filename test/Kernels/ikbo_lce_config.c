@@ -1,0 +1,163 @@
+// REQUIRES: cuda
+// RUN: %kernel_test_dir/ikbo_lce_config
+//===- test/Kernels/ikbo_lce_config.c - IKBO LCE configuration selection --===//
+//
+// The launch-configuration table of emb.ikbo_lce and the pure functions over
+// it (kernels/ikbo_lce_config.cuh), on the CPU: which row a problem gets on
+// Hopper and elsewhere, the tile choice for M, configId overrides, shared
+// memory of every row, and the workspace layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/ikbo_lce_config.cuh"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);      \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+static IkboLceShape hopper(embrtDtype dtype, long long m, long long n) {
+  IkboLceShape s;
+  memset(&s, 0, sizeof s);
+  s.ccMajor = 9;
+  s.ccMinor = 0;
+  s.maxSharedPerBlock = 232448;
+  s.dtype = dtype;
+  s.batch = 1024;
+  s.users = 15;
+  s.m = m;
+  s.n = n;
+  s.kUser = 1184;
+  s.kCand = 872;
+  s.aligned = 1;
+  return s;
+}
+
+static const char *selected(const IkboLceShape *s) {
+  return kIkboLceConfigs[ikboLceSelectConfig(s)].name;
+}
+
+int main(void) {
+  // Tile of M: as few 256-row tiles as needed, each share rounded up to a
+  // built wgmma extent.
+  EXPECT(ikboLceSm90aTileFor(433) == 224);
+  EXPECT(ikboLceSm90aTileFor(128) == 128);
+  EXPECT(ikboLceSm90aTileFor(1) == 64);
+  EXPECT(ikboLceSm90aTileFor(64) == 64);
+  EXPECT(ikboLceSm90aTileFor(65) == 128);
+  EXPECT(ikboLceSm90aTileFor(256) == 256);
+  EXPECT(ikboLceSm90aTileFor(257) == 192);
+  EXPECT(ikboLceSm90aTileFor(1000) == 256);
+
+  // Hopper, 16-bit, aligned: sm90a, CTA pairs multicasting W when the
+  // column tiles pair up.
+  IkboLceShape s = hopper(EMBRT_F16, 433, 256);
+  EXPECT(!strcmp(selected(&s), "sm90a_m224_c2"));
+  s = hopper(EMBRT_BF16, 128, 256); // one W-row tile
+  EXPECT(!strcmp(selected(&s), "sm90a_m128_c2"));
+  s = hopper(EMBRT_F16, 433, 384); // three column tiles
+  EXPECT(!strcmp(selected(&s), "sm90a_m224_c1"));
+  s = hopper(EMBRT_F16, 433, 64);
+  EXPECT(!strcmp(selected(&s), "sm90a_m224_c1"));
+  s = hopper(EMBRT_F16, 1000, 256); // four W-row tiles of 256
+  EXPECT(!strcmp(selected(&s), "sm90a_m256_c2"));
+  s = hopper(EMBRT_F16, 300, 256); // two W-row tiles, 150 rows -> 192
+  EXPECT(!strcmp(selected(&s), "sm90a_m192_c2"));
+
+  // Everything else is portable.
+  s = hopper(EMBRT_F32, 433, 256);
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s = hopper(EMBRT_F16, 433, 100); // rows not 16-byte multiples
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s = hopper(EMBRT_F16, 433, 256);
+  s.aligned = 0;
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s = hopper(EMBRT_F16, 433, 256);
+  s.ccMajor = 8;
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s = hopper(EMBRT_F16, 433, 256);
+  s.ccMajor = 10; // sm_90a code does not run on later GPUs
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s = hopper(EMBRT_F16, 433, 256);
+  s.maxSharedPerBlock = 100 * 1024;
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+
+  // configId: honoured when the row applies, else the selection.
+  s = hopper(EMBRT_F16, 433, 256);
+  for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+    EXPECT(ikboLceResolveConfig(&s, i) == i);
+  EXPECT(ikboLceResolveConfig(&s, -1) == ikboLceSelectConfig(&s));
+  EXPECT(ikboLceResolveConfig(&s, IKBO_LCE_NUM_CONFIGS) ==
+         ikboLceSelectConfig(&s));
+  s = hopper(EMBRT_F16, 433, 384);
+  for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+    if (kIkboLceConfigs[i].clusterN == 2)
+      EXPECT(ikboLceResolveConfig(&s, i) == ikboLceSelectConfig(&s));
+  s = hopper(EMBRT_F32, 433, 256);
+  EXPECT(ikboLceResolveConfig(&s, 3) == IKBO_LCE_CONFIG_PORTABLE);
+
+  // Every sm90a row fits the H100/H200 opt-in limit, stores n8 blocks in
+  // pairs, splits W into 8-row multicast slices and names a preference
+  // entry or a deliberate variant.
+  for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i) {
+    const IkboLceConfig *c = &kIkboLceConfigs[i];
+    if (c->path != IKBO_LCE_PATH_SM90A)
+      continue;
+    EXPECT(ikboLceSm90aSmemBytes(c) <= 232448);
+    EXPECT(c->mTile / 8 % 2 == 0);
+    EXPECT(c->mTile % (8 * c->clusterN) == 0);
+    EXPECT(c->clusterM == 1 || c->clusterM == 2);
+  }
+  for (size_t p = 0; p < sizeof(kIkboLceSm90aPreference) / sizeof(char *);
+       ++p) {
+    int found = 0;
+    for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+      found +=
+          ikboLceNameIs(kIkboLceConfigs[i].name, kIkboLceSm90aPreference[p]);
+    EXPECT(found == 1);
+  }
+
+  // Workspace: the user-result region, f32 [U][nPad][mPad] covering every
+  // tile choice (the dtype [U][M][N] fits in it), then 16-byte-pitch W
+  // copies only for odd K of 16-bit types.
+  embrtIkboLceArgs a;
+  memset(&a, 0, sizeof a);
+  a.dtype = EMBRT_F16;
+  a.batchSize = 1024;
+  a.numUsers = 15;
+  a.m = 433;
+  a.n = 256;
+  a.kUser = 1184;
+  a.kCand = 872;
+  IkboLceLayout l;
+  ikboLceLayout(&a, &l);
+  EXPECT(l.nPad == 256);
+  EXPECT(l.mPad == 576);
+  EXPECT(l.kUserPitch == 0 && l.kCandPitch == 0);
+  EXPECT(l.bytes == (size_t)15 * 256 * 576 * 4);
+  a.kUser = 1025;
+  a.kCand = 1023;
+  ikboLceLayout(&a, &l);
+  EXPECT(l.kUserPitch == 1032 && l.kCandPitch == 1024);
+  EXPECT(l.wUserOffset % 256 == 0 && l.wCandOffset % 256 == 0);
+  EXPECT(l.wCandOffset >= l.wUserOffset + 433 * 1032 * 2);
+  EXPECT(l.bytes >= l.wCandOffset + 433 * 1024 * 2);
+  a.dtype = EMBRT_F32;
+  ikboLceLayout(&a, &l);
+  EXPECT(l.kUserPitch == 0 && l.kCandPitch == 0);
+  a.n = 100;
+  a.m = 1;
+  ikboLceLayout(&a, &l);
+  EXPECT(l.nPad == 128 && l.mPad == 256);
+
+  printf("%s\n", failures ? "FAIL" : "PASS");
+  return failures ? 1 : 0;
+}
