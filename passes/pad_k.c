@@ -15,8 +15,17 @@
 // splats; a zero piece with a dynamic dim (a dynamic batch or N) is a
 // `tensor.splat` sized by `tensor.dim`.
 //
-// Option: align=<int> elements; 0 (the default) means 16 bytes' worth of the
-// element type: 8 for f16 and bf16, 4 for f32.
+// An embedding not made by a concat along K is copied to pad it. That copy
+// is worth it for a small operand (the weights, the user side at user batch
+// size) but not for a candidate-sized one: emb's GEMM kernels read unpadded
+// K correctly and pad the small weights themselves, while copying a
+// 1024x866x256 f16 operand costs more than the padding gains. So a K is left
+// unpadded, with a remark, when padding it would copy more than copy-limit
+// MiB; its weight is then left alone too (their K must agree).
+//
+// Options: align=<int> elements; 0 (the default) means 16 bytes' worth of
+// the element type: 8 for f16 and bf16, 4 for f32. copy-limit=<MiB> (default
+// 64): the largest operand copied to pad it.
 //
 // Preconditions: the IR verifies. Postconditions: every emb.lce and
 // emb.ikbo_lce with a static K has K a multiple of align; one whose K is
@@ -30,6 +39,7 @@
 
 #include "ir.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +47,11 @@
 
 /// The pass's options.
 typedef struct {
-  int64_t align; ///< elements; 0: 16 bytes of the element type
+  int64_t align;     ///< elements; 0: 16 bytes of the element type
+  int64_t copyLimit; ///< MiB: the largest operand copied to pad it
 } Options;
+
+enum { defaultCopyLimitMiB = 64 };
 
 //===----------------------------------------------------------------------===//
 // Padding one operand
@@ -73,8 +86,23 @@ static MlirValue padAlong(MlirOperation before, MlirLocation loc, MlirValue v,
 /// Pads operands `wIndex` (a weight [M,K], K along dim 1) and `xIndex` (an
 /// embedding [batch,K,N], K along dim 1) of `op` to a multiple of `align`.
 /// `what` names K in a remark ("K", "Ku", "Kc"). False if memory ran out.
+/// True if padding `v` along `dim` extends a concat along `dim` (no copy).
+static bool padIsFree(MlirValue v, intptr_t dim) {
+  MlirOperation concat = embDefiningOp(v, "tensor.concat");
+  int64_t concatDim = -1;
+  return !mlirOperationIsNull(concat) &&
+         embGetIntAttr(concat, "dim", &concatDim) && concatDim == dim;
+}
+
+/// Bytes of a statically shaped tensor, -1 if a dim is dynamic.
+static int64_t tensorBytes(MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  int64_t n = embNumElements(t);
+  return n < 0 ? -1 : n * embElementBytes(mlirShapedTypeGetElementType(t));
+}
+
 static bool padPair(MlirOperation op, intptr_t wIndex, intptr_t xIndex,
-                    int64_t align, const char *what) {
+                    int64_t align, int64_t copyLimitMiB, const char *what) {
   MlirValue w = mlirOperationGetOperand(op, wIndex);
   MlirValue x = mlirOperationGetOperand(op, xIndex);
   int64_t k = embDim(mlirValueGetType(w), 1);
@@ -93,6 +121,20 @@ static bool padPair(MlirOperation op, intptr_t wIndex, intptr_t xIndex,
   int64_t pad = (align - k % align) % align;
   if (pad == 0)
     return true;
+  int64_t bytes = tensorBytes(x);
+  if (!padIsFree(x, 1) &&
+      (bytes < 0 || bytes > copyLimitMiB * (int64_t)1048576)) {
+    char size[32];
+    if (bytes < 0)
+      snprintf(size, sizeof size, "a dynamically sized operand");
+    else
+      snprintf(size, sizeof size, "%lld MiB", (long long)(bytes >> 20));
+    embEmitRemarkf(loc,
+                   "'%s' not padded: %s = %lld stays, padding it would copy "
+                   "%s (copy-limit %lld MiB); the kernels read unpadded K",
+                   name, what, (long long)k, size, (long long)copyLimitMiB);
+    return true;
+  }
   MlirValue paddedW = padAlong(op, loc, w, 1, pad);
   if (mlirValueIsNull(paddedW))
     return false;
@@ -122,10 +164,10 @@ static int64_t alignFor(MlirOperation op, const Options *o) {
 
 static bool padOne(MlirOperation op, const Options *o) {
   if (embOpIs(op, EMB_OP_LCE))
-    return padPair(op, 0, 1, alignFor(op, o), "K");
+    return padPair(op, 0, 1, alignFor(op, o), o->copyLimit, "K");
   if (embOpIs(op, EMB_OP_IKBO_LCE))
-    return padPair(op, 0, 2, alignFor(op, o), "Ku") &&
-           padPair(op, 1, 3, alignFor(op, o), "Kc");
+    return padPair(op, 0, 2, alignFor(op, o), o->copyLimit, "Ku") &&
+           padPair(op, 1, 3, alignFor(op, o), o->copyLimit, "Kc");
   return true;
 }
 
@@ -156,31 +198,39 @@ enum { maxAlign = 1 << 16 };
 
 static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
                        void *userData) {
-  Options o = {0};
+  Options o = {0, defaultCopyLimitMiB};
   char key[64], value[64];
   int r;
   while ((r = embNextOption(&options, key, sizeof key, value, sizeof value,
                             def.argument, onError, userData)) > 0) {
     long long v;
-    if (strcmp(key, "align") != 0) {
-      embUnknownOption(def.argument, key, "align", onError, userData);
+    bool isAlign = !strcmp(key, "align");
+    if (!isAlign && strcmp(key, "copy-limit") != 0) {
+      embUnknownOption(def.argument, key, "align, copy-limit", onError,
+                       userData);
       return (MlirPass){NULL};
     }
-    if (!embParseIntOption(def.argument, key, value, 0, maxAlign, &v, onError,
+    if (!embParseIntOption(def.argument, key, value, 0,
+                           isAlign ? maxAlign : (1LL << 30), &v, onError,
                            userData))
       return (MlirPass){NULL};
-    o.align = v;
+    if (isAlign)
+      o.align = v;
+    else
+      o.copyLimit = v;
   }
   if (r < 0)
     return (MlirPass){NULL};
-  return embCreatePadKPass(o.align);
+  return embMakePass(&def, &o);
 }
 
 const EmbRegistryEntry embPadKEntry = {
     .name = "emb-pad-k",
     .summary = SUMMARY,
     .optionsHelp = "align=<int>: pad K to a multiple of this many elements "
-                   "(default 0: 16 bytes' worth, 8 for f16/bf16, 4 for f32)",
+                   "(default 0: 16 bytes' worth, 8 for f16/bf16, 4 for f32); "
+                   "copy-limit=<MiB>: the largest operand copied to pad it "
+                   "(default 64)",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
     .create = create,
@@ -188,6 +238,6 @@ const EmbRegistryEntry embPadKEntry = {
 };
 
 MlirPass embCreatePadKPass(int64_t align) {
-  Options o = {align > 0 ? align : 0};
+  Options o = {align > 0 ? align : 0, defaultCopyLimitMiB};
   return embMakePass(&def, &o);
 }

@@ -93,15 +93,17 @@ func.func @aligned(%w: tensor<8x16xf16>, %x: tensor<16x16x32xf16>) -> tensor<16x
 
 // -----
 
-// A dynamic batch: the zero rows are a tensor.splat sized by tensor.dim.
+// A dynamic batch made by a concat along K: the concat is extended (no
+// copy), and the zero rows are a tensor.splat sized by tensor.dim.
 // CHECK-LABEL: func.func @dynamic_batch
-// CHECK-SAME: (%[[W:.+]]: tensor<8x12xf16>, %[[X:.+]]: tensor<?x12x32xf16>)
+// CHECK-SAME: (%[[W:.+]]: tensor<8x12xf16>, %[[A:.+]]: tensor<?x5x32xf16>, %[[B:.+]]: tensor<?x7x32xf16>)
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f16
-// CHECK-DAG: %[[B:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x12x32xf16>
-// CHECK: %[[XZ:.+]] = tensor.splat %[[ZERO]][%[[B]]] : tensor<?x4x32xf16>
-// CHECK: %[[XP:.+]] = tensor.concat dim(1) %[[X]], %[[XZ]] : (tensor<?x12x32xf16>, tensor<?x4x32xf16>) -> tensor<?x16x32xf16>
+// CHECK-DAG: %[[D:.+]] = tensor.dim %{{.+}}, %{{.+}} : tensor<?x12x32xf16>
+// CHECK: %[[XZ:.+]] = tensor.splat %[[ZERO]][%[[D]]] : tensor<?x4x32xf16>
+// CHECK: %[[XP:.+]] = tensor.concat dim(1) %[[A]], %[[B]], %[[XZ]] : (tensor<?x5x32xf16>, tensor<?x7x32xf16>, tensor<?x4x32xf16>) -> tensor<?x16x32xf16>
 // CHECK: "emb.lce"(%{{.+}}, %[[XP]]) : (tensor<8x16xf16>, tensor<?x16x32xf16>) -> tensor<?x8x32xf16>
-func.func @dynamic_batch(%w: tensor<8x12xf16>, %x: tensor<?x12x32xf16>) -> tensor<?x8x32xf16> {
+func.func @dynamic_batch(%w: tensor<8x12xf16>, %a: tensor<?x5x32xf16>, %b: tensor<?x7x32xf16>) -> tensor<?x8x32xf16> {
+  %x = tensor.concat dim(1) %a, %b : (tensor<?x5x32xf16>, tensor<?x7x32xf16>) -> tensor<?x12x32xf16>
   %y = "emb.lce"(%w, %x) : (tensor<8x12xf16>, tensor<?x12x32xf16>) -> tensor<?x8x32xf16>
   return %y : tensor<?x8x32xf16>
 }
