@@ -162,6 +162,11 @@ embrtStatus embrtCudaSynchronize(embrtContext *ctx);
 embrtStatus embrtCudaMalloc(embrtContext *ctx, size_t bytes, void **out);
 embrtStatus embrtCudaFree(embrtContext *ctx, void *ptr);
 embrtStatus embrtCudaMallocAsync(embrtContext *ctx, size_t bytes, void **out);
+embrtStatus embrtCudaEventCreate(embrtContext *ctx, void **event);
+embrtStatus embrtCudaEventRecord(embrtContext *ctx, void *event);
+embrtStatus embrtCudaEventElapsedMs(embrtContext *ctx, void *start, void *end,
+                                    float *ms);
+void embrtCudaEventDestroy(void *event);
 embrtStatus embrtCudaFreeAsync(embrtContext *ctx, void *ptr);
 embrtStatus embrtCudaMemcpy(embrtContext *ctx, void *dst, const void *src,
                             size_t bytes, embrtCopyKind kind);

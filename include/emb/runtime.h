@@ -152,6 +152,27 @@ int64_t embrtContextGetInvalidIdCount(const embrtContext *ctx);
 embrtStatus embrtSynchronize(embrtContext *ctx);
 
 //===----------------------------------------------------------------------===//
+// Timing
+//===----------------------------------------------------------------------===//
+
+/// A point on the context's stream, for timing device work the way CUDA
+/// events do (on the CPU: the host clock when it is recorded).
+typedef struct embrtEvent embrtEvent;
+
+/// Creates an event; destroy it with embrtEventDestroy.
+embrtStatus embrtEventCreate(embrtContext *ctx, embrtEvent **out);
+
+/// Records `event` on the context's stream (no synchronisation).
+embrtStatus embrtEventRecord(embrtContext *ctx, embrtEvent *event);
+
+/// Milliseconds of device time between two recorded events; waits for `end`.
+embrtStatus embrtEventElapsedMs(embrtContext *ctx, embrtEvent *start,
+                                embrtEvent *end, float *ms);
+
+/// Destroys an event (NULL is allowed).
+void embrtEventDestroy(embrtContext *ctx, embrtEvent *event);
+
+//===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
 
@@ -474,18 +495,18 @@ float embrtBF16ToF32(uint16_t bits);
 // TBE launch configurations (runtime/tbe_config.c; owned with kernels/tbe.cu)
 //===----------------------------------------------------------------------===//
 
-/// One launch configuration of the CUDA TBE forward. The kernel keeps 8 row
-/// loads in flight per lane and gives each bag the fewest lanes that cover a
-/// row with 16-byte loads (narrower loads where D * size is not a multiple
-/// of 16); a configuration picks the CTA size and how many consecutive bags
-/// one group of lanes pools as a single stream of rows.
+/// One launch configuration of the CUDA TBE forward. The kernel gives each
+/// bag the fewest lanes that cover a row with 16-byte loads (narrower loads
+/// where D * size is not a multiple of 16) and keeps up to 12 row loads in
+/// flight per lane; a configuration picks the CTA size and how many
+/// consecutive bags one group of lanes pools as a single stream of ids.
 typedef struct embrtTbeConfig {
   /// A short name for logs and benchmarks ("t256_bags1").
   const char *name;
   /// Threads of one CTA: a multiple of 32, at most 256.
   int32_t threadsPerBlock;
-  /// Consecutive bags one group of lanes pools (small bags: more rows per
-  /// stream, so more loads in flight).
+  /// Consecutive bags one group of lanes pools: longer streams keep the
+  /// loads in flight; fewer groups fill the GPU less.
   int32_t bagsPerGroup;
 } embrtTbeConfig;
 

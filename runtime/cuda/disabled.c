@@ -121,3 +121,18 @@ embrtStatus embrtCudaConvert(embrtContext *ctx, const void *input,
                              embrtDtype outputDtype, int64_t numElements) {
   return unsupported(ctx);
 }
+
+embrtStatus embrtCudaEventCreate(embrtContext *ctx, void **event) {
+  return unsupported(ctx);
+}
+
+embrtStatus embrtCudaEventRecord(embrtContext *ctx, void *event) {
+  return unsupported(ctx);
+}
+
+embrtStatus embrtCudaEventElapsedMs(embrtContext *ctx, void *start, void *end,
+                                    float *ms) {
+  return unsupported(ctx);
+}
+
+void embrtCudaEventDestroy(void *event) {}

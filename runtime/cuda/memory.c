@@ -78,3 +78,38 @@ embrtStatus embrtCudaMemset(embrtContext *ctx, void *dst, int value,
       ctx, cudaMemsetAsync(dst, value, bytes, (cudaStream_t)ctx->stream),
       "memset: cudaMemsetAsync");
 }
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtCudaEventCreate(embrtContext *ctx, void **event) {
+  cudaEvent_t e = NULL;
+  embrtStatus status =
+      embrtCudaCheck(ctx, cudaEventCreate(&e), "event: cudaEventCreate");
+  *event = e;
+  return status;
+}
+
+embrtStatus embrtCudaEventRecord(embrtContext *ctx, void *event) {
+  return embrtCudaCheck(
+      ctx, cudaEventRecord((cudaEvent_t)event, (cudaStream_t)ctx->stream),
+      "event: cudaEventRecord");
+}
+
+embrtStatus embrtCudaEventElapsedMs(embrtContext *ctx, void *start, void *end,
+                                    float *ms) {
+  embrtStatus status =
+      embrtCudaCheck(ctx, cudaEventSynchronize((cudaEvent_t)end),
+                     "event: cudaEventSynchronize");
+  if (status != EMBRT_OK)
+    return status;
+  return embrtCudaCheck(
+      ctx, cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end),
+      "event: cudaEventElapsedTime");
+}
+
+void embrtCudaEventDestroy(void *event) {
+  if (event)
+    cudaEventDestroy((cudaEvent_t)event);
+}

@@ -329,8 +329,40 @@ static void testNearestEven(Rng *rng) {
   }
 }
 
+// Events measure the time between two points of the stream; on the CPU the
+// host clock, so work between them shows up.
+static void testEvents(void) {
+  TEST_CASE("events");
+  embrtContext *ctx = NULL;
+  EXPECT_STATUS(embrtContextCreate(EMBRT_DEVICE_CPU, 0, NULL, &ctx), EMBRT_OK,
+                ctx);
+  embrtEvent *start = NULL, *end = NULL;
+  EXPECT_STATUS(embrtEventCreate(ctx, &start), EMBRT_OK, ctx);
+  EXPECT_STATUS(embrtEventCreate(ctx, &end), EMBRT_OK, ctx);
+  float ms = -1;
+  EXPECT_STATUS(embrtEventElapsedMs(ctx, start, end, &ms),
+                EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "event: both events must be recorded first");
+  embrtContextClearError(ctx);
+  EXPECT_STATUS(embrtEventRecord(ctx, start), EMBRT_OK, ctx);
+  volatile double sink = 0;
+  for (int i = 0; i < 20000000; ++i)
+    sink += i * 1e-9;
+  EXPECT_STATUS(embrtEventRecord(ctx, end), EMBRT_OK, ctx);
+  EXPECT_STATUS(embrtEventElapsedMs(ctx, start, end, &ms), EMBRT_OK, ctx);
+  EXPECT_TRUE(ms > 0.0f && ms < 60000.0f);
+  EXPECT_STATUS(embrtEventElapsedMs(ctx, start, NULL, &ms),
+                EMBRT_INVALID_ARGUMENT, ctx);
+  embrtEventDestroy(ctx, start);
+  embrtEventDestroy(ctx, end);
+  embrtEventDestroy(ctx, NULL);
+  embrtContextDestroy(ctx);
+}
+
 int main(void) {
   Rng rng = rngSeed(0xC0 + 0x7E47);
+  testEvents();
   testNames();
   testContexts();
   testStickyErrors();

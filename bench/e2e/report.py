@@ -1,0 +1,66 @@
+"""Merges the compiled models' timings and the peers into e2e.json records.
+
+    python3 bench/e2e/report.py --out DIR --commit SHA
+reads DIR/<model>.txt (emb-run-aot output) and DIR/peers.jsonl.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+
+MODELS = {
+    "ikbo_lce": dict(file="ikbo_benchmark", entry="ikbo_benchmark",
+                     shape=dict(B=1024, U=15, M=433, Ku=1178, Kc=866, N=256,
+                                dtype="f16"),
+                     flops=2 * 1024 * 433 * (1178 + 866) * 256),
+    "ikbo_attention": dict(file="target_attention_benchmark",
+                           entry="target_attention_benchmark",
+                           shape=dict(B=2048, U=32, H=2, Lq=64, Lk=2048,
+                                      Dh=128, dtype="f16"),
+                           flops=4 * 2048 * 2 * 64 * 2048 * 128),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--commit", default="unknown")
+    a = ap.parse_args()
+    lines = open(os.path.join(a.out, "peers.jsonl")).read().splitlines()
+    device = lines[0].split(" ", 1)[1] if lines else "unknown"
+    peers = [json.loads(l) for l in lines if l.startswith("{")]
+    date = datetime.date.today().isoformat()
+    records = []
+    for case, m in MODELS.items():
+        text = open(os.path.join(a.out, m["file"] + ".txt")).read()
+        times = re.findall(r"@(\S+): median ([0-9.]+) ms", text)
+        ours = [float(t) for name, t in times if name == m["entry"]]
+        written = [float(t) for name, t in times
+                   if name == m["entry"] + "__reference"]
+        check = re.findall(r"result #0 .*: (ok|MISMATCH)", text)
+        if not ours:
+            print("no timing for", case)
+            continue
+        ms = ours[0]
+        base = dict(case=case, **m["shape"], device=device, commit=a.commit,
+                    date=date, check=check[0] if check else "missing")
+        rows = [("emb_compiled_as_written", written[0])] if written else []
+        rows += [(p["peer"], p["ms"]) for p in peers if p["case"] == case]
+        for peer, peer_ms in rows:
+            records.append(dict(base, impl="emb_compiled_emb_ikbo", ms=ms,
+                                peer=peer, peer_ms=peer_ms,
+                                ratio=peer_ms / ms,
+                                tflops=m["flops"] / ms / 1e9))
+    with open(os.path.join(a.out, "e2e.json"), "w") as f:
+        json.dump(records, f, indent=1)
+    print("\n%-15s %-42s %9s %9s %7s %7s %s" % ("case", "peer", "ms", "peer_ms",
+                                               "ratio", "TF/s", "check"))
+    for r in records:
+        print("%-15s %-42s %9.4f %9.4f %7.2f %7.0f %s" % (
+            r["case"], r["peer"], r["ms"], r["peer_ms"], r["ratio"],
+            r["tflops"], r["check"]))
+
+
+if __name__ == "__main__":
+    main()
