@@ -16,6 +16,11 @@ embrtStatus embrtCudaCheck(embrtContext *ctx, int cudaError, const char *what) {
   cudaError_t error = (cudaError_t)cudaError;
   if (error == cudaSuccess)
     return EMBRT_OK;
+  // The CUDA runtime also keeps this error as its "last error": consume it,
+  // or the next launch's cudaGetLastError would report it again as that
+  // launch's failure (a failed cudaSetDevice on a bad ordinal, then any
+  // kernel). Sticky errors (a fault in a kernel) stay, as they must.
+  (void)cudaGetLastError();
   embrtStatus status = error == cudaErrorMemoryAllocation ? EMBRT_OUT_OF_MEMORY
                                                           : EMBRT_DEVICE_ERROR;
   return embrtSetError(ctx, status, "%s failed: %s (%s)", what,

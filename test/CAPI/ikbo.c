@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 // RUN: %capi_test_dir/emb-capi-ikbo 2>&1 | FileCheck %s
+// REQUIRES: emb-compiler
 
 #include "emb/emb.h"
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 // RUN: %capi_test_dir/emb-capi-passes 2>&1 | FileCheck %s
+// REQUIRES: emb-compiler
 
 #include "emb/emb.h"
 

@@ -7,7 +7,7 @@
 set -uo pipefail
 out=${OUT:-/tmp/emb-gpu-check}
 mkdir -p "$out"
-models=$(ls .aot/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';')
+models=$(ls "$PWD"/.aot/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';')
 cmake -G Ninja -S . -B build-gpu -DEMB_ENABLE_COMPILER=OFF \
   -DEMB_AOT_MODELS="$models" > "$out/configure.log" 2>&1 || {
   tail -30 "$out/configure.log"; exit 1; }

@@ -519,8 +519,19 @@ static int compareResults(const EmbModelSpec *m, const EmbModelSpec *ref,
       atol = o->atol;
     if (o->rtol >= 0)
       rtol = o->rtol;
+    // The tolerance scales with the result: an element may differ by
+    // rtol of itself plus atol of the result's largest magnitude (at least
+    // 1), since two correct computations that round in different places
+    // differ by ulps of the values they rounded, not of each element.
+    int64_t n = embArrayElements(&a[i]);
+    double scale = 1;
+    for (int64_t k = 0; k < n; ++k) {
+      double y = fabs(loadElement(b[i].data, b[i].dtype, k));
+      if (y > scale && y == y)
+        scale = y;
+    }
     double maxAbs = 0, maxRel = 0;
-    int64_t worst = -1, n = embArrayElements(&a[i]);
+    int64_t worst = -1;
     bool nan = false;
     for (int64_t k = 0; k < n; ++k) {
       double x = loadElement(a[i].data, a[i].dtype, k);
@@ -532,17 +543,17 @@ static int compareResults(const EmbModelSpec *m, const EmbModelSpec *ref,
       }
       if (d > maxAbs)
         maxAbs = d;
-      if (fabs(y) > atol && d / fabs(y) > maxRel)
+      if (fabs(y) > atol * scale && d / fabs(y) > maxRel)
         maxRel = d / fabs(y);
-      if (d > atol + rtol * fabs(y) && worst < 0)
+      if (d > atol * scale + rtol * fabs(y) && worst < 0)
         worst = k;
     }
     char shape[128];
     shapeText(&a[i], shape, sizeof shape);
     bool ok = worst < 0 && !nan;
     printf("result #%d %s: max abs diff %.3g, max rel diff %.3g against "
-           "@%s (atol %.3g, rtol %.3g): %s\n",
-           i, shape, maxAbs, maxRel, ref->name, atol, rtol,
+           "@%s (atol %.3g x max |value| %.3g, rtol %.3g): %s\n",
+           i, shape, maxAbs, maxRel, ref->name, atol, scale, rtol,
            ok ? "ok" : "MISMATCH");
     if (!ok) {
       if (nan)
