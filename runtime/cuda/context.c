@@ -97,6 +97,9 @@ void embrtCudaContextRelease(embrtContext *ctx) {
   ctx->blasHandle = NULL;
   ctx->deviceErrors = NULL;
   ctx->stream = NULL;
+  // Leave no error behind for the next context's first launch check (the
+  // cudaSetDevice above fails for a context whose ordinal was bad).
+  (void)cudaGetLastError();
 }
 
 embrtStatus embrtCudaBlasHandle(embrtContext *ctx, void **handle) {
