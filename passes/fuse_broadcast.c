@@ -314,15 +314,7 @@ static const EmbPassDef def = {
 
 static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
                        void *userData) {
-  char key[64], value[64];
-  int r = embNextOption(&options, key, sizeof key, value, sizeof value,
-                        def.argument, onError, userData);
-  if (r != 0) {
-    if (r > 0)
-      embUnknownOption(def.argument, key, "", onError, userData);
-    return (MlirPass){NULL};
-  }
-  return embCreateFuseBroadcastPass();
+  return embMakePassWithoutOptions(&def, options, onError, userData);
 }
 
 const EmbRegistryEntry embFuseBroadcastEntry = {

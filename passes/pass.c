@@ -62,6 +62,19 @@ MlirPass embMakePass(const EmbPassDef *def, const void *options) {
                                 embStr(def->anchor), 0, NULL, callbacks, s);
 }
 
+MlirPass embMakePassWithoutOptions(const EmbPassDef *def, MlirStringRef options,
+                                   EmbErrorCallback onError, void *userData) {
+  char key[64], value[64];
+  int r = embNextOption(&options, key, sizeof key, value, sizeof value,
+                        def->argument, onError, userData);
+  if (r != 0) {
+    if (r > 0)
+      embUnknownOption(def->argument, key, "", onError, userData);
+    return (MlirPass){NULL};
+  }
+  return embMakePass(def, NULL);
+}
+
 //===----------------------------------------------------------------------===//
 // Reporting
 //===----------------------------------------------------------------------===//

@@ -38,6 +38,11 @@ typedef struct EmbPassDef {
 /// Makes a pass of `def` with a copy of `options` (optionsSize bytes).
 MlirPass embMakePass(const EmbPassDef *def, const void *options);
 
+/// Makes a pass of `def`, which takes no options, from its textual options:
+/// any option is reported through `onError` and gives a null pass.
+MlirPass embMakePassWithoutOptions(const EmbPassDef *def, MlirStringRef options,
+                                   EmbErrorCallback onError, void *userData);
+
 /// One entry of the registry: a pass or a named pipeline.
 typedef struct EmbRegistryEntry {
   const char *name;

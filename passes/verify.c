@@ -30,15 +30,7 @@ MlirPass embCreateVerifyPass(void) { return embMakePass(&def, NULL); }
 
 static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
                        void *userData) {
-  char key[64], value[64];
-  int r = embNextOption(&options, key, sizeof key, value, sizeof value,
-                        def.argument, onError, userData);
-  if (r != 0) {
-    if (r > 0)
-      embUnknownOption(def.argument, key, "", onError, userData);
-    return (MlirPass){NULL};
-  }
-  return embCreateVerifyPass();
+  return embMakePassWithoutOptions(&def, options, onError, userData);
 }
 
 const EmbRegistryEntry embVerifyEntry = {
