@@ -3,7 +3,8 @@
 // The TBE launch-configuration table (runtime/tbe_config.c): every entry is a
 // shape the kernel accepts, lookups outside the table answer NULL, and the
 // selection is a pure function that picks the documented entry for each
-// regime (launch-bound small problems, then by mean bag size).
+// regime (launch-bound small problems; large ones by how many groups of
+// lanes the bags fill).
 
 #include "harness.h"
 
@@ -69,24 +70,29 @@ static void testSelection(void) {
   EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 8, 8192), small);
   EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F32, 128, 20, 1000), small);
 
-  // Large problems by mean bag size.
-  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 20, 16384 * 32),
-                configNamed("t256_bags1"));
+  // Large problems: 8 bags a group while that leaves 2^18 threads (lanes a
+  // bag: D * size / 16, a power of two, at most 32), fewer otherwise.
+  int64_t bags8 = configNamed("t256_bags8");
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 20, 16384 * 32), bags8);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F32, 128, 20, 16384 * 32), bags8);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 64, 20, 16384 * 32), bags8);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 64, 4, 65536 * 64), bags8);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 8, 131072), bags8);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_BF16, 8, 1, 1 << 28), bags8);
+  // FBGEMM's defaults (B=512, T=32, f32 D=128, 32 lanes a bag): 16384 bags
+  // give 2^18 threads at 2 bags a group.
   EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F32, 128, 20, 512 * 32),
-                configNamed("t256_bags1"));
-  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 8, 131072),
-                configNamed("t256_bags1"));
-  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 64, 4, 65536 * 64),
                 configNamed("t256_bags2"));
-  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 64, 2, 65536 * 64),
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F32, 128, 20, 8192 * 4),
                 configNamed("t256_bags4"));
-  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_BF16, 64, 1, 65536 * 64),
-                configNamed("t256_bags8"));
+  // Few huge bags: one bag a group.
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 2048, 100000, 64),
+                configNamed("t256_bags1"));
 
   // The byte count saturates instead of overflowing.
   EXPECT_EQ_INT(
       embrtTbeSelectConfig(EMBRT_F32, 2048, INT64_MAX / 2, INT64_MAX / 2),
-      configNamed("t256_bags1"));
+      bags8);
 }
 
 int main(void) {

@@ -1,0 +1,91 @@
+#!/bin/bash
+# Builds the TBE GPU test, the config test and the benchmark (with its tuning
+# variants of kernels/tbe.cu) into $BUILD (default .tbe-build), with nvcc and
+# gcc alone: the runtime's C sources and its own kernels, kernels/tbe.cu, and
+# kernels/pending.c standing in for the other kernel families, so a half-
+# written file of another family cannot break this build. Keeps the ptxas
+# resource report (registers, spills, stack) in $BUILD/ptxas.txt.
+#
+#   bench/tbe/build.sh            (here or on the GPU machine)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-.tbe-build}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+CUDA_HOME=$(dirname "$(dirname "$NVCC")")
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$BUILD/obj"
+CFLAGS="-std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -I. -Iinclude -I$CUDA_HOME/include"
+NVFLAGS="-std=c++17 -O3 -arch=sm_90 -I. -Iinclude -Xcompiler=-Wall,-Wno-unused-parameter"
+
+pids=()
+run() { # run CMD... in the background, at most $JOBS at a time
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
+  "$@" &
+  pids+=($!)
+}
+waitAll() { # fails if any background command failed
+  local failed=0
+  for p in "${pids[@]}"; do wait "$p" || failed=1; done
+  pids=()
+  [ $failed = 0 ] || { echo "build failed" >&2; exit 1; }
+}
+
+# The runtime: every C source but the no-CUDA stand-in.
+objs=()
+for src in runtime/*.c runtime/cpu/*.c runtime/cuda/*.c; do
+  [ "$src" = runtime/cuda/disabled.c ] && continue
+  obj=$BUILD/obj/$(echo "${src%.c}" | tr / _).o
+  objs+=("$obj")
+  run ${CC:-gcc} $CFLAGS -DEMB_HAVE_CUDA=1 -c "$src" -o "$obj"
+done
+# The runtime's kernels and the TBE kernel; pending.c for the others.
+for src in kernels/*.cu; do
+  case $src in
+  *ikbo_lce* | *attention* | *_sm90a.cu | kernels/tbe.cu) continue ;;
+  esac
+  obj=$BUILD/obj/$(basename "${src%.cu}").o
+  objs+=("$obj")
+  run $NVCC $NVFLAGS -c "$src" -o "$obj"
+done
+run ${CC:-gcc} $CFLAGS -DEMBRT_HAVE_TBE_KERNEL -c kernels/pending.c \
+  -o "$BUILD/obj/pending.o"
+objs+=("$BUILD/obj/pending.o" "$BUILD/obj/tbe.o")
+run bash -c "$NVCC $NVFLAGS -Xptxas -v -c kernels/tbe.cu -o $BUILD/obj/tbe.o \
+  2> $BUILD/ptxas.txt"
+
+# Tuning variants for the benchmark: name, flags.
+variants=(
+  "b8s2:-DEMB_TBE_BATCH=8 -DEMB_TBE_STAGES=2"
+  "b8s3:-DEMB_TBE_BATCH=8 -DEMB_TBE_STAGES=3"
+  "prefetch:-DEMB_TBE_PREFETCH_IDS=1"
+  "nohints:-DEMB_TBE_STREAM_HINTS=0"
+  "cap4:-DEMB_TBE_SMALL_CAP=4"
+)
+vobjs=()
+for v in "${variants[@]}"; do
+  name=${v%%:*}
+  flags=${v#*:}
+  vobjs+=("$BUILD/obj/tbe_$name.o")
+  run bash -c "$NVCC $NVFLAGS $flags -DEMB_TBE_SUFFIX=_$name -Xptxas -v \
+    -c kernels/tbe.cu -o $BUILD/obj/tbe_$name.o 2> $BUILD/ptxas_$name.txt"
+done
+vobjs+=("$BUILD/obj/tbe_v1plain.o")
+run bash -c "$NVCC $NVFLAGS -Xptxas -v -c bench/tbe/variants/tbe_v1_plain.cu \
+  -o $BUILD/obj/tbe_v1plain.o 2> $BUILD/ptxas_v1plain.txt"
+waitAll
+
+rm -f "$BUILD/libembrt_tbe.a"
+ar rcs "$BUILD/libembrt_tbe.a" "${objs[@]}"
+LIBS="$BUILD/libembrt_tbe.a -lcublas -lcudart -lm"
+run ${CC:-gcc} $CFLAGS -c test/Kernels/tbe.c -o "$BUILD/obj/test_tbe.o"
+run ${CC:-gcc} $CFLAGS -c test/Runtime/tbe_config.c \
+  -o "$BUILD/obj/test_tbe_config.o"
+run $NVCC $NVFLAGS -DTBE_BENCH_VARIANTS -c bench/tbe/tbe_bench.cu \
+  -o "$BUILD/obj/tbe_bench.o"
+waitAll
+$NVCC -arch=sm_90 "$BUILD/obj/test_tbe.o" $LIBS -o "$BUILD/tbe_test"
+$NVCC -arch=sm_90 "$BUILD/obj/test_tbe_config.o" $LIBS -o "$BUILD/tbe_config"
+$NVCC -arch=sm_90 "$BUILD/obj/tbe_bench.o" "${vobjs[@]}" $LIBS \
+  -o "$BUILD/tbe_bench"
+grep -hE "Used|spill" "$BUILD"/ptxas*.txt | sort | uniq -c | sort -rn | head -n 12
+echo "built $BUILD/tbe_test $BUILD/tbe_config $BUILD/tbe_bench"

@@ -1,0 +1,514 @@
+//===- bench/tbe/tbe_bench.cu - Times the CUDA TBE forward -----*- C++ -*-===//
+//
+// Times emb's TBE forward on the shapes of the issue's bars, with the same
+// inputs and the same method as the torch peers (bench/tbe/peers.py, after
+// shared/peers/peers_gpu.py): T tables of E random rows, L ids a bag drawn
+// uniformly or Zipf(alpha) with the hot rows scattered, i64 ids and offsets,
+// output in the table dtype; the single-table mean shapes draw ids in
+// [1, V) and set 25% of them to the padding id 0.
+//
+// Method (as triton.testing.do_bench): 5 timed calls estimate the time, then
+// 25 ms of warm-up calls and 100 ms of measured calls (at most 2000), each
+// after a 256 MB memset that flushes L2 and timed alone with CUDA events;
+// the median is reported. Bytes are counted as peers_gpu.py counts them:
+// ids (8 B) + rows read (+ weights) + output written.
+//
+// Each shape is timed through the public API (embrtTbeForward, run-time
+// configuration: impl "emb"), with every configuration forced
+// ("emb cfg=NAME"), and through tuning variants of kernels/tbe.cu built by
+// bench/tbe/build.sh ("emb var=NAME"). After timing, 256 sampled bags are
+// checked against a host reference computed from the same table values.
+//
+// Usage: tbe_bench [--out FILE.jsonl] [--only CASE,...] [--no-sweep]
+//
+//===----------------------------------------------------------------------===//
+
+#include "emb/runtime.h"
+#include "runtime/internal.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+typedef embrtStatus (*Launcher)(embrtContext *, const embrtTbeArgs *);
+
+// Tuning variants of kernels/tbe.cu (bench/tbe/build.sh; EMB_TBE_SUFFIX).
+#define VARIANT(suffix)                                                        \
+  extern "C" embrtStatus embrtCudaLaunchTbeForward##suffix(                    \
+      embrtContext *, const embrtTbeArgs *);
+#ifdef TBE_BENCH_VARIANTS
+VARIANT(_b8s2)
+VARIANT(_b8s3)
+VARIANT(_prefetch)
+VARIANT(_nohints)
+VARIANT(_cap4)
+VARIANT(_v1plain)
+static const struct {
+  const char *name;
+  Launcher launch;
+} kVariants[] = {
+    {"batch8x2", embrtCudaLaunchTbeForward_b8s2},
+    {"batch8x3", embrtCudaLaunchTbeForward_b8s3},
+    {"id-prefetch", embrtCudaLaunchTbeForward_prefetch},
+    {"no-stream-hints", embrtCudaLaunchTbeForward_nohints},
+    {"params-cap4", embrtCudaLaunchTbeForward_cap4},
+    {"v1-plain-loads", embrtCudaLaunchTbeForward_v1plain},
+};
+#endif
+
+#define CUDA_OK(expr)                                                          \
+  do {                                                                         \
+    cudaError_t e_ = (expr);                                                   \
+    if (e_ != cudaSuccess) {                                                   \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,            \
+              cudaGetErrorString(e_));                                         \
+      exit(2);                                                                 \
+    }                                                                          \
+  } while (0)
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+struct Shape {
+  const char *name;
+  int64_t B, T, E, D, L;
+  embrtDtype dtype;
+  int weighted;
+  double alpha;          ///< Zipf exponent, 0: uniform
+  int meanPad;           ///< single-table mean pooling, padding id 0
+  double padFrac = 0.25; ///< share of padding ids (meanPad)
+};
+
+static const Shape kShapes[] = {
+    {"tbe_fbgemm_default", 512, 32, 100000, 128, 20, EMBRT_F32, 0, 0, 0},
+    {"tbe_f16", 16384, 32, 100000, 128, 20, EMBRT_F16, 0, 0, 0},
+    {"tbe_f32", 16384, 32, 100000, 128, 20, EMBRT_F32, 0, 0, 0},
+    {"tbe_f32_zipf", 16384, 32, 100000, 128, 20, EMBRT_F32, 0, 1.15, 0},
+    {"tbe_f16_zipf", 16384, 32, 100000, 128, 20, EMBRT_F16, 0, 1.15, 0},
+    {"tbe_f16_weighted_d64", 16384, 32, 100000, 64, 20, EMBRT_F16, 1, 0, 0},
+    {"tbe_f16_l4", 65536, 64, 1000000, 64, 4, EMBRT_F16, 0, 0, 0},
+    {"ebag_mean_d32_l1", 8192, 1, 1000000, 32, 1, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d32_l2", 8192, 1, 1000000, 32, 2, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d32_l4", 8192, 1, 1000000, 32, 4, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d32_l8", 8192, 1, 1000000, 32, 8, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d64_l1", 8192, 1, 1000000, 64, 1, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d64_l2", 8192, 1, 1000000, 64, 2, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d64_l4", 8192, 1, 1000000, 64, 4, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d64_l8", 8192, 1, 1000000, 64, 8, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d128_l1", 8192, 1, 1000000, 128, 1, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d128_l2", 8192, 1, 1000000, 128, 2, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d128_l4", 8192, 1, 1000000, 128, 4, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_d128_l8", 8192, 1, 1000000, 128, 8, EMBRT_F16, 0, 0, 1},
+    {"ebag_mean_big", 131072, 1, 1000000, 128, 8, EMBRT_F16, 0, 0, 1},
+    // Probes of the launch-bound floor (no peer): every bag empty (offsets
+    // read, zeros written), every id padding (offsets and ids read).
+    {"probe_ebag_d32_l0", 8192, 1, 1000000, 32, 0, EMBRT_F16, 0, 0, 1},
+    {"probe_ebag_d32_l1_allpad", 8192, 1, 1000000, 32, 1, EMBRT_F16, 0, 0, 1,
+     1.0},
+};
+
+//===----------------------------------------------------------------------===//
+// Inputs: table values from a hash (same on host and device), ids on host
+//===----------------------------------------------------------------------===//
+
+__host__ __device__ static inline float tableValue(uint64_t t, uint64_t r,
+                                                   uint64_t c) {
+  uint64_t x = (t * 0x9E3779B97F4A7C15ull) ^ (r * 0xC2B2AE3D27D4EB4Full) ^
+               (c * 0x165667B19E3779F9ull);
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  // Uniform in +-[0.25, 1.25): never zero.
+  float m = 0.25f + (float)((x >> 40) & 0xFFFF) / 65536.0f;
+  return (x & 1) ? m : -m;
+}
+
+__global__ void emptyKernel() {}
+
+__global__ void fillTable(void *p, int dtype, uint64_t t, int64_t rows,
+                          int64_t dim) {
+  int64_t n = rows * dim;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    float v = tableValue(t, i / dim, i % dim);
+    if (dtype == EMBRT_F32)
+      ((float *)p)[i] = v;
+    else if (dtype == EMBRT_F16)
+      ((__half *)p)[i] = __float2half_rn(v);
+    else
+      ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
+  }
+}
+
+/// The value a table of `dtype` holds (rounded like fillTable).
+static float storedValue(embrtDtype dtype, uint64_t t, uint64_t r, uint64_t c) {
+  float v = tableValue(t, r, c);
+  if (dtype == EMBRT_F16)
+    return embrtF16ToF32(embrtF32ToF16(v));
+  if (dtype == EMBRT_BF16)
+    return embrtBF16ToF32(embrtF32ToBF16(v));
+  return v;
+}
+
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 0x2545F4914F6CDD1Dull;
+  }
+  double uniform() { return (double)(next() >> 11) * 0x1.0p-53; }
+};
+
+/// Zipf(alpha) ranks over E rows, mapped through a random permutation (the
+/// hot rows scattered over the table), as peers_gpu.py's ids().
+struct Zipf {
+  std::vector<double> cdf;
+  std::vector<int64_t> perm;
+  Zipf(int64_t E, double alpha, Rng &rng) : cdf(E), perm(E) {
+    double sum = 0;
+    for (int64_t i = 0; i < E; ++i)
+      cdf[i] = (sum += pow((double)(i + 1), -alpha));
+    for (int64_t i = 0; i < E; ++i) {
+      cdf[i] /= sum;
+      perm[i] = i;
+    }
+    for (int64_t i = E - 1; i > 0; --i)
+      std::swap(perm[i], perm[rng.next() % (uint64_t)(i + 1)]);
+  }
+  int64_t draw(Rng &rng) const {
+    double u = rng.uniform();
+    int64_t r = std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+    return perm[std::min<int64_t>(r, (int64_t)perm.size() - 1)];
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Timing as do_bench: flush L2, time each call alone, median
+//===----------------------------------------------------------------------===//
+
+struct Timer {
+  void *flush = nullptr;
+  size_t flushBytes = 256ull << 20;
+  cudaStream_t stream;
+  explicit Timer(cudaStream_t s) : stream(s) {
+    CUDA_OK(cudaMalloc(&flush, flushBytes));
+  }
+  ~Timer() { cudaFree(flush); }
+
+  template <typename F> double median(F call, double repMs = 100.0) {
+    cudaEvent_t a, b;
+    CUDA_OK(cudaEventCreate(&a));
+    CUDA_OK(cudaEventCreate(&b));
+    call();
+    CUDA_OK(cudaStreamSynchronize(stream));
+    CUDA_OK(cudaEventRecord(a, stream));
+    for (int i = 0; i < 5; ++i) {
+      CUDA_OK(cudaMemsetAsync(flush, 0, flushBytes, stream));
+      call();
+    }
+    CUDA_OK(cudaEventRecord(b, stream));
+    CUDA_OK(cudaEventSynchronize(b));
+    float est = 0;
+    CUDA_OK(cudaEventElapsedTime(&est, a, b));
+    est /= 5;
+    int warm = std::max(1, (int)(25.0 / est));
+    int reps = std::min(2000, std::max(1, (int)(repMs / est)));
+    for (int i = 0; i < warm; ++i)
+      call();
+    std::vector<cudaEvent_t> ev(2 * reps);
+    for (auto &e : ev)
+      CUDA_OK(cudaEventCreate(&e));
+    for (int i = 0; i < reps; ++i) {
+      CUDA_OK(cudaMemsetAsync(flush, 0, flushBytes, stream));
+      CUDA_OK(cudaEventRecord(ev[2 * i], stream));
+      call();
+      CUDA_OK(cudaEventRecord(ev[2 * i + 1], stream));
+    }
+    CUDA_OK(cudaStreamSynchronize(stream));
+    std::vector<float> ms(reps);
+    for (int i = 0; i < reps; ++i)
+      CUDA_OK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+    for (auto &e : ev)
+      cudaEventDestroy(e);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(ms.begin(), ms.end());
+    return reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// One shape
+//===----------------------------------------------------------------------===//
+
+static const char *dtypeName(embrtDtype d) {
+  return d == EMBRT_F32 ? "float32" : d == EMBRT_F16 ? "float16" : "bfloat16";
+}
+
+static void runShape(embrtContext *ctx, const Shape &sh, FILE *out,
+                     bool sweep) {
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  const int64_t B = sh.B, T = sh.T, E = sh.E, D = sh.D, L = sh.L;
+  const size_t esz = embrtDtypeSize(sh.dtype);
+  const int64_t numBags = T * B, N = numBags * L;
+  Rng rng{0x5EEDull + (uint64_t)B * 131 + (uint64_t)D * 7 + (uint64_t)L};
+
+  // Tables: one allocation, T pointers 256-byte aligned.
+  size_t tableBytes = ((size_t)E * D * esz + 255) & ~(size_t)255;
+  char *tables = nullptr;
+  CUDA_OK(cudaMalloc(&tables, tableBytes * T));
+  std::vector<const void *> tablePtrs(T);
+  std::vector<int64_t> rows(T, E), dims(T, D), featureTables(T);
+  for (int64_t t = 0; t < T; ++t) {
+    tablePtrs[t] = tables + tableBytes * t;
+    featureTables[t] = t;
+    fillTable<<<1024, 256, 0, stream>>>(tables + tableBytes * t, sh.dtype, t, E,
+                                        D);
+  }
+  CUDA_OK(cudaGetLastError());
+
+  // Ids, offsets (fixed L, as the peers), weights in the table dtype.
+  std::vector<int64_t> ids(N), offs(numBags + 1);
+  for (int64_t g = 0; g <= numBags; ++g)
+    offs[g] = g * L;
+  for (int64_t t = 0; t < T; ++t) {
+    int64_t *p = ids.data() + t * B * L;
+    if (sh.alpha > 1.0) {
+      Zipf z(E, sh.alpha, rng);
+      for (int64_t i = 0; i < B * L; ++i)
+        p[i] = z.draw(rng);
+    } else if (sh.meanPad) {
+      for (int64_t i = 0; i < B * L; ++i)
+        p[i] = rng.uniform() < sh.padFrac ? 0
+                                          : 1 + (int64_t)(rng.next() % (E - 1));
+    } else {
+      for (int64_t i = 0; i < B * L; ++i)
+        p[i] = (int64_t)(rng.next() % (uint64_t)E);
+    }
+  }
+  std::vector<uint16_t> weightsHost;
+  int64_t *dIds = nullptr, *dOffs = nullptr;
+  void *dWeights = nullptr, *dOut = nullptr;
+  CUDA_OK(cudaMalloc(&dIds, N > 0 ? N * 8 : 8));
+  CUDA_OK(cudaMalloc(&dOffs, (numBags + 1) * 8));
+  CUDA_OK(cudaMemcpy(dIds, ids.data(), N * 8, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dOffs, offs.data(), (numBags + 1) * 8,
+                     cudaMemcpyHostToDevice));
+  if (sh.weighted) {
+    weightsHost.resize(N);
+    for (int64_t i = 0; i < N; ++i)
+      weightsHost[i] = embrtF32ToF16((float)rng.uniform());
+    CUDA_OK(cudaMalloc(&dWeights, N * 2));
+    CUDA_OK(cudaMemcpy(dWeights, weightsHost.data(), N * 2,
+                       cudaMemcpyHostToDevice));
+  }
+  const size_t outBytes = (size_t)B * T * D * esz;
+  CUDA_OK(cudaMalloc(&dOut, outBytes));
+  // The copies above ran on the legacy stream and may still be in flight
+  // (pageable sources); the context's stream does not wait for it.
+  CUDA_OK(cudaDeviceSynchronize());
+
+  embrtTbeArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.pooling = sh.meanPad ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+  a.boundsCheck = EMBRT_BOUNDS_FATAL;
+  a.numTables = T;
+  a.tables = tablePtrs.data();
+  a.tableRows = rows.data();
+  a.tableDims = dims.data();
+  a.tableDtype = sh.dtype;
+  a.numFeatures = T;
+  a.featureTables = featureTables.data();
+  a.batchSize = B;
+  a.numIndices = N;
+  a.indices = dIds;
+  a.indexDtype = EMBRT_I64;
+  a.offsets = dOffs;
+  a.offsetDtype = EMBRT_I64;
+  a.perSampleWeights = dWeights;
+  a.perSampleWeightDtype = sh.dtype;
+  a.paddingIdx = 0;
+  a.hasPaddingIdx = sh.meanPad;
+  a.output = dOut;
+  a.outputDtype = sh.dtype;
+  a.configId = -1;
+
+  const double bytes =
+      sh.meanPad ? (double)B * L * (8 + D * esz) + (double)B * D * esz
+                 : (double)T * B * L * (8 + D * esz + (sh.weighted ? esz : 0)) +
+                       (double)T * B * D * esz;
+  int64_t autoConfig = embrtTbeSelectConfig(sh.dtype, D, L, numBags);
+  Timer timer(stream);
+
+  // Checks 256 sampled bags of the last run against the host reference.
+  auto check = [&]() -> std::string {
+    embrtStatus st = embrtSynchronize(ctx);
+    if (st != EMBRT_OK)
+      return std::string("status ") + embrtStatusName(st) + ": " +
+             embrtContextGetLastError(ctx);
+    Rng pick{12345};
+    std::vector<uint16_t> row16(D);
+    std::vector<float> row32(D);
+    for (int k = 0; k < 256; ++k) {
+      int64_t t = (int64_t)(pick.next() % (uint64_t)T);
+      int64_t b = (int64_t)(pick.next() % (uint64_t)B);
+      const char *src = (const char *)dOut + ((b * T + t) * D) * esz;
+      CUDA_OK(cudaMemcpy(esz == 4 ? (void *)row32.data() : row16.data(), src,
+                         D * esz, cudaMemcpyDeviceToHost));
+      for (int64_t c = 0; c < D; ++c) {
+        double ref = 0, mag = 0;
+        int64_t count = 0;
+        for (int64_t i = offs[t * B + b]; i < offs[t * B + b + 1]; ++i) {
+          if (sh.meanPad && ids[i] == 0)
+            continue;
+          double w = sh.weighted ? embrtF16ToF32(weightsHost[i]) : 1.0;
+          double v = storedValue(sh.dtype, t, ids[i], c);
+          ref += w * v;
+          mag += fabs(w * v);
+          ++count;
+        }
+        if (sh.meanPad && count) {
+          ref /= count;
+          mag /= count;
+        }
+        double got = esz == 4                ? row32[c]
+                     : sh.dtype == EMBRT_F16 ? embrtF16ToF32(row16[c])
+                                             : embrtBF16ToF32(row16[c]);
+        double tol = (esz == 4 ? 1e-5 : 8e-3) * std::max(fabs(ref), mag) + 1e-6;
+        if (!(fabs(got - ref) <= tol)) {
+          char msg[160];
+          snprintf(msg, sizeof msg, "feature %lld bag %lld col %lld: %g vs %g",
+                   (long long)t, (long long)b, (long long)c, got, ref);
+          return msg;
+        }
+      }
+    }
+    return "ok";
+  };
+
+  auto emit = [&](const std::string &impl, const char *config, double ms,
+                  const std::string &ok) {
+    char line[1024];
+    snprintf(line, sizeof line,
+             "{\"case\": \"%s\", \"B\": %lld, \"T\": %lld, \"E\": %lld, "
+             "\"D\": %lld, \"L\": %lld, \"dtype\": \"%s\", \"weighted\": %s, "
+             "\"alpha\": %g, \"impl\": \"%s\", \"config\": \"%s\", "
+             "\"ms\": %.6f, \"gbps\": %.1f, \"bytes\": %.0f, "
+             "\"check\": \"%s\"}",
+             sh.name, (long long)B, (long long)T, (long long)E, (long long)D,
+             (long long)L, dtypeName(sh.dtype), sh.weighted ? "true" : "false",
+             sh.alpha > 1 ? sh.alpha : 1.0, impl.c_str(), config, ms,
+             bytes / ms / 1e6, bytes, ok.c_str());
+    printf("%s\n", line);
+    fflush(stdout);
+    if (out) {
+      fprintf(out, "%s\n", line);
+      fflush(out);
+    }
+  };
+
+  // The sweep measures 40 ms a point instead of 100 (device time).
+  auto timeApi = [&](int64_t configId) {
+    a.configId = configId;
+    CUDA_OK(cudaMemsetAsync(dOut, 0xFF, outBytes, stream));
+    double ms = timer.median(
+        [&]() {
+          if (embrtTbeForward(ctx, &a) != EMBRT_OK) {
+            fprintf(stderr, "%s: %s\n", sh.name, embrtContextGetLastError(ctx));
+            exit(3);
+          }
+        },
+        configId < 0 ? 100.0 : 40.0);
+    return std::make_pair(ms, check());
+  };
+
+  auto r = timeApi(-1);
+  emit("emb", embrtTbeGetConfig(autoConfig)->name, r.first, r.second);
+  if (sweep && strncmp(sh.name, "probe", 5)) {
+    for (int64_t id = 0; id < embrtTbeNumConfigs(); ++id) {
+      r = timeApi(id);
+      emit(std::string("emb cfg=") + embrtTbeGetConfig(id)->name,
+           embrtTbeGetConfig(id)->name, r.first, r.second);
+    }
+#ifdef TBE_BENCH_VARIANTS
+    a.configId = -1;
+    for (const auto &v : kVariants) {
+      CUDA_OK(cudaMemsetAsync(dOut, 0xFF, outBytes, stream));
+      double ms = timer.median(
+          [&]() {
+            if (v.launch(ctx, &a) != EMBRT_OK) {
+              fprintf(stderr, "%s %s: %s\n", sh.name, v.name,
+                      embrtContextGetLastError(ctx));
+              exit(3);
+            }
+          },
+          40.0);
+      emit(std::string("emb var=") + v.name,
+           embrtTbeGetConfig(autoConfig)->name, ms, check());
+    }
+#endif
+  }
+
+  cudaFree(tables);
+  cudaFree(dIds);
+  cudaFree(dOffs);
+  cudaFree(dWeights);
+  cudaFree(dOut);
+}
+
+int main(int argc, char **argv) {
+  const char *outPath = nullptr, *only = nullptr;
+  bool sweep = true;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--out") && i + 1 < argc)
+      outPath = argv[++i];
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--no-sweep"))
+      sweep = false;
+  }
+  embrtContext *ctx = nullptr;
+  if (embrtContextCreate(EMBRT_DEVICE_CUDA, 0, nullptr, &ctx) != EMBRT_OK) {
+    fprintf(stderr, "no CUDA context: %s\n", embrtGetCreateError());
+    return 1;
+  }
+  FILE *out = outPath ? fopen(outPath, "w") : nullptr;
+  {
+    // The floor of this method: an empty kernel, timed the same way.
+    Timer timer((cudaStream_t)ctx->stream);
+    double ms = timer.median(
+        [&]() { emptyKernel<<<1, 32, 0, (cudaStream_t)ctx->stream>>>(); });
+    char line[256];
+    snprintf(line, sizeof line,
+             "{\"case\": \"probe_empty_kernel\", \"impl\": \"emb\", "
+             "\"ms\": %.6f}",
+             ms);
+    printf("%s\n", line);
+    if (out)
+      fprintf(out, "%s\n", line);
+  }
+  for (const Shape &sh : kShapes) {
+    if (only && !strstr((std::string(",") + only + ",").c_str(),
+                        (std::string(",") + sh.name + ",").c_str()))
+      continue;
+    runShape(ctx, sh, out, sweep);
+  }
+  if (out)
+    fclose(out);
+  embrtContextDestroy(ctx);
+  return 0;
+}

@@ -1,0 +1,577 @@
+// REQUIRES: cuda-gpu
+// RUN: %kernel_test_dir/tbe
+//===- test/Kernels/tbe.c - GPU test of the TBE forward -------------------===//
+//
+// embrtTbeForward (and embrtEmbeddingBag) on a CUDA context against the CPU
+// reference backend on a CPU context, on fresh random inputs (values never
+// zero) for every case: pooling sum, mean and none; weighted (f32 and
+// table-typed weights) and not; f32, f16 and bf16 tables with f32 or
+// table-typed output; i32 and i64 ids and offsets; mixed D from 1 to 2048
+// (16-byte, 8-, 4- and 2-byte row chunks, misaligned tables), shared tables,
+// empty bags, bags of one and of thousands, padding ids, all four bounds-check
+// modes, bad offsets, every launch configuration forced, and more features
+// than the kernel's parameter blocks hold (metadata in the workspace).
+//
+// The GPU output is poisoned with 0xFF bytes (NaN in every float type) before
+// each run and every element is compared, so an unwritten element fails.
+// Tolerance: the harness's per-dtype relative tolerance against
+// max(|ref|, 2 * sum of |weight| over the bag's counted ids / divisor).
+//
+// Usage: tbe [--quick]   (--quick: small shapes, for compute-sanitizer)
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Runtime/harness.h"
+
+#define MAX_TABLES 8
+
+static int quick;
+
+/// One test case: shapes and modes; inputs are drawn from `seed`.
+typedef struct Case {
+  const char *name;
+  embrtDtype tableDtype, outputDtype, indexDtype, offsetDtype;
+  embrtPooling pooling;
+  embrtBoundsCheck bounds;
+  int numTables;
+  int64_t dims[MAX_TABLES];
+  int64_t rows[MAX_TABLES];
+  int64_t numFeatures; ///< feature f looks up table f % numTables
+  int64_t batch;
+  int64_t minBag, maxBag; ///< bag sizes, uniform; 0 allows empty bags
+  int weighted;           ///< 0 none, 1 f32 weights, 2 table-typed weights
+  int paddingPercent;     ///< ids equal to paddingIdx (which is 1)
+  int badPerMille;        ///< out-of-range ids (-1 for exactly one)
+  int misalign;           ///< table pointers moved by this many elements
+  int64_t configId;
+  int badOffsets; ///< 1: one decreasing offset, 2: last offset != N
+  int viaEmbeddingBag;
+} Case;
+
+typedef struct Inputs {
+  int64_t N;
+  void *tables[MAX_TABLES]; ///< host, each with `misalign` leading elements
+  int64_t *ids, *offs;
+  void *indices, *offsets, *weights;
+  embrtDtype weightDtype;
+  int64_t featureTables[2048];
+} Inputs;
+
+static int64_t outputWidth(const Case *c) {
+  if (c->pooling == EMBRT_POOLING_NONE)
+    return c->dims[0];
+  int64_t w = 0;
+  for (int64_t f = 0; f < c->numFeatures; ++f)
+    w += c->dims[f % c->numTables];
+  return w;
+}
+
+static void makeInputs(const Case *c, Rng *rng, Inputs *in) {
+  memset(in, 0, sizeof *in);
+  size_t esz = embrtDtypeSize(c->tableDtype);
+  for (int t = 0; t < c->numTables; ++t)
+    in->tables[t] =
+        randomTensor(rng, c->tableDtype, c->rows[t] * c->dims[t] + c->misalign);
+  for (int64_t f = 0; f < c->numFeatures; ++f)
+    in->featureTables[f] = f % c->numTables;
+  (void)esz;
+
+  int64_t numBags = c->numFeatures * c->batch;
+  in->offs = malloc((size_t)(numBags + 1) * sizeof(int64_t));
+  in->offs[0] = 0;
+  for (int64_t g = 0; g < numBags; ++g)
+    in->offs[g + 1] = in->offs[g] + rngInt(rng, c->minBag, c->maxBag + 1);
+  in->N = in->offs[numBags];
+  in->ids = malloc((size_t)(in->N > 0 ? in->N : 1) * sizeof(int64_t));
+  for (int64_t g = 0; g < numBags; ++g) {
+    int64_t rows = c->rows[in->featureTables[g / c->batch]];
+    for (int64_t i = in->offs[g]; i < in->offs[g + 1]; ++i) {
+      int64_t id = rngInt(rng, 0, rows);
+      if (rngInt(rng, 0, 100) < c->paddingPercent)
+        id = 1;
+      if (c->badPerMille > 0 && rngInt(rng, 0, 1000) < c->badPerMille)
+        id = (rngNext(rng) & 1) ? -1 - rngInt(rng, 0, 5)
+                                : rows + rngInt(rng, 0, 5);
+      in->ids[i] = id;
+    }
+  }
+  if (c->badPerMille < 0 && in->N > 0) { // exactly one bad id
+    int64_t i = rngInt(rng, 0, in->N), g = 0;
+    while (in->offs[g + 1] <= i)
+      ++g;
+    in->ids[i] = c->rows[in->featureTables[g / c->batch]] + 3;
+  }
+  if (c->badOffsets == 1 && numBags > 2) {
+    int64_t g = rngInt(rng, 1, numBags);
+    in->offs[g] = in->offs[g - 1] > 0 ? in->offs[g - 1] - 1 : in->N + 1;
+  }
+  in->indices = indexTensor(c->indexDtype, in->ids, in->N);
+  in->offsets = indexTensor(c->offsetDtype, in->offs, numBags + 1);
+  if (c->badOffsets == 2) { // the last offset short of N
+    if (c->offsetDtype == EMBRT_I32)
+      ((int32_t *)in->offsets)[numBags] -= 1;
+    else
+      ((int64_t *)in->offsets)[numBags] -= 1;
+  }
+  in->weightDtype = c->weighted == 2 ? c->tableDtype : EMBRT_F32;
+  if (c->weighted)
+    in->weights = randomTensor(rng, in->weightDtype, in->N);
+}
+
+static void freeInputs(const Case *c, Inputs *in) {
+  for (int t = 0; t < c->numTables; ++t)
+    free(in->tables[t]);
+  free(in->ids);
+  free(in->offs);
+  free(in->indices);
+  free(in->offsets);
+  free(in->weights);
+}
+
+/// The args of a lookup over `tables` (with misalignment applied).
+static embrtTbeArgs makeArgs(const Case *c, const Inputs *in,
+                             const void *const *tables, const void *indices,
+                             const void *offsets, const void *weights,
+                             void *output) {
+  embrtTbeArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.pooling = c->pooling;
+  a.boundsCheck = c->bounds;
+  a.numTables = c->numTables;
+  a.tables = tables;
+  a.tableRows = c->rows;
+  a.tableDims = c->dims;
+  a.tableDtype = c->tableDtype;
+  a.numFeatures = c->numFeatures;
+  a.featureTables = in->featureTables;
+  a.batchSize = c->batch;
+  a.numIndices = in->N;
+  a.indices = indices;
+  a.indexDtype = c->indexDtype;
+  a.offsets = offsets;
+  a.offsetDtype = c->offsetDtype;
+  a.perSampleWeights = weights;
+  a.perSampleWeightDtype = in->weightDtype;
+  a.paddingIdx = 1;
+  a.hasPaddingIdx = c->paddingPercent > 0;
+  a.output = output;
+  a.outputDtype = c->outputDtype;
+  a.configId = c->configId;
+  return a;
+}
+
+/// Runs one lookup on `ctx`: through embrtEmbeddingBag when the case asks.
+static embrtStatus lookup(embrtContext *ctx, const Case *c,
+                          const embrtTbeArgs *a) {
+  if (!c->viaEmbeddingBag)
+    return embrtTbeForward(ctx, a);
+  embrtEmbeddingBagArgs e;
+  memset(&e, 0, sizeof e);
+  e.structSize = sizeof e;
+  e.mode = a->pooling;
+  e.boundsCheck = a->boundsCheck;
+  e.weight = a->tables[0];
+  e.rows = a->tableRows[0];
+  e.dim = a->tableDims[0];
+  e.weightDtype = a->tableDtype;
+  e.batchSize = a->batchSize;
+  e.numIndices = a->numIndices;
+  e.indices = a->indices;
+  e.indexDtype = a->indexDtype;
+  e.offsets = a->offsets;
+  e.offsetDtype = a->offsetDtype;
+  e.perSampleWeights = a->perSampleWeights;
+  e.perSampleWeightDtype = a->perSampleWeightDtype;
+  e.paddingIdx = a->paddingIdx;
+  e.hasPaddingIdx = a->hasPaddingIdx;
+  e.output = a->output;
+  e.outputDtype = a->outputDtype;
+  e.configId = a->configId;
+  e.workspace = a->workspace;
+  e.workspaceBytes = a->workspaceBytes;
+  return embrtEmbeddingBag(ctx, &e);
+}
+
+static void *toDevice(embrtContext *gpu, const void *host, size_t bytes) {
+  void *d = NULL;
+  EXPECT_STATUS(embrtMalloc(gpu, bytes ? bytes : 16, &d), EMBRT_OK, gpu);
+  if (d && host && bytes)
+    EXPECT_STATUS(embrtMemcpy(gpu, d, host, bytes, EMBRT_COPY_HOST_TO_DEVICE),
+                  EMBRT_OK, gpu);
+  return d;
+}
+
+/// The comparison scale of output element (row, col): 2 * sum of |weight|
+/// over the counted ids of its bag (divided by the count for mean).
+static double bagScale(const Case *c, const Inputs *in, int64_t g) {
+  int64_t rows = c->rows[in->featureTables[g / c->batch]];
+  double sum = 0;
+  int64_t count = 0;
+  for (int64_t i = in->offs[g]; i < in->offs[g + 1]; ++i) {
+    int64_t id = in->ids[i];
+    if ((c->paddingPercent > 0 && id == 1) || id < 0 || id >= rows)
+      continue;
+    sum += c->weighted ? fabs(refLoad(in->weights, in->weightDtype, i)) : 1.0;
+    ++count;
+  }
+  if (c->pooling == EMBRT_POOLING_MEAN && count > 0)
+    sum /= (double)count;
+  return 2 * sum;
+}
+
+static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
+                    uint64_t seed) {
+  TEST_CASE(c->name);
+  fprintf(stderr, "@%s\n", c->name);
+  Rng rng = rngSeed(seed);
+  Inputs in;
+  makeInputs(c, &rng, &in);
+  int64_t numBags = c->numFeatures * c->batch;
+  int64_t outRows = c->pooling == EMBRT_POOLING_NONE ? in.N : c->batch;
+  int64_t outElems = outRows * outputWidth(c);
+  size_t osz = embrtDtypeSize(c->outputDtype);
+  size_t esz = embrtDtypeSize(c->tableDtype);
+
+  // The CPU reference.
+  const void *hostTables[MAX_TABLES];
+  for (int t = 0; t < c->numTables; ++t)
+    hostTables[t] = (const char *)in.tables[t] + c->misalign * esz;
+  void *ref = poisoned((size_t)outElems * osz);
+  embrtTbeArgs ha =
+      makeArgs(c, &in, hostTables, in.indices, in.offsets, in.weights, ref);
+  int64_t cpuInvalid = embrtContextGetInvalidIdCount(cpu);
+  embrtStatus cpuStatus = lookup(cpu, c, &ha);
+  char cpuMessage[1024];
+  snprintf(cpuMessage, sizeof cpuMessage, "%s", embrtContextGetLastError(cpu));
+  cpuInvalid = embrtContextGetInvalidIdCount(cpu) - cpuInvalid;
+  embrtContextClearError(cpu); // also zeroes the invalid-id count
+
+  // The same on the GPU, into a poisoned output.
+  void *dTables[MAX_TABLES];
+  const void *devTables[MAX_TABLES];
+  for (int t = 0; t < c->numTables; ++t) {
+    dTables[t] =
+        toDevice(gpu, in.tables[t],
+                 (size_t)(c->rows[t] * c->dims[t] + c->misalign) * esz);
+    devTables[t] = (const char *)dTables[t] + c->misalign * esz;
+  }
+  void *dIndices =
+      toDevice(gpu, in.indices, (size_t)in.N * embrtDtypeSize(c->indexDtype));
+  void *dOffsets = toDevice(
+      gpu, in.offsets, (size_t)(numBags + 1) * embrtDtypeSize(c->offsetDtype));
+  void *dWeights = c->weighted
+                       ? toDevice(gpu, in.weights,
+                                  (size_t)in.N * embrtDtypeSize(in.weightDtype))
+                       : NULL;
+  void *dOut = toDevice(gpu, NULL, (size_t)outElems * osz);
+  EXPECT_STATUS(embrtMemset(gpu, dOut, 0xFF, (size_t)outElems * osz), EMBRT_OK,
+                gpu);
+  embrtTbeArgs da =
+      makeArgs(c, &in, devTables, dIndices, dOffsets, dWeights, dOut);
+  size_t wsBytes = 0;
+  EXPECT_STATUS(embrtTbeWorkspaceSize(gpu, &da, &wsBytes), EMBRT_OK, gpu);
+  void *dWs = NULL;
+  if (wsBytes)
+    EXPECT_STATUS(embrtMalloc(gpu, wsBytes, &dWs), EMBRT_OK, gpu);
+  da.workspace = dWs;
+  da.workspaceBytes = wsBytes;
+  int64_t gpuInvalid = embrtContextGetInvalidIdCount(gpu);
+  EXPECT_STATUS(lookup(gpu, c, &da), EMBRT_OK, gpu);
+  embrtStatus gpuStatus = embrtSynchronize(gpu);
+  gpuInvalid = embrtContextGetInvalidIdCount(gpu) - gpuInvalid;
+
+  if (cpuStatus != EMBRT_OK) {
+    // A data error: the GPU reports it at embrtSynchronize.
+    if (gpuStatus != cpuStatus)
+      HARNESS_FAIL("synchronize returned %s, the CPU %s (%s)",
+                   embrtStatusName(gpuStatus), embrtStatusName(cpuStatus),
+                   cpuMessage);
+    const char *gpuMessage = embrtContextGetLastError(gpu);
+    const char *where = strstr(cpuMessage, "feature");
+    if (c->badPerMille < 0 && where)
+      EXPECT_CONTAINS(gpuMessage, where); // "feature F bag B: id I ... table"
+    else
+      EXPECT_CONTAINS(gpuMessage, "device: feature");
+  } else {
+    if (gpuStatus != EMBRT_OK)
+      HARNESS_FAIL("synchronize returned %s: %s", embrtStatusName(gpuStatus),
+                   embrtContextGetLastError(gpu));
+    EXPECT_EQ_INT(gpuInvalid, cpuInvalid);
+    void *got = poisoned((size_t)outElems * osz);
+    EXPECT_STATUS(embrtMemcpy(gpu, got, dOut, (size_t)outElems * osz,
+                              EMBRT_COPY_DEVICE_TO_HOST),
+                  EMBRT_OK, gpu);
+    double tol = harnessTolerance(c->outputDtype, c->tableDtype);
+    int64_t width = outputWidth(c), bad = 0;
+    for (int64_t r = 0; r < outRows && bad < 10; ++r) {
+      double scale = 0;
+      for (int64_t col = 0, f = 0, fcol = 0; col < width && bad < 10; ++col) {
+        if (c->pooling != EMBRT_POOLING_NONE) {
+          while (fcol >= c->dims[f % c->numTables]) {
+            fcol -= c->dims[f % c->numTables];
+            ++f;
+          }
+          if (fcol == 0 || col == 0)
+            scale = bagScale(c, &in, f * c->batch + r);
+          ++fcol;
+        }
+        int64_t i = r * width + col;
+        double refValue = refLoad(ref, c->outputDtype, i);
+        if (!EXPECT_NEAR("output", i, refLoad(got, c->outputDtype, i), refValue,
+                         scale, tol))
+          ++bad;
+      }
+    }
+    free(got);
+  }
+  embrtContextClearError(gpu);
+
+  for (int t = 0; t < c->numTables; ++t)
+    embrtFree(gpu, dTables[t]);
+  embrtFree(gpu, dIndices);
+  embrtFree(gpu, dOffsets);
+  embrtFree(gpu, dWeights);
+  embrtFree(gpu, dOut);
+  embrtFree(gpu, dWs);
+  free(ref);
+  freeInputs(c, &in);
+}
+
+/// A case with the defaults filled in: f16 tables, f32 output, i64 ids and
+/// offsets, sum pooling, fatal bounds checks, run-time configuration.
+static Case base(const char *name) {
+  Case c;
+  memset(&c, 0, sizeof c);
+  c.name = name;
+  c.tableDtype = EMBRT_F16;
+  c.outputDtype = EMBRT_F32;
+  c.indexDtype = EMBRT_I64;
+  c.offsetDtype = EMBRT_I64;
+  c.pooling = EMBRT_POOLING_SUM;
+  c.bounds = EMBRT_BOUNDS_FATAL;
+  c.configId = -1;
+  return c;
+}
+
+static void setTables(Case *c, int n, const int64_t *dims, int64_t rows) {
+  c->numTables = n;
+  for (int t = 0; t < n; ++t) {
+    c->dims[t] = dims[t];
+    c->rows[t] = rows + 37 * t;
+  }
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    quick |= strcmp(argv[i], "--quick") == 0;
+  embrtContext *gpu = NULL;
+  if (embrtContextCreate(EMBRT_DEVICE_CUDA, 0, NULL, &gpu) != EMBRT_OK) {
+    fprintf(stderr, "cannot create a CUDA context: %s\n",
+            embrtGetCreateError());
+    return 1;
+  }
+  embrtContext *cpu = newCpuContext();
+  int64_t B = quick ? 40 : 300;
+  uint64_t seed = 1;
+  static const embrtDtype tableTypes[] = {EMBRT_F32, EMBRT_F16, EMBRT_BF16};
+  static const char *typeNames[] = {"f32", "f16", "bf16"};
+  static const int64_t mixedDims[] = {128, 64, 8, 1, 3, 17, 100, 24};
+  static const int64_t wideDims[] = {2048, 1000, 520};
+  char names[64][96];
+  int nameCount = 0;
+#define NAME(...)                                                              \
+  (snprintf(names[nameCount], 96, __VA_ARGS__), names[nameCount++])
+
+  // Every table type x output type x pooling, mixed D, shared tables.
+  for (int d = 0; d < 3; ++d) {
+    for (int outTable = 0; outTable < 2; ++outTable) {
+      for (int pool = 0; pool < 3; ++pool) {
+        if (outTable && d == 0)
+          continue; // f32 tables: the output is f32 either way
+        Case c = base(NAME("%s tables, %s out, %s", typeNames[d],
+                           outTable ? typeNames[d] : "f32",
+                           pool == 0   ? "sum"
+                           : pool == 1 ? "mean"
+                                       : "none"));
+        c.tableDtype = tableTypes[d];
+        c.outputDtype = outTable ? tableTypes[d] : EMBRT_F32;
+        c.pooling = (embrtPooling)pool;
+        if (pool == 2) {
+          static const int64_t same[] = {40, 40, 40};
+          setTables(&c, 3, same, 500);
+        } else {
+          setTables(&c, 8, mixedDims, 500);
+        }
+        c.numFeatures = pool == 2 ? 4 : 11; // features share tables
+        c.batch = B;
+        c.minBag = 0;
+        c.maxBag = 12;
+        c.paddingPercent = pool == 1 ? 20 : 0;
+        c.indexDtype = (d + pool) % 2 ? EMBRT_I32 : EMBRT_I64;
+        c.offsetDtype = (d + outTable) % 2 ? EMBRT_I32 : EMBRT_I64;
+        runCase(gpu, cpu, &c, seed++);
+      }
+    }
+  }
+
+  // Weighted sums: f32 and table-typed weights.
+  for (int d = 0; d < 3; ++d) {
+    for (int w = 1; w <= 2; ++w) {
+      if (d == 0 && w == 2)
+        continue;
+      Case c = base(NAME("weighted (%s weights), %s tables",
+                         w == 1 ? "f32" : typeNames[d], typeNames[d]));
+      c.tableDtype = tableTypes[d];
+      c.outputDtype = d == 2 ? EMBRT_BF16 : EMBRT_F32;
+      setTables(&c, 4, mixedDims + 4, 300);
+      c.numFeatures = 6;
+      c.batch = B;
+      c.minBag = 1;
+      c.maxBag = 30;
+      c.weighted = w;
+      c.paddingPercent = 10;
+      runCase(gpu, cpu, &c, seed++);
+    }
+  }
+
+  // Wide rows: several column passes of 32 lanes.
+  for (int d = 0; d < 3; ++d) {
+    Case c = base(NAME("wide rows, %s", typeNames[d]));
+    c.tableDtype = tableTypes[d];
+    c.pooling = d == 1 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+    setTables(&c, 3, wideDims, 200);
+    c.numFeatures = 3;
+    c.batch = quick ? 8 : 40;
+    c.minBag = 0;
+    c.maxBag = 9;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Misaligned tables: narrower row chunks than D allows.
+  for (int d = 0; d < 3; ++d) {
+    Case c = base(NAME("misaligned tables, %s", typeNames[d]));
+    c.tableDtype = tableTypes[d];
+    static const int64_t dims[] = {64, 8, 2};
+    setTables(&c, 3, dims, 100);
+    c.numFeatures = 3;
+    c.batch = B;
+    c.minBag = 0;
+    c.maxBag = 10;
+    c.misalign = 1;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Bag sizes: all ones, and bags of thousands.
+  {
+    Case c = base(NAME("bags of one"));
+    static const int64_t dims[] = {32, 64};
+    setTables(&c, 2, dims, 1000);
+    c.numFeatures = 2;
+    c.batch = quick ? 200 : 5000;
+    c.minBag = c.maxBag = 1;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  {
+    Case c = base(NAME("bags of thousands"));
+    c.tableDtype = EMBRT_BF16;
+    c.pooling = EMBRT_POOLING_MEAN;
+    static const int64_t dims[] = {128, 16};
+    setTables(&c, 2, dims, 5000);
+    c.numFeatures = 2;
+    c.batch = quick ? 3 : 6;
+    c.minBag = 1000;
+    c.maxBag = quick ? 1500 : 5000;
+    c.paddingPercent = 5;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  {
+    Case c = base(NAME("no ids at all"));
+    static const int64_t dims[] = {16, 48};
+    setTables(&c, 2, dims, 10);
+    c.numFeatures = 2;
+    c.batch = 17;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Single-table mean with padding id (the embedding_bag benchmark shape).
+  for (int l = 1; l <= 8; l *= 2) {
+    Case c = base(NAME("embedding_bag mean, padding, L=%d", l));
+    c.pooling = EMBRT_POOLING_MEAN;
+    c.outputDtype = EMBRT_F16;
+    static const int64_t dims[] = {64};
+    setTables(&c, 1, dims, quick ? 1000 : 100000);
+    c.numFeatures = 1;
+    c.batch = quick ? 64 : 4096;
+    c.minBag = c.maxBag = l;
+    c.paddingPercent = 25;
+    c.viaEmbeddingBag = 1;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Bounds-check modes with bad ids; bad offsets.
+  for (int mode = 0; mode < 4; ++mode) {
+    static const char *modes[] = {"fatal", "warning", "ignore", "none"};
+    Case c = base(NAME("bounds %s", modes[mode]));
+    c.bounds = (embrtBoundsCheck)mode;
+    setTables(&c, 3, mixedDims, 50);
+    c.numFeatures = 3;
+    c.batch = B;
+    c.minBag = 0;
+    c.maxBag = 8;
+    c.badPerMille = mode == 0 ? -1 : 50;
+    c.paddingPercent = 10;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  for (int kind = 1; kind <= 2; ++kind) {
+    Case c =
+        base(NAME("bad offsets (%s)", kind == 1 ? "decreasing" : "last != N"));
+    c.bounds = EMBRT_BOUNDS_IGNORE;
+    setTables(&c, 2, mixedDims, 50);
+    c.numFeatures = 2;
+    c.batch = B;
+    c.minBag = 0;
+    c.maxBag = 8;
+    c.badOffsets = kind;
+    c.offsetDtype = kind == 1 ? EMBRT_I32 : EMBRT_I64;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Every configuration, forced.
+  for (int64_t id = 0; id < embrtTbeNumConfigs(); ++id) {
+    Case c = base(NAME("config %s", embrtTbeGetConfig(id)->name));
+    c.tableDtype = EMBRT_BF16;
+    setTables(&c, 4, mixedDims, 200);
+    c.numFeatures = 5;
+    c.batch = B + 3;
+    c.minBag = 0;
+    c.maxBag = 7;
+    c.configId = id;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // More features than the parameter blocks hold (33 > 32, 1100 > 1000).
+  {
+    Case c = base(NAME("40 features"));
+    setTables(&c, 8, mixedDims, 64);
+    c.numFeatures = 40;
+    c.batch = 20;
+    c.minBag = 0;
+    c.maxBag = 5;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  if (!quick) {
+    Case c = base(NAME("1100 features (metadata in the workspace)"));
+    c.tableDtype = EMBRT_F32;
+    setTables(&c, 8, mixedDims, 64);
+    c.numFeatures = 1100;
+    c.batch = 5;
+    c.minBag = 0;
+    c.maxBag = 4;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  embrtContextDestroy(cpu);
+  embrtContextDestroy(gpu);
+  return harnessFinish();
+}
