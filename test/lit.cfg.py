@@ -39,6 +39,7 @@ config.substitutions.append(("%runtime_test_dir", os.path.join(test_bin, "Runtim
 config.substitutions.append(("%kernel_test_dir", os.path.join(test_bin, "Kernels")))
 config.substitutions.append(("%capi_test_dir", os.path.join(test_bin, "CAPI")))
 config.substitutions.append(("%examples", os.path.join(config.emb_src_root, "examples")))
+config.substitutions.append(("%emb_tools_dir", config.emb_tools_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%clang_format", config.clang_format))
 
