@@ -14,10 +14,11 @@
 //     take several groups of 32 lanes, one column pass each. G is per
 //     feature, so narrow tables waste no lanes and one launch serves every D.
 //   - Rows travel by cp.async into per-lane shared-memory slots, two stages
-//     of kBatch (6) rows: a lane has up to 12 row loads in flight while it adds
-//     the previous stage, and the loads in flight hold no registers, so
-//     occupancy stays high. A group pools `bagsPerGroup` consecutive bags as
-//     one stream of ids, so short bags still fill the stages.
+//     of kRows (6, or 8 where the configuration says so) rows: a lane has up
+//     to 2 * kRows row loads in flight while it adds the previous stage, and
+//     the loads in flight hold no registers, so occupancy stays high. A group
+//     pools `bagsPerGroup` consecutive bags as one stream of ids, so short
+//     bags still fill the stages.
 //   - CTAs are laid out feature-major; each CTA finds its feature by a binary
 //     search over per-feature CTA counts kept in the kernel parameters. No
 //     host synchronisation and no allocation: metadata travels by value
@@ -47,18 +48,19 @@ namespace {
 
 // Tuning knobs. The library is built with the defaults; bench/tbe/build.sh
 // builds variants of this file with other values (and EMB_TBE_SUFFIX
-// appended to the entry points' names) to time them in one run.
-#ifndef EMB_TBE_BATCH
-#define EMB_TBE_BATCH 6
-#endif
+// appended to the entry points' names) to time them in one run. The rows of
+// a stage come from the launch configuration (runtime/tbe_config.c).
 #ifndef EMB_TBE_STAGES
 #define EMB_TBE_STAGES 2
 #endif
-#ifndef EMB_TBE_PREFETCH_IDS
-#define EMB_TBE_PREFETCH_IDS 0
+#ifndef EMB_TBE_SPECULATE_IDS
+#define EMB_TBE_SPECULATE_IDS 0
 #endif
 #ifndef EMB_TBE_STREAM_HINTS
 #define EMB_TBE_STREAM_HINTS 1
+#endif
+#ifndef EMB_TBE_ROWS_L1
+#define EMB_TBE_ROWS_L1 0
 #endif
 #ifndef EMB_TBE_SMALL_CAP
 #define EMB_TBE_SMALL_CAP 32
@@ -71,26 +73,31 @@ namespace {
 #define EMB_TBE_ENTRY(name) name
 #endif
 
-/// Rows of one pipeline stage of a lane, and stages: a lane has up to
-/// kBatch * kStages row chunks in flight (kBatch * (kStages - 1) while it
-/// adds a stage).
-constexpr int kBatch = EMB_TBE_BATCH;
+/// Pipeline stages of a lane: a lane has up to kRows * kStages row chunks in
+/// flight (kRows * (kStages - 1) while it adds a stage), kRows the
+/// configuration's rowsPerStage.
 constexpr int kStages = EMB_TBE_STAGES;
-/// Experimental, off (not yet run on a GPU): guess where a group's ids start
-/// (bags of equal size: offsets[g] is g * N / (F * B)) and prefetch them
-/// into L1 while the offsets load: for fixed-size bags, one dependent memory
-/// latency fewer in launch-bound calls.
-constexpr bool kPrefetchIds = EMB_TBE_PREFETCH_IDS;
+/// Off (measured on an H200, bench/tbe/NOTES.md call 3: no gain on the
+/// launch-bound shapes, 1% lost on the large ones): guess where a group's
+/// ids start (bags of equal size: offsets[g] is g * N / (F * B)) and load
+/// its first stage of ids while the offsets load, to be used only if the
+/// offsets confirm the guess; for fixed-size bags the chain offsets -> ids
+/// -> rows becomes two memory round trips instead of three.
+constexpr bool kSpeculateIds = EMB_TBE_SPECULATE_IDS;
 /// Ids and outputs are touched once: load and store them evict-first, so
 /// that L2 keeps table rows (hot rows of skewed ids hit there).
 constexpr bool kStreamHints = EMB_TBE_STREAM_HINTS;
+/// Off (measured: f32 Zipf unchanged, uniform 2% slower): 16-byte row chunks
+/// through L1 (cp.async.ca), so that hot rows of skewed ids can hit there.
+constexpr bool kRowsL1 = EMB_TBE_ROWS_L1;
 /// Shared memory of one thread: its row slots (16 bytes each, whatever the
-/// chunk width). 192 bytes: a CTA of 256 threads takes 48 KB.
+/// chunk width). 6 rows: 192 bytes, a CTA of 256 threads takes 48 KB;
+/// 8 rows: 256 bytes, 64 KB.
 constexpr int kSlotBytes = 16;
-constexpr int kSmemPerThread = kBatch * kStages * kSlotBytes;
+constexpr int smemPerThread(int rows) { return rows * kStages * kSlotBytes; }
 /// The largest CTA (the configurations' threadsPerBlock are at most this),
 /// and the CTAs of that size an SM should hold: 3 * 256 threads at 80
-/// registers and 48 KB of slots each.
+/// registers and 48 KB (64 KB with 8-row stages) of slots each.
 constexpr int kMaxThreads = 256;
 constexpr int kMinBlocks = 3;
 /// Features whose metadata fits the small and the large parameter block.
@@ -124,6 +131,7 @@ struct Shared {
   long long numIndices;          ///< N
   long long outStride;           ///< elements per output row
   long long paddingIdx;
+  long long bagSize; ///< N / (F * B) where that divides exactly, else 0
   int numFeatures;
   int bagsPerGroup;
   unsigned char pooling;    ///< embrtPooling
@@ -156,7 +164,11 @@ template <int kBytes> struct Chunk {
 template <int kBytes>
 __device__ __forceinline__ void copyChunkAsync(unsigned dst, const char *src,
                                                bool pred) {
-  if constexpr (kBytes == 16) {
+  if constexpr (kBytes == 16 && kRowsL1) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
+                 "l"(src), "r"(pred ? 16 : 0)
+                 : "memory");
+  } else if constexpr (kBytes == 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
                  "l"(src), "r"(pred ? 16 : 0)
                  : "memory");
@@ -386,31 +398,42 @@ struct Segment {
   bool leader; ///< reports data errors (one lane per group)
 };
 
-/// Issues a stage: loads the ids at [pos, min(pos + kBatch, segEnd)) and
+/// The ids of a group's first stage, loaded at the guessed start of its
+/// segment while its offsets load (kSpeculateIds). `valid`: the offsets
+/// confirmed the guess, and id[0 .. min(kRows, segEnd - segBeg)) are the
+/// ids at segBeg.
+template <int kRows> struct FirstIds {
+  long long id[kRows];
+  bool valid;
+};
+
+/// Issues a stage: loads the ids at [pos, min(pos + kRows, segEnd)) (or
+/// takes them from `first`, when `withFirst` and they are valid) and
 /// starts copying their row chunks (at `col`, the chunk's column in row 0)
 /// into slots `slot0 + j * slotStride`. Returns the stage's use mask (bit j:
 /// the row of id pos + j contributes). Padding ids and ids outside the table
 /// copy zeros and read nothing (in every bounds mode, BOUNDS_NONE included:
 /// the compare is free next to the copy it guards); out-of-range ids are
 /// reported. Per-sample weights are only prefetched into L1.
-template <typename T, int kVec>
+template <typename T, int kVec, int kRows>
 __device__ __forceinline__ unsigned
 issueStage(const Shared &s, const FeatureMeta &m, const Segment &g,
-           const char *col, long long pos, unsigned slot0,
-           unsigned slotStride) {
+           const char *col, long long pos, unsigned slot0, unsigned slotStride,
+           const FirstIds<kRows> &first, bool withFirst) {
   const long long rowBytes = (long long)m.dim * (long long)sizeof(T);
   const unsigned long long rows = (unsigned long long)m.rows;
-  const int n = (int)min((long long)kBatch, g.segEnd - pos);
-  long long id[kBatch];
+  const int n = (int)min((long long)kRows, g.segEnd - pos);
+  const bool known = withFirst && first.valid;
+  long long id[kRows];
 #pragma unroll
-  for (int j = 0; j < kBatch; ++j)
-    id[j] = j < n ? loadIndex(s, pos + j) : 0;
+  for (int j = 0; j < kRows; ++j)
+    id[j] = j >= n ? 0 : known ? first.id[j] : loadIndex(s, pos + j);
   if (s.weightKind)
     prefetchL1(static_cast<const char *>(s.weights) +
                pos * (s.weightKind == 1 ? 4 : 2));
   unsigned use = 0, bad = 0;
 #pragma unroll
-  for (int j = 0; j < kBatch; ++j) {
+  for (int j = 0; j < kRows; ++j) {
     const bool live = j < n && !(s.hasPadding && id[j] == s.paddingIdx);
     const bool inRange = (unsigned long long)id[j] < rows;
     use |= (unsigned)(live && inRange) << j;
@@ -427,50 +450,55 @@ issueStage(const Shared &s, const FeatureMeta &m, const Segment &g,
 }
 
 /// Streams the ids of segment `g` through the kStages stages of this
-/// thread's slots (a ring, kStages - 1 stages ahead), calling
+/// thread's slots (a ring, kStages - 1 stages ahead; the first stage's ids
+/// from `first` where they are valid), calling
 /// consume(pos, n, use, first slot, slot stride) for each stage in order as
 /// it lands (ids [pos, pos + n), use mask as issueStage returns it). A
 /// stage's slots are refilled only after it was consumed: program order, and
 /// the consumer's shared loads complete before their values are used.
-template <typename T, int kVec, typename Consume>
-__device__ __forceinline__ void streamIds(const Shared &s, const FeatureMeta &m,
-                                          const Segment &g, Consume consume) {
-  static_assert(kBatch * kStages <= 32, "use masks share one word");
-  constexpr unsigned kMask = (1u << kBatch) - 1;
+template <typename T, int kVec, int kRows, typename Consume>
+__device__ __forceinline__ void
+streamIds(const Shared &s, const FeatureMeta &m, const Segment &g,
+          const FirstIds<kRows> &first, Consume consume) {
+  static_assert(kRows * kStages <= 32, "use masks share one word");
+  constexpr unsigned kMask = (1u << kRows) - 1;
   const char *col = m.table + (long long)g.chunk * kVec;
   extern __shared__ __align__(16) unsigned char slots[];
   const unsigned slotStride = blockDim.x * kSlotBytes;
   const unsigned stage0 =
       (unsigned)__cvta_generic_to_shared(slots) + threadIdx.x * kSlotBytes;
-  const unsigned stageStride = kBatch * slotStride;
+  const unsigned stageStride = kRows * slotStride;
 
-  unsigned useRing = 0; // stage k's use mask at bits k * kBatch
+  unsigned useRing = 0; // stage k's use mask at bits k * kRows
   long long issuePos = g.segBeg;
   int issueStageIndex = 0;
-  auto issueNext = [&]() {
+  // withFirst is a constant at each call: the hot loop's copy never reads
+  // `first`, so its ids are dead after the prologue.
+  auto issueNext = [&](bool withFirst) {
     if (issuePos < g.segEnd) {
-      unsigned use = issueStage<T, kVec>(s, m, g, col, issuePos,
-                                         stage0 + issueStageIndex * stageStride,
-                                         slotStride);
-      useRing = (useRing & ~(kMask << (issueStageIndex * kBatch))) |
-                use << (issueStageIndex * kBatch);
+      unsigned use = issueStage<T, kVec, kRows>(
+          s, m, g, col, issuePos, stage0 + issueStageIndex * stageStride,
+          slotStride, first, withFirst);
+      useRing = (useRing & ~(kMask << (issueStageIndex * kRows))) |
+                use << (issueStageIndex * kRows);
     }
     commitCopies();
-    issuePos += kBatch;
+    issuePos += kRows;
     issueStageIndex = issueStageIndex + 1 == kStages ? 0 : issueStageIndex + 1;
   };
 
+#pragma unroll
   for (int i = 0; i < kStages - 1; ++i)
-    issueNext();
+    issueNext(i == 0);
   long long pos = g.segBeg;
   int stage = 0;
   while (pos < g.segEnd) {
-    issueNext();
+    issueNext(false);
     waitCopies<kStages - 1>();
-    consume(pos, (int)min((long long)kBatch, g.segEnd - pos),
-            (useRing >> (stage * kBatch)) & kMask, stage0 + stage * stageStride,
+    consume(pos, (int)min((long long)kRows, g.segEnd - pos),
+            (useRing >> (stage * kRows)) & kMask, stage0 + stage * stageStride,
             slotStride);
-    pos += kBatch;
+    pos += kRows;
     stage = stage + 1 == kStages ? 0 : stage + 1;
   }
   waitCopies<0>(); // only empty groups can be left: keep the ring drained
@@ -478,9 +506,10 @@ __device__ __forceinline__ void streamIds(const Shared &s, const FeatureMeta &m,
 
 /// Pools the bags of segment `g` as one stream of ids: a bag boundary inside
 /// a stage writes the bag out (and any empty bags after it).
-template <typename T, int kVec>
+template <typename T, int kVec, int kRows>
 __device__ __forceinline__ void poolBags(const Shared &s, const FeatureMeta &m,
-                                         const Segment &g) {
+                                         const Segment &g,
+                                         const FirstIds<kRows> &first) {
   using Acc = typename Elem<T>::Acc;
   constexpr int kN = kVec / (int)sizeof(T);
   const int outSize = s.outF32 ? 4 : (int)sizeof(T);
@@ -511,49 +540,50 @@ __device__ __forceinline__ void poolBags(const Shared &s, const FeatureMeta &m,
     count = 0;
   };
 
-  streamIds<T, kVec>(s, m, g,
-                     [&](long long pos, int n, unsigned useMask, unsigned slot0,
-                         unsigned slotStride) {
+  streamIds<T, kVec, kRows>(
+      s, m, g, first,
+      [&](long long pos, int n, unsigned useMask, unsigned slot0,
+          unsigned slotStride) {
 #pragma unroll
-                       for (int j = 0; j < kBatch; ++j) {
-                         if (j < n) {
-                           while (pos + j >= bagEnd) {
-                             flush();
-                             ++bag;
-                             bagEnd = bagEndAfter(s, g.g0 + bag, bagEnd);
-                           }
-                           const bool use = (useMask >> j) & 1;
-                           Acc w = use ? Acc(1) : Acc(0);
-                           if (use && s.weightKind)
-                             w = loadWeight(s, pos + j);
-                           const Chunk<kVec> r =
-                               loadSharedChunk<kVec>(slot0 + j * slotStride);
+        for (int j = 0; j < kRows; ++j) {
+          if (j < n) {
+            while (pos + j >= bagEnd) {
+              flush();
+              ++bag;
+              bagEnd = bagEndAfter(s, g.g0 + bag, bagEnd);
+            }
+            const bool use = (useMask >> j) & 1;
+            Acc w = use ? Acc(1) : Acc(0);
+            if (use && s.weightKind)
+              w = loadWeight(s, pos + j);
+            const Chunk<kVec> r = loadSharedChunk<kVec>(slot0 + j * slotStride);
 #pragma unroll
-                           for (int i = 0; i < kN; ++i)
-                             acc[i] = fma(w, Elem<T>::get(r.w, i), acc[i]);
-                           count += use;
-                         }
-                       }
-                     });
+            for (int i = 0; i < kN; ++i)
+              acc[i] = fma(w, Elem<T>::get(r.w, i), acc[i]);
+            count += use;
+          }
+        }
+      });
   for (; bag < g.nb; ++bag)
     flush();
 }
 
 /// Pooling NONE: copies the row chunk of every id of segment `g` to output
 /// row (its position), zeros for padding and out-of-range ids.
-template <typename T, int kVec>
+template <typename T, int kVec, int kRows>
 __device__ __forceinline__ void copyRows(const Shared &s, const FeatureMeta &m,
-                                         const Segment &g) {
+                                         const Segment &g,
+                                         const FirstIds<kRows> &first) {
   using Acc = typename Elem<T>::Acc;
   constexpr int kN = kVec / (int)sizeof(T);
   const int outSize = s.outF32 ? 4 : (int)sizeof(T);
   char *out = static_cast<char *>(s.output) + (long long)g.chunk * kN * outSize;
-  streamIds<T, kVec>(
-      s, m, g,
+  streamIds<T, kVec, kRows>(
+      s, m, g, first,
       [&](long long pos, int n, unsigned useMask, unsigned slot0,
           unsigned slotStride) {
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < kRows; ++j) {
           if (j < n) {
             const Chunk<kVec> r = loadSharedChunk<kVec>(slot0 + j * slotStride);
             Acc v[kN];
@@ -567,19 +597,31 @@ __device__ __forceinline__ void copyRows(const Shared &s, const FeatureMeta &m,
       });
 }
 
-/// Group entry: loads the offsets of the segment's bags together, clamps
-/// them into a non-decreasing range of [0, N] (every lane: no shuffles), has
-/// the leader report the first bad one, then pools or copies.
-template <typename T, int kVec>
+/// Group entry: loads the offsets of the segment's bags together (and, with
+/// kSpeculateIds, where bags may all have s.bagSize ids, the first stage of
+/// ids at the guessed start), clamps the offsets into a non-decreasing range of
+/// [0, N] (every lane: no shuffles), has the leader report the first bad one,
+/// then pools or copies.
+template <typename T, int kVec, int kRows>
 __device__ __forceinline__ void lookupBags(const Shared &s,
                                            const FeatureMeta &m, Segment &g) {
   const long long N = s.numIndices;
   const long long numBags = (long long)s.numFeatures * s.batch;
+  // The guess: bags g0 .. g0 + nb - 1 hold ids [g0 * L, (g0 + nb) * L), all
+  // within [0, N) since g0 + nb <= F * B. Loaded before the offsets, used
+  // only if the offsets agree.
+  FirstIds<kRows> ids;
+  long long guess = -1;
+  int guessCount = 0;
+  if (kSpeculateIds && s.bagSize > 0) {
+    guess = g.g0 * s.bagSize;
+    guessCount = (int)min((long long)kRows, g.nb * s.bagSize);
+#pragma unroll
+    for (int j = 0; j < kRows; ++j)
+      ids.id[j] = j < guessCount ? loadIndex(s, guess + j) : 0;
+  }
   // Bag g0 + k is [offsets[g0 + k], offsets[g0 + k + 1]). Wrong: offsets
   // that decrease or leave [0, N], offsets[0] != 0, offsets[F * B] != N.
-  if (kPrefetchIds && g.leader)
-    prefetchL1(static_cast<const char *>(s.indices) +
-               g.g0 * (N / numBags) * (s.idx64 ? 8 : 4));
   const long long first = loadOffset(s, g.g0);
   int badBag = first < 0 || first > N || (g.g0 == 0 && first != 0) ? 0 : -1;
   long long badValue = first, badLimit = first < 0 || g.g0 == 0 ? 0 : N;
@@ -600,17 +642,20 @@ __device__ __forceinline__ void lookupBags(const Shared &s,
   if (badBag >= 0 && g.leader)
     reportBadOffsets(s.errors, g.feature, g.b0 + badBag, g.g0 + badBag + 1,
                      badValue, badLimit);
+  ids.valid = g.segBeg == guess &&
+              min((long long)kRows, g.segEnd - g.segBeg) <= guessCount;
   if (s.pooling != EMBRT_POOLING_NONE)
-    poolBags<T, kVec>(s, m, g);
+    poolBags<T, kVec, kRows>(s, m, g, ids);
   else
-    copyRows<T, kVec>(s, m, g);
+    copyRows<T, kVec, kRows>(s, m, g, ids);
 }
 
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// tbeForwardKernel<T, kCap>: the whole TBE forward, T the table type.
+/// tbeForwardKernel<T, kCap, kRows>: the whole TBE forward, T the table type,
+/// kCap the features of the parameter block, kRows the rows of a stage.
 ///
 /// Work unit: (run of bagsPerGroup consecutive bags, column pass) of one
 ///   feature, done by one group of G_f lanes; passes P_f > 1 only for rows
@@ -621,15 +666,16 @@ __device__ __forceinline__ void lookupBags(const Shared &s,
 ///   groups of G_f lanes (a power of two <= 32, never across warps); the
 ///   passes of one run are neighbouring groups, so they share its ids in L1.
 /// One thread: the kVec-byte column chunk pass * 32 + lane of every row of
-///   its run's bags, kBatch * kStages rows in flight, accumulated in
-///   registers.
-/// Shared memory: kSmemPerThread bytes a thread (dynamic), its private row
+///   its run's bags, kRows * kStages rows in flight, accumulated in
+///   registers (kRows: the configuration's rowsPerStage).
+/// Shared memory: smemPerThread(kRows) bytes a thread (dynamic), its private
+/// row
 ///   slots: slot j of thread t at (j * blockDim.x + t) * 16, so a warp's
 ///   16-byte reads are conflict-free; no thread reads another's slots.
 /// Alignment: the host picks kVec so that every row chunk is kVec-aligned
 ///   (table address and D * sizeof(T)), and whole-chunk output stores only
 ///   where the output rows allow them.
-template <typename T, int kCap>
+template <typename T, int kCap, int kRows>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     tbeForwardKernel(const __grid_constant__ Params<kCap> p) {
   const Shared &s = p.s;
@@ -670,37 +716,40 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
 
   switch ((m.flags >> 3) & 7) {
   case 4:
-    lookupBags<T, 16>(s, m, g);
+    lookupBags<T, 16, kRows>(s, m, g);
     break;
   case 3:
-    lookupBags<T, 8>(s, m, g);
+    lookupBags<T, 8, kRows>(s, m, g);
     break;
   case 2:
-    lookupBags<T, 4>(s, m, g);
+    lookupBags<T, 4, kRows>(s, m, g);
     break;
   default:
     if constexpr (sizeof(T) == 2)
-      lookupBags<T, 2>(s, m, g);
+      lookupBags<T, 2, kRows>(s, m, g);
     break;
   }
 }
 
 //===----------------------------------------------------------------------===//
-// Instantiations: three table types, two parameter-block sizes
+// Instantiations: three table types, two parameter-block sizes, stages of 6
+// and 8 rows
 //===----------------------------------------------------------------------===//
 
-template __global__ void
-tbeForwardKernel<float, kSmallCap>(const __grid_constant__ Params<kSmallCap>);
-template __global__ void
-tbeForwardKernel<float, kLargeCap>(const __grid_constant__ Params<kLargeCap>);
-template __global__ void
-tbeForwardKernel<__half, kSmallCap>(const __grid_constant__ Params<kSmallCap>);
-template __global__ void
-tbeForwardKernel<__half, kLargeCap>(const __grid_constant__ Params<kLargeCap>);
-template __global__ void tbeForwardKernel<__nv_bfloat16, kSmallCap>(
-    const __grid_constant__ Params<kSmallCap>);
-template __global__ void tbeForwardKernel<__nv_bfloat16, kLargeCap>(
-    const __grid_constant__ Params<kLargeCap>);
+template <int kCap> using Kernel = void (*)(Params<kCap>);
+
+/// The kernel for a table type and stage rows (6 or 8, the configuration
+/// table's only values: test/Runtime/tbe_config.c).
+template <int kCap> Kernel<kCap> kernelFor(embrtDtype dtype, int rows) {
+  if (dtype == EMBRT_F32)
+    return rows == 8 ? tbeForwardKernel<float, kCap, 8>
+                     : tbeForwardKernel<float, kCap, 6>;
+  if (dtype == EMBRT_F16)
+    return rows == 8 ? tbeForwardKernel<__half, kCap, 8>
+                     : tbeForwardKernel<__half, kCap, 6>;
+  return rows == 8 ? tbeForwardKernel<__nv_bfloat16, kCap, 8>
+                   : tbeForwardKernel<__nv_bfloat16, kCap, 6>;
+}
 
 //===----------------------------------------------------------------------===//
 // Host side: metadata and launch
@@ -782,6 +831,12 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
   s.numIndices = a->numIndices;
   s.outStride = outStride;
   s.paddingIdx = a->paddingIdx;
+  // Bags of one size are likely where N divides evenly: the kernel then
+  // guesses where each group's ids start (checked against the offsets).
+  const long long numBags = (long long)a->numFeatures * a->batchSize;
+  s.bagSize = a->numIndices > 0 && a->numIndices % numBags == 0
+                  ? a->numIndices / numBags
+                  : 0;
   s.numFeatures = (int)a->numFeatures;
   s.bagsPerGroup = cfg->bagsPerGroup;
   s.pooling = (unsigned char)a->pooling;
@@ -831,14 +886,11 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
   if (ctas == 0)
     return EMBRT_OK;
 
+  const int rows = cfg->rowsPerStage == 8 ? 8 : 6;
   dim3 grid((unsigned)ctas), block((unsigned)cfg->threadsPerBlock);
-  size_t smem = (size_t)cfg->threadsPerBlock * kSmemPerThread;
-  void (*kernel)(Params<kCap>) = tbeForwardKernel<__nv_bfloat16, kCap>;
-  if (a->tableDtype == EMBRT_F32)
-    kernel = tbeForwardKernel<float, kCap>;
-  else if (a->tableDtype == EMBRT_F16)
-    kernel = tbeForwardKernel<__half, kCap>;
-  if (smem > 48 * 1024) { // only tuning variants: the defaults fit 48 KB
+  size_t smem = (size_t)cfg->threadsPerBlock * smemPerThread(rows);
+  Kernel<kCap> kernel = kernelFor<kCap>(a->tableDtype, rows);
+  if (smem > 48 * 1024) { // 8-row stages at 256 threads: 64 KB
     embrtStatus status = embrtCudaCheck(
         ctx,
         cudaFuncSetAttribute(

@@ -1,12 +1,14 @@
 //===- runtime/tbe_config.c - Launch configurations of the TBE ----*- C -*-===//
 //
 // The CUDA TBE forward (kernels/tbe.cu) takes its launch shape from this
-// table. A configuration says how many threads a CTA has and how many
-// consecutive bags one group of lanes pools as a single stream of ids; the
-// lanes per bag follow from each table's row width inside the kernel, so a
-// configuration serves every D of one launch. Selection: launches of under
-// 64 MB of rows are latency bound and get the most CTAs; larger ones the
-// longest streams that still leave enough groups to fill the GPU.
+// table. A configuration says how many threads a CTA has, how many
+// consecutive bags one group of lanes pools as a single stream of ids, and
+// how many rows one pipeline stage of a lane holds; the lanes per bag follow
+// from each table's row width inside the kernel, so a configuration serves
+// every D of one launch. Selection: launches of under 64 MB of rows are
+// latency bound and get the fewest bags a group (one or two) whose grid is
+// one wave of CTAs; larger ones the longest streams that still leave enough
+// groups to fill the GPU, with 8-row stages for f32 tables.
 //
 // Selection is a pure function of the shape, so the compiler can make the
 // same choice when shapes are static (embrtTbeArgs::configId) and this file's
@@ -23,35 +25,52 @@
 // The table
 //===----------------------------------------------------------------------===//
 
+/// Ids are stable (the compiler stores them for static shapes): new entries
+/// go at the end.
 static const embrtTbeConfig kConfigs[] = {
-    // name          threadsPerBlock  bagsPerGroup
-    {"t256_bags1", 256, 1}, {"t256_bags2", 256, 2},   {"t256_bags4", 256, 4},
-    {"t256_bags8", 256, 8}, {"t256_bags16", 256, 16}, {"t128_bags1", 128, 1},
+    // name             threadsPerBlock  bagsPerGroup  rowsPerStage
+    {"t256_bags1", 256, 1, 6},    {"t256_bags2", 256, 2, 6},
+    {"t256_bags4", 256, 4, 6},    {"t256_bags8", 256, 8, 6},
+    {"t256_bags16", 256, 16, 6},  {"t128_bags1", 128, 1, 6},
+    {"t256_bags1_r8", 256, 1, 8}, {"t256_bags2_r8", 256, 2, 8},
+    {"t256_bags4_r8", 256, 4, 8}, {"t256_bags8_r8", 256, 8, 8},
 };
 
 enum {
   NUM_CONFIGS = (int)(sizeof(kConfigs) / sizeof(kConfigs[0])),
-  /// For launches too small to fill the GPU: the most CTAs.
+  /// Latency-bound launches that fit one wave with one or two bags a group
+  /// (t256_bags1, t256_bags2), and those that do not (t128_bags1).
+  CONFIG_SMALL_BAGS1 = 0,
+  CONFIG_SMALL_BAGS2 = 1,
   CONFIG_SMALL = 5,
 };
 
 /// Large launches: the most bags a group that still leaves kMinThreads
 /// threads. Long streams keep each lane's stages full (measured on an H200:
 /// t256_bags8 was 15-38% faster than t256_bags1 at L = 4, 8 and 20), but
-/// too few groups leave SMs idle.
+/// too few groups leave SMs idle. f32 tables take 8-row stages (64 KB a
+/// CTA): 7% faster than 6 rows at B=16384 T=32 D=128 L=20, where f16 tables
+/// gain 3% at L=20 and lose 1% at L=4 (bench/tbe/NOTES.md).
 static const struct {
   int64_t bagsPerGroup;
-  int64_t config;
+  int64_t config;    ///< 6-row stages (f16, bf16)
+  int64_t configF32; ///< 8-row stages
 } kByBags[] = {
-    {8, 3},
-    {4, 2},
-    {2, 1},
-    {1, 0},
+    {8, 3, 9},
+    {4, 2, 8},
+    {2, 1, 7},
+    {1, 0, 6},
 };
 
 /// Below this many gathered bytes a launch cannot fill the GPU's memory
-/// pipeline: it is latency bound, and more, smaller CTAs finish first.
+/// pipeline: it is latency bound.
 static const int64_t kSmallLaunchBytes = 64ll << 20;
+
+/// Threads of one wave of 256-thread CTAs: 3 CTAs on each of an H200's 132
+/// SMs. A latency-bound launch that needs a second wave pays its latency
+/// twice (measured at B=8192, f16 D=128, L 1-8: t256_bags2, one wave, 7-13%
+/// faster than t128_bags1, two).
+static const int64_t kOneWaveThreads = 132 * 3 * 256;
 
 /// Threads (groups * lanes per bag) a large launch keeps at least: about
 /// 2.5 times what the 132 SMs of an H200 hold at once (768 each).
@@ -93,11 +112,18 @@ int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
                              int64_t avgBagSize, int64_t numBags) {
   int64_t bytes = mulSat(mulSat(numBags, avgBagSize < 1 ? 1 : avgBagSize),
                          mulSat(maxDim, elementBytes(tableDtype)));
-  if (bytes < kSmallLaunchBytes)
-    return CONFIG_SMALL;
   int64_t lanes = lanesPerBag(tableDtype, maxDim);
-  for (size_t i = 0; i < sizeof(kByBags) / sizeof(kByBags[0]); ++i)
+  if (bytes < kSmallLaunchBytes) {
+    if (mulSat(numBags, lanes) <= kOneWaveThreads)
+      return CONFIG_SMALL_BAGS1;
+    if (mulSat((numBags + 1) / 2, lanes) <= kOneWaveThreads)
+      return CONFIG_SMALL_BAGS2;
+    return CONFIG_SMALL;
+  }
+  const int f32 = tableDtype == EMBRT_F32;
+  const size_t n = sizeof(kByBags) / sizeof(kByBags[0]);
+  for (size_t i = 0; i + 1 < n; ++i)
     if (mulSat(numBags / kByBags[i].bagsPerGroup, lanes) >= kMinThreads)
-      return kByBags[i].config;
-  return 0;
+      return f32 ? kByBags[i].configF32 : kByBags[i].config;
+  return f32 ? kByBags[n - 1].configF32 : kByBags[n - 1].config;
 }

@@ -5,13 +5,18 @@ chart of achieved GB/s against the copy bandwidth, and the table of the bars.
         --json tbe_forward.json --png tbe_forward.png [--commit SHA]
     python3 bench/tbe/report.py --redraw bench/results/tbe_forward.json \
         --png docs/kernels/tbe_forward.png
+    python3 bench/tbe/report.py --ours ... --peers ... --json new.json \
+        --merge bench/results/tbe_forward.json --run 3 --png tbe_forward.png
+        (the records of the cases this run measured replace the old ones of
+        those cases; the others are kept; the chart is drawn from the merge)
 
 Records: one per (shape, our implementation) with case, B, T, E, D, L, dtype,
 weighted, alpha, impl, config, ms, peer (torch's best: one embedding_bag over
 the concatenated tables, or the single-table embedding_bag), peer_ms, ratio
 (peer_ms / ms: > 1 means we are faster), gbps (ours, bytes as peers_gpu.py
 counts them), peer_gbps, loop_ms (torch loop of T embedding_bag calls, where
-measured), bar (the issue's ratio to reach), device, commit, date.
+measured), bar (the issue's ratio to reach), device, commit, date, run
+(which device call measured it: NOTES.md).
 """
 import argparse
 import datetime
@@ -80,21 +85,63 @@ def chart(rows, copy, device, png):
     fig.savefig(png, dpi=110)
 
 
-def redraw(path, png):
-    """Draws the chart of a merged results file (records of several runs)."""
-    records = json.load(open(path))
-    rows, alts = [], {}
+def redraw(path, png, records=None):
+    """Draws the chart of a merged results file (records of several runs):
+    each case's newest "emb" record; where its ratio is missing, the newest
+    older one that has a ratio is drawn hatched."""
+    records = records if records is not None else json.load(open(path))
+    newest, alts, order = {}, {}, []
     for r in records:
-        if r["impl"] == "emb" and r.get("run", 1) != 2:
-            alts[r["case"]] = r
+        if r["impl"] != "emb" or r["case"].startswith("probe"):
+            continue
+        c = r["case"]
+        if c not in order:
+            order.append(c)
+        if c not in newest or r.get("run", 0) > newest[c].get("run", 0):
+            newest[c] = r
     for r in records:
-        if r["impl"] == "emb" and r.get("run", 2) == 2 and not r["case"].startswith("probe"):
-            r = dict(r)
-            if r["ratio"] is None and r["case"] in alts:
-                r["alt"] = alts[r["case"]]
-            rows.append(r)
-    copy = next((r["copy_gbps"] for r in records if r.get("copy_gbps")), None)
+        c = r["case"]
+        if (r["impl"] == "emb" and c in newest and r is not newest[c]
+                and r["ratio"] is not None
+                and (c not in alts or r.get("run", 0) > alts[c].get("run", 0))):
+            alts[c] = r
+    rows = []
+    for c in order:
+        r = dict(newest[c])
+        if r["ratio"] is None and c in alts:
+            r["alt"] = alts[c]
+        rows.append(r)
+    copy = next((r["copy_gbps"] for r in reversed(records) if r.get("copy_gbps")), None)
     chart(rows, copy, records[0]["device"], png)
+
+
+def merge(old, new):
+    """The old records with those of every case in `new` replaced by new's."""
+    cases = set(r["case"] for r in new)
+    out, placed = [], set()
+    for r in old:
+        c = r["case"]
+        if c not in cases:
+            out.append(r)
+        elif c not in placed:
+            out.extend(n for n in new if n["case"] == c)
+            placed.add(c)
+    out.extend(n for n in new if n["case"] not in placed and n["case"] not in
+               set(r["case"] for r in old))
+    return out
+
+
+def summary(records):
+    """The table of the bars: one row per case's automatic configuration."""
+    print("\n%-22s %-13s %9s %9s %7s %5s %4s %7s %s" %
+          ("case", "config", "ms", "peer_ms", "ratio", "bar", "met", "GB/s", "check"))
+    for r in records:
+        if r["impl"] != "emb" or r["case"].startswith("probe"):
+            continue
+        met = "yes" if r["ratio"] and r["bar"] and r["ratio"] >= r["bar"] else "NO"
+        print("%-22s %-13s %9.4f %9.4f %7.2f %5.1f %4s %7.0f %s" %
+              (r["case"], r["config"], r["ms"], r["peer_ms"] or 0, r["ratio"] or 0,
+               r["bar"] or 0, met, r["gbps"], r["check"][:30]))
 
 
 def main():
@@ -105,9 +152,17 @@ def main():
     ap.add_argument("--png", default=None)
     ap.add_argument("--commit", default="uncommitted")
     ap.add_argument("--redraw", default=None, help="a merged results JSON to draw")
+    ap.add_argument("--merge", default=None, help="older results to merge into")
+    ap.add_argument("--run", type=int, default=None, help="this run's number")
+    ap.add_argument("--summary", default=None,
+                    help="a results JSON: print the table of its --run records")
     a = ap.parse_args()
     if a.redraw:
         redraw(a.redraw, a.png)
+        return
+    if a.summary:
+        summary([r for r in json.load(open(a.summary))
+                 if a.run is None or r.get("run") == a.run])
         return
     ours, peers = load(a.ours), load(a.peers)
     date = datetime.date.today().isoformat()
@@ -130,21 +185,20 @@ def main():
             loop_ms=round(loop["ms"], 5) if loop else None, bar=bar(o["case"]),
             check=o.get("check", "ok"), copy_gbps=round(copy, 1) if copy else None,
             device=device, commit=a.commit, date=date))
+        if a.run is not None:
+            records[-1]["run"] = a.run
+    merged = merge(json.load(open(a.merge)), records) if a.merge else records
     with open(a.json, "w") as f:
-        json.dump(records, f, indent=1)
+        json.dump(merged, f, indent=1)
 
     main_rows = [r for r in records if r["impl"] == "emb" and not r["case"].startswith("probe")]
     probes = [r for r in records if r["case"].startswith("probe") and r["impl"] == "emb"]
-    if a.png and main_rows:
+    if a.png and a.merge:
+        redraw(None, a.png, merged)
+    elif a.png and main_rows:
         chart(main_rows, copy, device, a.png)
 
-    print("\n%-22s %-11s %9s %9s %7s %5s %4s %7s %s" %
-          ("case", "config", "ms", "peer_ms", "ratio", "bar", "met", "GB/s", "check"))
-    for r in main_rows:
-        met = "yes" if r["ratio"] and r["bar"] and r["ratio"] >= r["bar"] else "NO"
-        print("%-22s %-11s %9.4f %9.4f %7.2f %5.1f %4s %7.0f %s" %
-              (r["case"], r["config"], r["ms"], r["peer_ms"] or 0, r["ratio"] or 0,
-               r["bar"] or 0, met, r["gbps"], r["check"][:30]))
+    summary(main_rows)
     print("\nprobes (ms): " + ", ".join("%s %.4f" % (r["case"][6:], r["ms"]) for r in probes))
     print("\nsweep (ms): configs and variants")
     cases = []
@@ -155,10 +209,10 @@ def main():
     for r in records:
         if r["impl"] != "emb" and r["impl"] not in impls:
             impls.append(r["impl"])
-    print("%-22s" % "case" + "".join(" %11s" % i.split("=")[-1][:11] for i in impls))
+    print("%-22s" % "case" + "".join(" %13s" % i.split("=")[-1][:13] for i in impls))
     for c in cases:
         row = {r["impl"]: r for r in records if r["case"] == c}
-        print("%-22s" % c + "".join(" %11.4f" % row[i]["ms"] if i in row else " %11s" % "-"
+        print("%-22s" % c + "".join(" %13.4f" % row[i]["ms"] if i in row else " %13s" % "-"
                                      for i in impls))
     bad = [r for r in records if r["check"] != "ok"]
     print("\nchecks: %d of %d ok" % (len(records) - len(bad), len(records)))

@@ -47,22 +47,12 @@ typedef embrtStatus (*Launcher)(embrtContext *, const embrtTbeArgs *);
   extern "C" embrtStatus embrtCudaLaunchTbeForward##suffix(                    \
       embrtContext *, const embrtTbeArgs *);
 #ifdef TBE_BENCH_VARIANTS
-VARIANT(_b8s2)
-VARIANT(_b8s3)
-VARIANT(_prefetch)
-VARIANT(_nohints)
-VARIANT(_cap4)
-VARIANT(_v1plain)
+VARIANT(_guess)
 static const struct {
   const char *name;
   Launcher launch;
 } kVariants[] = {
-    {"batch8x2", embrtCudaLaunchTbeForward_b8s2},
-    {"batch8x3", embrtCudaLaunchTbeForward_b8s3},
-    {"id-prefetch", embrtCudaLaunchTbeForward_prefetch},
-    {"no-stream-hints", embrtCudaLaunchTbeForward_nohints},
-    {"params-cap4", embrtCudaLaunchTbeForward_cap4},
-    {"v1-plain-loads", embrtCudaLaunchTbeForward_v1plain},
+    {"id-guess", embrtCudaLaunchTbeForward_guess},
 };
 #endif
 

@@ -9,8 +9,12 @@
 // table-typed output; i32 and i64 ids and offsets; mixed D from 1 to 2048
 // (16-byte, 8-, 4- and 2-byte row chunks, misaligned tables), shared tables,
 // empty bags, bags of one and of thousands, padding ids, all four bounds-check
-// modes, bad offsets, every launch configuration forced, and more features
-// than the kernel's parameter blocks hold (metadata in the workspace).
+// modes, bad offsets, every launch configuration forced (with bf16 and f32
+// tables), and more features than the kernel's parameter blocks hold
+// (metadata in the workspace). Bags of one size, and bags of alternating
+// sizes with N a multiple of the bags: the shapes on which the kernel's
+// optional id guess (EMB_TBE_SPECULATE_IDS, off by default) is right, wrong,
+// or right about the start but short.
 //
 // The GPU output is poisoned with 0xFF bytes (NaN in every float type) before
 // each run and every element is compared, so an unwritten element fails.
@@ -39,6 +43,7 @@ typedef struct Case {
   int64_t numFeatures; ///< feature f looks up table f % numTables
   int64_t batch;
   int64_t minBag, maxBag; ///< bag sizes, uniform; 0 allows empty bags
+  int alternate;          ///< bag g holds maxBag ids if g is even, else minBag
   int weighted;           ///< 0 none, 1 f32 weights, 2 table-typed weights
   int paddingPercent;     ///< ids equal to paddingIdx (which is 1)
   int badPerMille;        ///< out-of-range ids (-1 for exactly one)
@@ -80,7 +85,9 @@ static void makeInputs(const Case *c, Rng *rng, Inputs *in) {
   in->offs = malloc((size_t)(numBags + 1) * sizeof(int64_t));
   in->offs[0] = 0;
   for (int64_t g = 0; g < numBags; ++g)
-    in->offs[g + 1] = in->offs[g] + rngInt(rng, c->minBag, c->maxBag + 1);
+    in->offs[g + 1] =
+        in->offs[g] + (c->alternate ? (g % 2 ? c->minBag : c->maxBag)
+                                    : rngInt(rng, c->minBag, c->maxBag + 1));
   in->N = in->offs[numBags];
   in->ids = malloc((size_t)(in->N > 0 ? in->N : 1) * sizeof(int64_t));
   for (int64_t g = 0; g < numBags; ++g) {
@@ -378,7 +385,7 @@ int main(int argc, char **argv) {
   static const char *typeNames[] = {"f32", "f16", "bf16"};
   static const int64_t mixedDims[] = {128, 64, 8, 1, 3, 17, 100, 24};
   static const int64_t wideDims[] = {2048, 1000, 520};
-  char names[64][96];
+  char names[96][96];
   int nameCount = 0;
 #define NAME(...)                                                              \
   (snprintf(names[nameCount], 96, __VA_ARGS__), names[nameCount++])
@@ -537,9 +544,26 @@ int main(int argc, char **argv) {
     runCase(gpu, cpu, &c, seed++);
   }
 
-  // Every configuration, forced.
+  // Pooling none over bags of one size.
+  {
+    Case c = base(NAME("pooling none, bags of 3"));
+    c.pooling = EMBRT_POOLING_NONE;
+    static const int64_t dims[] = {24, 24};
+    setTables(&c, 2, dims, 400);
+    c.numFeatures = 3;
+    c.batch = B;
+    c.minBag = c.maxBag = 3;
+    c.paddingPercent = 10;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Every configuration, forced: bf16 tables and random bag sizes; f32
+  // tables (the 8-row configurations are their default) and bags of 4 and 2
+  // ids in turn, N = 3 * F * B (even B): with the id guess on, a group's
+  // guessed start is right for even first bags (with one bag a group: right
+  // start, 4 ids where 3 were guessed) and wrong for odd ones.
   for (int64_t id = 0; id < embrtTbeNumConfigs(); ++id) {
-    Case c = base(NAME("config %s", embrtTbeGetConfig(id)->name));
+    Case c = base(NAME("config %s, bf16", embrtTbeGetConfig(id)->name));
     c.tableDtype = EMBRT_BF16;
     setTables(&c, 4, mixedDims, 200);
     c.numFeatures = 5;
@@ -548,6 +572,20 @@ int main(int argc, char **argv) {
     c.maxBag = 7;
     c.configId = id;
     runCase(gpu, cpu, &c, seed++);
+
+    Case f = base(
+        NAME("config %s, f32, bags of 4 and 2", embrtTbeGetConfig(id)->name));
+    f.tableDtype = EMBRT_F32;
+    f.pooling = id % 2 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+    setTables(&f, 4, mixedDims, 200);
+    f.numFeatures = 5;
+    f.batch = B + 2;
+    f.minBag = 2;
+    f.maxBag = 4;
+    f.alternate = 1;
+    f.paddingPercent = 10;
+    f.configId = id;
+    runCase(gpu, cpu, &f, seed++);
   }
 
   // More features than the parameter blocks hold (33 > 32, 1100 > 1000).
