@@ -44,24 +44,9 @@ struct Window {
   long long offset;
 };
 
-__device__ __forceinline__ float binary(int op, float a, float b) {
-  switch (op) {
-  case EMBRT_BINARY_ADD:
-    return a + b;
-  case EMBRT_BINARY_SUB:
-    return a - b;
-  case EMBRT_BINARY_MUL:
-    return a * b;
-  case EMBRT_BINARY_DIV:
-    return a / b;
-  case EMBRT_BINARY_MAX:
-    return a > b || isnan(a) ? a : b; // NaN propagates
-  default:
-    return a < b || isnan(a) ? a : b;
-  }
-}
-
-__device__ __forceinline__ double binary(int op, double a, double b) {
+/// op(a, b) in T (float for f32/f16/bf16, double for f64). NaN propagates
+/// through max and min, as on the CPU backend.
+template <typename T> __device__ __forceinline__ T binary(int op, T a, T b) {
   switch (op) {
   case EMBRT_BINARY_ADD:
     return a + b;
@@ -78,30 +63,9 @@ __device__ __forceinline__ double binary(int op, double a, double b) {
   }
 }
 
-__device__ __forceinline__ float unary(int op, float x) {
-  switch (op) {
-  case EMBRT_UNARY_NEG:
-    return -x;
-  case EMBRT_UNARY_EXP:
-    return expf(x);
-  case EMBRT_UNARY_TANH:
-    return tanhf(x);
-  case EMBRT_UNARY_SIGMOID:
-    return 1.0f / (1.0f + expf(-x));
-  case EMBRT_UNARY_RELU:
-    return x > 0.0f || isnan(x) ? x : 0.0f;
-  case EMBRT_UNARY_SQRT:
-    return sqrtf(x);
-  case EMBRT_UNARY_RSQRT:
-    return 1.0f / sqrtf(x);
-  case EMBRT_UNARY_LOG:
-    return logf(x);
-  default:
-    return fabsf(x);
-  }
-}
-
-__device__ __forceinline__ double unary(int op, double x) {
+/// op(x) in T; the math functions resolve to their float or double form.
+template <typename T> __device__ __forceinline__ T unary(int op, T x) {
+  const T one = 1, zero = 0;
   switch (op) {
   case EMBRT_UNARY_NEG:
     return -x;
@@ -110,13 +74,13 @@ __device__ __forceinline__ double unary(int op, double x) {
   case EMBRT_UNARY_TANH:
     return tanh(x);
   case EMBRT_UNARY_SIGMOID:
-    return 1.0 / (1.0 + exp(-x));
+    return one / (one + exp(-x));
   case EMBRT_UNARY_RELU:
-    return x > 0.0 || isnan(x) ? x : 0.0;
+    return x > zero || isnan(x) ? x : zero;
   case EMBRT_UNARY_SQRT:
     return sqrt(x);
   case EMBRT_UNARY_RSQRT:
-    return 1.0 / sqrt(x);
+    return one / sqrt(x);
   case EMBRT_UNARY_LOG:
     return log(x);
   default:
