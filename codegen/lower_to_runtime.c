@@ -24,6 +24,8 @@
 // cast/empty/dim, splat constants, elementwise arith and math on tensors, and
 // scalar arith, which is copied). Anything else is an error naming the op.
 // `target` selects the launch configurations and is recorded for the runner.
+// emb.ikbo_lce reads its weights as strided views and through zero padding of
+// K, so the copies that would feed it are not made (planReadThrough).
 //
 // Precondition: the module verifies. Postcondition: no tensor values remain;
 // the functions use only func, arith, memref and llvm ops.
@@ -91,6 +93,11 @@ typedef struct {
   const void **returned;
   Mapped *outs;
   bool *claimed;
+  // What emb.ikbo_lce ops read through (see planReadThrough).
+  struct IkboPlan *plans;
+  size_t numPlans;
+  const void **skipped; ///< producers left unlowered
+  size_t numSkipped;
   bool failed;
 } Lowering;
 
@@ -341,6 +348,196 @@ static void resultDims(Lowering *l, MlirValue r, Dim *dims,
 }
 
 //===----------------------------------------------------------------------===//
+// Reading through emb.ikbo_lce's operands
+//===----------------------------------------------------------------------===//
+//
+// The runtime's ikbo_lce takes each weight as a strided view and reads zeros
+// past K by itself, so two producers that emb-ikbo leaves in front of it are
+// not materialised:
+//   - zero padding of K: where the weight and the embeddings of one side are
+//     both `tensor.concat dim(1) (%a, %zeros)` of a zero splat constant with
+//     the same unpadded K, the op reads %a and %b with that K (the padding
+//     only adds products of zeros);
+//   - a column block of a wider weight: where the weight is
+//     `tensor.extract_slice %w[0, c] [M, K] [1, 1]` of an [M, S] tensor, the
+//     op reads %w from column c, rows S elements apart.
+// A concat, extract_slice or tensor constant is then skipped when nothing
+// else uses its result.
+
+static bool hasTensor(MlirOperation op);
+
+/// What one emb.ikbo_lce reads, per side (0: user, 1: candidate).
+typedef struct IkboPlan {
+  const void *op;
+  MlirValue w[2], x[2]; ///< the weight (or its source) and the embeddings
+  int64_t column[2];    ///< first column of the weight in w (a view), or 0
+  bool view[2];         ///< w is the [M, S] source of a column view
+} IkboPlan;
+
+static bool isZeroSplat(MlirValue v) {
+  if (!mlirValueIsAOpResult(v))
+    return false;
+  MlirOperation def = mlirOpResultGetOwner(v);
+  if (!embOpIs(def, "arith.constant"))
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(def, embStr("value"));
+  if (!mlirAttributeIsADenseElements(a) || !mlirDenseElementsAttrIsSplat(a))
+    return false;
+  MlirAttribute e = mlirDenseElementsAttrGetSplatValue(a);
+  return mlirAttributeIsAFloat(e) && mlirFloatAttrGetValueDouble(e) == 0.0;
+}
+
+/// %a when `v` is `tensor.concat dim(1) (%a, %zeros)`, else null.
+static MlirValue unpadded(MlirValue v) {
+  MlirValue none = {NULL};
+  if (!mlirValueIsAOpResult(v))
+    return none;
+  MlirOperation def = mlirOpResultGetOwner(v);
+  int64_t dim = -1;
+  if (!embOpIs(def, "tensor.concat") || !embGetIntAttr(def, "dim", &dim) ||
+      dim != 1 || mlirOperationGetNumOperands(def) != 2 ||
+      !isZeroSplat(mlirOperationGetOperand(def, 1)))
+    return none;
+  return mlirOperationGetOperand(def, 0);
+}
+
+/// Whether `v` is a column block [0, column] [M, K] [1, 1] of a rank-2
+/// tensor with static offsets; sets *source and *column.
+static bool columnView(MlirValue v, MlirValue *source, int64_t *column) {
+  if (!mlirValueIsAOpResult(v))
+    return false;
+  MlirOperation def = mlirOpResultGetOwner(v);
+  if (!embOpIs(def, "tensor.extract_slice") ||
+      mlirOperationGetNumOperands(def) != 1)
+    return false; // dynamic offsets, sizes or strides
+  MlirValue src = mlirOperationGetOperand(def, 0);
+  MlirType st = mlirValueGetType(src), rt = mlirValueGetType(v);
+  if (mlirShapedTypeGetRank(st) != 2 || mlirShapedTypeGetRank(rt) != 2)
+    return false;
+  MlirAttribute offsets =
+      mlirOperationGetAttributeByName(def, embStr("static_offsets"));
+  MlirAttribute sizes =
+      mlirOperationGetAttributeByName(def, embStr("static_sizes"));
+  MlirAttribute strides =
+      mlirOperationGetAttributeByName(def, embStr("static_strides"));
+  if (mlirDenseI64ArrayGetElement(offsets, 0) != 0 ||
+      mlirDenseI64ArrayGetElement(strides, 0) != 1 ||
+      mlirDenseI64ArrayGetElement(strides, 1) != 1 || embDim(st, 0) < 0 ||
+      mlirDenseI64ArrayGetElement(sizes, 0) != embDim(st, 0))
+    return false;
+  *source = src;
+  *column = mlirDenseI64ArrayGetElement(offsets, 1);
+  return true;
+}
+
+static IkboPlan *findPlan(Lowering *l, MlirOperation op) {
+  for (size_t i = 0; i < l->numPlans; ++i)
+    if (l->plans[i].op == op.ptr)
+      return &l->plans[i];
+  return NULL;
+}
+
+static bool isSkipped(Lowering *l, MlirOperation op) {
+  for (size_t i = 0; i < l->numSkipped; ++i)
+    if (l->skipped[i] == op.ptr)
+      return true;
+  return false;
+}
+
+/// Whether a plan reads `v` itself (then its producer must be lowered).
+static bool readByPlan(Lowering *l, MlirValue v) {
+  for (size_t i = 0; i < l->numPlans; ++i)
+    for (int s = 0; s < 2; ++s)
+      if (mlirValueEqual(l->plans[i].w[s], v) ||
+          mlirValueEqual(l->plans[i].x[s], v))
+        return true;
+  return false;
+}
+
+/// Whether the use `u` still needs its value: not when it is a skipped op or
+/// an emb.ikbo_lce operand that the op's plan replaced.
+static bool useNeedsValue(Lowering *l, MlirOpOperand u) {
+  MlirOperation owner = mlirOpOperandGetOwner(u);
+  if (isSkipped(l, owner))
+    return false;
+  IkboPlan *p = findPlan(l, owner);
+  if (!p)
+    return true;
+  intptr_t n = (intptr_t)mlirOpOperandGetOperandNumber(u);
+  if (n > 3)
+    return true;
+  MlirValue planned = n < 2 ? p->w[n] : p->x[n - 2];
+  return mlirValueEqual(planned, mlirOperationGetOperand(owner, n));
+}
+
+/// Plans every emb.ikbo_lce of `block`, then marks the producers nothing else
+/// needs (in reverse order, so that chains go together).
+static void planReadThrough(Lowering *l, MlirBlock block) {
+  size_t cap = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    if (!embOpIs(op, EMB_OP_IKBO_LCE))
+      continue;
+    IkboPlan p;
+    memset(&p, 0, sizeof p);
+    p.op = op.ptr;
+    for (int s = 0; s < 2; ++s) {
+      p.w[s] = mlirOperationGetOperand(op, s);
+      p.x[s] = mlirOperationGetOperand(op, 2 + s);
+      MlirValue w = unpadded(p.w[s]), x = unpadded(p.x[s]);
+      if (!mlirValueIsNull(w) && !mlirValueIsNull(x)) {
+        int64_t kw = embDim(mlirValueGetType(w), 1);
+        int64_t kx = embDim(mlirValueGetType(x), 1);
+        if (kw >= 0 && kw == kx) {
+          p.w[s] = w;
+          p.x[s] = x;
+        }
+      }
+      MlirValue source;
+      int64_t column;
+      if (columnView(p.w[s], &source, &column)) {
+        p.w[s] = source;
+        p.column[s] = column;
+        p.view[s] = true;
+      }
+    }
+    if (l->numPlans == cap) {
+      cap = cap ? 2 * cap : 4;
+      l->plans = realloc(l->plans, cap * sizeof(IkboPlan));
+    }
+    l->plans[l->numPlans++] = p;
+  }
+  if (!l->numPlans)
+    return;
+  size_t numOps = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    ++numOps;
+  MlirOperation *ops = calloc(numOps, sizeof(MlirOperation));
+  numOps = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    ops[numOps++] = op;
+  l->skipped = calloc(numOps, sizeof(void *));
+  for (size_t i = numOps; i-- > 0;) {
+    MlirOperation op = ops[i];
+    if (!embOpIs(op, "tensor.concat") && !embOpIs(op, "tensor.extract_slice") &&
+        !(embOpIs(op, "arith.constant") && hasTensor(op)))
+      continue;
+    MlirValue r = mlirOperationGetResult(op, 0);
+    if (readByPlan(l, r))
+      continue;
+    bool needed = false;
+    for (MlirOpOperand u = mlirValueGetFirstUse(r);
+         !mlirOpOperandIsNull(u) && !needed; u = mlirOpOperandGetNextUse(u))
+      needed = useNeedsValue(l, u);
+    if (!needed && !mlirOpOperandIsNull(mlirValueGetFirstUse(r)))
+      l->skipped[l->numSkipped++] = op.ptr;
+  }
+  free(ops);
+}
+
+//===----------------------------------------------------------------------===//
 // emb ops
 //===----------------------------------------------------------------------===//
 
@@ -537,23 +734,69 @@ static void lowerLce(Lowering *l, MlirOperation op) {
   callRuntime(l, "embrtCompiledLce", a);
 }
 
+/// `base` advanced by `bytes` (a constant).
+static MlirValue offsetPtr(Lowering *l, MlirValue base, int64_t bytes) {
+  if (!bytes)
+    return base;
+  MlirType ptr = embPtrType(l->ctx);
+  int32_t index = (int32_t)bytes;
+  MlirNamedAttribute attrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(l->ctx, embStr("elem_type")),
+                            mlirTypeAttrGet(mlirIntegerTypeGet(l->ctx, 8))),
+      mlirNamedAttributeGet(
+          mlirIdentifierGet(l->ctx, embStr("rawConstantIndices")),
+          mlirDenseI32ArrayGet(l->ctx, 1, &index)),
+      mlirNamedAttributeGet(
+          mlirIdentifierGet(l->ctx, embStr("noWrapFlags")),
+          mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 32), 0)),
+  };
+  return mlirOperationGetResult(
+      embBuildOp(&l->b, "llvm.getelementptr", 1, &base, 1, &ptr, 3, attrs), 0);
+}
+
 static void lowerIkboLce(Lowering *l, MlirOperation op) {
-  Mapped *m[5];
-  for (int i = 0; i < 5; ++i)
-    if (!(m[i] = tensorOperand(l, op, i)))
+  IkboPlan *p = findPlan(l, op);
+  Mapped *w[2], *x[2], *index = tensorOperand(l, op, 4);
+  if (!index)
+    return;
+  if (!p) {
+    fail(l, op, "the op was not planned");
+    return;
+  }
+  for (int s = 0; s < 2; ++s) {
+    w[s] = lookup(l, p->w[s]);
+    x[s] = lookup(l, p->x[s]);
+    if (!w[s] || !x[s] || !w[s]->isTensor || !x[s]->isTensor) {
+      fail(l, op, "an operand was not lowered");
       return;
+    }
+  }
+  // Bytes past the view's first column, and the weights' row strides (0:
+  // packed).
+  MlirValue wPtr[2];
+  Dim stride[2];
+  int64_t es = elementBytes(mlirValueGetType(p->w[0]));
+  for (int s = 0; s < 2; ++s) {
+    if (p->column[s] * es > INT32_MAX) {
+      fail(l, op, "the weight's column offset does not fit a constant");
+      return;
+    }
+    wPtr[s] = offsetPtr(l, w[s]->value, p->column[s] * es);
+    stride[s] = p->view[s] ? w[s]->dims[1] : constDim(0);
+  }
   MlirValue result = mlirOperationGetResult(op, 0);
-  Dim fallback[3] = {m[3]->dims[0], m[1]->dims[0], m[3]->dims[2]};
+  Dim fallback[3] = {x[1]->dims[0], w[1]->dims[0], x[1]->dims[2]};
   Dim rdims[3];
   resultDims(l, result, rdims, fallback);
   Mapped *out = defineResult(l, result, rdims);
   int64_t attrs[3] = {dtypeOfValue(result),
                       dtypeOfValue(mlirOperationGetOperand(op, 4)), -1};
-  MlirValue bufs[7] = {m[0]->value, m[1]->value, m[2]->value, m[3]->value,
-                       m[4]->value, out->value,  {NULL}};
-  Dim dims[7] = {m[3]->dims[0], m[2]->dims[0], m[1]->dims[0], m[0]->dims[1],
-                 m[1]->dims[1], m[3]->dims[2], constDim(0)};
-  CallArrays a = buildArrays(l, attrs, 3, bufs, 7, dims, 7);
+  MlirValue bufs[7] = {wPtr[0],      wPtr[1],    x[0]->value, x[1]->value,
+                       index->value, out->value, {NULL}};
+  Dim dims[9] = {x[1]->dims[0], x[0]->dims[0], w[1]->dims[0],
+                 x[0]->dims[1], x[1]->dims[1], x[1]->dims[2],
+                 constDim(0),   stride[0],     stride[1]};
+  CallArrays a = buildArrays(l, attrs, 3, bufs, 7, dims, 9);
   addWorkspace(l, "embrtCompiledIkboLceWorkspace", a,
                EMB_ABI_IKBO_LCE_BUF_WORKSPACE, EMB_ABI_IKBO_LCE_DIM_WORKSPACE);
   callRuntime(l, "embrtCompiledIkboLce", a);
@@ -1006,6 +1249,8 @@ static bool hasTensor(MlirOperation op) {
 }
 
 static void lowerOp(Lowering *l, MlirOperation op) {
+  if (isSkipped(l, op))
+    return;
   l->b.loc = mlirOperationGetLocation(op);
   const ElementwiseOp *e;
   if (embOpIs(op, EMB_OP_TABLE))
@@ -1175,6 +1420,9 @@ static void lowerFunction(Lowering *l, MlirOperation func) {
     l->returned[i] = seen || mlirValueIsABlockArgument(v) ? NULL : v.ptr;
   }
 
+  l->numPlans = 0;
+  l->numSkipped = 0;
+  planReadThrough(l, oldBlock);
   for (MlirOperation op = mlirBlockGetFirstOperation(oldBlock);
        !mlirOperationIsNull(op) && !l->failed;
        op = mlirOperationGetNextInBlock(op)) {
@@ -1248,6 +1496,10 @@ static void lowerFunction(Lowering *l, MlirOperation func) {
   }
   free(l->map);
   l->map = NULL;
+  free(l->plans);
+  l->plans = NULL;
+  free(l->skipped);
+  l->skipped = NULL;
   free(l->returned);
   free(l->outs);
   free(l->claimed);

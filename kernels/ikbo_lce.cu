@@ -63,13 +63,13 @@ __device__ __forceinline__ long long loadIndex(const void *p, int is64,
 }
 
 struct PortableParams {
-  const void *w; ///< [M][K]
+  const void *w; ///< [M][K], rows ldw elements apart
   const void *x; ///< [items][K][N]
   void *out;     ///< [items][M][N] (add mode)
   float *userT;  ///< [U][nPad][mPad] f32
   const void *candToUser;
   embrtDeviceErrors *errors;
-  long long m, n, k, items, users, nPad, mPad;
+  long long m, n, k, ldw, items, users, nPad, mPad;
   int addMode; ///< 0: userT[item] = W x[item]; 1: out = W x + userT[c2u]
   int index64;
 };
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(kThreads)
         const int e = tid + kThreads * i;
         const int mm = e / kTileK, kk = e % kTileK;
         const long long gm = m0 + mm, gk = k0 + kk;
-        ws[kk][mm] = gm < p.m && gk < p.k ? toFloat(w[gm * p.k + gk]) : 0.f;
+        ws[kk][mm] = gm < p.m && gk < p.k ? toFloat(w[gm * p.ldw + gk]) : 0.f;
         const int xk = e / kTile, xn = e % kTile;
         const long long xgk = k0 + xk, gn = n0 + xn;
         xs[xk][xn] = xgk < p.k && gn < p.n ? toFloat(xi[xgk * p.n + gn]) : 0.f;
@@ -198,7 +198,10 @@ embrtStatus launchPortable(embrtContext *ctx, const PortableParams &user,
 
 bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
-IkboLceShape shapeOf(const embrtContext *ctx, const embrtIkboLceArgs *a) {
+/// What the selection sees of `a`. A W operand that the sm90a launcher copies
+/// with a 16-byte pitch (layout `l`) need not be aligned itself.
+IkboLceShape shapeOf(const embrtContext *ctx, const embrtIkboLceArgs *a,
+                     const IkboLceLayout &l) {
   IkboLceShape s;
   s.ccMajor = ctx->ccMajor;
   s.ccMinor = ctx->ccMinor;
@@ -210,9 +213,10 @@ IkboLceShape shapeOf(const embrtContext *ctx, const embrtIkboLceArgs *a) {
   s.n = a->n;
   s.kUser = a->kUser;
   s.kCand = a->kCand;
-  s.aligned = aligned16(a->wUser) && aligned16(a->wCand) &&
-              aligned16(a->user) && aligned16(a->cand) &&
-              aligned16(a->output) && aligned16(a->workspace);
+  s.aligned = (l.kUserPitch || aligned16(a->wUser)) &&
+              (l.kCandPitch || aligned16(a->wCand)) && aligned16(a->user) &&
+              aligned16(a->cand) && aligned16(a->output) &&
+              aligned16(a->workspace);
   return s;
 }
 
@@ -243,7 +247,7 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
   if (args->batchSize == 0 || args->m == 0 || args->n == 0)
     return EMBRT_OK;
 
-  IkboLceShape shape = shapeOf(ctx, args);
+  IkboLceShape shape = shapeOf(ctx, args, layout);
   // A K of zero has no k block for the pipelined kernel; the portable one
   // handles it (the sums are empty).
   int config = args->kUser > 0 && args->kCand > 0
@@ -262,6 +266,7 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
   user.m = args->m;
   user.n = args->n;
   user.k = args->kUser;
+  user.ldw = args->wUserStride ? args->wUserStride : args->kUser;
   user.items = args->numUsers;
   user.users = args->numUsers;
   user.nPad = layout.nPad;
@@ -273,6 +278,7 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
   cand.x = args->cand;
   cand.out = args->output;
   cand.k = args->kCand;
+  cand.ldw = args->wCandStride ? args->wCandStride : args->kCand;
   cand.items = args->batchSize;
   cand.addMode = 1;
   switch (args->dtype) {

@@ -188,8 +188,8 @@ static inline int ikboLceResolveConfig(const IkboLceShape *s,
 /// transposed, userT[u][n][m] (m contiguous), so that one thread's pair of
 /// accumulators (n, m..m+1) is one 8-byte load; it is padded to nPad rows of
 /// mPad so that every tile of every configuration stays inside it. W copies
-/// with a 16-byte row pitch exist only when K is not a multiple of 8 for a
-/// 16-bit dtype (TMA needs 16-byte row strides).
+/// with a 16-byte row pitch exist only for a 16-bit dtype whose K or row
+/// stride is not a multiple of 8 (TMA needs 16-byte row strides).
 typedef struct IkboLceLayout {
   int64_t nPad, mPad;
   int64_t kUserPitch, kCandPitch; ///< 0: W is used in place
@@ -217,10 +217,14 @@ static inline void ikboLceLayout(const embrtIkboLceArgs *a, IkboLceLayout *l) {
   off = ikboLceAlign256(off + (size_t)a->numUsers * (size_t)l->nPad *
                                   (size_t)l->mPad * sizeof(float));
   int half = a->dtype == EMBRT_F16 || a->dtype == EMBRT_BF16;
-  l->kUserPitch = half && a->kUser % 8 ? ikboLceRoundUp(a->kUser, 8) : 0;
+  int64_t ldwUser = a->wUserStride ? a->wUserStride : a->kUser;
+  int64_t ldwCand = a->wCandStride ? a->wCandStride : a->kCand;
+  l->kUserPitch =
+      half && (a->kUser % 8 || ldwUser % 8) ? ikboLceRoundUp(a->kUser, 8) : 0;
   l->wUserOffset = off;
   off = ikboLceAlign256(off + (size_t)a->m * (size_t)l->kUserPitch * 2);
-  l->kCandPitch = half && a->kCand % 8 ? ikboLceRoundUp(a->kCand, 8) : 0;
+  l->kCandPitch =
+      half && (a->kCand % 8 || ldwCand % 8) ? ikboLceRoundUp(a->kCand, 8) : 0;
   l->wCandOffset = off;
   off = ikboLceAlign256(off + (size_t)a->m * (size_t)l->kCandPitch * 2);
   l->bytes = off;

@@ -65,9 +65,11 @@ struct Sm90aParams {
   int nGroups; ///< column tiles of 128 of one item, divided by clusterN
   int clusterN, clusterM;
   int addMode;
-  int index64;    ///< candToUser is I64
-  int pdlTrigger; ///< user mode: let the candidate launch start early
-  int pdlWait;    ///< add mode: wait for the user launch before reading userT
+  int index64;      ///< candToUser is I64
+  int pdlTrigger;   ///< user mode: let the candidate launch start early
+  int pdlWait;      ///< add mode: wait for the user launch before reading userT
+  int pdlWaitFirst; ///< user mode, launched dependent on the W padding:
+                    ///< wait for it before any load (and before pdlTrigger)
 };
 
 //===----------------------------------------------------------------------===//
@@ -397,6 +399,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     mbarInit(yuFull, 1);
     mbarInit(stagingEmpty, 2);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    // The padded W must be complete before this thread loads it and before
+    // the candidate launch (which reads W before its own wait) may start.
+    if (p.pdlWaitFirst)
+      asm volatile("griddepcontrol.wait;" ::: "memory");
     if (p.pdlTrigger)
       asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   }
@@ -682,16 +688,33 @@ __global__ void __launch_bounds__(kThreads, 1)
     clusterSync();
 }
 
-/// Copies W [rows][cols] into a [rows][pitch] buffer, zeros in the padding,
-/// so that TMA sees 16-byte row strides. One thread an element (grid-stride).
-__global__ void ikboLcePadRowsKernel(const uint16_t *src, uint16_t *dst,
-                                     long long rows, long long cols,
-                                     long long pitch) {
-  const long long total = rows * pitch;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-       i < total; i += (long long)gridDim.x * blockDim.x) {
-    const long long r = i / pitch, c = i % pitch;
-    dst[i] = c < cols ? src[r * cols + c] : (uint16_t)0;
+/// One W to copy with a 16-byte row pitch: [rows][cols] read `srcStride`
+/// elements a row apart, written `pitch` a row apart with zeros past cols.
+struct PadRowsJob {
+  const uint16_t *src;
+  uint16_t *dst;
+  long long cols, srcStride, pitch;
+};
+
+/// Copies the W operands that TMA cannot read in place (blockIdx.z picks the
+/// job) so that TMA sees 16-byte row strides. A thread writes one 16-byte
+/// chunk (8 elements) of a row: grid (ceil(max pitch / 8 / 256), rows
+/// (grid-stride), jobs).
+__global__ void ikboLcePadRowsKernel(const PadRowsJob j0, const PadRowsJob j1,
+                                     long long rows) {
+  // The user launch may start now; it waits for this grid before loading W.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const PadRowsJob &j = blockIdx.z == 0 ? j0 : j1;
+  const long long c0 = 8 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+  if (c0 >= j.pitch)
+    return;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    const uint16_t *src = j.src + r * j.srcStride;
+    alignas(16) uint16_t v[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      v[e] = c0 + e < j.cols ? src[c0 + e] : (uint16_t)0;
+    *(uint4 *)(j.dst + r * j.pitch + c0) = *(const uint4 *)v;
   }
 }
 
@@ -769,7 +792,7 @@ embrtStatus cudaFail(embrtContext *ctx, cudaError_t err, const char *what) {
 template <typename T, int MT, int STAGES, bool kYuSmem>
 embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
                            Sm90aParams *user, Sm90aParams *cand, int userWork,
-                           int candWork) {
+                           int candWork, bool padded) {
   auto kernel = ikboLceSm90aKernel<T, MT, STAGES, kYuSmem>;
   const int smem = (int)ikboLceSm90aSmemBytes(cfg);
   // Attributes and resident-cluster counts are per instantiation; the counts
@@ -811,6 +834,9 @@ embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
   const bool pdl = cfg->pdl && userWork > 0;
   user->pdlTrigger = pdl;
   cand->pdlWait = pdl;
+  // After the W padding launch, the user launch overlaps its tail too.
+  const bool afterPad = cfg->pdl && padded && userWork > 0;
+  user->pdlWaitFirst = afterPad;
   Sm90aParams *runs[2] = {user, cand};
   const int work[2] = {userWork, candWork};
   for (int i = 0; i < 2; ++i) {
@@ -818,7 +844,7 @@ embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
       continue;
     const int clusters = work[i] < maxClusters[cl] ? work[i] : maxClusters[cl];
     lc.gridDim = dim3(clusters * cl, 1, 1);
-    lc.numAttrs = i == 1 && pdl ? 2 : 1;
+    lc.numAttrs = (i == 1 && pdl) || (i == 0 && afterPad) ? 2 : 1;
     err = cudaLaunchKernelEx(&lc, kernel, *runs[i]);
     if (err == cudaSuccess)
       err = cudaGetLastError();
@@ -833,11 +859,11 @@ embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
 template <typename T>
 embrtStatus dispatchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
                              Sm90aParams *user, Sm90aParams *cand, int userWork,
-                             int candWork) {
+                             int candWork, bool padded) {
 #define IKBO_INSTANCE(mt, st, f32)                                             \
   if (cfg->mTile == mt && cfg->stages == st && cfg->userF32 == f32)            \
     return launchInstance<T, mt, st, !f32>(ctx, cfg, user, cand, userWork,     \
-                                           candWork);
+                                           candWork, padded);
   IKBO_INSTANCE(64, 8, 0)
   IKBO_INSTANCE(128, 6, 0)
   IKBO_INSTANCE(192, 4, 0)
@@ -859,33 +885,38 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
   uint8_t *ws = (uint8_t *)a->workspace;
   embrtStatus st;
 
-  // W with a 16-byte row pitch (only when K is not a multiple of 8).
+  // W with a 16-byte row pitch where its K or row stride is not a multiple
+  // of 8 (one launch for both); else W is read in place.
   const void *wUser = a->wUser, *wCand = a->wCand;
-  int64_t kUserPitch = a->kUser, kCandPitch = a->kCand;
-  const void *src[2] = {a->wUser, a->wCand};
-  const int64_t cols[2] = {a->kUser, a->kCand};
-  const int64_t pitch[2] = {l->kUserPitch, l->kCandPitch};
-  const size_t off[2] = {l->wUserOffset, l->wCandOffset};
-  for (int i = 0; i < 2; ++i) {
-    if (!pitch[i])
-      continue;
-    uint16_t *dst = (uint16_t *)(ws + off[i]);
-    int64_t total = a->m * pitch[i];
-    int blocks = (int)((total + 255) / 256);
-    if (blocks > 4 * ctx->smCount)
-      blocks = 4 * ctx->smCount;
-    ikboLcePadRowsKernel<<<blocks, 256, 0, stream>>>(
-        (const uint16_t *)src[i], dst, a->m, cols[i], pitch[i]);
+  int64_t kUserPitch = a->wUserStride ? a->wUserStride : a->kUser;
+  int64_t kCandPitch = a->wCandStride ? a->wCandStride : a->kCand;
+  PadRowsJob jobs[2];
+  int numJobs = 0;
+  long long widest = 0;
+  if (l->kUserPitch) {
+    jobs[numJobs++] = {(const uint16_t *)a->wUser,
+                       (uint16_t *)(ws + l->wUserOffset), a->kUser, kUserPitch,
+                       l->kUserPitch};
+    wUser = ws + l->wUserOffset;
+    kUserPitch = l->kUserPitch;
+    widest = kUserPitch;
+  }
+  if (l->kCandPitch) {
+    jobs[numJobs++] = {(const uint16_t *)a->wCand,
+                       (uint16_t *)(ws + l->wCandOffset), a->kCand, kCandPitch,
+                       l->kCandPitch};
+    wCand = ws + l->wCandOffset;
+    kCandPitch = l->kCandPitch;
+    widest = kCandPitch > widest ? kCandPitch : widest;
+  }
+  if (numJobs) {
+    dim3 grid((unsigned)ikboLceCeilDiv(widest, 8 * 256),
+              (unsigned)(a->m < 65535 ? a->m : 65535), (unsigned)numJobs);
+    ikboLcePadRowsKernel<<<grid, 256, 0, stream>>>(
+        jobs[0], numJobs > 1 ? jobs[1] : jobs[0], a->m);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
       return cudaFail(ctx, err, "W padding launch");
-    if (i == 0) {
-      wUser = dst;
-      kUserPitch = pitch[i];
-    } else {
-      wCand = dst;
-      kCandPitch = pitch[i];
-    }
   }
 
   const int64_t n = a->n, m = a->m;
@@ -975,6 +1006,7 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
   const int candWork = (int)(a->batchSize * perItem);
   if (a->dtype == EMBRT_BF16)
     return dispatchInstance<__nv_bfloat16>(ctx, cfg, &pu, &pc, userWork,
-                                           candWork);
-  return dispatchInstance<__half>(ctx, cfg, &pu, &pc, userWork, candWork);
+                                           candWork, numJobs > 0);
+  return dispatchInstance<__half>(ctx, cfg, &pu, &pc, userWork, candWork,
+                                  numJobs > 0);
 }

@@ -95,6 +95,30 @@ static embrtStatus checkCount(embrtContext *ctx, const char *op,
   return EMBRT_OK;
 }
 
+/// A row stride in elements: 0 (packed rows of `cols`) or at least `cols`.
+static embrtStatus checkRowStride(embrtContext *ctx, const char *op,
+                                  const char *name, int64_t stride,
+                                  int64_t cols) {
+  if (stride != 0 && stride < cols)
+    return invalid(ctx, "%s: %s is %lld, must be 0 (packed) or >= %lld", op,
+                   name, (long long)stride, (long long)cols);
+  return EMBRT_OK;
+}
+
+/// The elements a [rows, cols] matrix with row stride `stride` (0: cols)
+/// spans from its first element: (rows - 1) * stride + cols.
+static embrtStatus checkStridedRows(embrtContext *ctx, const char *op,
+                                    const char *name, embrtDtype dtype,
+                                    int64_t *count, int64_t rows, int64_t cols,
+                                    int64_t stride) {
+  if (rows == 0 || cols == 0 || stride == 0 || stride == cols)
+    return checkCount(ctx, op, name, dtype, count, rows, cols, 1, 1);
+  int64_t n = 0;
+  if (!mulOk(rows - 1, stride, &n) || n > INT64_MAX - cols)
+    return invalid(ctx, "%s: %s is too large to address", op, name);
+  return checkCount(ctx, op, name, dtype, count, n + cols, 1, 1, 1);
+}
+
 #define CHECK(expr)                                                            \
   do {                                                                         \
     embrtStatus checkStatus_ = (expr);                                         \
@@ -395,11 +419,13 @@ embrtStatus embrtCheckIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args,
   CHECK(checkNonNegative(ctx, op, "kCand", args->kCand));
   CHECK(checkNonNegative(ctx, op, "n", args->n));
   CHECK(checkConfigId(ctx, op, args->configId));
+  CHECK(checkRowStride(ctx, op, "wUserStride", args->wUserStride, args->kUser));
+  CHECK(checkRowStride(ctx, op, "wCandStride", args->wCandStride, args->kCand));
   int64_t wUser = 0, wCand = 0, user = 0, cand = 0, output = 0;
-  CHECK(checkCount(ctx, op, "wUser", args->dtype, &wUser, args->m, args->kUser,
-                   1, 1));
-  CHECK(checkCount(ctx, op, "wCand", args->dtype, &wCand, args->m, args->kCand,
-                   1, 1));
+  CHECK(checkStridedRows(ctx, op, "wUser", args->dtype, &wUser, args->m,
+                         args->kUser, args->wUserStride));
+  CHECK(checkStridedRows(ctx, op, "wCand", args->dtype, &wCand, args->m,
+                         args->kCand, args->wCandStride));
   CHECK(checkCount(ctx, op, "user", args->dtype, &user, args->numUsers,
                    args->kUser, args->n, 1));
   CHECK(checkCount(ctx, op, "cand", args->dtype, &cand, args->batchSize,

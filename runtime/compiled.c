@@ -185,6 +185,8 @@ decodeIkboLce(const int64_t *attrs, void *const *buffers, const int64_t *dims) {
   a.kCand = dims[EMB_ABI_IKBO_LCE_DIM_K_CAND];
   a.n = dims[EMB_ABI_IKBO_LCE_DIM_N];
   a.workspaceBytes = (size_t)dims[EMB_ABI_IKBO_LCE_DIM_WORKSPACE];
+  a.wUserStride = dims[EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE];
+  a.wCandStride = dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE];
   return a;
 }
 

@@ -126,7 +126,8 @@ void embrtCompiledLce(embrtContext *ctx, const int64_t *attrs,
 int64_t embrtCompiledLceWorkspace(embrtContext *ctx, const int64_t *attrs,
                                   void *const *buffers, const int64_t *dims);
 
-/// emb.ikbo_lce.
+/// emb.ikbo_lce. dims W_USER_STRIDE and W_CAND_STRIDE are the weights' row
+/// strides in elements (0: packed), see embrtIkboLceArgs.
 enum {
   EMB_ABI_IKBO_LCE_DTYPE = 0,
   EMB_ABI_IKBO_LCE_INDEX_DTYPE,
@@ -148,7 +149,9 @@ enum {
   EMB_ABI_IKBO_LCE_DIM_K_USER,
   EMB_ABI_IKBO_LCE_DIM_K_CAND,
   EMB_ABI_IKBO_LCE_DIM_N,
-  EMB_ABI_IKBO_LCE_DIM_WORKSPACE
+  EMB_ABI_IKBO_LCE_DIM_WORKSPACE,
+  EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE,
+  EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE
 };
 void embrtCompiledIkboLce(embrtContext *ctx, const int64_t *attrs,
                           void *const *buffers, const int64_t *dims);

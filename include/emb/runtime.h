@@ -351,6 +351,11 @@ typedef struct embrtIkboLceArgs {
   int64_t configId;
   void *workspace;
   size_t workspaceBytes;
+  /// Elements between consecutive rows of wUser and wCand; 0 means packed
+  /// (kUser, kCand). A column block of a wider weight, such as the user and
+  /// candidate columns of one [M, Ku + Kc] matrix, is passed in place this
+  /// way. Otherwise at least K.
+  int64_t wUserStride, wCandStride;
 } embrtIkboLceArgs;
 
 embrtStatus embrtIkboLceWorkspaceSize(embrtContext *ctx,

@@ -22,13 +22,13 @@ embrtStatus embrtCpuIkboLceWorkspaceSize(embrtContext *ctx,
   return EMBRT_OK;
 }
 
-/// acc + w[m, :K] @ x[:K, n] for a row-major w [M, K] and x [K, N] (x given
-/// by its first element's index `xBase`).
+/// acc + w[m, :K] @ x[:K, n] for a row-major w [M, K] with rows `ldw`
+/// elements apart and x [K, N] (x given by its first element's index `xBase`).
 static double dotColumn(double acc, const void *w, const void *x,
                         embrtDtype dtype, int64_t m, int64_t n, int64_t K,
-                        int64_t N, int64_t xBase, int inF32) {
+                        int64_t ldw, int64_t N, int64_t xBase, int inF32) {
   for (int64_t k = 0; k < K; ++k)
-    acc = embrtCpuAccumulate(acc, embrtCpuLoad(w, dtype, m * K + k),
+    acc = embrtCpuAccumulate(acc, embrtCpuLoad(w, dtype, m * ldw + k),
                              embrtCpuLoad(x, dtype, xBase + k * N + n), inF32);
   return acc;
 }
@@ -39,8 +39,8 @@ embrtStatus embrtCpuLce(embrtContext *ctx, const embrtLceArgs *args) {
   for (int64_t b = 0; b < args->batchSize; ++b)
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
-        double acc = dotColumn(0.0, args->w, args->x, args->dtype, m, n, K, N,
-                               b * K * N, inF32);
+        double acc = dotColumn(0.0, args->w, args->x, args->dtype, m, n, K, K,
+                               N, b * K * N, inF32);
         embrtCpuStore(args->output, args->dtype, (b * M + m) * N + n, acc);
       }
   return EMBRT_OK;
@@ -57,15 +57,17 @@ embrtStatus embrtCpuIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args) {
                            (long long)args->numUsers);
   }
   int64_t M = args->m, Ku = args->kUser, Kc = args->kCand, N = args->n;
+  int64_t ldwUser = args->wUserStride ? args->wUserStride : Ku;
+  int64_t ldwCand = args->wCandStride ? args->wCandStride : Kc;
   int inF32 = embrtCpuAccumulatesInF32(args->dtype);
   for (int64_t b = 0; b < args->batchSize; ++b) {
     int64_t u = embrtLoadIndex(args->candToUser, args->indexDtype, b);
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         double acc = dotColumn(0.0, args->wCand, args->cand, args->dtype, m, n,
-                               Kc, N, b * Kc * N, inF32);
-        acc = dotColumn(acc, args->wUser, args->user, args->dtype, m, n, Ku, N,
-                        u * Ku * N, inF32);
+                               Kc, ldwCand, N, b * Kc * N, inF32);
+        acc = dotColumn(acc, args->wUser, args->user, args->dtype, m, n, Ku,
+                        ldwUser, N, u * Ku * N, inF32);
         embrtCpuStore(args->output, args->dtype, (b * M + m) * N + n, acc);
       }
   }

@@ -248,6 +248,8 @@ struct Case {
   long long bad;  // candidate with an out-of-range user, -1: none
   int expectPath; // -1: any, else IKBO_LCE_PATH_*
   bool strict;    // FBGEMM's tolerance whatever the path (spec matrix)
+  int view;       // > 0: wUser, wCand passed as column blocks of one
+                  // [M, Ku + Kc + view - 1] matrix (row strides)
 };
 
 static uint64_t gSeed = 0x1234abcdull;
@@ -496,6 +498,18 @@ static bool runCase(Env &env, const Case &c) {
   CUDA_CHECK(cudaMalloc(&ref, outN * sizeof(float)));
   fillAny(c.dtype, wUser, c.M * c.Ku);
   fillAny(c.dtype, wCand, c.M * c.Kc);
+  // A view case passes both weights inside one wider matrix (random past
+  // them); the packed copies serve the references.
+  void *wAll = nullptr;
+  const long long S = c.Ku + c.Kc + (c.view > 0 ? c.view - 1 : 0);
+  if (c.view > 0) {
+    CUDA_CHECK(cudaMalloc(&wAll, c.M * S * es));
+    fillAny(c.dtype, wAll, c.M * S);
+    CUDA_CHECK(cudaMemcpy2D(wAll, S * es, wUser, c.Ku * es, c.Ku * es, c.M,
+                            cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy2D((char *)wAll + c.Ku * es, S * es, wCand, c.Kc * es,
+                            c.Kc * es, c.M, cudaMemcpyDeviceToDevice));
+  }
   fillAny(c.dtype, user, U * c.Ku * c.N);
   fillAny(c.dtype, cand, c.B * c.Kc * c.N);
 
@@ -542,6 +556,11 @@ static bool runCase(Env &env, const Case &c) {
   a.n = c.N;
   a.wUser = wUser;
   a.wCand = wCand;
+  if (c.view > 0) {
+    a.wUser = wAll;
+    a.wCand = (char *)wAll + c.Ku * es;
+    a.wUserStride = a.wCandStride = S;
+  }
   a.user = user;
   a.cand = cand;
   a.candToUser = c2u;
@@ -639,7 +658,8 @@ static bool runCase(Env &env, const Case &c) {
            kIkboLceConfigs[config].name, c.expectPath);
     ok = false;
   }
-  void *bufs[] = {wUser, wCand, user, cand, c2u, out, cr, ur, base, ref, ws};
+  void *bufs[] = {wUser, wCand, user, cand, c2u, out,
+                  cr,    ur,    base, ref,  ws,  wAll};
   for (void *b : bufs)
     if (b)
       CUDA_CHECK(cudaFree(b));
@@ -664,6 +684,7 @@ static Case mk(embrtDtype d, long long B, long long M, long long N,
   c.bad = bad;
   c.expectPath = expectPath;
   c.strict = false;
+  c.view = 0;
   char buf[160];
   snprintf(buf, sizeof buf, "B%lld_M%lld_N%lld_Ku%lld_Kc%lld_r%d_%s%s%s%s", B,
            M, N, Ku, Kc, ratio, sorted ? "sorted" : "shuffled",
@@ -672,6 +693,14 @@ static Case mk(embrtDtype d, long long B, long long M, long long N,
                ? (std::string("_cfg") + std::to_string(configId)).c_str()
                : "");
   c.name = buf;
+  return c;
+}
+
+/// `c` with its weights read as column blocks of one matrix with `extra`
+/// columns past them.
+static Case viewCase(Case c, int extra) {
+  c.view = extra + 1;
+  c.name += "_view" + std::to_string(c.Ku + c.Kc + extra);
   return c;
 }
 
@@ -707,6 +736,8 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
                    configIndex("sm90a_m224_f32_c4"), 1, 7));
     v.push_back(mk(EMBRT_F32, 8, 70, 40, 33, 20, 3, false, -1, 0, 2, port));
     v.push_back(mk(EMBRT_F16, 8, 70, 72, 33, 20, 3, true, 0, 0, -1, port));
+    v.push_back(viewCase(mk(EMBRT_F16, 24, 433, 256, 130, 73, 8, true), 0));
+    v.push_back(viewCase(mk(EMBRT_F16, 24, 200, 256, 128, 64, 8, true), 64));
     return v;
   }
   // Smoke: every configuration forced on a small case, so that a broken
@@ -735,6 +766,16 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   v.push_back(strictCase(mk(EMBRT_BF16, 512, 128, 256, 1024, 1023, 10, true)));
   v.push_back(strictCase(mk(EMBRT_F16, 1024, 433, 256, 1184, 872, 70, true)));
   v.push_back(strictCase(mk(EMBRT_F16, 1024, 433, 256, 1178, 866, 70, false)));
+  // Weights as column blocks of one matrix, as the compiled model passes
+  // them: the benchmark's [433, 2044] (copied with a 16-byte pitch, the
+  // candidate block at an odd column), an aligned stride read in place, a
+  // stride with an aligned K but an odd pitch, and the portable path.
+  v.push_back(strictCase(
+      viewCase(mk(EMBRT_F16, 1024, 433, 256, 1178, 866, 70, true), 0)));
+  v.push_back(viewCase(mk(EMBRT_BF16, 256, 433, 256, 1024, 512, 10, false), 0));
+  v.push_back(viewCase(mk(EMBRT_F16, 128, 200, 256, 256, 128, 10, true), 3));
+  v.push_back(viewCase(
+      mk(EMBRT_F32, 32, 100, 64, 70, 41, 4, false, -1, 0, -1, port), 5));
   v.push_back(
       mk(EMBRT_F32, 64, 433, 256, 200, 131, 10, false, -1, 0, -1, port));
   // Every configuration forced, on a shape its tile suits.

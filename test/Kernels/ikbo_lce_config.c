@@ -127,7 +127,8 @@ int main(void) {
 
   // Workspace: the user-result region, f32 [U][nPad][mPad] covering every
   // tile choice (the dtype [U][M][N] fits in it), then 16-byte-pitch W
-  // copies only for odd K of 16-bit types.
+  // copies only for 16-bit types whose K or row stride is not a multiple
+  // of 8.
   embrtIkboLceArgs a;
   memset(&a, 0, sizeof a);
   a.dtype = EMBRT_F16;
@@ -150,6 +151,19 @@ int main(void) {
   EXPECT(l.wUserOffset % 256 == 0 && l.wCandOffset % 256 == 0);
   EXPECT(l.wCandOffset >= l.wUserOffset + 433 * 1032 * 2);
   EXPECT(l.bytes >= l.wCandOffset + 433 * 1024 * 2);
+  // Row strides: an aligned K read in place only when its stride is a
+  // multiple of 8 too (the benchmark's weight, [433, 2044], is not).
+  a.kUser = 1184;
+  a.kCand = 872;
+  a.wUserStride = a.wCandStride = 2056;
+  ikboLceLayout(&a, &l);
+  EXPECT(l.kUserPitch == 0 && l.kCandPitch == 0);
+  a.wUserStride = a.wCandStride = 2044;
+  ikboLceLayout(&a, &l);
+  EXPECT(l.kUserPitch == 1184 && l.kCandPitch == 872);
+  a.kUser = 1025;
+  a.kCand = 1023;
+  a.wUserStride = a.wCandStride = 0;
   a.dtype = EMBRT_F32;
   ikboLceLayout(&a, &l);
   EXPECT(l.kUserPitch == 0 && l.kCandPitch == 0);

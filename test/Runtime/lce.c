@@ -3,7 +3,9 @@
 // embrtLce and embrtIkboLce on the CPU against direct f64 products: f32,
 // f16 and bf16, odd and degenerate shapes, i32 and i64 cand_to_user, the
 // single accumulator of ikbo_lce (bitwise equal to one lce over the
-// concatenated operands), out-of-range cand_to_user and malformed arguments.
+// concatenated operands), weights read as column views of a wider matrix
+// (bitwise equal to packed copies), out-of-range cand_to_user and malformed
+// arguments.
 
 #include "harness.h"
 
@@ -94,10 +96,10 @@ static void freeIkbo(Ikbo *p) {
 }
 
 static embrtIkboLceArgs ikboArgs(const Ikbo *p) {
-  embrtIkboLceArgs a = {sizeof a, p->dtype, p->B,   p->U,          p->M,
-                        p->Ku,    p->Kc,    p->N,   p->wUser,      p->wCand,
-                        p->user,  p->cand,  p->c2u, p->indexDtype, p->out,
-                        -1,       NULL,     0};
+  embrtIkboLceArgs a = {
+      sizeof a, p->dtype, p->B,     p->U,    p->M,    p->Ku,  p->Kc,
+      p->N,     p->wUser, p->wCand, p->user, p->cand, p->c2u, p->indexDtype,
+      p->out,   -1,       NULL,     0,       0,       0};
   return a;
 }
 
@@ -163,6 +165,50 @@ static void testIkboLce(embrtContext *ctx, Rng *rng) {
         checkSingleAccumulator(ctx, &p);
         freeIkbo(&p);
       }
+}
+
+/// wUser and wCand as the two column blocks of one [M, Ku + Kc + extra]
+/// matrix (row strides, wCand at an odd column): the same bits as the packed
+/// weights.
+static void testIkboStridedWeights(embrtContext *ctx, Rng *rng) {
+  const int64_t shapes[][7] = {// B, U, M, Ku, Kc, N, extra columns
+                               {6, 2, 3, 5, 7, 4, 0},
+                               {4, 3, 5, 3, 1, 2, 3},
+                               {2, 1, 1, 1, 1, 1, 2}};
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 3; ++s) {
+      TEST_CASE("ikbo_lce strided weights");
+      Ikbo p = {.dtype = kDtypes[d],
+                .indexDtype = EMBRT_I32,
+                .B = shapes[s][0],
+                .U = shapes[s][1],
+                .M = shapes[s][2],
+                .Ku = shapes[s][3],
+                .Kc = shapes[s][4],
+                .N = shapes[s][5]};
+      makeIkbo(&p, rng);
+      embrtIkboLceArgs a = ikboArgs(&p);
+      EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_OK, ctx);
+      size_t es = embrtDtypeSize(p.dtype);
+      int64_t S = p.Ku + p.Kc + shapes[s][6];
+      char *w = (char *)randomTensor(rng, p.dtype, p.M * S);
+      for (int64_t m = 0; m < p.M; ++m) {
+        memcpy(w + m * S * es, (char *)p.wUser + m * p.Ku * es, p.Ku * es);
+        memcpy(w + (m * S + p.Ku) * es, (char *)p.wCand + m * p.Kc * es,
+               p.Kc * es);
+      }
+      size_t outBytes = (size_t)(p.B * p.M * p.N) * es;
+      char *out = poisoned(outBytes);
+      a.wUser = w;
+      a.wCand = w + p.Ku * es;
+      a.wUserStride = a.wCandStride = S;
+      a.output = out;
+      EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_OK, ctx);
+      EXPECT_TRUE(memcmp(out, p.out, outBytes) == 0);
+      free(w);
+      free(out);
+      freeIkbo(&p);
+    }
 }
 
 static void testIkboOutOfRange(embrtContext *ctx, Rng *rng) {
@@ -248,6 +294,14 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
   CASE("ikbo null user", "ikbo_lce: user is NULL", ia.user = NULL);
   CASE("ikbo null wUser", "ikbo_lce: wUser is NULL", ia.wUser = NULL);
   CASE("ikbo negative users", "ikbo_lce: numUsers is -1", ia.numUsers = -1);
+  CASE("ikbo short stride",
+       "ikbo_lce: wCandStride is 1, must be 0 (packed) or >= 2",
+       ia.wCandStride = 1);
+  CASE("ikbo negative stride",
+       "ikbo_lce: wUserStride is -3, must be 0 (packed) or >= 2",
+       ia.wUserStride = -3);
+  CASE("ikbo huge stride", "ikbo_lce: wUser is too large to address",
+       ia.wUserStride = INT64_MAX / 2);
 #undef CASE
   embrtContextClearError(ctx);
   freeIkbo(&p);
@@ -258,6 +312,7 @@ int main(void) {
   embrtContext *ctx = newCpuContext();
   testLce(ctx, &rng);
   testIkboLce(ctx, &rng);
+  testIkboStridedWeights(ctx, &rng);
   testIkboOutOfRange(ctx, &rng);
   testInvalidArguments(ctx, &rng);
   embrtContextDestroy(ctx);
