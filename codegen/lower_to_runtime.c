@@ -1075,12 +1075,123 @@ static void fill(Lowering *l, MlirValue result, const Dim *dims, Dim bits) {
   callRuntime(l, "embrtCompiledFill", a);
 }
 
+static bool hasSymbol(Lowering *l, const char *name) {
+  MlirBlock body = mlirModuleGetBody(l->module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, embStr("sym_name"));
+    if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
+      MlirStringRef s = mlirStringAttrGetValue(sym);
+      if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// 64-bit FNV-1a: the content key of a constant (embrtCompiledConstant).
+static uint64_t fnv1a(const uint8_t *p, size_t n) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+static MlirNamedAttribute attrNamed(MlirContext ctx, const char *name,
+                                    MlirAttribute a) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), a);
+}
+
+/// A non-splat dense constant: its bytes become a private constant global of
+/// the module (`__emb_constant_<n>`, 64-byte aligned), and the function asks
+/// the runtime where its device reads them (embrtCompiledConstant: in place
+/// on the CPU, uploaded once a context on CUDA).
+static void lowerDenseConstant(Lowering *l, MlirOperation op,
+                               MlirAttribute value) {
+  MlirValue result = mlirOperationGetResult(op, 0);
+  MlirType t = mlirValueGetType(result);
+  MlirType e = mlirShapedTypeGetElementType(t);
+  if (dtypeOf(e) < 0 ||
+      (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 1)) {
+    fail(l, op, "the element type has no runtime dtype");
+    return;
+  }
+  int64_t elements = mlirElementsAttrGetNumElements(value);
+  int64_t bytes = elements * elementBytes(t);
+  Dim dims[maxRank];
+  for (intptr_t i = 0, n = mlirShapedTypeGetRank(t); i < n; ++i)
+    dims[i] = constDim(embDim(t, i));
+  if (bytes == 0) {
+    defineResult(l, result, dims);
+    return;
+  }
+  const void *data = mlirDenseElementsAttrGetRawData(value);
+  char name[64];
+  int n = 0;
+  do
+    snprintf(name, sizeof name, "__emb_constant_%d", n++);
+  while (hasSymbol(l, name));
+
+  MlirType i8 = mlirIntegerTypeGet(l->ctx, 8);
+  int64_t shape[1] = {bytes};
+  MlirAttribute raw = mlirDenseElementsAttrRawBufferGet(
+      mlirRankedTensorTypeGet(1, shape, i8, mlirAttributeGetNull()),
+      (size_t)bytes, data);
+  MlirNamedAttribute attrs[7] = {
+      attrNamed(l->ctx, "sym_name", mlirStringAttrGet(l->ctx, embStr(name))),
+      attrNamed(l->ctx, "global_type",
+                mlirTypeAttrGet(mlirLLVMArrayTypeGet(i8, (unsigned)bytes))),
+      attrNamed(l->ctx, "value", raw),
+      attrNamed(
+          l->ctx, "linkage",
+          mlirAttributeParseGet(l->ctx, embStr("#llvm.linkage<private>"))),
+      attrNamed(l->ctx, "constant", mlirUnitAttrGet(l->ctx)),
+      attrNamed(l->ctx, "addr_space",
+                mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 32), 0)),
+      attrNamed(l->ctx, "alignment",
+                mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64), 64)),
+  };
+  MlirOperationState st = mlirOperationStateGet(embStr("llvm.mlir.global"),
+                                                mlirOperationGetLocation(op));
+  mlirOperationStateAddAttributes(&st, 7, attrs);
+  MlirRegion init = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&st, 1, &init);
+  mlirBlockInsertOwnedOperation(mlirModuleGetBody(l->module), 0,
+                                mlirOperationCreate(&st));
+
+  MlirType ptr = embPtrType(l->ctx);
+  MlirNamedAttribute ref = attrNamed(
+      l->ctx, "global_name", mlirFlatSymbolRefAttrGet(l->ctx, embStr(name)));
+  MlirValue host = mlirOperationGetResult(
+      embBuildOp(&l->b, "llvm.mlir.addressof", 0, NULL, 1, &ptr, 1, &ref), 0);
+  declare(l, "embrtCompiledConstant",
+          "(!llvm.ptr, !llvm.ptr, i64, i64) -> !llvm.ptr");
+  MlirValue args[4] = {
+      l->ctxArg, host, embBuildConstI64(&l->b, bytes),
+      embBuildConstI64(&l->b,
+                       (int64_t)fnv1a((const uint8_t *)data, (size_t)bytes))};
+  Mapped m;
+  memset(&m, 0, sizeof m);
+  m.isTensor = true;
+  m.rank = (int)mlirShapedTypeGetRank(t);
+  for (int i = 0; i < m.rank; ++i)
+    m.dims[i] = dims[i];
+  m.value = embBuildCall(&l->b, "embrtCompiledConstant", 4, args, ptr);
+  insert(l, result, &m);
+}
+
 static void lowerTensorConstant(Lowering *l, MlirOperation op) {
   MlirAttribute value = mlirOperationGetAttributeByName(op, embStr("value"));
   MlirValue result = mlirOperationGetResult(op, 0);
-  if (!mlirAttributeIsADenseElements(value) ||
+  if (mlirAttributeIsADenseElements(value) &&
       !mlirDenseElementsAttrIsSplat(value)) {
-    fail(l, op, "only splat tensor constants are supported");
+    lowerDenseConstant(l, op, value);
+    return;
+  }
+  if (!mlirAttributeIsADenseElements(value)) {
+    fail(l, op,
+         "only dense tensor constants are supported (dense_resource blobs "
+         "are not)");
     return;
   }
   MlirType t = mlirValueGetType(result);

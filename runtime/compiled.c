@@ -8,8 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "emb/compiled.h"
+#include "runtime/internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -34,6 +36,45 @@ void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
                        const void *src, int64_t bytes) {
   if (bytes > 0)
     embrtMemcpy(ctx, dst, src, (size_t)bytes, (embrtCopyKind)kind);
+}
+
+void *embrtCompiledConstant(embrtContext *ctx, const void *host, int64_t bytes,
+                            int64_t hash) {
+  if (!ctx || bytes < 0 || (!host && bytes > 0)) {
+    if (ctx)
+      embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                    "constant: %lld bytes at %p is not a constant",
+                    (long long)bytes, host);
+    return NULL;
+  }
+  if (ctx->device != EMBRT_DEVICE_CUDA)
+    return (void *)host;
+  for (size_t i = 0; i < ctx->numConstants; ++i)
+    if (ctx->constants[i].hash == (uint64_t)hash &&
+        ctx->constants[i].bytes == bytes)
+      return ctx->constants[i].device;
+  if (ctx->numConstants == ctx->constantsCap) {
+    size_t cap = ctx->constantsCap ? 2 * ctx->constantsCap : 8;
+    embrtConstant *grown = realloc(ctx->constants, cap * sizeof *grown);
+    if (!grown) {
+      embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
+                    "constant: no host memory to track %zu constants", cap);
+      return NULL;
+    }
+    ctx->constants = grown;
+    ctx->constantsCap = cap;
+  }
+  void *device = NULL;
+  if (embrtMalloc(ctx, bytes ? (size_t)bytes : 1, &device) != EMBRT_OK)
+    return NULL;
+  if (embrtMemcpy(ctx, device, host, (size_t)bytes,
+                  EMBRT_COPY_HOST_TO_DEVICE) != EMBRT_OK) {
+    embrtFree(ctx, device);
+    return NULL;
+  }
+  ctx->constants[ctx->numConstants++] =
+      (embrtConstant){(uint64_t)hash, bytes, device};
+  return device;
 }
 
 //===----------------------------------------------------------------------===//

@@ -97,6 +97,9 @@ embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,
 void embrtContextDestroy(embrtContext *ctx) {
   if (!ctx)
     return;
+  for (size_t i = 0; i < ctx->numConstants; ++i)
+    embrtFree(ctx, ctx->constants[i].device);
+  free(ctx->constants);
   if (ctx->device == EMBRT_DEVICE_CUDA)
     embrtCudaContextRelease(ctx);
   free(ctx);

@@ -79,7 +79,18 @@ struct embrtContext {
   embrtDeviceErrors *deviceErrors;
   /// cublasHandle_t, created on first use (embrtCudaBlasHandle).
   void *blasHandle;
+  /// Device copies of compiled models' constants (embrtCompiledConstant),
+  /// freed by embrtContextDestroy.
+  struct embrtConstant *constants;
+  size_t numConstants, constantsCap;
 };
+
+/// One uploaded constant: its content key and device copy.
+typedef struct embrtConstant {
+  uint64_t hash;
+  int64_t bytes;
+  void *device;
+} embrtConstant;
 
 /// Records `status` with a printf-style message on `ctx` and returns it.
 /// EMBRT_OK is returned unchanged and records nothing.

@@ -50,6 +50,16 @@ void embrtCompiledFree(embrtContext *ctx, void *ptr);
 void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
                        const void *src, int64_t bytes);
 
+/// A dense constant of the model (`bytes` at `host`, in the compiled code's
+/// read-only data; `hash` its 64-bit FNV-1a, computed by the compiler) where
+/// the context's device reads it. The CPU reads `host` in place; a CUDA
+/// context uploads each constant once, on the first call that needs it
+/// (ordered on the stream), and keeps the copy, keyed by (hash, bytes),
+/// until the context is destroyed. Read-only: compiled code never writes
+/// into it. Returns NULL and records the error on failure.
+void *embrtCompiledConstant(embrtContext *ctx, const void *host, int64_t bytes,
+                            int64_t hash);
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//

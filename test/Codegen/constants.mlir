@@ -1,5 +1,7 @@
 // Splat constants and tensor.splat run with the right element bits in every
-// dtype: each function's result has a known sum.
+// dtype: each function's result has a known sum. Non-splat dense constants
+// too: their bytes become a private global read through
+// embrtCompiledConstant, and the results show them element by element.
 // REQUIRES: emb-compiler
 // RUN: emb-run %s --entry f16_constant --random-inputs --print | FileCheck %s --check-prefix=F16
 // F16: result #0 tensor<2x4xf16>: sum 18, min 2.25, max 2.25
@@ -9,6 +11,19 @@
 // SPLAT: result #0 tensor<2x4xf32>: sum 24, min 3, max 3
 // RUN: emb-run %s --entry splat_i64 --random-inputs --print | FileCheck %s --check-prefix=I64
 // I64: result #0 tensor<3xi64>: sum -21, min -7, max -7
+// RUN: emb-run %s --entry dense_f32 --random-inputs --print | FileCheck %s --check-prefix=DENSE32
+// DENSE32: result #0 tensor<2x3xf32>: sum 5, min -6, max 5.5, first [1, -2.5, 3, 4, ...]
+// RUN: emb-run %s --entry dense_f16_returned --random-inputs --print | FileCheck %s --check-prefix=DENSE16
+// DENSE16: result #0 tensor<4xf16>: sum 0.625, min -1.25, max 1.5, first [0.25, -1.25, 1.5, 0.125]
+// DENSE16: result #1 tensor<2x2xf16>: sum 0.625, min -1.25, max 1.5, first [0.25, -1.25, 1.5, 0.125]
+// RUN: emb-run %s --entry dense_i64 --random-inputs --print | FileCheck %s --check-prefix=DENSE64
+// DENSE64: result #0 tensor<3xi64>: sum -5e+09, min -5e+09, max 3, first [3, -5e+09, -2]
+// RUN: emb-opt --emb-lower-to-runtime=target=cuda %s | FileCheck %s --check-prefix=LOWERED
+// LOWERED: llvm.mlir.global private constant @[[$G:__emb_constant_[0-9]+]](dense<[0, 0, -128, 63, 0, 0, 32, -64, 0, 0, 64, 64, 0, 0, -128, 64, 0, 0, -80, 64, 0, 0, -64, -64]> : tensor<24xi8>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<24 x i8>
+// LOWERED-LABEL: func.func @dense_f32
+// LOWERED: %[[HOST:.+]] = llvm.mlir.addressof @[[$G]] : !llvm.ptr
+// LOWERED: %[[BYTES:.+]] = arith.constant 24 : i64
+// LOWERED: call @embrtCompiledConstant(%arg0, %[[HOST]], %[[BYTES]], %{{.+}})
 
 func.func @f16_constant(%x: tensor<2x4xf16>) -> tensor<2x4xf16> {
   %c = arith.constant dense<1.5> : tensor<2x4xf16>
@@ -31,4 +46,28 @@ func.func @splat_i64(%x: tensor<3xi64>) -> tensor<3xi64> {
   %v = arith.constant -7 : i64
   %s = tensor.splat %v : tensor<3xi64>
   return %s : tensor<3xi64>
+}
+
+func.func @dense_f32(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = arith.constant dense<[[1.0, -2.5, 3.0], [4.0, 5.5, -6.0]]> : tensor<2x3xf32>
+  %z = arith.constant dense<0.0> : tensor<2x3xf32>
+  %0 = arith.mulf %x, %z : tensor<2x3xf32>
+  %1 = arith.addf %0, %c : tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// Returned as it is and through a reshape (which aliases it): both copied
+// into the out buffers.
+func.func @dense_f16_returned(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<2x2xf16>) {
+  %c = arith.constant dense<[0.25, -1.25, 1.5, 0.125]> : tensor<4xf16>
+  %r = tensor.expand_shape %c [[0, 1]] output_shape [2, 2] : tensor<4xf16> into tensor<2x2xf16>
+  return %c, %r : tensor<4xf16>, tensor<2x2xf16>
+}
+
+func.func @dense_i64(%x: tensor<3xi64>) -> tensor<3xi64> {
+  %c = arith.constant dense<[3, -5000000000, -2]> : tensor<3xi64>
+  %z = arith.constant dense<0> : tensor<3xi64>
+  %0 = arith.muli %x, %z : tensor<3xi64>
+  %1 = arith.addi %0, %c : tensor<3xi64>
+  return %1 : tensor<3xi64>
 }

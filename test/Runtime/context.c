@@ -1,10 +1,13 @@
 // RUN: %runtime_test_dir/context
 //
-// Contexts, sticky errors, memory on the CPU, status names, dtype sizes and
-// the f16/bf16 conversions (edge cases by bit pattern, every 16-bit pattern
-// round trip, and nearest-even against an independent decoder).
+// Contexts, sticky errors, memory on the CPU, compiled models' constants
+// (read in place), status names, dtype sizes and the f16/bf16 conversions (edge
+// cases by bit pattern, every 16-bit pattern round trip, and nearest-even
+// against an independent decoder).
 
 #include "harness.h"
+
+#include "emb/compiled.h"
 
 #include <float.h>
 
@@ -360,6 +363,18 @@ static void testEvents(void) {
   embrtContextDestroy(ctx);
 }
 
+static void testConstants(void) {
+  TEST_CASE("compiled constants on the CPU");
+  embrtContext *ctx = newCpuContext();
+  static const float data[3] = {1, 2, 3};
+  EXPECT_TRUE(embrtCompiledConstant(ctx, data, sizeof data, 5) == data);
+  EXPECT_EQ_INT(embrtContextGetStatus(ctx), EMBRT_OK);
+  EXPECT_TRUE(embrtCompiledConstant(ctx, data, -1, 5) == NULL);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "constant: -1 bytes at");
+  embrtContextDestroy(ctx);
+}
+
 int main(void) {
   Rng rng = rngSeed(0xC0 + 0x7E47);
   testEvents();
@@ -367,6 +382,7 @@ int main(void) {
   testContexts();
   testStickyErrors();
   testMemory(&rng);
+  testConstants();
   testF16EdgeCases();
   testBF16EdgeCases();
   checkRoundTrips("f16 round trip of every pattern", embrtF16ToF32,

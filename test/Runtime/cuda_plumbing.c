@@ -5,10 +5,13 @@
 // same random inputs: contexts (owned and adopted streams), memory round
 // trips, broadcast and broadcast_add (vector and scalar paths), concat,
 // strided copy, elementwise, fill, convert, lce through cuBLAS, and the
-// device error record of a bad cand_to_user surfacing at embrtSynchronize.
+// device error record of a bad cand_to_user surfacing at embrtSynchronize,
+// and compiled models' constants (uploaded once a context, by content).
 // Every device output is poisoned with 0xFF bytes first.
 
 #include "harness.h"
+
+#include "emb/compiled.h"
 
 #include <cuda_runtime_api.h>
 
@@ -510,6 +513,40 @@ static void testLce(Rng *rng) {
     }
 }
 
+static void testConstants(Rng *rng) {
+  TEST_CASE("compiled constants");
+  size_t bytes = 3000;
+  unsigned char *host = randomBytes(rng, bytes);
+  unsigned char *other = malloc(bytes);
+  memcpy(other, host, bytes);
+  embrtContext *ctx = NULL;
+  require(embrtContextCreate(EMBRT_DEVICE_CUDA, 0, NULL, &ctx), "context");
+  void *a = embrtCompiledConstant(ctx, host, (int64_t)bytes, 77);
+  EXPECT_TRUE(a != NULL && a != (void *)host);
+  // The same content (key) at another address: the same device copy.
+  EXPECT_TRUE(embrtCompiledConstant(ctx, other, (int64_t)bytes, 77) == a);
+  // Another key: another copy.
+  other[5] ^= 1;
+  void *b = embrtCompiledConstant(ctx, other, (int64_t)bytes, 78);
+  EXPECT_TRUE(b != NULL && b != a);
+  void *c = embrtCompiledConstant(ctx, host, (int64_t)bytes - 1, 77);
+  EXPECT_TRUE(c != NULL && c != a);
+  EXPECT_STATUS(embrtSynchronize(ctx), EMBRT_OK, ctx);
+  unsigned char *back = malloc(bytes);
+  EXPECT_TRUE(cudaMemcpy(back, a, bytes, cudaMemcpyDeviceToHost) ==
+              cudaSuccess);
+  EXPECT_TRUE(memcmp(back, host, bytes) == 0);
+  EXPECT_TRUE(cudaMemcpy(back, b, bytes, cudaMemcpyDeviceToHost) ==
+              cudaSuccess);
+  EXPECT_TRUE(memcmp(back, other, bytes) == 0);
+  EXPECT_TRUE(embrtCompiledConstant(ctx, NULL, 4, 1) == NULL);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "constant: 4 bytes at");
+  embrtContextDestroy(ctx); // frees the copies
+  free(back);
+  free(other);
+  free(host);
+}
+
 int main(void) {
   Rng rng = rngSeed(0x6B0);
   cpu = newCpuContext();
@@ -525,6 +562,7 @@ int main(void) {
   testElementwise(&rng);
   testFillAndConvert(&rng);
   testLce(&rng);
+  testConstants(&rng);
   EXPECT_EQ_INT(embrtContextGetStatus(gpu), EMBRT_OK);
   embrtContextDestroy(gpu);
   embrtContextDestroy(cpu);
