@@ -18,7 +18,13 @@
 //     to 2 * kRows row loads in flight while it adds the previous stage, and
 //     the loads in flight hold no registers, so occupancy stays high. A group
 //     pools `bagsPerGroup` consecutive bags as one stream of ids, so short
-//     bags still fill the stages.
+//     bags still fill the stages. f32 tables' rows go through L1 (hot rows
+//     of skewed ids hit there), 16-bit tables' bypass it.
+//   - Few instructions a row, since with 16-byte rows a row costs more
+//     issue than memory time: 32-bit positions where N < 2^31 (kernels per
+//     id width, chosen at launch), one bag-end test a stage (a stage inside
+//     one bag is added whole: its unused slots hold zeros), slots at
+//     constant offsets, one multiply-add a row address.
 //   - CTAs are laid out feature-major; each CTA finds its feature by a binary
 //     search over per-feature CTA counts kept in the kernel parameters. No
 //     host synchronisation and no allocation: metadata travels by value
@@ -53,14 +59,17 @@ namespace {
 #ifndef EMB_TBE_STAGES
 #define EMB_TBE_STAGES 2
 #endif
-#ifndef EMB_TBE_SPECULATE_IDS
-#define EMB_TBE_SPECULATE_IDS 0
+#ifndef EMB_TBE_POS32
+#define EMB_TBE_POS32 1
 #endif
 #ifndef EMB_TBE_STREAM_HINTS
 #define EMB_TBE_STREAM_HINTS 1
 #endif
-#ifndef EMB_TBE_ROWS_L1
-#define EMB_TBE_ROWS_L1 0
+#ifndef EMB_TBE_ROWS_L1_F32
+#define EMB_TBE_ROWS_L1_F32 1
+#endif
+#ifndef EMB_TBE_ROWS_L1_16
+#define EMB_TBE_ROWS_L1_16 0
 #endif
 #ifndef EMB_TBE_SMALL_CAP
 #define EMB_TBE_SMALL_CAP 32
@@ -77,19 +86,21 @@ namespace {
 /// flight (kRows * (kStages - 1) while it adds a stage), kRows the
 /// configuration's rowsPerStage.
 constexpr int kStages = EMB_TBE_STAGES;
-/// Off (measured on an H200, bench/tbe/NOTES.md call 3: no gain on the
-/// launch-bound shapes, 1% lost on the large ones): guess where a group's
-/// ids start (bags of equal size: offsets[g] is g * N / (F * B)) and load
-/// its first stage of ids while the offsets load, to be used only if the
-/// offsets confirm the guess; for fixed-size bags the chain offsets -> ids
-/// -> rows becomes two memory round trips instead of three.
-constexpr bool kSpeculateIds = EMB_TBE_SPECULATE_IDS;
+/// 32-bit positions in the ids and 32-bit row numbers where N < 2^31 and
+/// every table has fewer than 2^31 rows (the kernel's kIds 4 or 8); off, every
+/// launch takes the 64-bit kernels (kIds 0), as launches beyond those limits
+/// do.
+constexpr bool kPos32 = EMB_TBE_POS32;
 /// Ids and outputs are touched once: load and store them evict-first, so
 /// that L2 keeps table rows (hot rows of skewed ids hit there).
 constexpr bool kStreamHints = EMB_TBE_STREAM_HINTS;
-/// Off (measured: f32 Zipf unchanged, uniform 2% slower): 16-byte row chunks
-/// through L1 (cp.async.ca), so that hot rows of skewed ids can hit there.
-constexpr bool kRowsL1 = EMB_TBE_ROWS_L1;
+/// 16-byte row chunks of f32 tables go through L1 (cp.async.ca), so that
+/// hot rows of skewed ids hit there (measured on an H200, bench/tbe/NOTES.md
+/// call 5: f32 Zipf 20% faster, uniform within 1%); those of 16-bit tables
+/// bypass it (.cg), as all did before.
+template <typename T>
+constexpr bool kRowsL1 = sizeof(T) == 4 ? EMB_TBE_ROWS_L1_F32
+                                        : EMB_TBE_ROWS_L1_16;
 /// Shared memory of one thread: its row slots (16 bytes each, whatever the
 /// chunk width). 6 rows: 192 bytes, a CTA of 256 threads takes 48 KB;
 /// 8 rows: 256 bytes, 64 KB.
@@ -131,7 +142,6 @@ struct Shared {
   long long numIndices;          ///< N
   long long outStride;           ///< elements per output row
   long long paddingIdx;
-  long long bagSize; ///< N / (F * B) where that divides exactly, else 0
   int numFeatures;
   int bagsPerGroup;
   unsigned char pooling;    ///< embrtPooling
@@ -160,11 +170,11 @@ template <int kBytes> struct Chunk {
 
 /// Starts copying kBytes from `src` to shared address `dst`, or zeros when
 /// `!pred` (src-size 0: nothing is read). 2-byte chunks, which cp.async
-/// cannot copy, go through a register.
-template <int kBytes>
+/// cannot copy, go through a register. kL1: 16-byte chunks through L1.
+template <int kBytes, bool kL1>
 __device__ __forceinline__ void copyChunkAsync(unsigned dst, const char *src,
                                                bool pred) {
-  if constexpr (kBytes == 16 && kRowsL1) {
+  if constexpr (kBytes == 16 && kL1) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
                  "l"(src), "r"(pred ? 16 : 0)
                  : "memory");
@@ -384,65 +394,163 @@ __device__ __noinline__ void reportBadIds(const Shared &s, int feature,
 }
 
 //===----------------------------------------------------------------------===//
+// Device building blocks: ids and positions
+//===----------------------------------------------------------------------===//
+
+/// How a kernel reads ids, its kIds argument (chosen at launch): 4 or 8 for
+/// i32 or i64 ids with positions in the ids as int, where N < 2^31 and every
+/// table has fewer than 2^31 rows (row offsets then take one 32 x 32-bit
+/// multiply); 0 for either width (a run-time branch a load) with positions
+/// as long long, for launches beyond those limits.
+template <int kIds> struct Ids;
+
+/// c + a * b with a 32 x 32-bit product: one wide multiply-add where `c` is
+/// opaque (see streamIds). Written as PTX because the compiler widens b =
+/// dim * sizeof(T) to 64 bits and then multiplies both halves.
+__device__ __forceinline__ const char *madWide(unsigned a, unsigned b,
+                                               const char *c) {
+  unsigned long long p;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a), "r"(b));
+  return c + p;
+}
+
+template <> struct Ids<4> {
+  using Pos = int;
+  using Id = int;
+  /// The id checks of one feature.
+  struct Check {
+    unsigned rows; ///< ids in [0, rows) are in the table (rows < 2^31)
+    int pad;
+    bool hasPad; ///< the padding id is set and fits an i32
+    __device__ Check(const Shared &s, const FeatureMeta &m)
+        : rows((unsigned)m.rows), pad((int)s.paddingIdx),
+          hasPad(s.hasPadding && s.paddingIdx == (long long)(int)s.paddingIdx) {
+    }
+  };
+  /// The ids from position `pos` on: load(j) is id pos + j.
+  struct Cursor {
+    const int *p;
+    __device__ Cursor(const Shared &s, Pos pos)
+        : p(static_cast<const int *>(s.indices) + pos) {}
+    __device__ Id load(int j) const { return loadOnce(p + j); }
+  };
+  __device__ static bool inTable(Id id, const Check &c) {
+    return (unsigned)id < c.rows; // negative ids wrap past rows
+  }
+  __device__ static bool isPad(Id id, const Check &c) {
+    return c.hasPad && id == c.pad;
+  }
+  /// The address of row `id` (in the table) of `col`, `rowBytes` a row.
+  __device__ static const char *row(const char *col, Id id, unsigned rowBytes) {
+    return madWide((unsigned)id, rowBytes, col);
+  }
+};
+
+template <> struct Ids<8> {
+  using Pos = int;
+  using Id = long long;
+  struct Check {
+    unsigned long long rows;
+    long long pad;
+    bool hasPad;
+    __device__ Check(const Shared &s, const FeatureMeta &m)
+        : rows((unsigned long long)m.rows), pad(s.paddingIdx),
+          hasPad(s.hasPadding) {}
+  };
+  struct Cursor {
+    const long long *p;
+    __device__ Cursor(const Shared &s, Pos pos)
+        : p(static_cast<const long long *>(s.indices) + pos) {}
+    __device__ Id load(int j) const { return loadOnce(p + j); }
+  };
+  __device__ static bool inTable(Id id, const Check &c) {
+    return (unsigned long long)id < c.rows;
+  }
+  __device__ static bool isPad(Id id, const Check &c) {
+    return c.hasPad && id == c.pad;
+  }
+  /// In-table ids are below 2^31: their low word is the id.
+  __device__ static const char *row(const char *col, Id id, unsigned rowBytes) {
+    return madWide((unsigned)id, rowBytes, col);
+  }
+};
+
+template <> struct Ids<0> {
+  using Pos = long long;
+  using Id = long long;
+  using Check = Ids<8>::Check;
+  struct Cursor {
+    const Shared &s;
+    Pos pos;
+    __device__ Cursor(const Shared &s, Pos pos) : s(s), pos(pos) {}
+    __device__ Id load(int j) const { return loadIndex(s, pos + j); }
+  };
+  __device__ static bool inTable(Id id, const Check &c) {
+    return Ids<8>::inTable(id, c);
+  }
+  __device__ static bool isPad(Id id, const Check &c) {
+    return Ids<8>::isPad(id, c);
+  }
+  __device__ static const char *row(const char *col, Id id, unsigned rowBytes) {
+    return col + (unsigned long long)id * rowBytes;
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Device building blocks: one group of lanes pools bags
 //===----------------------------------------------------------------------===//
 
 /// What one group streams: bags b0 .. b0 + nb - 1 of `feature` (global bags
 /// g0 ..), ids [segBeg, segEnd), column chunk `chunk` of each row.
-struct Segment {
+template <typename Pos> struct Segment {
   long long b0, g0;
-  long long segBeg, segEnd;
+  Pos segBeg, segEnd;
   int feature;
   int nb;
   int chunk;
   bool leader; ///< reports data errors (one lane per group)
 };
 
-/// The ids of a group's first stage, loaded at the guessed start of its
-/// segment while its offsets load (kSpeculateIds). `valid`: the offsets
-/// confirmed the guess, and id[0 .. min(kRows, segEnd - segBeg)) are the
-/// ids at segBeg.
-template <int kRows> struct FirstIds {
-  long long id[kRows];
-  bool valid;
-};
+/// Bytes between the slots of one lane: its warp's 32 lanes take 16 bytes
+/// each, side by side, so a warp's 16-byte accesses of one slot are one
+/// contiguous 512-byte run (no bank conflicts), and a lane's slots sit at
+/// compile-time offsets from its first.
+constexpr unsigned kSlotStride = 32 * kSlotBytes;
 
-/// Issues a stage: loads the ids at [pos, min(pos + kRows, segEnd)) (or
-/// takes them from `first`, when `withFirst` and they are valid) and
-/// starts copying their row chunks (at `col`, the chunk's column in row 0)
-/// into slots `slot0 + j * slotStride`. Returns the stage's use mask (bit j:
-/// the row of id pos + j contributes). Padding ids and ids outside the table
-/// copy zeros and read nothing (in every bounds mode, BOUNDS_NONE included:
-/// the compare is free next to the copy it guards); out-of-range ids are
-/// reported. Per-sample weights are only prefetched into L1.
-template <typename T, int kVec, int kRows>
+/// Issues the n ids at [pos, pos + n), 0 < n <= kRows (kFull: n == kRows):
+/// loads them and starts copying their row chunks (`col`: the chunk's
+/// column in row 0) into slots `slot + j * kSlotStride`, j < kRows.
+/// Returns the use mask (bit j: the row of id pos + j contributes). Rows
+/// that do not contribute (j >= n, padding ids, ids outside the table) copy
+/// zeros and read nothing (src-size 0), in every bounds mode (BOUNDS_NONE
+/// included: the compare is free next to the copy it guards), so a stage's
+/// slots can be added whole; out-of-range ids are reported. kPad: the
+/// launch may have a padding id (else the compare is left out).
+template <typename T, int kVec, int kRows, int kIds, bool kFull, bool kPad>
 __device__ __forceinline__ unsigned
-issueStage(const Shared &s, const FeatureMeta &m, const Segment &g,
-           const char *col, long long pos, unsigned slot0, unsigned slotStride,
-           const FirstIds<kRows> &first, bool withFirst) {
-  const long long rowBytes = (long long)m.dim * (long long)sizeof(T);
-  const unsigned long long rows = (unsigned long long)m.rows;
-  const int n = (int)min((long long)kRows, g.segEnd - pos);
-  const bool known = withFirst && first.valid;
-  long long id[kRows];
+issueRows(const Shared &s, const FeatureMeta &m,
+          const Segment<typename Ids<kIds>::Pos> &g,
+          const typename Ids<kIds>::Check &check, const char *col,
+          typename Ids<kIds>::Pos pos, int n, unsigned slot) {
+  using I = Ids<kIds>;
+  const unsigned rowBytes = (unsigned)m.dim * (unsigned)sizeof(T);
+  const typename I::Cursor ids(s, pos);
+  typename I::Id id[kRows];
 #pragma unroll
-  for (int j = 0; j < kRows; ++j)
-    id[j] = j >= n ? 0 : known ? first.id[j] : loadIndex(s, pos + j);
-  if (s.weightKind)
-    prefetchL1(static_cast<const char *>(s.weights) +
-               pos * (s.weightKind == 1 ? 4 : 2));
-  unsigned use = 0, bad = 0;
+  for (int j = 0; j < kRows; ++j) // a partial stage reads id pos + n - 1 again
+    id[j] = ids.load(kFull ? j : min(j, n - 1));
+  unsigned use = 0, live = 0;
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
-    const bool live = j < n && !(s.hasPadding && id[j] == s.paddingIdx);
-    const bool inRange = (unsigned long long)id[j] < rows;
-    use |= (unsigned)(live && inRange) << j;
-    bad |= (unsigned)(live && !inRange) << j;
-    copyChunkAsync<kVec>(slot0 + j * slotStride,
-                         live && inRange ? col + id[j] * rowBytes
-                                         : static_cast<const char *>(s.offsets),
-                         live && inRange);
+    const bool l = (kFull || j < n) && !(kPad && I::isPad(id[j], check));
+    const bool u = l && I::inTable(id[j], check);
+    live |= (unsigned)l << j;
+    use |= (unsigned)u << j;
+    // Rows that do not contribute point at row 0: never read.
+    copyChunkAsync<kVec, kRowsL1<T>>(slot + j * kSlotStride,
+                                     I::row(col, u ? id[j] : 0, rowBytes), u);
   }
+  const unsigned bad = live & ~use;
   if (bad && g.leader && s.bounds <= EMBRT_BOUNDS_WARNING)
     reportBadIds(s, g.feature, m.tableIndex, m.rows, g.b0, g.g0, g.nb, pos,
                  bad);
@@ -450,35 +558,54 @@ issueStage(const Shared &s, const FeatureMeta &m, const Segment &g,
 }
 
 /// Streams the ids of segment `g` through the kStages stages of this
-/// thread's slots (a ring, kStages - 1 stages ahead; the first stage's ids
-/// from `first` where they are valid), calling
-/// consume(pos, n, use, first slot, slot stride) for each stage in order as
-/// it lands (ids [pos, pos + n), use mask as issueStage returns it). A
-/// stage's slots are refilled only after it was consumed: program order, and
-/// the consumer's shared loads complete before their values are used.
-template <typename T, int kVec, int kRows, typename Consume>
+/// thread's slots (a ring, kStages - 1 stages ahead), calling
+/// consume(pos, n, use, slot) for each stage in order as it lands (ids
+/// [pos, pos + n), use mask as issueRows returns it, the stage's first
+/// slot). A stage's slots are refilled only after it was consumed: program
+/// order, and the consumer's shared loads complete before their values are
+/// used.
+template <typename T, int kVec, int kRows, int kIds, typename Consume>
 __device__ __forceinline__ void
-streamIds(const Shared &s, const FeatureMeta &m, const Segment &g,
-          const FirstIds<kRows> &first, Consume consume) {
+streamIds(const Shared &s, const FeatureMeta &m,
+          const Segment<typename Ids<kIds>::Pos> &g, Consume consume) {
+  using Pos = typename Ids<kIds>::Pos;
   static_assert(kRows * kStages <= 32, "use masks share one word");
   constexpr unsigned kMask = (1u << kRows) - 1;
+  constexpr unsigned kStageBytes = kRows * kSlotStride;
+  const typename Ids<kIds>::Check check(s, m);
   const char *col = m.table + (long long)g.chunk * kVec;
+  // Opaque to the compiler, so that it adds each row's offset to it in one
+  // multiply-add instead of reassociating the sum (Ids::row).
+  asm("mov.b64 %0, %0;" : "+l"(col));
   extern __shared__ __align__(16) unsigned char slots[];
-  const unsigned slotStride = blockDim.x * kSlotBytes;
-  const unsigned stage0 =
-      (unsigned)__cvta_generic_to_shared(slots) + threadIdx.x * kSlotBytes;
-  const unsigned stageStride = kRows * slotStride;
+  // This warp's slots: kStages * kRows rows of 32 lanes.
+  const unsigned stage0 = (unsigned)__cvta_generic_to_shared(slots) +
+                          (threadIdx.x >> 5) * (kStages * kStageBytes) +
+                          (threadIdx.x & 31) * kSlotBytes;
+
+  // Per-sample weights are only prefetched into L1, a stage ahead.
+  const char *weights = static_cast<const char *>(s.weights);
+  const int weightBytes = !s.weightKind ? 0 : s.weightKind == 1 ? 4 : 2;
 
   unsigned useRing = 0; // stage k's use mask at bits k * kRows
-  long long issuePos = g.segBeg;
+  Pos issuePos = g.segBeg;
   int issueStageIndex = 0;
-  // withFirst is a constant at each call: the hot loop's copy never reads
-  // `first`, so its ids are dead after the prologue.
-  auto issueNext = [&](bool withFirst) {
+  auto issueNext = [&]() {
     if (issuePos < g.segEnd) {
-      unsigned use = issueStage<T, kVec, kRows>(
-          s, m, g, col, issuePos, stage0 + issueStageIndex * stageStride,
-          slotStride, first, withFirst);
+      const int n = (int)min((Pos)kRows, g.segEnd - issuePos);
+      if (weightBytes)
+        prefetchL1(weights + (long long)issuePos * weightBytes);
+      const unsigned slot = stage0 + issueStageIndex * kStageBytes;
+      unsigned use;
+      if (n != kRows)
+        use = issueRows<T, kVec, kRows, kIds, false, true>(s, m, g, check, col,
+                                                           issuePos, n, slot);
+      else if (check.hasPad)
+        use = issueRows<T, kVec, kRows, kIds, true, true>(s, m, g, check, col,
+                                                          issuePos, n, slot);
+      else
+        use = issueRows<T, kVec, kRows, kIds, true, false>(s, m, g, check, col,
+                                                           issuePos, n, slot);
       useRing = (useRing & ~(kMask << (issueStageIndex * kRows))) |
                 use << (issueStageIndex * kRows);
     }
@@ -489,27 +616,30 @@ streamIds(const Shared &s, const FeatureMeta &m, const Segment &g,
 
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i)
-    issueNext(i == 0);
-  long long pos = g.segBeg;
+    issueNext();
+  Pos pos = g.segBeg;
   int stage = 0;
   while (pos < g.segEnd) {
-    issueNext(false);
+    issueNext();
     waitCopies<kStages - 1>();
-    consume(pos, (int)min((long long)kRows, g.segEnd - pos),
-            (useRing >> (stage * kRows)) & kMask, stage0 + stage * stageStride,
-            slotStride);
+    consume(pos, (int)min((Pos)kRows, g.segEnd - pos),
+            (useRing >> (stage * kRows)) & kMask, stage0 + stage * kStageBytes);
     pos += kRows;
     stage = stage + 1 == kStages ? 0 : stage + 1;
   }
   waitCopies<0>(); // only empty groups can be left: keep the ring drained
 }
 
-/// Pools the bags of segment `g` as one stream of ids: a bag boundary inside
-/// a stage writes the bag out (and any empty bags after it).
-template <typename T, int kVec, int kRows>
-__device__ __forceinline__ void poolBags(const Shared &s, const FeatureMeta &m,
-                                         const Segment &g,
-                                         const FirstIds<kRows> &first) {
+/// Pools the bags of segment `g` as one stream of ids. A stage that lies
+/// inside one bag is added whole (its unused slots hold zeros); one that
+/// crosses bag ends is added piece by piece, each bag written out (and any
+/// empty bags after it) at its end. The end of the next bag is loaded one
+/// bag ahead.
+template <typename T, int kVec, int kRows, int kIds>
+__device__ __forceinline__ void
+poolBags(const Shared &s, const FeatureMeta &m,
+         const Segment<typename Ids<kIds>::Pos> &g) {
+  using Pos = typename Ids<kIds>::Pos;
   using Acc = typename Elem<T>::Acc;
   constexpr int kN = kVec / (int)sizeof(T);
   const int outSize = s.outF32 ? 4 : (int)sizeof(T);
@@ -522,7 +652,9 @@ __device__ __forceinline__ void poolBags(const Shared &s, const FeatureMeta &m,
     acc[i] = 0;
   int count = 0;
   int bag = 0;
-  long long bagEnd = g.nb == 1 ? g.segEnd : bagEndAfter(s, g.g0, g.segBeg);
+  Pos bagEnd = g.nb == 1 ? g.segEnd : (Pos)bagEndAfter(s, g.g0, g.segBeg);
+  // offsets[g0 + bag + 2], the raw end of the next bag, where there is one.
+  long long nextEnd = g.nb > 1 ? loadOffset(s, g.g0 + 2) : 0;
 
   // Writes bag `bag` out and starts the next one.
   auto flush = [&]() {
@@ -539,29 +671,57 @@ __device__ __forceinline__ void poolBags(const Shared &s, const FeatureMeta &m,
       acc[i] = 0;
     count = 0;
   };
+  // Adds row j of a stage (weight w).
+  auto addRow = [&](unsigned slot, int j, Acc w, bool weighted) {
+    const Chunk<kVec> r = loadSharedChunk<kVec>(slot + j * kSlotStride);
+#pragma unroll
+    for (int i = 0; i < kN; ++i)
+      acc[i] = weighted ? fma(w, Elem<T>::get(r.w, i), acc[i])
+                        : acc[i] + Elem<T>::get(r.w, i);
+  };
 
-  streamIds<T, kVec, kRows>(
-      s, m, g, first,
-      [&](long long pos, int n, unsigned useMask, unsigned slot0,
-          unsigned slotStride) {
+  streamIds<T, kVec, kRows, kIds>(
+      s, m, g, [&](Pos pos, int n, unsigned useMask, unsigned slot) {
+        // Rows [j, k) of the stage belong to bag `bag`.
+        int j = 0;
+        for (;;) {
+          const int k = (int)min((Pos)n, bagEnd - pos);
+          if (k - j == kRows) { // the whole stage
+            if (s.weightKind) {
 #pragma unroll
-        for (int j = 0; j < kRows; ++j) {
-          if (j < n) {
-            while (pos + j >= bagEnd) {
-              flush();
-              ++bag;
-              bagEnd = bagEndAfter(s, g.g0 + bag, bagEnd);
+              for (int r = 0; r < kRows; ++r)
+                addRow(slot, r,
+                       (useMask >> r) & 1 ? (Acc)loadWeight(s, pos + r)
+                                          : Acc(0),
+                       true);
+            } else {
+#pragma unroll
+              for (int r = 0; r < kRows; ++r)
+                addRow(slot, r, Acc(1), false);
             }
-            const bool use = (useMask >> j) & 1;
-            Acc w = use ? Acc(1) : Acc(0);
-            if (use && s.weightKind)
-              w = loadWeight(s, pos + j);
-            const Chunk<kVec> r = loadSharedChunk<kVec>(slot0 + j * slotStride);
-#pragma unroll
-            for (int i = 0; i < kN; ++i)
-              acc[i] = fma(w, Elem<T>::get(r.w, i), acc[i]);
-            count += use;
+            count += __popc(useMask);
+            break;
           }
+          count += __popc(useMask & ((1u << k) - (1u << j)));
+          if (s.weightKind) {
+#pragma unroll 1
+            for (int r = j; r < k; ++r)
+              addRow(slot, r,
+                     (useMask >> r) & 1 ? (Acc)loadWeight(s, pos + r) : Acc(0),
+                     true);
+          } else {
+#pragma unroll 1
+            for (int r = j; r < k; ++r)
+              addRow(slot, r, Acc(1), false);
+          }
+          if (k == n)
+            break;
+          flush(); // bag `bag` ends at pos + k, and the stage goes on
+          ++bag;
+          bagEnd = (Pos)min(max(nextEnd, (long long)bagEnd), s.numIndices);
+          if (bag + 1 < g.nb)
+            nextEnd = loadOffset(s, g.g0 + bag + 2);
+          j = k;
         }
       });
   for (; bag < g.nb; ++bag)
@@ -570,64 +730,51 @@ __device__ __forceinline__ void poolBags(const Shared &s, const FeatureMeta &m,
 
 /// Pooling NONE: copies the row chunk of every id of segment `g` to output
 /// row (its position), zeros for padding and out-of-range ids.
-template <typename T, int kVec, int kRows>
-__device__ __forceinline__ void copyRows(const Shared &s, const FeatureMeta &m,
-                                         const Segment &g,
-                                         const FirstIds<kRows> &first) {
+template <typename T, int kVec, int kRows, int kIds>
+__device__ __forceinline__ void
+copyRows(const Shared &s, const FeatureMeta &m,
+         const Segment<typename Ids<kIds>::Pos> &g) {
+  using Pos = typename Ids<kIds>::Pos;
   using Acc = typename Elem<T>::Acc;
   constexpr int kN = kVec / (int)sizeof(T);
   const int outSize = s.outF32 ? 4 : (int)sizeof(T);
   char *out = static_cast<char *>(s.output) + (long long)g.chunk * kN * outSize;
-  streamIds<T, kVec, kRows>(
-      s, m, g, first,
-      [&](long long pos, int n, unsigned useMask, unsigned slot0,
-          unsigned slotStride) {
+  streamIds<T, kVec, kRows, kIds>(
+      s, m, g, [&](Pos pos, int n, unsigned useMask, unsigned slot) {
 #pragma unroll
         for (int j = 0; j < kRows; ++j) {
           if (j < n) {
-            const Chunk<kVec> r = loadSharedChunk<kVec>(slot0 + j * slotStride);
+            const Chunk<kVec> r = loadSharedChunk<kVec>(slot + j * kSlotStride);
             Acc v[kN];
 #pragma unroll
             for (int i = 0; i < kN; ++i)
               v[i] = Elem<T>::get(r.w, i);
-            storeChunk<T, kN>(out + (pos + j) * s.outStride * outSize, v,
-                              s.outF32, (m.flags >> 6) & 1);
+            storeChunk<T, kN>(out +
+                                  ((long long)pos + j) * s.outStride * outSize,
+                              v, s.outF32, (m.flags >> 6) & 1);
           }
         }
       });
 }
 
-/// Group entry: loads the offsets of the segment's bags together (and, with
-/// kSpeculateIds, where bags may all have s.bagSize ids, the first stage of
-/// ids at the guessed start), clamps the offsets into a non-decreasing range of
-/// [0, N] (every lane: no shuffles), has the leader report the first bad one,
-/// then pools or copies.
-template <typename T, int kVec, int kRows>
-__device__ __forceinline__ void lookupBags(const Shared &s,
-                                           const FeatureMeta &m, Segment &g) {
+/// Group entry: loads the offsets of the segment's bags together, clamps
+/// them into a non-decreasing range of [0, N] (every lane: no shuffles), has
+/// the leader report the first bad one, then pools or copies.
+template <typename T, int kVec, int kRows, int kIds>
+__device__ __forceinline__ void
+lookupBags(const Shared &s, const FeatureMeta &m,
+           Segment<typename Ids<kIds>::Pos> &g) {
+  using Pos = typename Ids<kIds>::Pos;
   const long long N = s.numIndices;
   const long long numBags = (long long)s.numFeatures * s.batch;
-  // The guess: bags g0 .. g0 + nb - 1 hold ids [g0 * L, (g0 + nb) * L), all
-  // within [0, N) since g0 + nb <= F * B. Loaded before the offsets, used
-  // only if the offsets agree.
-  FirstIds<kRows> ids;
-  long long guess = -1;
-  int guessCount = 0;
-  if (kSpeculateIds && s.bagSize > 0) {
-    guess = g.g0 * s.bagSize;
-    guessCount = (int)min((long long)kRows, g.nb * s.bagSize);
-#pragma unroll
-    for (int j = 0; j < kRows; ++j)
-      ids.id[j] = j < guessCount ? loadIndex(s, guess + j) : 0;
-  }
   // Bag g0 + k is [offsets[g0 + k], offsets[g0 + k + 1]). Wrong: offsets
   // that decrease or leave [0, N], offsets[0] != 0, offsets[F * B] != N.
   const long long first = loadOffset(s, g.g0);
   int badBag = first < 0 || first > N || (g.g0 == 0 && first != 0) ? 0 : -1;
   long long badValue = first, badLimit = first < 0 || g.g0 == 0 ? 0 : N;
   long long previous = first;
-  g.segBeg = min(max(first, 0ll), N);
-  g.segEnd = g.segBeg;
+  const long long segBeg = min(max(first, 0ll), N);
+  long long segEnd = segBeg;
   for (int k = 0; k < g.nb; ++k) {
     const long long e = loadOffset(s, g.g0 + k + 1);
     if (badBag < 0 &&
@@ -637,25 +784,27 @@ __device__ __forceinline__ void lookupBags(const Shared &s,
       badLimit = e < previous ? previous : N;
     }
     previous = e;
-    g.segEnd = min(max(e, g.segEnd), N); // as bagEndAfter
+    segEnd = min(max(e, segEnd), N); // as bagEndAfter
   }
   if (badBag >= 0 && g.leader)
     reportBadOffsets(s.errors, g.feature, g.b0 + badBag, g.g0 + badBag + 1,
                      badValue, badLimit);
-  ids.valid = g.segBeg == guess &&
-              min((long long)kRows, g.segEnd - g.segBeg) <= guessCount;
+  g.segBeg = (Pos)segBeg;
+  g.segEnd = (Pos)segEnd;
   if (s.pooling != EMBRT_POOLING_NONE)
-    poolBags<T, kVec, kRows>(s, m, g, ids);
+    poolBags<T, kVec, kRows, kIds>(s, m, g);
   else
-    copyRows<T, kVec, kRows>(s, m, g, ids);
+    copyRows<T, kVec, kRows, kIds>(s, m, g);
 }
 
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// tbeForwardKernel<T, kCap, kRows>: the whole TBE forward, T the table type,
-/// kCap the features of the parameter block, kRows the rows of a stage.
+/// tbeForwardKernel<T, kCap, kRows, kIds>: the whole TBE forward, T the table
+/// type, kCap the features of the parameter block, kRows the rows of a
+/// stage, kIds how ids are read (Ids: i32 or i64 with 32-bit positions, or
+/// either with 64-bit ones).
 ///
 /// Work unit: (run of bagsPerGroup consecutive bags, column pass) of one
 ///   feature, done by one group of G_f lanes; passes P_f > 1 only for rows
@@ -669,13 +818,14 @@ __device__ __forceinline__ void lookupBags(const Shared &s,
 ///   its run's bags, kRows * kStages rows in flight, accumulated in
 ///   registers (kRows: the configuration's rowsPerStage).
 /// Shared memory: smemPerThread(kRows) bytes a thread (dynamic), its private
-/// row
-///   slots: slot j of thread t at (j * blockDim.x + t) * 16, so a warp's
-///   16-byte reads are conflict-free; no thread reads another's slots.
+///   row slots: warp w's kStages * kRows slots of 32 lanes from
+///   w * kStages * kRows * 512 bytes, slot j of its lane l at j * 512 + l * 16,
+///   so a warp's 16-byte reads are conflict-free and a lane's slots lie at
+///   constant offsets; no thread reads another's slots.
 /// Alignment: the host picks kVec so that every row chunk is kVec-aligned
 ///   (table address and D * sizeof(T)), and whole-chunk output stores only
 ///   where the output rows allow them.
-template <typename T, int kCap, int kRows>
+template <typename T, int kCap, int kRows, int kIds>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     tbeForwardKernel(const __grid_constant__ Params<kCap> p) {
   const Shared &s = p.s;
@@ -704,7 +854,7 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   const long long b0 = run * s.bagsPerGroup;
   if (b0 >= s.batch)
     return;
-  Segment g;
+  Segment<typename Ids<kIds>::Pos> g;
   g.chunk = pass * 32 + lane;
   if (g.chunk * (1 << ((m.flags >> 3) & 7)) >= (int)m.dim * (int)sizeof(T))
     return; // lanes past the row's end (G rounded up to a power of two)
@@ -716,39 +866,48 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
 
   switch ((m.flags >> 3) & 7) {
   case 4:
-    lookupBags<T, 16, kRows>(s, m, g);
+    lookupBags<T, 16, kRows, kIds>(s, m, g);
     break;
   case 3:
-    lookupBags<T, 8, kRows>(s, m, g);
+    lookupBags<T, 8, kRows, kIds>(s, m, g);
     break;
   case 2:
-    lookupBags<T, 4, kRows>(s, m, g);
+    lookupBags<T, 4, kRows, kIds>(s, m, g);
     break;
   default:
     if constexpr (sizeof(T) == 2)
-      lookupBags<T, 2, kRows>(s, m, g);
+      lookupBags<T, 2, kRows, kIds>(s, m, g);
     break;
   }
 }
 
 //===----------------------------------------------------------------------===//
 // Instantiations: three table types, two parameter-block sizes, stages of 6
-// and 8 rows
+// and 8 rows, three ways of reading ids
 //===----------------------------------------------------------------------===//
 
 template <int kCap> using Kernel = void (*)(Params<kCap>);
 
-/// The kernel for a table type and stage rows (6 or 8, the configuration
-/// table's only values: test/Runtime/tbe_config.c).
-template <int kCap> Kernel<kCap> kernelFor(embrtDtype dtype, int rows) {
+template <typename T, int kCap, int kRows> Kernel<kCap> kernelForIds(int ids) {
+  return ids == 4   ? tbeForwardKernel<T, kCap, kRows, 4>
+         : ids == 8 ? tbeForwardKernel<T, kCap, kRows, 8>
+                    : tbeForwardKernel<T, kCap, kRows, 0>;
+}
+
+template <typename T, int kCap> Kernel<kCap> kernelForRows(int rows, int ids) {
+  return rows == 8 ? kernelForIds<T, kCap, 8>(ids)
+                   : kernelForIds<T, kCap, 6>(ids);
+}
+
+/// The kernel for a table type, stage rows (6 or 8, the configuration
+/// table's only values: test/Runtime/tbe_config.c) and ids (Ids: 4, 8, 0).
+template <int kCap>
+Kernel<kCap> kernelFor(embrtDtype dtype, int rows, int ids) {
   if (dtype == EMBRT_F32)
-    return rows == 8 ? tbeForwardKernel<float, kCap, 8>
-                     : tbeForwardKernel<float, kCap, 6>;
+    return kernelForRows<float, kCap>(rows, ids);
   if (dtype == EMBRT_F16)
-    return rows == 8 ? tbeForwardKernel<__half, kCap, 8>
-                     : tbeForwardKernel<__half, kCap, 6>;
-  return rows == 8 ? tbeForwardKernel<__nv_bfloat16, kCap, 8>
-                   : tbeForwardKernel<__nv_bfloat16, kCap, 6>;
+    return kernelForRows<__half, kCap>(rows, ids);
+  return kernelForRows<__nv_bfloat16, kCap>(rows, ids);
 }
 
 //===----------------------------------------------------------------------===//
@@ -831,12 +990,6 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
   s.numIndices = a->numIndices;
   s.outStride = outStride;
   s.paddingIdx = a->paddingIdx;
-  // Bags of one size are likely where N divides evenly: the kernel then
-  // guesses where each group's ids start (checked against the offsets).
-  const long long numBags = (long long)a->numFeatures * a->batchSize;
-  s.bagSize = a->numIndices > 0 && a->numIndices % numBags == 0
-                  ? a->numIndices / numBags
-                  : 0;
   s.numFeatures = (int)a->numFeatures;
   s.bagsPerGroup = cfg->bagsPerGroup;
   s.pooling = (unsigned char)a->pooling;
@@ -889,7 +1042,16 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
   const int rows = cfg->rowsPerStage == 8 ? 8 : 6;
   dim3 grid((unsigned)ctas), block((unsigned)cfg->threadsPerBlock);
   size_t smem = (size_t)cfg->threadsPerBlock * smemPerThread(rows);
-  Kernel<kCap> kernel = kernelFor<kCap>(a->tableDtype, rows);
+  // 32-bit positions and row numbers where they fit (Ids).
+  int ids = 0;
+  // (INT32_MAX - 64: a stream's position runs up to kStages * kRows past N.)
+  if (kPos32 && a->numIndices <= INT32_MAX - 64) {
+    ids = s.idx64 ? 8 : 4;
+    for (int64_t t = 0; t < a->numTables; ++t)
+      if (a->tableRows[t] > INT32_MAX)
+        ids = 0;
+  }
+  Kernel<kCap> kernel = kernelFor<kCap>(a->tableDtype, rows, ids);
   if (smem > 48 * 1024) { // 8-row stages at 256 threads: 64 KB
     embrtStatus status = embrtCudaCheck(
         ctx,

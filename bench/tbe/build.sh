@@ -53,23 +53,31 @@ objs+=("$BUILD/obj/pending.o" "$BUILD/obj/tbe.o")
 run bash -c "$NVCC $NVFLAGS -Xptxas -v -c kernels/tbe.cu -o $BUILD/obj/tbe.o \
   2> $BUILD/ptxas.txt"
 
-# Tuning variants for the benchmark: name, flags (the same list as
-# kVariants in tbe_bench.cu). Stage rows come from the configurations, which
-# the benchmark sweeps. Measured and dropped (NOTES.md): plain loads
+# Tuning variants for the benchmark: name, flags[, source] (the same list as
+# kVariants in tbe_bench.cu; the source defaults to kernels/tbe.cu). Stage
+# rows come from the configurations, which the benchmark sweeps. "v2" is the
+# kernel as of call 4 (bench/tbe/variants/tbe_v2_call4.cu), the A/B of the
+# leaner streaming core; "pos64" forces the 64-bit-position kernels that
+# launches with N >= 2^31 take; "l1" sends 16-bit tables' rows through L1
+# too, "l2" none (f32 tables' rows go through L1 by default). Measured and
+# dropped (NOTES.md): plain loads
 # (bench/tbe/variants/tbe_v1_plain.cu, 30-40% slower), 3 stages
-# (EMB_TBE_STAGES=3), a 160-byte parameter block (EMB_TBE_SMALL_CAP=4),
-# rows through L1 (EMB_TBE_ROWS_L1=1). Never run: no evict-first hints
-# (EMB_TBE_STREAM_HINTS=0).
+# (EMB_TBE_STAGES=3), a 160-byte parameter block (EMB_TBE_SMALL_CAP=4), the
+# id guess (call 4's kernel, EMB_TBE_SPECULATE_IDS=1). Never run: no
+# evict-first hints (EMB_TBE_STREAM_HINTS=0).
 variants=(
-  "guess:-DEMB_TBE_SPECULATE_IDS=1"
+  "v2::bench/tbe/variants/tbe_v2_call4.cu"
+  "pos64:-DEMB_TBE_POS32=0"
+  "l1:-DEMB_TBE_ROWS_L1_16=1"
+  "l2:-DEMB_TBE_ROWS_L1_F32=0"
 )
 vobjs=()
 for v in "${variants[@]}"; do
-  name=${v%%:*}
-  flags=${v#*:}
+  IFS=: read -r name flags vsrc <<<"$v"
+  vsrc=${vsrc:-kernels/tbe.cu}
   vobjs+=("$BUILD/obj/tbe_$name.o")
   run bash -c "$NVCC $NVFLAGS $flags -DEMB_TBE_SUFFIX=_$name -Xptxas -v \
-    -c kernels/tbe.cu -o $BUILD/obj/tbe_$name.o 2> $BUILD/ptxas_$name.txt"
+    -c $vsrc -o $BUILD/obj/tbe_$name.o 2> $BUILD/ptxas_$name.txt"
 done
 waitAll
 
@@ -86,5 +94,21 @@ $NVCC -arch=sm_90 "$BUILD/obj/test_tbe.o" $LIBS -o "$BUILD/tbe_test"
 $NVCC -arch=sm_90 "$BUILD/obj/test_tbe_config.o" $LIBS -o "$BUILD/tbe_config"
 $NVCC -arch=sm_90 "$BUILD/obj/tbe_bench.o" "${vobjs[@]}" $LIBS \
   -o "$BUILD/tbe_bench"
+# The GPU test again, against the 64-bit-position kernels (the pos64
+# variant with its entry points renamed), which only launches with
+# N >= 2^31 take otherwise.
+objcopy --redefine-sym embrtCudaLaunchTbeForward_pos64=embrtCudaLaunchTbeForward \
+  --redefine-sym embrtCudaTbeWorkspaceSize_pos64=embrtCudaTbeWorkspaceSize \
+  "$BUILD/obj/tbe_pos64.o" "$BUILD/obj/tbe_pos64_lib.o"
+pos64objs=()
+for o in "${objs[@]}"; do
+  [ "$o" = "$BUILD/obj/tbe.o" ] && o=$BUILD/obj/tbe_pos64_lib.o
+  pos64objs+=("$o")
+done
+rm -f "$BUILD/libembrt_tbe_pos64.a"
+ar rcs "$BUILD/libembrt_tbe_pos64.a" "${pos64objs[@]}"
+$NVCC -arch=sm_90 "$BUILD/obj/test_tbe.o" "$BUILD/libembrt_tbe_pos64.a" \
+  -lcublas -lcudart -lm -o "$BUILD/tbe_test_pos64"
 grep -hE "Used|spill" "$BUILD"/ptxas*.txt | sort | uniq -c | sort -rn | head -n 12
-echo "built $BUILD/tbe_test $BUILD/tbe_config $BUILD/tbe_bench"
+echo "built $BUILD/tbe_test $BUILD/tbe_test_pos64 $BUILD/tbe_config" \
+  "$BUILD/tbe_bench"

@@ -1,8 +1,10 @@
 #!/bin/bash
 # One call on the GPU machine for the TBE forward: builds (unless the binaries
-# were carried in $BUILD and run there), runs the config test and the GPU
-# test, runs compute-sanitizer memcheck and racecheck on the quick test,
-# counts the kernel's SASS memory instructions, times ours (all
+# were carried in $BUILD and run there; a carried $BUILD/bins.tar.xz of them
+# is unpacked first: the binaries alone are over the carry limit), runs the
+# config test and the GPU test (also against the 64-bit-position kernels,
+# tbe_test_pos64), runs compute-sanitizer memcheck and racecheck on the quick
+# test, counts the kernel's SASS memory instructions, times ours (all
 # configurations and tuning variants) and the torch peers in the same run,
 # and writes the bench/results records and the chart. Prints a short table
 # last.
@@ -44,6 +46,7 @@ onlyArgs=()
 
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv,noheader
+[ -f "$BUILD/bins.tar.xz" ] && tar xJf "$BUILD/bins.tar.xz" -C "$BUILD"
 # tbe_config links the same libraries as the others: if it runs, they load.
 if ! "$BUILD/tbe_config" >/dev/null 2>&1 || [ ! -x "$BUILD/tbe_bench" ] ||
   [ ! -x "$BUILD/tbe_test" ]; then
@@ -61,6 +64,12 @@ if has test; then
   stamp "GPU test (full)"
   timeout 120 "$BUILD/tbe_test" >>"$OUT/test.txt" 2>&1
   echo "full rc=$?"
+  if [ -x "$BUILD/tbe_test_pos64" ]; then
+    stamp "GPU test (full), 64-bit-position kernels"
+    echo "--- tbe_test_pos64" >>"$OUT/test.txt"
+    timeout 120 "$BUILD/tbe_test_pos64" >>"$OUT/test.txt" 2>&1
+    echo "full pos64 rc=$?"
+  fi
   grep -vE "^@" "$OUT/test.txt" | head -n 30
 fi
 

@@ -47,12 +47,18 @@ typedef embrtStatus (*Launcher)(embrtContext *, const embrtTbeArgs *);
   extern "C" embrtStatus embrtCudaLaunchTbeForward##suffix(                    \
       embrtContext *, const embrtTbeArgs *);
 #ifdef TBE_BENCH_VARIANTS
-VARIANT(_guess)
+VARIANT(_v2)
+VARIANT(_pos64)
+VARIANT(_l1)
+VARIANT(_l2)
 static const struct {
   const char *name;
   Launcher launch;
 } kVariants[] = {
-    {"id-guess", embrtCudaLaunchTbeForward_guess},
+    {"v2-call4", embrtCudaLaunchTbeForward_v2},
+    {"pos64", embrtCudaLaunchTbeForward_pos64},
+    {"rows-l1-all", embrtCudaLaunchTbeForward_l1},
+    {"rows-l2-all", embrtCudaLaunchTbeForward_l2},
 };
 #endif
 

@@ -12,9 +12,12 @@
 // modes, bad offsets, every launch configuration forced (with bf16 and f32
 // tables), and more features than the kernel's parameter blocks hold
 // (metadata in the workspace). Bags of one size, and bags of alternating
-// sizes with N a multiple of the bags: the shapes on which the kernel's
-// optional id guess (EMB_TBE_SPECULATE_IDS, off by default) is right, wrong,
-// or right about the start but short.
+// sizes (4 and 2 ids with 8-row stages: stages that lie inside one bag, and
+// stages that cross one or two bag ends).
+//
+// bench/tbe/build.sh also links this test against the kernel built with
+// EMB_TBE_POS32=0 (tbe_test_pos64), so that the 64-bit-position kernels,
+// which only launches with N >= 2^31 take, pass the same cases.
 //
 // The GPU output is poisoned with 0xFF bytes (NaN in every float type) before
 // each run and every element is compared, so an unwritten element fails.
@@ -528,6 +531,8 @@ int main(int argc, char **argv) {
     c.maxBag = 8;
     c.badPerMille = mode == 0 ? -1 : 50;
     c.paddingPercent = 10;
+    // Negative and too-large ids of both widths.
+    c.indexDtype = mode % 2 ? EMBRT_I32 : EMBRT_I64;
     runCase(gpu, cpu, &c, seed++);
   }
   for (int kind = 1; kind <= 2; ++kind) {
@@ -559,9 +564,8 @@ int main(int argc, char **argv) {
 
   // Every configuration, forced: bf16 tables and random bag sizes; f32
   // tables (the 8-row configurations are their default) and bags of 4 and 2
-  // ids in turn, N = 3 * F * B (even B): with the id guess on, a group's
-  // guessed start is right for even first bags (with one bag a group: right
-  // start, 4 ids where 3 were guessed) and wrong for odd ones.
+  // ids in turn, so that a stage holds whole bags, ends of bags and bags
+  // that run on into the next stage.
   for (int64_t id = 0; id < embrtTbeNumConfigs(); ++id) {
     Case c = base(NAME("config %s, bf16", embrtTbeGetConfig(id)->name));
     c.tableDtype = EMBRT_BF16;

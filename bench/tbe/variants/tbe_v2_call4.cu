@@ -1,0 +1,952 @@
+//===- kernels/tbe.cu - Table-batched embedding forward on CUDA -*- C++ -*-===//
+//
+// The forward of emb.tbe (and of emb.embedding_bag, a TBE of one feature) in
+// one launch for all features: pooled sum or mean, weighted or not, or one
+// output row per id (pooling NONE); f32, f16 and bf16 tables with f32 or
+// table-typed output; i32 or i64 ids and offsets; any D from 1 to 2048 per
+// table; padding ids and all four bounds-check modes.
+//
+// The work is a gather of random rows, so the design is about the memory
+// system:
+//   - A bag is pooled by a group of G lanes, G the fewest power of two that
+//     covers a row with one 16-byte load per lane (8-, 4- or 2-byte loads when
+//     D * size or the table's address is not a multiple of 16). Wider rows
+//     take several groups of 32 lanes, one column pass each. G is per
+//     feature, so narrow tables waste no lanes and one launch serves every D.
+//   - Rows travel by cp.async into per-lane shared-memory slots, two stages
+//     of kRows (6, or 8 where the configuration says so) rows: a lane has up
+//     to 2 * kRows row loads in flight while it adds the previous stage, and
+//     the loads in flight hold no registers, so occupancy stays high. A group
+//     pools `bagsPerGroup` consecutive bags as one stream of ids, so short
+//     bags still fill the stages.
+//   - CTAs are laid out feature-major; each CTA finds its feature by a binary
+//     search over per-feature CTA counts kept in the kernel parameters. No
+//     host synchronisation and no allocation: metadata travels by value
+//     (small and large parameter blocks), or through the caller's workspace
+//     beyond kLargeCap features.
+//   - Offsets are checked by the groups that read them (no extra pass) and
+//     clamped, so bad offsets are reported and never read out of bounds.
+// Accumulation is f32 for f16/bf16 tables and f64 for f32 tables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/device_errors.cuh"
+#include "kernels/launch.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Launch metadata, shared by host and device
+//===----------------------------------------------------------------------===//
+
+// Tuning knobs. The library is built with the defaults; bench/tbe/build.sh
+// builds variants of this file with other values (and EMB_TBE_SUFFIX
+// appended to the entry points' names) to time them in one run. The rows of
+// a stage come from the launch configuration (runtime/tbe_config.c).
+#ifndef EMB_TBE_STAGES
+#define EMB_TBE_STAGES 2
+#endif
+#ifndef EMB_TBE_SPECULATE_IDS
+#define EMB_TBE_SPECULATE_IDS 0
+#endif
+#ifndef EMB_TBE_STREAM_HINTS
+#define EMB_TBE_STREAM_HINTS 1
+#endif
+#ifndef EMB_TBE_ROWS_L1
+#define EMB_TBE_ROWS_L1 0
+#endif
+#ifndef EMB_TBE_SMALL_CAP
+#define EMB_TBE_SMALL_CAP 32
+#endif
+#ifdef EMB_TBE_SUFFIX
+#define EMB_TBE_PASTE2(a, b) a##b
+#define EMB_TBE_PASTE(a, b) EMB_TBE_PASTE2(a, b)
+#define EMB_TBE_ENTRY(name) EMB_TBE_PASTE(name, EMB_TBE_SUFFIX)
+#else
+#define EMB_TBE_ENTRY(name) name
+#endif
+
+/// Pipeline stages of a lane: a lane has up to kRows * kStages row chunks in
+/// flight (kRows * (kStages - 1) while it adds a stage), kRows the
+/// configuration's rowsPerStage.
+constexpr int kStages = EMB_TBE_STAGES;
+/// Off (measured on an H200, bench/tbe/NOTES.md call 3: no gain on the
+/// launch-bound shapes, 1% lost on the large ones): guess where a group's
+/// ids start (bags of equal size: offsets[g] is g * N / (F * B)) and load
+/// its first stage of ids while the offsets load, to be used only if the
+/// offsets confirm the guess; for fixed-size bags the chain offsets -> ids
+/// -> rows becomes two memory round trips instead of three.
+constexpr bool kSpeculateIds = EMB_TBE_SPECULATE_IDS;
+/// Ids and outputs are touched once: load and store them evict-first, so
+/// that L2 keeps table rows (hot rows of skewed ids hit there).
+constexpr bool kStreamHints = EMB_TBE_STREAM_HINTS;
+/// Off (measured: f32 Zipf unchanged, uniform 2% slower): 16-byte row chunks
+/// through L1 (cp.async.ca), so that hot rows of skewed ids can hit there.
+constexpr bool kRowsL1 = EMB_TBE_ROWS_L1;
+/// Shared memory of one thread: its row slots (16 bytes each, whatever the
+/// chunk width). 6 rows: 192 bytes, a CTA of 256 threads takes 48 KB;
+/// 8 rows: 256 bytes, 64 KB.
+constexpr int kSlotBytes = 16;
+constexpr int smemPerThread(int rows) { return rows * kStages * kSlotBytes; }
+/// The largest CTA (the configurations' threadsPerBlock are at most this),
+/// and the CTAs of that size an SM should hold: 3 * 256 threads at 80
+/// registers and 48 KB (64 KB with 8-row stages) of slots each.
+constexpr int kMaxThreads = 256;
+constexpr int kMinBlocks = 3;
+/// Features whose metadata fits the small and the large parameter block.
+/// The large block is about 32 KB (CUDA 12.1+ allows 32764 bytes); the small
+/// one keeps the launch cheap for the common few-feature case.
+constexpr int kSmallCap = EMB_TBE_SMALL_CAP;
+constexpr int kLargeCap = 1000;
+
+/// One feature: its table, its output columns and its share of the grid.
+struct FeatureMeta {
+  const char *table;    ///< row-major [rows, dim]
+  long long rows;       ///< rows of the table
+  int outCol;           ///< first output column (0 for pooling NONE)
+  int firstCta;         ///< first CTA of this feature (prefix over features)
+  int tableIndex;       ///< for error reports
+  unsigned short dim;   ///< D, 1..2048
+  unsigned char passes; ///< column passes (more than one only when G == 32)
+  unsigned char flags;  ///< lanesLog2 (bits 0-2), vecLog2 (3-5), outVec (6)
+};
+static_assert(sizeof(FeatureMeta) == 32, "FeatureMeta is 32 bytes");
+
+/// Arguments shared by all features.
+struct Shared {
+  const void *indices;
+  const void *offsets;
+  const void *weights;
+  void *output;
+  embrtDeviceErrors *errors;
+  const FeatureMeta *metaGlobal; ///< metadata in the workspace, or NULL
+  long long batch;               ///< B
+  long long numIndices;          ///< N
+  long long outStride;           ///< elements per output row
+  long long paddingIdx;
+  long long bagSize; ///< N / (F * B) where that divides exactly, else 0
+  int numFeatures;
+  int bagsPerGroup;
+  unsigned char pooling;    ///< embrtPooling
+  unsigned char bounds;     ///< embrtBoundsCheck
+  unsigned char idx64;      ///< ids are i64
+  unsigned char off64;      ///< offsets are i64
+  unsigned char weightKind; ///< 0 none, 1 f32, 2 f16, 3 bf16
+  unsigned char outF32;     ///< output is f32 (else the table dtype)
+  unsigned char hasPadding;
+};
+
+template <int kCap> struct Params {
+  Shared s;
+  FeatureMeta meta[kCap];
+};
+static_assert(sizeof(Params<kLargeCap>) <= 32764, "parameter block too big");
+
+//===----------------------------------------------------------------------===//
+// Device helpers: loads, conversions, stores, error records
+//===----------------------------------------------------------------------===//
+
+/// kBytes of one row chunk, as 32-bit words (a 2-byte chunk in w[0]).
+template <int kBytes> struct Chunk {
+  unsigned w[kBytes >= 4 ? kBytes / 4 : 1];
+};
+
+/// Starts copying kBytes from `src` to shared address `dst`, or zeros when
+/// `!pred` (src-size 0: nothing is read). 2-byte chunks, which cp.async
+/// cannot copy, go through a register.
+template <int kBytes>
+__device__ __forceinline__ void copyChunkAsync(unsigned dst, const char *src,
+                                               bool pred) {
+  if constexpr (kBytes == 16 && kRowsL1) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
+                 "l"(src), "r"(pred ? 16 : 0)
+                 : "memory");
+  } else if constexpr (kBytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
+                 "l"(src), "r"(pred ? 16 : 0)
+                 : "memory");
+  } else if constexpr (kBytes == 8 || kBytes == 4) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst),
+                 "l"(src), "n"(kBytes), "r"(pred ? kBytes : 0)
+                 : "memory");
+  } else {
+    static_assert(kBytes == 2, "row chunks are 2, 4, 8 or 16 bytes");
+    unsigned short h = 0;
+    if (pred)
+      h = __ldg(reinterpret_cast<const unsigned short *>(src));
+    asm volatile("st.shared.u16 [%0], %1;" ::"r"(dst), "h"(h) : "memory");
+  }
+}
+
+__device__ __forceinline__ void commitCopies() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/// Waits until at most `kPending` groups of copies are still in flight.
+template <int kPending> __device__ __forceinline__ void waitCopies() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
+template <int kBytes>
+__device__ __forceinline__ Chunk<kBytes> loadSharedChunk(unsigned src) {
+  Chunk<kBytes> c;
+  if constexpr (kBytes == 16) {
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(c.w[0]), "=r"(c.w[1]), "=r"(c.w[2]), "=r"(c.w[3])
+                 : "r"(src)
+                 : "memory");
+  } else if constexpr (kBytes == 8) {
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(c.w[0]), "=r"(c.w[1])
+                 : "r"(src)
+                 : "memory");
+  } else if constexpr (kBytes == 4) {
+    asm volatile("ld.shared.u32 %0, [%1];"
+                 : "=r"(c.w[0])
+                 : "r"(src)
+                 : "memory");
+  } else {
+    unsigned short h;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(h) : "r"(src) : "memory");
+    c.w[0] = h;
+  }
+  return c;
+}
+
+/// Element i of a chunk of T, widened to the accumulator type.
+template <typename T> struct Elem;
+template <> struct Elem<float> {
+  using Acc = double;
+  __device__ static double get(const unsigned *w, int i) {
+    return (double)__uint_as_float(w[i]);
+  }
+};
+template <> struct Elem<__half> {
+  using Acc = float;
+  __device__ static float get(const unsigned *w, int i) {
+    unsigned short bits = (unsigned short)(w[i / 2] >> (16 * (i % 2)));
+    return __half2float(__ushort_as_half(bits));
+  }
+  __device__ static unsigned short round(float v) {
+    return __half_as_ushort(__float2half_rn(v));
+  }
+};
+template <> struct Elem<__nv_bfloat16> {
+  using Acc = float;
+  __device__ static float get(const unsigned *w, int i) {
+    return __uint_as_float(i % 2 ? w[i / 2] & 0xffff0000u : w[i / 2] << 16);
+  }
+  __device__ static unsigned short round(float v) {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+  }
+};
+
+template <typename V> __device__ __forceinline__ V loadOnce(const V *p) {
+  if constexpr (kStreamHints)
+    return __ldcs(p);
+  else
+    return __ldg(p);
+}
+
+template <typename V> __device__ __forceinline__ void storeOnce(V *p, V v) {
+  if constexpr (kStreamHints)
+    __stcs(p, v);
+  else
+    *p = v;
+}
+
+/// Stores kBytes from words `w` at `dst`, in 16-byte (or smaller) pieces.
+/// `dst` is aligned to min(16, kBytes).
+template <int kBytes>
+__device__ __forceinline__ void storeWords(char *dst, const unsigned *w) {
+  if constexpr (kBytes >= 16) {
+#pragma unroll
+    for (int i = 0; i < kBytes / 16; ++i)
+      storeOnce(reinterpret_cast<uint4 *>(dst) + i,
+                make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]));
+  } else if constexpr (kBytes == 8) {
+    storeOnce(reinterpret_cast<uint2 *>(dst), make_uint2(w[0], w[1]));
+  } else if constexpr (kBytes == 4) {
+    storeOnce(reinterpret_cast<unsigned *>(dst), w[0]);
+  } else {
+    storeOnce(reinterpret_cast<unsigned short *>(dst), (unsigned short)w[0]);
+  }
+}
+
+/// Writes kN accumulated values as f32 or as T. `vec`: dst is aligned for
+/// whole-chunk vector stores; otherwise element by element.
+template <typename T, int kN>
+__device__ __forceinline__ void
+storeChunk(char *dst, const typename Elem<T>::Acc *v, bool outF32, bool vec) {
+  if (outF32 || sizeof(T) == 4) {
+    unsigned w[kN];
+#pragma unroll
+    for (int i = 0; i < kN; ++i)
+      w[i] = __float_as_uint((float)v[i]);
+    if (vec) {
+      storeWords<kN * 4>(dst, w);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kN; ++i)
+        storeOnce(reinterpret_cast<unsigned *>(dst) + i, w[i]);
+    }
+    return;
+  }
+  if constexpr (sizeof(T) == 2) {
+    unsigned short h[kN];
+#pragma unroll
+    for (int i = 0; i < kN; ++i)
+      h[i] = Elem<T>::round((float)v[i]);
+    if (vec) {
+      unsigned w[(kN + 1) / 2];
+#pragma unroll
+      for (int i = 0; i < kN; i += 2)
+        w[i / 2] = h[i] | (i + 1 < kN ? (unsigned)h[i + 1] << 16 : 0u);
+      storeWords<kN * 2>(dst, w);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kN; ++i)
+        storeOnce(reinterpret_cast<unsigned short *>(dst) + i, h[i]);
+    }
+  }
+}
+
+__device__ __forceinline__ long long loadIndex(const Shared &s, long long i) {
+  return s.idx64 ? loadOnce(static_cast<const long long *>(s.indices) + i)
+                 : (long long)loadOnce(static_cast<const int *>(s.indices) + i);
+}
+
+__device__ __forceinline__ long long loadOffset(const Shared &s, long long i) {
+  return s.off64 ? __ldg(static_cast<const long long *>(s.offsets) + i)
+                 : (long long)__ldg(static_cast<const int *>(s.offsets) + i);
+}
+
+__device__ __forceinline__ void prefetchL1(const void *p) {
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
+__device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
+  switch (s.weightKind) {
+  case 1:
+    return __ldg(static_cast<const float *>(s.weights) + i);
+  case 2:
+    return __half2float(__ldg(static_cast<const __half *>(s.weights) + i));
+  default:
+    return __bfloat162float(
+        __ldg(static_cast<const __nv_bfloat16 *>(s.weights) + i));
+  }
+}
+
+/// Out of the hot loop: the error record helpers of device_errors.cuh.
+__device__ __noinline__ void reportBadOffsets(embrtDeviceErrors *e, int feature,
+                                              long long bag, long long index,
+                                              long long value,
+                                              long long limit) {
+  embrtDeviceRecordError(e, EMBRT_DEVERR_BAD_OFFSETS, feature, bag, index,
+                         value, limit);
+}
+
+/// The end of bag g0 + k given the (sanitized) end of the bag before it:
+/// offsets are clamped to be non-decreasing and within [0, N], so that a
+/// group never reads outside the ids, whatever the offsets hold. Bad offsets
+/// are reported by the group that reads them (lookupBags).
+__device__ __forceinline__ long long bagEndAfter(const Shared &s, long long g,
+                                                 long long previousEnd) {
+  return min(max(loadOffset(s, g + 1), previousEnd), s.numIndices);
+}
+
+/// Reports the out-of-range ids of one batch (bit j of `bad`: position
+/// pos + j) of the group that pools bags g0 .. g0 + nb - 1. Rare: the bag is
+/// found again from the offsets.
+__device__ __noinline__ void reportBadIds(const Shared &s, int feature,
+                                          int table, long long rows,
+                                          long long b0, long long g0, int nb,
+                                          long long pos, unsigned bad) {
+  if (s.bounds == EMBRT_BOUNDS_WARNING) {
+    embrtDeviceCountInvalidIds(s.errors, (unsigned long long)__popc(bad));
+    return;
+  }
+  const long long q = pos + __ffs(bad) - 1;
+  int k = 0;
+  long long end =
+      bagEndAfter(s, g0, min(max(loadOffset(s, g0), 0ll), s.numIndices));
+  while (k < nb - 1 && end <= q)
+    end = bagEndAfter(s, g0 + ++k, end);
+  embrtDeviceRecordBadId(s.errors, feature, table, b0 + k, q, loadIndex(s, q),
+                         rows);
+}
+
+//===----------------------------------------------------------------------===//
+// Device building blocks: one group of lanes pools bags
+//===----------------------------------------------------------------------===//
+
+/// What one group streams: bags b0 .. b0 + nb - 1 of `feature` (global bags
+/// g0 ..), ids [segBeg, segEnd), column chunk `chunk` of each row.
+struct Segment {
+  long long b0, g0;
+  long long segBeg, segEnd;
+  int feature;
+  int nb;
+  int chunk;
+  bool leader; ///< reports data errors (one lane per group)
+};
+
+/// The ids of a group's first stage, loaded at the guessed start of its
+/// segment while its offsets load (kSpeculateIds). `valid`: the offsets
+/// confirmed the guess, and id[0 .. min(kRows, segEnd - segBeg)) are the
+/// ids at segBeg.
+template <int kRows> struct FirstIds {
+  long long id[kRows];
+  bool valid;
+};
+
+/// Issues a stage: loads the ids at [pos, min(pos + kRows, segEnd)) (or
+/// takes them from `first`, when `withFirst` and they are valid) and
+/// starts copying their row chunks (at `col`, the chunk's column in row 0)
+/// into slots `slot0 + j * slotStride`. Returns the stage's use mask (bit j:
+/// the row of id pos + j contributes). Padding ids and ids outside the table
+/// copy zeros and read nothing (in every bounds mode, BOUNDS_NONE included:
+/// the compare is free next to the copy it guards); out-of-range ids are
+/// reported. Per-sample weights are only prefetched into L1.
+template <typename T, int kVec, int kRows>
+__device__ __forceinline__ unsigned
+issueStage(const Shared &s, const FeatureMeta &m, const Segment &g,
+           const char *col, long long pos, unsigned slot0, unsigned slotStride,
+           const FirstIds<kRows> &first, bool withFirst) {
+  const long long rowBytes = (long long)m.dim * (long long)sizeof(T);
+  const unsigned long long rows = (unsigned long long)m.rows;
+  const int n = (int)min((long long)kRows, g.segEnd - pos);
+  const bool known = withFirst && first.valid;
+  long long id[kRows];
+#pragma unroll
+  for (int j = 0; j < kRows; ++j)
+    id[j] = j >= n ? 0 : known ? first.id[j] : loadIndex(s, pos + j);
+  if (s.weightKind)
+    prefetchL1(static_cast<const char *>(s.weights) +
+               pos * (s.weightKind == 1 ? 4 : 2));
+  unsigned use = 0, bad = 0;
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    const bool live = j < n && !(s.hasPadding && id[j] == s.paddingIdx);
+    const bool inRange = (unsigned long long)id[j] < rows;
+    use |= (unsigned)(live && inRange) << j;
+    bad |= (unsigned)(live && !inRange) << j;
+    copyChunkAsync<kVec>(slot0 + j * slotStride,
+                         live && inRange ? col + id[j] * rowBytes
+                                         : static_cast<const char *>(s.offsets),
+                         live && inRange);
+  }
+  if (bad && g.leader && s.bounds <= EMBRT_BOUNDS_WARNING)
+    reportBadIds(s, g.feature, m.tableIndex, m.rows, g.b0, g.g0, g.nb, pos,
+                 bad);
+  return use;
+}
+
+/// Streams the ids of segment `g` through the kStages stages of this
+/// thread's slots (a ring, kStages - 1 stages ahead; the first stage's ids
+/// from `first` where they are valid), calling
+/// consume(pos, n, use, first slot, slot stride) for each stage in order as
+/// it lands (ids [pos, pos + n), use mask as issueStage returns it). A
+/// stage's slots are refilled only after it was consumed: program order, and
+/// the consumer's shared loads complete before their values are used.
+template <typename T, int kVec, int kRows, typename Consume>
+__device__ __forceinline__ void
+streamIds(const Shared &s, const FeatureMeta &m, const Segment &g,
+          const FirstIds<kRows> &first, Consume consume) {
+  static_assert(kRows * kStages <= 32, "use masks share one word");
+  constexpr unsigned kMask = (1u << kRows) - 1;
+  const char *col = m.table + (long long)g.chunk * kVec;
+  extern __shared__ __align__(16) unsigned char slots[];
+  const unsigned slotStride = blockDim.x * kSlotBytes;
+  const unsigned stage0 =
+      (unsigned)__cvta_generic_to_shared(slots) + threadIdx.x * kSlotBytes;
+  const unsigned stageStride = kRows * slotStride;
+
+  unsigned useRing = 0; // stage k's use mask at bits k * kRows
+  long long issuePos = g.segBeg;
+  int issueStageIndex = 0;
+  // withFirst is a constant at each call: the hot loop's copy never reads
+  // `first`, so its ids are dead after the prologue.
+  auto issueNext = [&](bool withFirst) {
+    if (issuePos < g.segEnd) {
+      unsigned use = issueStage<T, kVec, kRows>(
+          s, m, g, col, issuePos, stage0 + issueStageIndex * stageStride,
+          slotStride, first, withFirst);
+      useRing = (useRing & ~(kMask << (issueStageIndex * kRows))) |
+                use << (issueStageIndex * kRows);
+    }
+    commitCopies();
+    issuePos += kRows;
+    issueStageIndex = issueStageIndex + 1 == kStages ? 0 : issueStageIndex + 1;
+  };
+
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i)
+    issueNext(i == 0);
+  long long pos = g.segBeg;
+  int stage = 0;
+  while (pos < g.segEnd) {
+    issueNext(false);
+    waitCopies<kStages - 1>();
+    consume(pos, (int)min((long long)kRows, g.segEnd - pos),
+            (useRing >> (stage * kRows)) & kMask, stage0 + stage * stageStride,
+            slotStride);
+    pos += kRows;
+    stage = stage + 1 == kStages ? 0 : stage + 1;
+  }
+  waitCopies<0>(); // only empty groups can be left: keep the ring drained
+}
+
+/// Pools the bags of segment `g` as one stream of ids: a bag boundary inside
+/// a stage writes the bag out (and any empty bags after it).
+template <typename T, int kVec, int kRows>
+__device__ __forceinline__ void poolBags(const Shared &s, const FeatureMeta &m,
+                                         const Segment &g,
+                                         const FirstIds<kRows> &first) {
+  using Acc = typename Elem<T>::Acc;
+  constexpr int kN = kVec / (int)sizeof(T);
+  const int outSize = s.outF32 ? 4 : (int)sizeof(T);
+  char *out = static_cast<char *>(s.output) +
+              (m.outCol + (long long)g.chunk * kN) * outSize;
+
+  Acc acc[kN];
+#pragma unroll
+  for (int i = 0; i < kN; ++i)
+    acc[i] = 0;
+  int count = 0;
+  int bag = 0;
+  long long bagEnd = g.nb == 1 ? g.segEnd : bagEndAfter(s, g.g0, g.segBeg);
+
+  // Writes bag `bag` out and starts the next one.
+  auto flush = [&]() {
+    Acc scale = 1;
+    if (s.pooling == EMBRT_POOLING_MEAN)
+      scale = count > 0 ? (Acc)__frcp_rn((float)count) : Acc(0);
+#pragma unroll
+    for (int i = 0; i < kN; ++i)
+      acc[i] *= scale;
+    storeChunk<T, kN>(out + (g.b0 + bag) * s.outStride * outSize, acc, s.outF32,
+                      (m.flags >> 6) & 1);
+#pragma unroll
+    for (int i = 0; i < kN; ++i)
+      acc[i] = 0;
+    count = 0;
+  };
+
+  streamIds<T, kVec, kRows>(
+      s, m, g, first,
+      [&](long long pos, int n, unsigned useMask, unsigned slot0,
+          unsigned slotStride) {
+#pragma unroll
+        for (int j = 0; j < kRows; ++j) {
+          if (j < n) {
+            while (pos + j >= bagEnd) {
+              flush();
+              ++bag;
+              bagEnd = bagEndAfter(s, g.g0 + bag, bagEnd);
+            }
+            const bool use = (useMask >> j) & 1;
+            Acc w = use ? Acc(1) : Acc(0);
+            if (use && s.weightKind)
+              w = loadWeight(s, pos + j);
+            const Chunk<kVec> r = loadSharedChunk<kVec>(slot0 + j * slotStride);
+#pragma unroll
+            for (int i = 0; i < kN; ++i)
+              acc[i] = fma(w, Elem<T>::get(r.w, i), acc[i]);
+            count += use;
+          }
+        }
+      });
+  for (; bag < g.nb; ++bag)
+    flush();
+}
+
+/// Pooling NONE: copies the row chunk of every id of segment `g` to output
+/// row (its position), zeros for padding and out-of-range ids.
+template <typename T, int kVec, int kRows>
+__device__ __forceinline__ void copyRows(const Shared &s, const FeatureMeta &m,
+                                         const Segment &g,
+                                         const FirstIds<kRows> &first) {
+  using Acc = typename Elem<T>::Acc;
+  constexpr int kN = kVec / (int)sizeof(T);
+  const int outSize = s.outF32 ? 4 : (int)sizeof(T);
+  char *out = static_cast<char *>(s.output) + (long long)g.chunk * kN * outSize;
+  streamIds<T, kVec, kRows>(
+      s, m, g, first,
+      [&](long long pos, int n, unsigned useMask, unsigned slot0,
+          unsigned slotStride) {
+#pragma unroll
+        for (int j = 0; j < kRows; ++j) {
+          if (j < n) {
+            const Chunk<kVec> r = loadSharedChunk<kVec>(slot0 + j * slotStride);
+            Acc v[kN];
+#pragma unroll
+            for (int i = 0; i < kN; ++i)
+              v[i] = Elem<T>::get(r.w, i);
+            storeChunk<T, kN>(out + (pos + j) * s.outStride * outSize, v,
+                              s.outF32, (m.flags >> 6) & 1);
+          }
+        }
+      });
+}
+
+/// Group entry: loads the offsets of the segment's bags together (and, with
+/// kSpeculateIds, where bags may all have s.bagSize ids, the first stage of
+/// ids at the guessed start), clamps the offsets into a non-decreasing range of
+/// [0, N] (every lane: no shuffles), has the leader report the first bad one,
+/// then pools or copies.
+template <typename T, int kVec, int kRows>
+__device__ __forceinline__ void lookupBags(const Shared &s,
+                                           const FeatureMeta &m, Segment &g) {
+  const long long N = s.numIndices;
+  const long long numBags = (long long)s.numFeatures * s.batch;
+  // The guess: bags g0 .. g0 + nb - 1 hold ids [g0 * L, (g0 + nb) * L), all
+  // within [0, N) since g0 + nb <= F * B. Loaded before the offsets, used
+  // only if the offsets agree.
+  FirstIds<kRows> ids;
+  long long guess = -1;
+  int guessCount = 0;
+  if (kSpeculateIds && s.bagSize > 0) {
+    guess = g.g0 * s.bagSize;
+    guessCount = (int)min((long long)kRows, g.nb * s.bagSize);
+#pragma unroll
+    for (int j = 0; j < kRows; ++j)
+      ids.id[j] = j < guessCount ? loadIndex(s, guess + j) : 0;
+  }
+  // Bag g0 + k is [offsets[g0 + k], offsets[g0 + k + 1]). Wrong: offsets
+  // that decrease or leave [0, N], offsets[0] != 0, offsets[F * B] != N.
+  const long long first = loadOffset(s, g.g0);
+  int badBag = first < 0 || first > N || (g.g0 == 0 && first != 0) ? 0 : -1;
+  long long badValue = first, badLimit = first < 0 || g.g0 == 0 ? 0 : N;
+  long long previous = first;
+  g.segBeg = min(max(first, 0ll), N);
+  g.segEnd = g.segBeg;
+  for (int k = 0; k < g.nb; ++k) {
+    const long long e = loadOffset(s, g.g0 + k + 1);
+    if (badBag < 0 &&
+        (e < previous || e > N || (g.g0 + k + 1 == numBags && e != N))) {
+      badBag = k;
+      badValue = e;
+      badLimit = e < previous ? previous : N;
+    }
+    previous = e;
+    g.segEnd = min(max(e, g.segEnd), N); // as bagEndAfter
+  }
+  if (badBag >= 0 && g.leader)
+    reportBadOffsets(s.errors, g.feature, g.b0 + badBag, g.g0 + badBag + 1,
+                     badValue, badLimit);
+  ids.valid = g.segBeg == guess &&
+              min((long long)kRows, g.segEnd - g.segBeg) <= guessCount;
+  if (s.pooling != EMBRT_POOLING_NONE)
+    poolBags<T, kVec, kRows>(s, m, g, ids);
+  else
+    copyRows<T, kVec, kRows>(s, m, g, ids);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// tbeForwardKernel<T, kCap, kRows>: the whole TBE forward, T the table type,
+/// kCap the features of the parameter block, kRows the rows of a stage.
+///
+/// Work unit: (run of bagsPerGroup consecutive bags, column pass) of one
+///   feature, done by one group of G_f lanes; passes P_f > 1 only for rows
+///   wider than 32 lanes * kVec bytes (then G_f = 32).
+/// Grid: feature-major; feature f has ceil(runs_f * P_f / (blockDim.x /
+///   G_f)) CTAs from meta[f].firstCta, runs_f = ceil(B / bagsPerGroup).
+/// Block: threadsPerBlock of the configuration (<= kMaxThreads), split into
+///   groups of G_f lanes (a power of two <= 32, never across warps); the
+///   passes of one run are neighbouring groups, so they share its ids in L1.
+/// One thread: the kVec-byte column chunk pass * 32 + lane of every row of
+///   its run's bags, kRows * kStages rows in flight, accumulated in
+///   registers (kRows: the configuration's rowsPerStage).
+/// Shared memory: smemPerThread(kRows) bytes a thread (dynamic), its private
+/// row
+///   slots: slot j of thread t at (j * blockDim.x + t) * 16, so a warp's
+///   16-byte reads are conflict-free; no thread reads another's slots.
+/// Alignment: the host picks kVec so that every row chunk is kVec-aligned
+///   (table address and D * sizeof(T)), and whole-chunk output stores only
+///   where the output rows allow them.
+template <typename T, int kCap, int kRows>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
+    tbeForwardKernel(const __grid_constant__ Params<kCap> p) {
+  const Shared &s = p.s;
+  const FeatureMeta *global = s.metaGlobal;
+  const int cta = (int)blockIdx.x;
+
+  // The feature of this CTA: the last one whose first CTA is <= cta.
+  int lo = 0, hi = s.numFeatures - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) >> 1;
+    int first = global ? global[mid].firstCta : p.meta[mid].firstCta;
+    if (first <= cta)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const FeatureMeta m = global ? global[lo] : p.meta[lo];
+
+  const int lanesLog2 = m.flags & 7;
+  const int lane = (int)threadIdx.x & ((1 << lanesLog2) - 1);
+  const long long unit =
+      (long long)(cta - m.firstCta) * ((int)blockDim.x >> lanesLog2) +
+      ((int)threadIdx.x >> lanesLog2);
+  const long long run = m.passes == 1 ? unit : unit / m.passes;
+  const int pass = (int)(unit - run * m.passes);
+  const long long b0 = run * s.bagsPerGroup;
+  if (b0 >= s.batch)
+    return;
+  Segment g;
+  g.chunk = pass * 32 + lane;
+  if (g.chunk * (1 << ((m.flags >> 3) & 7)) >= (int)m.dim * (int)sizeof(T))
+    return; // lanes past the row's end (G rounded up to a power of two)
+  g.leader = g.chunk == 0;
+  g.feature = lo;
+  g.nb = (int)min((long long)s.bagsPerGroup, s.batch - b0);
+  g.b0 = b0;
+  g.g0 = (long long)lo * s.batch + b0;
+
+  switch ((m.flags >> 3) & 7) {
+  case 4:
+    lookupBags<T, 16, kRows>(s, m, g);
+    break;
+  case 3:
+    lookupBags<T, 8, kRows>(s, m, g);
+    break;
+  case 2:
+    lookupBags<T, 4, kRows>(s, m, g);
+    break;
+  default:
+    if constexpr (sizeof(T) == 2)
+      lookupBags<T, 2, kRows>(s, m, g);
+    break;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Instantiations: three table types, two parameter-block sizes, stages of 6
+// and 8 rows
+//===----------------------------------------------------------------------===//
+
+template <int kCap> using Kernel = void (*)(Params<kCap>);
+
+/// The kernel for a table type and stage rows (6 or 8, the configuration
+/// table's only values: test/Runtime/tbe_config.c).
+template <int kCap> Kernel<kCap> kernelFor(embrtDtype dtype, int rows) {
+  if (dtype == EMBRT_F32)
+    return rows == 8 ? tbeForwardKernel<float, kCap, 8>
+                     : tbeForwardKernel<float, kCap, 6>;
+  if (dtype == EMBRT_F16)
+    return rows == 8 ? tbeForwardKernel<__half, kCap, 8>
+                     : tbeForwardKernel<__half, kCap, 6>;
+  return rows == 8 ? tbeForwardKernel<__nv_bfloat16, kCap, 8>
+                   : tbeForwardKernel<__nv_bfloat16, kCap, 6>;
+}
+
+//===----------------------------------------------------------------------===//
+// Host side: metadata and launch
+//===----------------------------------------------------------------------===//
+
+/// The largest power of two, at most 16, that divides x (16 for 0).
+int alignOf(uint64_t x) {
+  int a = 16;
+  while (a > 1 && x % (uint64_t)a)
+    a >>= 1;
+  return a;
+}
+
+int log2Of(int x) {
+  int l = 0;
+  while ((1 << l) < x)
+    ++l;
+  return l;
+}
+
+size_t dtypeBytes(embrtDtype d) { return d == EMBRT_F32 ? 4 : 2; }
+
+/// Fills meta[0 .. F-1]; returns the grid size, or -1 if it is too large.
+long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
+                    long long outStride, FeatureMeta *meta) {
+  const int esz = (int)dtypeBytes(a->tableDtype);
+  const int osz = (int)dtypeBytes(a->outputDtype);
+  const int pooled = a->pooling != EMBRT_POOLING_NONE;
+  long long outCol = 0, ctas = 0;
+  for (int64_t f = 0; f < a->numFeatures; ++f) {
+    int64_t t = a->featureTables[f];
+    int dim = (int)a->tableDims[t];
+    int rowBytes = dim * esz;
+    int vec = alignOf((uint64_t)rowBytes);
+    int tableAlign = alignOf((uint64_t)(uintptr_t)a->tables[t]);
+    if (tableAlign < vec)
+      vec = tableAlign < esz ? esz : tableAlign;
+    int chunks = rowBytes / vec;
+    int lanes = chunks >= 32 ? 32 : 1 << log2Of(chunks);
+    int passes = (chunks + 31) / 32;
+    int piece = vec / esz * osz;
+    if (piece > 16)
+      piece = 16;
+    long long col = pooled ? outCol : 0;
+    int outVec = (outStride * osz) % piece == 0 && (col * osz) % piece == 0 &&
+                 (uintptr_t)a->output % (uintptr_t)piece == 0;
+    long long runs = (a->batchSize + cfg->bagsPerGroup - 1) / cfg->bagsPerGroup;
+    long long groupsPerCta = cfg->threadsPerBlock / lanes;
+    FeatureMeta &m = meta[f];
+    m.table = static_cast<const char *>(a->tables[t]);
+    m.rows = a->tableRows[t];
+    m.outCol = (int)col;
+    m.firstCta = (int)ctas;
+    m.tableIndex = (int)t;
+    m.dim = (unsigned short)dim;
+    m.passes = (unsigned char)passes;
+    m.flags = (unsigned char)(log2Of(lanes) | log2Of(vec) << 3 | outVec << 6);
+    ctas += (runs * passes + groupsPerCta - 1) / groupsPerCta;
+    if (ctas > INT32_MAX)
+      return -1;
+    outCol += dim;
+  }
+  return ctas;
+}
+
+template <int kCap>
+embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
+                   const embrtTbeConfig *cfg, long long outStride) {
+  cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+  Params<kCap> p;
+  Shared &s = p.s;
+  s.indices = a->indices;
+  s.offsets = a->offsets;
+  s.weights = a->perSampleWeights;
+  s.output = a->output;
+  s.errors = ctx->deviceErrors;
+  s.metaGlobal = nullptr;
+  s.batch = a->batchSize;
+  s.numIndices = a->numIndices;
+  s.outStride = outStride;
+  s.paddingIdx = a->paddingIdx;
+  // Bags of one size are likely where N divides evenly: the kernel then
+  // guesses where each group's ids start (checked against the offsets).
+  const long long numBags = (long long)a->numFeatures * a->batchSize;
+  s.bagSize = a->numIndices > 0 && a->numIndices % numBags == 0
+                  ? a->numIndices / numBags
+                  : 0;
+  s.numFeatures = (int)a->numFeatures;
+  s.bagsPerGroup = cfg->bagsPerGroup;
+  s.pooling = (unsigned char)a->pooling;
+  s.bounds = (unsigned char)a->boundsCheck;
+  s.idx64 = a->indexDtype == EMBRT_I64;
+  s.off64 = a->offsetDtype == EMBRT_I64;
+  s.weightKind = 0;
+  if (a->perSampleWeights)
+    s.weightKind = a->perSampleWeightDtype == EMBRT_F32   ? 1
+                   : a->perSampleWeightDtype == EMBRT_F16 ? 2
+                                                          : 3;
+  s.outF32 = a->outputDtype == EMBRT_F32;
+  s.hasPadding = a->hasPaddingIdx != 0;
+
+  long long ctas;
+  if (a->numFeatures <= kCap) {
+    ctas = buildMeta(a, cfg, outStride, p.meta);
+  } else {
+    // Beyond kLargeCap features the metadata goes through the workspace.
+    size_t bytes = (size_t)a->numFeatures * sizeof(FeatureMeta);
+    if (!a->workspace || a->workspaceBytes < bytes)
+      return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                           "tbe: %lld features need %zu bytes of workspace, "
+                           "got %zu",
+                           (long long)a->numFeatures, bytes, a->workspaceBytes);
+    FeatureMeta *host = static_cast<FeatureMeta *>(malloc(bytes));
+    if (!host)
+      return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
+                           "tbe: no host memory for %zu bytes of metadata",
+                           bytes);
+    ctas = buildMeta(a, cfg, outStride, host);
+    cudaError_t err = ctas < 0
+                          ? cudaSuccess
+                          : cudaMemcpyAsync(a->workspace, host, bytes,
+                                            cudaMemcpyHostToDevice, stream);
+    free(host); // pageable: staged before cudaMemcpyAsync returns
+    embrtStatus status = embrtCudaCheck(ctx, err, "tbe: metadata copy");
+    if (status != EMBRT_OK)
+      return status;
+    s.metaGlobal = static_cast<const FeatureMeta *>(a->workspace);
+  }
+  if (ctas < 0)
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "tbe: %lld features of %lld bags need more than "
+                         "2^31 CTAs",
+                         (long long)a->numFeatures, (long long)a->batchSize);
+  if (ctas == 0)
+    return EMBRT_OK;
+
+  const int rows = cfg->rowsPerStage == 8 ? 8 : 6;
+  dim3 grid((unsigned)ctas), block((unsigned)cfg->threadsPerBlock);
+  size_t smem = (size_t)cfg->threadsPerBlock * smemPerThread(rows);
+  Kernel<kCap> kernel = kernelFor<kCap>(a->tableDtype, rows);
+  if (smem > 48 * 1024) { // 8-row stages at 256 threads: 64 KB
+    embrtStatus status = embrtCudaCheck(
+        ctx,
+        cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+        "tbe: cudaFuncSetAttribute");
+    if (status != EMBRT_OK)
+      return status;
+  }
+  kernel<<<grid, block, smem, stream>>>(p);
+  return embrtCudaCheck(ctx, cudaGetLastError(), "tbe: kernel launch");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points (called by runtime/cuda/)
+//===----------------------------------------------------------------------===//
+
+extern "C" embrtStatus EMB_TBE_ENTRY(embrtCudaTbeWorkspaceSize)(
+    embrtContext *ctx, const embrtTbeArgs *args, size_t *bytes) {
+  *bytes = args->numFeatures > kLargeCap
+               ? (size_t)args->numFeatures * sizeof(FeatureMeta)
+               : 0;
+  return EMBRT_OK;
+}
+
+extern "C" embrtStatus
+EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtContext *ctx,
+                                         const embrtTbeArgs *args) {
+  const int64_t F = args->numFeatures, B = args->batchSize;
+  if (F == 0 || B == 0)
+    return EMBRT_OK;
+
+  int64_t maxDim = 0, sumDims = 0;
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t d = args->tableDims[args->featureTables[f]];
+    maxDim = d > maxDim ? d : maxDim;
+    sumDims += d;
+  }
+  int64_t configId = args->configId;
+  if (configId < 0)
+    configId = embrtTbeSelectConfig(args->tableDtype, maxDim,
+                                    args->numIndices / (F * B), F * B);
+  const embrtTbeConfig *cfg = embrtTbeGetConfig(configId);
+  if (!cfg)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "tbe: configId is %lld, must be -1 or below %lld",
+                         (long long)configId, (long long)embrtTbeNumConfigs());
+  if (sumDims > INT32_MAX)
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "tbe: %lld output columns do not fit 32 bits",
+                         (long long)sumDims);
+
+  long long outStride =
+      args->pooling == EMBRT_POOLING_NONE ? (long long)maxDim : sumDims;
+  if (F <= kSmallCap)
+    return launch<kSmallCap>(ctx, args, cfg, outStride);
+  return launch<kLargeCap>(ctx, args, cfg, outStride);
+}
