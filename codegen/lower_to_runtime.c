@@ -228,9 +228,8 @@ static Mapped *tensorOperand(Lowering *l, MlirOperation op, intptr_t i) {
   return m;
 }
 
-/// Declares `func.func private @name(types) -> result` once.
-static void declare(Lowering *l, const char *name, const char *signature) {
-  MlirOperation module = mlirModuleGetOperation(l->module);
+/// Whether the module has a symbol named `name`.
+static bool hasSymbol(Lowering *l, const char *name) {
   MlirBlock body = mlirModuleGetBody(l->module);
   for (MlirOperation op = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -238,10 +237,17 @@ static void declare(Lowering *l, const char *name, const char *signature) {
     if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
       MlirStringRef s = mlirStringAttrGetValue(sym);
       if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
-        return;
+        return true;
     }
   }
-  (void)module;
+  return false;
+}
+
+/// Declares `func.func private @name(types) -> result` once.
+static void declare(Lowering *l, const char *name, const char *signature) {
+  if (hasSymbol(l, name))
+    return;
+  MlirBlock body = mlirModuleGetBody(l->module);
   char text[512];
   snprintf(text, sizeof text, "func.func private @%s%s", name, signature);
   MlirOperation decl =
@@ -1073,20 +1079,6 @@ static void fill(Lowering *l, MlirValue result, const Dim *dims, Dim bits) {
   Dim d[2] = {product(l, out, 0, out->rank), bits};
   CallArrays a = buildArrays(l, attrs, 1, &out->value, 1, d, 2);
   callRuntime(l, "embrtCompiledFill", a);
-}
-
-static bool hasSymbol(Lowering *l, const char *name) {
-  MlirBlock body = mlirModuleGetBody(l->module);
-  for (MlirOperation op = mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute sym = mlirOperationGetAttributeByName(op, embStr("sym_name"));
-    if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
-      MlirStringRef s = mlirStringAttrGetValue(sym);
-      if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
-        return true;
-    }
-  }
-  return false;
 }
 
 /// 64-bit FNV-1a: the content key of a constant (embrtCompiledConstant).
