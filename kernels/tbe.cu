@@ -74,6 +74,9 @@ namespace {
 #ifndef EMB_TBE_SMALL_CAP
 #define EMB_TBE_SMALL_CAP 32
 #endif
+#ifndef EMB_TBE_PREFETCH_PAGES
+#define EMB_TBE_PREFETCH_PAGES 0
+#endif
 #ifdef EMB_TBE_SUFFIX
 #define EMB_TBE_PASTE2(a, b) a##b
 #define EMB_TBE_PASTE(a, b) EMB_TBE_PASTE2(a, b)
@@ -116,6 +119,19 @@ constexpr int kMinBlocks = 3;
 /// one keeps the launch cheap for the common few-feature case.
 constexpr int kSmallCap = EMB_TBE_SMALL_CAP;
 constexpr int kLargeCap = 1000;
+/// Table prefetch of small launches, off by default (0): a grid of at most
+/// kPrefetchGridCtas CTAs (one wave on an H200) first prefetches one line
+/// of every 2^kPrefetchPageLog2 bytes of its feature's table into L2,
+/// spread over the feature's CTAs, so that the table's address translations
+/// (which an L2 flush makes cost: 8192 random rows of a 64 MB table took
+/// 0.4-1.2 us more than 8192 rows of one 512 KB piece) start next to the
+/// offsets load. Measured on an H200 with 64 KB (16) and 2 MB (21) pieces
+/// (bench/tbe/NOTES.md, call 8): within noise of no prefetch at D=32 and
+/// D=64, 0.1-0.6 us faster at D=128; translation misses after a flush are
+/// served one after another (four loads to four buffers cost the same at
+/// once as in a chain), so issuing them earlier buys little.
+constexpr int kPrefetchPageLog2 = EMB_TBE_PREFETCH_PAGES;
+constexpr int kPrefetchGridCtas = 3 * 132;
 
 /// One feature: its table, its output columns and its share of the grid.
 struct FeatureMeta {
@@ -342,6 +358,10 @@ __device__ __forceinline__ void prefetchL1(const void *p) {
   asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
 }
 
+__device__ __forceinline__ void prefetchL2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 __device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
   switch (s.weightKind) {
   case 1:
@@ -509,6 +529,9 @@ template <typename Pos> struct Segment {
   int nb;
   int chunk;
   bool leader; ///< reports data errors (one lane per group)
+  /// Table prefetch (kPrefetchPageLog2): this CTA's index among its
+  /// feature's CTAs and their number (0: no prefetch).
+  int prefetchFirst, prefetchStep;
 };
 
 /// Bytes between the slots of one lane: its warp's 32 lanes take 16 bytes
@@ -770,6 +793,16 @@ lookupBags(const Shared &s, const FeatureMeta &m,
   // Bag g0 + k is [offsets[g0 + k], offsets[g0 + k + 1]). Wrong: offsets
   // that decrease or leave [0, N], offsets[0] != 0, offsets[F * B] != N.
   const long long first = loadOffset(s, g.g0);
+  if (kPrefetchPageLog2 && g.prefetchStep > 0) {
+    // Piece threadIdx.x * step + first of the table, after the first
+    // offsets load (issued first, so its translation is not queued behind).
+    const unsigned long long bytes =
+        (unsigned long long)m.rows * m.dim * sizeof(T);
+    const unsigned long long piece =
+        (unsigned long long)threadIdx.x * g.prefetchStep + g.prefetchFirst;
+    if (piece << kPrefetchPageLog2 < bytes)
+      prefetchL2(m.table + (piece << kPrefetchPageLog2));
+  }
   int badBag = first < 0 || first > N || (g.g0 == 0 && first != 0) ? 0 : -1;
   long long badValue = first, badLimit = first < 0 || g.g0 == 0 ? 0 : N;
   long long previous = first;
@@ -863,6 +896,13 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   g.nb = (int)min((long long)s.bagsPerGroup, s.batch - b0);
   g.b0 = b0;
   g.g0 = (long long)lo * s.batch + b0;
+  g.prefetchFirst = cta - m.firstCta;
+  g.prefetchStep = 0;
+  if (kPrefetchPageLog2 && gridDim.x <= kPrefetchGridCtas)
+    g.prefetchStep = (lo + 1 < s.numFeatures ? global ? global[lo + 1].firstCta
+                                                      : p.meta[lo + 1].firstCta
+                                             : (int)gridDim.x) -
+                     m.firstCta;
 
   switch ((m.flags >> 3) & 7) {
   case 4:

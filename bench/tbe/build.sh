@@ -55,21 +55,22 @@ run bash -c "$NVCC $NVFLAGS -Xptxas -v -c kernels/tbe.cu -o $BUILD/obj/tbe.o \
 
 # Tuning variants for the benchmark: name, flags[, source] (the same list as
 # kVariants in tbe_bench.cu; the source defaults to kernels/tbe.cu). Stage
-# rows come from the configurations, which the benchmark sweeps. "v2" is the
-# kernel as of call 4 (bench/tbe/variants/tbe_v2_call4.cu), the A/B of the
-# leaner streaming core; "pos64" forces the 64-bit-position kernels that
-# launches with N >= 2^31 take; "l1" sends 16-bit tables' rows through L1
-# too, "l2" none (f32 tables' rows go through L1 by default). Measured and
-# dropped (NOTES.md): plain loads
-# (bench/tbe/variants/tbe_v1_plain.cu, 30-40% slower), 3 stages
+# rows come from the configurations, which the benchmark sweeps. "pos64"
+# forces the 64-bit-position kernels that launches with N >= 2^31 take (and
+# builds tbe_test_pos64); "pfpages" prefetches one line of every 64 KB of
+# the table into L2 at the start of small launches (EMB_TBE_PREFETCH_PAGES,
+# call 8: within noise; one line every 2 MB likewise). Measured and dropped
+# from the build (NOTES.md): L2 prefetches of the output line, the guessed
+# ids and the table's first line at entry (call 7: neutral), plain
+# loads (bench/tbe/variants/tbe_v1_plain.cu, 30-40% slower), 3 stages
 # (EMB_TBE_STAGES=3), a 160-byte parameter block (EMB_TBE_SMALL_CAP=4), the
-# id guess (call 4's kernel, EMB_TBE_SPECULATE_IDS=1). Never run: no
-# evict-first hints (EMB_TBE_STREAM_HINTS=0).
+# id guess (call 4's kernel), call 4's kernel
+# (bench/tbe/variants/tbe_v2_call4.cu, calls 5-6), 16-bit rows through L1
+# (EMB_TBE_ROWS_L1_16=1) and f32 rows through L2 (EMB_TBE_ROWS_L1_F32=0),
+# calls 5-6. Never run: no evict-first hints (EMB_TBE_STREAM_HINTS=0).
 variants=(
-  "v2::bench/tbe/variants/tbe_v2_call4.cu"
   "pos64:-DEMB_TBE_POS32=0"
-  "l1:-DEMB_TBE_ROWS_L1_16=1"
-  "l2:-DEMB_TBE_ROWS_L1_F32=0"
+  "pfpages:-DEMB_TBE_PREFETCH_PAGES=16"
 )
 vobjs=()
 for v in "${variants[@]}"; do

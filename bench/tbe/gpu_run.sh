@@ -17,7 +17,10 @@
 #   quick,test,memcheck,racecheck,sass,bench,regress,peers,report,ncu
 # ONLY: cases (comma list) for bench and peers, default all.
 # REGRESS: cases timed ours-only, auto configuration, no sweep (a check that
-#   a change slowed nothing; no records), default none.
+#   a change slowed nothing; no records), default none. REGRESS_VARIANTS=1:
+#   the tuning variants too (no configuration sweep).
+# PROBES=1: the bench step runs the first-access probes first (tbe_bench
+#   --probes; records named probe_*).
 # DEADLINE: seconds after the start past which racecheck and ncu are skipped
 #   (default 10000).
 # MERGE, RUN: report merges this run's records (numbered RUN) into the
@@ -96,22 +99,25 @@ fi
 if has bench; then
   stamp "bench (ours)"
   timeout 150 "$BUILD/tbe_bench" --out "$OUT/ours.jsonl" "${onlyArgs[@]}" \
-    >/dev/null
+    ${PROBES:+--probes} >/dev/null
   echo "bench rc=$?"
 fi
 
 if has regress && [ -n "$REGRESS" ]; then
   stamp "regression check (ours only, no sweep)"
+  regressArgs=(--no-sweep)
+  [ -n "${REGRESS_VARIANTS:-}" ] && regressArgs=(--no-configs)
   timeout 90 "$BUILD/tbe_bench" --out "$OUT/regress.jsonl" --only "$REGRESS" \
-    --no-sweep >/dev/null
+    "${regressArgs[@]}" >/dev/null
   echo "regress rc=$?"
   python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
     if "config" in r:
-        print("regress %-22s %-14s %9.4f ms %7.0f GB/s %s" %
-              (r["case"], r["config"], r["ms"], r["gbps"], r["check"]))
+        print("regress %-22s %-16s %-14s %9.4f ms %7.0f GB/s %s" %
+              (r["case"], r["impl"][-16:], r["config"], r["ms"], r["gbps"],
+               r["check"]))
 ' "$OUT/regress.jsonl"
 fi
 

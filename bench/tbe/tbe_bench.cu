@@ -19,7 +19,12 @@
 // bench/tbe/build.sh ("emb var=NAME"). After timing, 256 sampled bags are
 // checked against a host reference computed from the same table values.
 //
+// --no-configs: variants only (a check of the variants on shapes whose
+// configuration sweep is not needed). --probes: the first-access probes of
+// the launch-bound floor (runProbes), before the shapes.
+//
 // Usage: tbe_bench [--out FILE.jsonl] [--only CASE,...] [--no-sweep]
+//                  [--no-configs] [--probes]
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,18 +52,14 @@ typedef embrtStatus (*Launcher)(embrtContext *, const embrtTbeArgs *);
   extern "C" embrtStatus embrtCudaLaunchTbeForward##suffix(                    \
       embrtContext *, const embrtTbeArgs *);
 #ifdef TBE_BENCH_VARIANTS
-VARIANT(_v2)
 VARIANT(_pos64)
-VARIANT(_l1)
-VARIANT(_l2)
+VARIANT(_pfpages)
 static const struct {
   const char *name;
   Launcher launch;
 } kVariants[] = {
-    {"v2-call4", embrtCudaLaunchTbeForward_v2},
     {"pos64", embrtCudaLaunchTbeForward_pos64},
-    {"rows-l1-all", embrtCudaLaunchTbeForward_l1},
-    {"rows-l2-all", embrtCudaLaunchTbeForward_l2},
+    {"pf-pages", embrtCudaLaunchTbeForward_pfpages},
 };
 #endif
 
@@ -198,6 +199,7 @@ struct Zipf {
 struct Timer {
   void *flush = nullptr;
   size_t flushBytes = 256ull << 20;
+  bool flushOn = true; ///< off: L2 and the TLBs stay warm (probes)
   cudaStream_t stream;
   explicit Timer(cudaStream_t s) : stream(s) {
     CUDA_OK(cudaMalloc(&flush, flushBytes));
@@ -228,7 +230,8 @@ struct Timer {
     for (auto &e : ev)
       CUDA_OK(cudaEventCreate(&e));
     for (int i = 0; i < reps; ++i) {
-      CUDA_OK(cudaMemsetAsync(flush, 0, flushBytes, stream));
+      if (flushOn)
+        CUDA_OK(cudaMemsetAsync(flush, 0, flushBytes, stream));
       CUDA_OK(cudaEventRecord(ev[2 * i], stream));
       call();
       CUDA_OK(cudaEventRecord(ev[2 * i + 1], stream));
@@ -254,8 +257,8 @@ static const char *dtypeName(embrtDtype d) {
   return d == EMBRT_F32 ? "float32" : d == EMBRT_F16 ? "float16" : "bfloat16";
 }
 
-static void runShape(embrtContext *ctx, const Shape &sh, FILE *out,
-                     bool sweep) {
+static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
+                     bool sweepConfigs) {
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   const int64_t B = sh.B, T = sh.T, E = sh.E, D = sh.D, L = sh.L;
   const size_t esz = embrtDtypeSize(sh.dtype);
@@ -434,8 +437,15 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out,
 
   auto r = timeApi(-1);
   emit("emb", embrtTbeGetConfig(autoConfig)->name, r.first, r.second);
+  if (!strncmp(sh.name, "probe", 5) || (sh.meanPad && D == 32 && L == 1)) {
+    // The same launch with L2 and the TLBs warm (no flush).
+    timer.flushOn = false;
+    r = timeApi(-1);
+    timer.flushOn = true;
+    emit("emb noflush", embrtTbeGetConfig(autoConfig)->name, r.first, r.second);
+  }
   if (sweep && strncmp(sh.name, "probe", 5)) {
-    for (int64_t id = 0; id < embrtTbeNumConfigs(); ++id) {
+    for (int64_t id = 0; sweepConfigs && id < embrtTbeNumConfigs(); ++id) {
       r = timeApi(id);
       emit(std::string("emb cfg=") + embrtTbeGetConfig(id)->name,
            embrtTbeGetConfig(id)->name, r.first, r.second);
@@ -466,9 +476,173 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out,
   cudaFree(dOut);
 }
 
+//===----------------------------------------------------------------------===//
+// Probes of the launch-bound floor: which first access after the flush costs
+//===----------------------------------------------------------------------===//
+
+// Buffers as ebag_mean_d32_l1's: a 1e6 x 32 f16 table, 8192 i64 ids and
+// 8193 offsets, an 8192 x 32 f16 output; the grid of its launch (8192 bags of
+// 4 lanes: 128 CTAs of 256 threads). Loads feed a store only when they equal
+// kMagic (never), so that they are not removed.
+static const long long kMagic = 0x7fffffff12345ll;
+
+__global__ void probeEmpty() {}
+
+__global__ void probeSmem() {
+  extern __shared__ unsigned char smem[];
+  if (threadIdx.x == 1024) // never: the shared memory is only allocated
+    smem[0] = 0;
+}
+
+__global__ void probeWrite(uint4 *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  __stcs(out + i, make_uint4(i, 0, 0, 0));
+}
+
+__global__ void probeRead(const long long *offs, long long *sink) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = __ldg(offs + i / 4);
+  if (v == kMagic)
+    *sink = v;
+}
+
+__global__ void probeReadThenWrite(const long long *offs, uint4 *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = __ldg(offs + i / 4);
+  __stcs(out + i, make_uint4((unsigned)v, 0, 0, 0));
+}
+
+__global__ void probeReadAndWrite(const long long *offs, uint4 *out,
+                                  long long *sink) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = __ldg(offs + i / 4);
+  __stcs(out + i, make_uint4(i, 0, 0, 0));
+  if (v == kMagic)
+    *sink = v;
+}
+
+/// One thread: n loads, each from its own buffer; `chain`: each address
+/// depends on the value before (one round trip after another), else all in
+/// flight together.
+__global__ void probeLoads(const long long *a, const long long *b,
+                           const long long *c, const long long *d, int n,
+                           int chain, long long *sink) {
+  if (threadIdx.x)
+    return;
+  const long long *p[4] = {a, b, c, d};
+  long long sum = 0, k = 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if (j < n) {
+      long long v = __ldcg(p[j] + (chain ? k : 0));
+      k = v == kMagic; // 0, but only known once v is back
+      sum += v;
+    }
+  }
+  if (sum == kMagic)
+    *sink = sum;
+}
+
+/// Groups of 4 lanes read 16 bytes each of one 64-byte table row: row i of
+/// group i (`random` 0: 512 KB, one page) or a hashed row (the whole 64 MB
+/// table, as the ebag shapes read it).
+__global__ void probeRows(const uint4 *table, int rows, int random,
+                          long long *sink) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned r = i / 4;
+  if (random)
+    r = (unsigned)(((unsigned long long)r * 0x9E3779B97F4A7C15ull) >> 40) %
+        (unsigned)rows;
+  uint4 v = __ldcg(table + (size_t)r * 4 + (i & 3));
+  if (v.x == 0x12345u && v.y == 0x6789u)
+    *sink = v.z;
+}
+
+static void runProbes(embrtContext *ctx, FILE *out) {
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  const int B = 8192, D = 32, E = 1000000;
+  const int ctas = B * 4 / 256;
+  char *table = nullptr;
+  long long *ids = nullptr, *offs = nullptr, *sink = nullptr;
+  uint4 *dOut = nullptr;
+  CUDA_OK(cudaMalloc(&table, (size_t)E * D * 2));
+  CUDA_OK(cudaMalloc(&ids, B * 8));
+  CUDA_OK(cudaMalloc(&offs, (B + 1) * 8));
+  CUDA_OK(cudaMalloc(&dOut, (size_t)B * D * 2));
+  CUDA_OK(cudaMalloc(&sink, 8));
+  fillTable<<<1024, 256, 0, stream>>>(table, EMBRT_F16, 0, E, D);
+  std::vector<long long> h(B + 1);
+  for (int i = 0; i <= B; ++i)
+    h[i] = i;
+  CUDA_OK(cudaMemcpy(offs, h.data(), (B + 1) * 8, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(ids, h.data(), B * 8, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());
+  const long long *tab = (const long long *)table, *o = offs, *x = ids,
+                  *w = (const long long *)dOut;
+  Timer timer(stream);
+  auto probe = [&](const char *name, bool noflush, auto launch) {
+    for (int f = 0; f < (noflush ? 2 : 1); ++f) {
+      timer.flushOn = f == 0;
+      double ms = timer.median([&]() { launch(); });
+      CUDA_OK(cudaGetLastError());
+      char line[256];
+      snprintf(line, sizeof line,
+               "{\"case\": \"probe_%s%s\", \"impl\": \"emb\", \"ms\": %.6f}",
+               name, f ? "_noflush" : "", ms);
+      printf("%s\n", line);
+      if (out)
+        fprintf(out, "%s\n", line);
+    }
+    timer.flushOn = true;
+  };
+  probe("grid_empty", true, [&]() { probeEmpty<<<ctas, 256, 0, stream>>>(); });
+  for (int kb : {8, 16, 24, 48}) {
+    char name[32];
+    snprintf(name, sizeof name, "grid_smem%dk", kb);
+    probe(name, false,
+          [&]() { probeSmem<<<ctas, 256, kb * 1024, stream>>>(); });
+  }
+  probe("write_out", true,
+        [&]() { probeWrite<<<ctas, 256, 0, stream>>>(dOut); });
+  probe("read_offs", true,
+        [&]() { probeRead<<<ctas, 256, 0, stream>>>(offs, sink); });
+  probe("read_offs_then_write", true,
+        [&]() { probeReadThenWrite<<<ctas, 256, 0, stream>>>(offs, dOut); });
+  probe("read_offs_and_write", false, [&]() {
+    probeReadAndWrite<<<ctas, 256, 0, stream>>>(offs, dOut, sink);
+  });
+  probe("one_load", true,
+        [&]() { probeLoads<<<1, 32, 0, stream>>>(o, x, tab, w, 1, 0, sink); });
+  probe("chain2_same_buffer", true, [&]() {
+    probeLoads<<<1, 32, 0, stream>>>(o, o + 4096, o, o, 2, 1, sink);
+  });
+  probe("chain2_two_buffers", true, [&]() {
+    probeLoads<<<1, 32, 0, stream>>>(o, x + 4096, o, o, 2, 1, sink);
+  });
+  probe("chain4_four_buffers", true, [&]() {
+    probeLoads<<<1, 32, 0, stream>>>(o, x + 4096, tab + 4000000, w + 30000, 4,
+                                     1, sink);
+  });
+  probe("par4_four_buffers", false, [&]() {
+    probeLoads<<<1, 32, 0, stream>>>(o, x + 4096, tab + 4000000, w + 30000, 4,
+                                     0, sink);
+  });
+  probe("rows_seq", true, [&]() {
+    probeRows<<<ctas, 256, 0, stream>>>((const uint4 *)table, E, 0, sink);
+  });
+  probe("rows_random", true, [&]() {
+    probeRows<<<ctas, 256, 0, stream>>>((const uint4 *)table, E, 1, sink);
+  });
+  cudaFree(table);
+  cudaFree(ids);
+  cudaFree(offs);
+  cudaFree(dOut);
+  cudaFree(sink);
+}
+
 int main(int argc, char **argv) {
   const char *outPath = nullptr, *only = nullptr;
-  bool sweep = true;
+  bool sweep = true, sweepConfigs = true, probes = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc)
       outPath = argv[++i];
@@ -476,6 +650,10 @@ int main(int argc, char **argv) {
       only = argv[++i];
     else if (!strcmp(argv[i], "--no-sweep"))
       sweep = false;
+    else if (!strcmp(argv[i], "--no-configs"))
+      sweepConfigs = false;
+    else if (!strcmp(argv[i], "--probes"))
+      probes = true;
   }
   embrtContext *ctx = nullptr;
   if (embrtContextCreate(EMBRT_DEVICE_CUDA, 0, nullptr, &ctx) != EMBRT_OK) {
@@ -497,11 +675,13 @@ int main(int argc, char **argv) {
     if (out)
       fprintf(out, "%s\n", line);
   }
+  if (probes)
+    runProbes(ctx, out);
   for (const Shape &sh : kShapes) {
     if (only && !strstr((std::string(",") + only + ",").c_str(),
                         (std::string(",") + sh.name + ",").c_str()))
       continue;
-    runShape(ctx, sh, out, sweep);
+    runShape(ctx, sh, out, sweep, sweepConfigs);
   }
   if (out)
     fclose(out);
