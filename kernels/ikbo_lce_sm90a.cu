@@ -343,8 +343,10 @@ __device__ __forceinline__ Work decodeWork(int w, int mGroups, int nGroups) {
 /// wgmma group completed.
 ///
 /// Epilogue with the user result in the dtype (kYuSmem): during the tile's
-/// third k block the producer, once both consumers have seen their previous
-/// store leave the staging buffer (stagingEmpty), TMA-loads the user rows
+/// third k block (the last one in a CTA's first tile while the user launch
+/// may still run, so that waiting for it stalls no main loop) the producer,
+/// once both consumers have seen their previous store leave the staging
+/// buffer (stagingEmpty), TMA-loads the user rows
 /// user[c2u[b]][m0 ..][n0 ..] into it (yuFull). Each consumer then reads them
 /// with ldmatrix.trans in the accumulator layout, adds them in f32, rounds
 /// once and writes the result in place with stmatrix.trans; one thread
@@ -438,6 +440,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         long long user = -1;
         if (yuFromSmem)
           user = loadIndex(p.candToUser, p.index64, t.item);
+        // The user rows go in during the third k block, except in the first
+        // tile after a user launch still running: there the wait for it
+        // comes after the tile's last k block, so that the wait does not
+        // stop this tile's main loop (only its epilogue waits).
+        const int yuAt = waitedForUsers ? kYu : p.numK - 1;
         for (int kb = 0; kb < p.numK; ++kb) {
           mbarWait(emptyBar(stage), phase ^ 1);
           const uint32_t full = fullBar(stage);
@@ -462,7 +469,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             stage = 0;
             phase ^= 1;
           }
-          if (yuFromSmem && kb == kYu) {
+          if (yuFromSmem && kb == yuAt) {
             // The user rows of this tile, into the staging buffer once the
             // previous tile's stores have read it out.
             if (!waitedForUsers) {
