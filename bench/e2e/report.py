@@ -1,13 +1,17 @@
 """Merges the compiled models' timings and the peers into e2e.json records.
 
     python3 bench/e2e/report.py --out DIR --commit SHA
-reads DIR/<model>.txt (emb-run-aot output) and DIR/peers.jsonl.
+reads DIR/<model>.txt (emb-run-aot output: one or more runs of the
+compiled model, each a median of its repeats) and DIR/peers.jsonl. Where a
+side was timed more than once the record holds the median of the runs and
+every run (`ms_runs`, `peer_ms_runs`).
 """
 import argparse
 import datetime
 import json
 import os
 import re
+import statistics
 
 MODELS = {
     "ikbo_lce": dict(file="ikbo_benchmark", entry="ikbo_benchmark",
@@ -44,16 +48,25 @@ def main():
         if not ours:
             print("no timing for", case)
             continue
-        ms = ours[0]
+        ms = statistics.median(ours)
+        checks = set(check)
         base = dict(case=case, **m["shape"], device=device, commit=a.commit,
-                    date=date, check=check[0] if check else "missing")
-        rows = [("emb_compiled_as_written", written[0])] if written else []
-        rows += [(p["peer"], p["ms"]) for p in peers if p["case"] == case]
-        for peer, peer_ms in rows:
-            records.append(dict(base, impl="emb_compiled_emb_ikbo", ms=ms,
-                                peer=peer, peer_ms=peer_ms,
-                                ratio=peer_ms / ms,
-                                tflops=m["flops"] / ms / 1e9))
+                    date=date,
+                    check="missing" if not checks else
+                    "ok" if checks == {"ok"} else "MISMATCH")
+        if len(ours) > 1:
+            base["ms_runs"] = ours
+        rows = ([("emb_compiled_as_written", statistics.median(written),
+                  written)] if written else [])
+        rows += [(p["peer"], p["ms"], p.get("ms_runs", [p["ms"]]))
+                 for p in peers if p["case"] == case]
+        for peer, peer_ms, peer_runs in rows:
+            r = dict(base, impl="emb_compiled_emb_ikbo", ms=ms, peer=peer,
+                     peer_ms=peer_ms, ratio=peer_ms / ms,
+                     tflops=m["flops"] / ms / 1e9)
+            if len(peer_runs) > 1:
+                r["peer_ms_runs"] = peer_runs
+            records.append(r)
     with open(os.path.join(a.out, "e2e.json"), "w") as f:
         json.dump(records, f, indent=1)
     print("\n%-15s %-42s %9s %9s %7s %7s %s" % ("case", "peer", "ms", "peer_ms",

@@ -14,6 +14,10 @@
 //   sweep    B in {512, 1024, 2048, 3072} x {2, 10, 70, 1000} candidates a
 //            user, padded K, f16;
 //   configs  every configuration that applies, forced, on the main shape;
+//   pad      what copying W with a 16-byte pitch costs (K not a multiple of
+//            8, so TMA cannot read W in place): B=1 with K 1184/872 (no
+//            copy) and 1178/866 (the copy before the user launch), each
+//            twice, alternating;
 //   one      one call of the main shape after one warm-up (for ncu);
 //   --config forces a configuration (by name) wherever it applies.
 //
@@ -253,8 +257,9 @@ int main(int argc, char **argv) {
         if (!strcmp(kIkboLceConfigs[c].name, name))
           gForceConfig = c;
     } else {
-      fprintf(stderr, "usage: ikbo_lce_bench [--set main|sweep|configs|all] "
-                      "[--reps N] [--config NAME] [--skip-configs A,B]\n");
+      fprintf(stderr,
+              "usage: ikbo_lce_bench [--set main|sweep|configs|pad|all] "
+              "[--reps N] [--config NAME] [--skip-configs A,B]\n");
       return 2;
     }
   }
@@ -289,6 +294,14 @@ int main(int argc, char **argv) {
     run({"main_unpadded", EMBRT_F16, 1024, 15, 433, 1178, 866, 256, -1}, reps);
     run({"main", EMBRT_BF16, 1024, 15, 433, 1184, 872, 256, -1}, reps);
     run({"user_only", EMBRT_F16, 1, 15, 433, 1184, 872, 256, -1}, reps);
+  }
+  if (set.find("pad") != std::string::npos) {
+    for (int i = 0; i < 2; ++i) {
+      run({"pad_probe_aligned", EMBRT_F16, 1, 15, 433, 1184, 872, 256, -1},
+          reps);
+      run({"pad_probe_copied", EMBRT_F16, 1, 15, 433, 1178, 866, 256, -1},
+          reps);
+    }
   }
   if (want("configs")) {
     for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
