@@ -110,37 +110,6 @@ EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to) {
   return p;
 }
 
-/// The runtime's code for an element type, or -1.
-int64_t embRuntimeDtype(MlirType t) {
-  if (mlirTypeIsAF32(t))
-    return EMBRT_F32;
-  if (mlirTypeIsAF16(t))
-    return EMBRT_F16;
-  if (mlirTypeIsABF16(t))
-    return EMBRT_BF16;
-  if (mlirTypeIsAF64(t))
-    return EMBRT_F64;
-  if (mlirTypeIsAInteger(t)) {
-    unsigned w = mlirIntegerTypeGetWidth(t);
-    if (w == 32)
-      return EMBRT_I32;
-    if (w == 64)
-      return EMBRT_I64;
-    if (w == 8 || w == 1)
-      return EMBRT_I8;
-  }
-  return -1;
-}
-
-int64_t embTensorElementBytes(MlirType tensorType) {
-  int64_t d = embRuntimeDtype(mlirShapedTypeGetElementType(tensorType));
-  return d < 0 ? 0 : (int64_t)embrtDtypeSize((embrtDtype)d);
-}
-
-int64_t embValueDtype(MlirValue v) {
-  return embRuntimeDtype(mlirShapedTypeGetElementType(mlirValueGetType(v)));
-}
-
 /// The lowered form of tensor operand `i` of `op`.
 EmbMapped *embTensorOperand(EmbLowering *l, MlirOperation op, intptr_t i) {
   EmbMapped *m = embLookupValue(l, mlirOperationGetOperand(op, i));
@@ -170,23 +139,25 @@ bool embHasSymbol(EmbLowering *l, const char *name) {
   return false;
 }
 
-/// Declares `func.func private @name(types) -> result` once.
-void embDeclareRuntime(EmbLowering *l, const char *name,
-                       const char *signature) {
-  if (embHasSymbol(l, name))
+void embDeclareRuntime(EmbLowering *l, EmbRuntimeFn fn) {
+  const EmbRuntimeSymbol *sym = &embRuntimeSymbols[fn];
+  if (embHasSymbol(l, sym->name))
     return;
   MlirBlock body = mlirModuleGetBody(l->module);
   char text[512];
-  snprintf(text, sizeof text, "func.func private @%s%s", name, signature);
+  snprintf(text, sizeof text, "func.func private @%s%s", sym->name,
+           sym->signature);
   MlirOperation decl =
       mlirOperationCreateParse(l->ctx, embStr(text), embStr("emb-runtime"));
   mlirBlockInsertOwnedOperation(body, 0, decl);
 }
 
-static const char *const opSignature =
-    "(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)";
-static const char *const workspaceSignature =
-    "(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i64";
+MlirValue embCallRuntime(EmbLowering *l, EmbRuntimeFn fn, intptr_t nArgs,
+                         const MlirValue *args, MlirType resultType) {
+  embDeclareRuntime(l, fn);
+  return embBuildCall(&l->b, embRuntimeSymbols[fn].name, nArgs, args,
+                      resultType);
+}
 
 EmbCallArrays embBuildCallArrays(EmbLowering *l, const int64_t *attrs,
                                  int64_t nAttrs, const MlirValue *buffers,
@@ -208,17 +179,14 @@ EmbCallArrays embBuildCallArrays(EmbLowering *l, const int64_t *attrs,
   return a;
 }
 
-void embCallRuntime(EmbLowering *l, const char *name, EmbCallArrays a) {
-  embDeclareRuntime(l, name, opSignature);
+void embCallRuntimeOp(EmbLowering *l, EmbRuntimeFn fn, EmbCallArrays a) {
   MlirValue args[4] = {l->ctxArg, a.attrs, a.buffers, a.dims};
-  embBuildCall(&l->b, name, 4, args, (MlirType){NULL});
+  embCallRuntime(l, fn, 4, args, (MlirType){NULL});
 }
 
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {
-  embDeclareRuntime(l, "embrtCompiledAlloc", "(!llvm.ptr, i64) -> !llvm.ptr");
   MlirValue args[2] = {l->ctxArg, embDimValue(l, &bytes)};
-  MlirValue p =
-      embBuildCall(&l->b, "embrtCompiledAlloc", 2, args, embPtrType(l->ctx));
+  MlirValue p = embCallRuntime(l, EMB_RT_ALLOC, 2, args, embPtrType(l->ctx));
   if (l->numOwned == l->ownedCap) {
     l->ownedCap = l->ownedCap ? 2 * l->ownedCap : 16;
     l->owned = realloc(l->owned, l->ownedCap * sizeof(MlirValue));
@@ -229,11 +197,10 @@ MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {
 
 /// Asks the runtime for the workspace of the call in `a`, allocates it and
 /// stores it at buffers[bufIndex] and its size at dims[dimIndex].
-void embAddWorkspace(EmbLowering *l, const char *sizeFn, EmbCallArrays a,
+void embAddWorkspace(EmbLowering *l, EmbRuntimeFn sizeFn, EmbCallArrays a,
                      int64_t bufIndex, int64_t dimIndex) {
-  embDeclareRuntime(l, sizeFn, workspaceSignature);
   MlirValue args[4] = {l->ctxArg, a.attrs, a.buffers, a.dims};
-  MlirValue bytes = embBuildCall(&l->b, sizeFn, 4, args, embI64Type(l->ctx));
+  MlirValue bytes = embCallRuntime(l, sizeFn, 4, args, embI64Type(l->ctx));
   EmbDim d = {bytes, -1};
   MlirValue ws = embAllocBytes(l, d);
   embBuildStoreAt(&l->b, a.buffers, embPtrType(l->ctx), bufIndex, ws);

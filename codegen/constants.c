@@ -34,7 +34,7 @@ static void fill(EmbLowering *l, MlirValue result, const EmbDim *dims,
   int64_t attrs[1] = {embValueDtype(result)};
   EmbDim d[2] = {embDimProduct(l, out, 0, out->rank), bits};
   EmbCallArrays a = embBuildCallArrays(l, attrs, 1, &out->value, 1, d, 2);
-  embCallRuntime(l, "embrtCompiledFill", a);
+  embCallRuntimeOp(l, EMB_RT_FILL, a);
 }
 
 /// 64-bit FNV-1a: the content key of a constant (embrtCompiledConstant).
@@ -112,8 +112,6 @@ static void lowerDenseConstant(EmbLowering *l, MlirOperation op,
       l->ctx, "global_name", mlirFlatSymbolRefAttrGet(l->ctx, embStr(name)));
   MlirValue host = mlirOperationGetResult(
       embBuildOp(&l->b, "llvm.mlir.addressof", 0, NULL, 1, &ptr, 1, &ref), 0);
-  embDeclareRuntime(l, "embrtCompiledConstant",
-                    "(!llvm.ptr, !llvm.ptr, i64, i64) -> !llvm.ptr");
   MlirValue args[4] = {
       l->ctxArg, host, embBuildConstI64(&l->b, bytes),
       embBuildConstI64(&l->b,
@@ -124,7 +122,7 @@ static void lowerDenseConstant(EmbLowering *l, MlirOperation op,
   m.rank = (int)mlirShapedTypeGetRank(t);
   for (int i = 0; i < m.rank; ++i)
     m.dims[i] = dims[i];
-  m.value = embBuildCall(&l->b, "embrtCompiledConstant", 4, args, ptr);
+  m.value = embCallRuntime(l, EMB_RT_CONSTANT, 4, args, ptr);
   embMapValue(l, result, &m);
 }
 
@@ -273,7 +271,7 @@ static void lowerElementwise(EmbLowering *l, MlirOperation op,
   MlirValue bufs[3] = {a->value, b ? b->value : (MlirValue){NULL}, out->value};
   EmbDim count = embDimProduct(l, out, 0, out->rank);
   EmbCallArrays arrays = embBuildCallArrays(l, attrs, 3, bufs, 3, &count, 1);
-  embCallRuntime(l, "embrtCompiledElementwise", arrays);
+  embCallRuntimeOp(l, EMB_RT_ELEMENTWISE, arrays);
 }
 
 //===----------------------------------------------------------------------===//

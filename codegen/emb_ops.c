@@ -171,9 +171,9 @@ static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
       embBuildCallArrays(l, attrs, EMB_ABI_TBE_FEATURE_TABLES + numFeatures,
                          bufs, EMB_ABI_TBE_BUF_TABLES + numTables, dims,
                          EMB_ABI_TBE_DIM_TABLES + 2 * numTables);
-  embAddWorkspace(l, "embrtCompiledTbeWorkspace", a, EMB_ABI_TBE_BUF_WORKSPACE,
+  embAddWorkspace(l, EMB_RT_TBE_WORKSPACE, a, EMB_ABI_TBE_BUF_WORKSPACE,
                   EMB_ABI_TBE_DIM_WORKSPACE);
-  embCallRuntime(l, "embrtCompiledTbe", a);
+  embCallRuntimeOp(l, EMB_RT_TBE, a);
 }
 
 //===----------------------------------------------------------------------===//
@@ -201,8 +201,7 @@ static void lowerBroadcast(EmbLowering *l, MlirOperation op, bool add) {
                        add ? nro->value : (MlirValue){NULL}, out->value};
   EmbDim dims[3] = {users, rowElements, batch};
   EmbCallArrays a = embBuildCallArrays(l, attrs, 2, bufs, 4, dims, 3);
-  embCallRuntime(
-      l, add ? "embrtCompiledBroadcastAdd" : "embrtCompiledBroadcast", a);
+  embCallRuntimeOp(l, add ? EMB_RT_BROADCAST_ADD : EMB_RT_BROADCAST, a);
 }
 
 //===----------------------------------------------------------------------===//
@@ -223,9 +222,9 @@ static void lowerLce(EmbLowering *l, MlirOperation op) {
   EmbDim dims[5] = {x->dims[0], w->dims[0], w->dims[1], x->dims[2],
                     embConstDim(0)};
   EmbCallArrays a = embBuildCallArrays(l, attrs, 2, bufs, 4, dims, 5);
-  embAddWorkspace(l, "embrtCompiledLceWorkspace", a, EMB_ABI_LCE_BUF_WORKSPACE,
+  embAddWorkspace(l, EMB_RT_LCE_WORKSPACE, a, EMB_ABI_LCE_BUF_WORKSPACE,
                   EMB_ABI_LCE_DIM_WORKSPACE);
-  embCallRuntime(l, "embrtCompiledLce", a);
+  embCallRuntimeOp(l, EMB_RT_LCE, a);
 }
 
 /// `base` advanced by `bytes` (a constant).
@@ -291,10 +290,10 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
                     x[0]->dims[1],  x[1]->dims[1], x[1]->dims[2],
                     embConstDim(0), stride[0],     stride[1]};
   EmbCallArrays a = embBuildCallArrays(l, attrs, 3, bufs, 7, dims, 9);
-  embAddWorkspace(l, "embrtCompiledIkboLceWorkspace", a,
+  embAddWorkspace(l, EMB_RT_IKBO_LCE_WORKSPACE, a,
                   EMB_ABI_IKBO_LCE_BUF_WORKSPACE,
                   EMB_ABI_IKBO_LCE_DIM_WORKSPACE);
-  embCallRuntime(l, "embrtCompiledIkboLce", a);
+  embCallRuntimeOp(l, EMB_RT_IKBO_LCE, a);
 }
 
 //===----------------------------------------------------------------------===//
@@ -343,9 +342,9 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
   EmbDim dims[7] = {q->dims[0], k->dims[0], q->dims[1],    k->dims[1],
                     q->dims[2], q->dims[3], embConstDim(0)};
   EmbCallArrays a = embBuildCallArrays(l, attrs, 6, bufs, 7, dims, 7);
-  embAddWorkspace(l, "embrtCompiledAttentionWorkspace", a,
-                  EMB_ABI_ATTN_BUF_WORKSPACE, EMB_ABI_ATTN_DIM_WORKSPACE);
-  embCallRuntime(l, "embrtCompiledAttention", a);
+  embAddWorkspace(l, EMB_RT_ATTENTION_WORKSPACE, a, EMB_ABI_ATTN_BUF_WORKSPACE,
+                  EMB_ABI_ATTN_DIM_WORKSPACE);
+  embCallRuntimeOp(l, EMB_RT_ATTENTION, a);
 }
 
 //===----------------------------------------------------------------------===//

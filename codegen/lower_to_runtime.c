@@ -253,17 +253,15 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
       EmbDim bytes =
           embMulDim(l, embDimProduct(l, m, 0, m->rank),
                     embConstDim(embTensorElementBytes(mlirValueGetType(v))));
-      embDeclareRuntime(l, "embrtCompiledCopy",
-                        "(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64)");
       MlirValue args[5] = {l->ctxArg,
                            embBuildConstI64(&l->b, EMBRT_COPY_DEVICE_TO_DEVICE),
                            l->outs[i].value, m->value, embDimValue(l, &bytes)};
-      embBuildCall(&l->b, "embrtCompiledCopy", 5, args, (MlirType){NULL});
+      embCallRuntime(l, EMB_RT_COPY, 5, args, (MlirType){NULL});
     }
-    embDeclareRuntime(l, "embrtCompiledFree", "(!llvm.ptr, !llvm.ptr)");
+    embDeclareRuntime(l, EMB_RT_FREE);
     for (size_t i = 0; i < l->numOwned; ++i) {
       MlirValue args[2] = {l->ctxArg, l->owned[i]};
-      embBuildCall(&l->b, "embrtCompiledFree", 2, args, (MlirType){NULL});
+      embCallRuntime(l, EMB_RT_FREE, 2, args, (MlirType){NULL});
     }
     embBuildOp(&l->b, "func.return", 0, NULL, 0, NULL, 0, NULL);
   }

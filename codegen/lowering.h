@@ -13,6 +13,7 @@
 #define EMB_CODEGEN_LOWERING_H
 
 #include "builder.h"
+#include "runtime_abi.h"
 
 #include "emb/compiled.h"
 #include "emb/emb.h"
@@ -127,19 +128,6 @@ bool embDynamicResultDims(EmbLowering *l, MlirOperation op,
                           intptr_t firstDynamic, EmbDim *dims);
 
 //===----------------------------------------------------------------------===//
-// Element types
-//===----------------------------------------------------------------------===//
-
-/// The runtime's code for an element type, or -1.
-int64_t embRuntimeDtype(MlirType t);
-
-/// The runtime dtype of a tensor value's elements.
-int64_t embValueDtype(MlirValue v);
-
-/// Bytes of one element of `tensorType`, 0 without a runtime dtype.
-int64_t embTensorElementBytes(MlirType tensorType);
-
-//===----------------------------------------------------------------------===//
 // Buffers and calls
 //===----------------------------------------------------------------------===//
 
@@ -150,8 +138,13 @@ EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims);
 /// A runtime allocation of `bytes`, freed before the function returns.
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes);
 
-/// Declares `func.func private @name(types) -> result` once.
-void embDeclareRuntime(EmbLowering *l, const char *name, const char *signature);
+/// Declares runtime function `fn` in the module, once.
+void embDeclareRuntime(EmbLowering *l, EmbRuntimeFn fn);
+
+/// Calls runtime function `fn` (declaring it) with at most one result
+/// (`resultType` may be null).
+MlirValue embCallRuntime(EmbLowering *l, EmbRuntimeFn fn, intptr_t nArgs,
+                         const MlirValue *args, MlirType resultType);
 
 /// The three arrays of one runtime call, built on the stack.
 typedef struct EmbCallArrays {
@@ -163,12 +156,13 @@ EmbCallArrays embBuildCallArrays(EmbLowering *l, const int64_t *attrs,
                                  int64_t nAttrs, const MlirValue *buffers,
                                  int64_t nBuffers, EmbDim *dims, int64_t nDims);
 
-/// Calls embrtCompiled<Op> `name` on the arrays `a`.
-void embCallRuntime(EmbLowering *l, const char *name, EmbCallArrays a);
+/// Calls op entry `fn`, an embrtCompiled<Op>(ctx, attrs, buffers, dims),
+/// on the arrays `a`.
+void embCallRuntimeOp(EmbLowering *l, EmbRuntimeFn fn, EmbCallArrays a);
 
 /// Asks the runtime for the workspace of the call in `a`, allocates it and
 /// stores it at buffers[bufIndex] and its size at dims[dimIndex].
-void embAddWorkspace(EmbLowering *l, const char *sizeFn, EmbCallArrays a,
+void embAddWorkspace(EmbLowering *l, EmbRuntimeFn sizeFn, EmbCallArrays a,
                      int64_t bufIndex, int64_t dimIndex);
 
 //===----------------------------------------------------------------------===//

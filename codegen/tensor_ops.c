@@ -107,7 +107,7 @@ static void lowerConcat(EmbLowering *l, MlirOperation op) {
   dims[1] = embDimProduct(l, first, (int)dim + 1, first->rank);
   int64_t attrs[2] = {embValueDtype(result), n};
   EmbCallArrays a = embBuildCallArrays(l, attrs, 2, bufs, n + 1, dims, n + 2);
-  embCallRuntime(l, "embrtCompiledConcat", a);
+  embCallRuntimeOp(l, EMB_RT_CONCAT, a);
   free(bufs);
   free(dims);
 }
@@ -190,7 +190,7 @@ static void lowerExtractSlice(EmbLowering *l, MlirOperation op) {
   MlirValue bufs[2] = {src->value, out->value};
   EmbCallArrays a =
       embBuildCallArrays(l, attrs, 2, bufs, 2, dims, 1 + 2 * rank);
-  embCallRuntime(l, "embrtCompiledStridedCopy", a);
+  embCallRuntimeOp(l, EMB_RT_STRIDED_COPY, a);
 }
 
 //===----------------------------------------------------------------------===//

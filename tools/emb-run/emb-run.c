@@ -186,7 +186,7 @@ int main(int argc, char **argv) {
   if (mlirLogicalResultIsFailure(embDescribeEntry(entry, &spec))) {
     fprintf(stderr,
             "emb-run: error: @%s must take and return ranked tensors of "
-            "f32, f16, bf16, i32 or i64\n",
+            "f32, f16, bf16, f64, i32, i64, i8 or i1\n",
             o.entry ? o.entry : "entry");
     goto done;
   }
