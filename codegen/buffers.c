@@ -103,6 +103,13 @@ EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b) {
   return r;
 }
 
+EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b) {
+  if (a->c >= 0 && b->c >= 0)
+    return embConstDim(a->c + b->c);
+  return (EmbDim){embBuildAddI64(&l->b, embDimValue(l, a), embDimValue(l, b)),
+                  -1};
+}
+
 EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to) {
   EmbDim p = embConstDim(1);
   for (int i = from; i < to; ++i)

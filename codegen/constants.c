@@ -31,9 +31,13 @@
 static void fill(EmbLowering *l, MlirValue result, const EmbDim *dims,
                  EmbDim bits) {
   EmbMapped *out = embDefineResult(l, result, dims);
-  int64_t attrs[1] = {embValueDtype(result)};
-  EmbDim d[2] = {embDimProduct(l, out, 0, out->rank), bits};
-  EmbCallArrays a = embBuildCallArrays(l, attrs, 1, &out->value, 1, d, 2);
+  int64_t attrs[] = {[EMB_ABI_FILL_DTYPE] = embValueDtype(result)};
+  MlirValue bufs[] = {[EMB_ABI_FILL_BUF_OUTPUT] = out->value};
+  EmbDim sizes[] = {
+      [EMB_ABI_FILL_DIM_ELEMENTS] = embDimProduct(l, out, 0, out->rank),
+      [EMB_ABI_FILL_DIM_BITS] = bits,
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, sizes);
   embCallRuntimeOp(l, EMB_RT_FILL, a);
 }
 
@@ -267,10 +271,20 @@ static void lowerElementwise(EmbLowering *l, MlirOperation op,
   EmbDim rdims[EMBRT_MAX_RANK];
   embResultDims(l, result, rdims, a->dims);
   EmbMapped *out = embDefineResult(l, result, rdims);
-  int64_t attrs[3] = {embValueDtype(result), e->unary, e->op};
-  MlirValue bufs[3] = {a->value, b ? b->value : (MlirValue){NULL}, out->value};
-  EmbDim count = embDimProduct(l, out, 0, out->rank);
-  EmbCallArrays arrays = embBuildCallArrays(l, attrs, 3, bufs, 3, &count, 1);
+  int64_t attrs[] = {
+      [EMB_ABI_ELEMENTWISE_DTYPE] = embValueDtype(result),
+      [EMB_ABI_ELEMENTWISE_IS_UNARY] = e->unary,
+      [EMB_ABI_ELEMENTWISE_OP] = e->op,
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_ELEMENTWISE_BUF_A] = a->value,
+      [EMB_ABI_ELEMENTWISE_BUF_B] = b ? b->value : (MlirValue){NULL},
+      [EMB_ABI_ELEMENTWISE_BUF_OUTPUT] = out->value,
+  };
+  EmbDim dims[] = {
+      [EMB_ABI_ELEMENTWISE_DIM_ELEMENTS] = embDimProduct(l, out, 0, out->rank),
+  };
+  EmbCallArrays arrays = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embCallRuntimeOp(l, EMB_RT_ELEMENTWISE, arrays);
 }
 

@@ -19,6 +19,8 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -31,34 +33,39 @@ static void lowerTable(EmbLowering *l, MlirOperation op) {
     embMapValue(l, mlirOperationGetResult(op, 0), t);
 }
 
+/// The most features and tables of one emb.tbe: its call's arrays (one i64
+/// a feature, a pointer and two i64 a table) are built on the compiled
+/// code's stack, so their size is bounded.
+enum { maxTbeFeatures = 4096 };
+
 /// emb.tbe and emb.embedding_bag share one runtime call.
 static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
   intptr_t n = mlirOperationGetNumOperands(op);
   int64_t numTables = 1, numFeatures = 1;
   bool weighted;
   intptr_t firstTable, pswIndex, idxIndex, offIndex;
-  int64_t featureTables[4096];
+  MlirAttribute featureTables = mlirAttributeGetNull();
   if (isTbe) {
     MlirAttribute seg =
         mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
     numTables = mlirDenseI32ArrayGetElement(seg, 2);
     weighted = mlirDenseI32ArrayGetElement(seg, 3) == 1;
-    MlirAttribute ft =
+    featureTables =
         mlirOperationGetAttributeByName(op, embStr("feature_tables"));
-    numFeatures = mlirDenseArrayGetNumElements(ft);
-    if (numFeatures > 4096 || numTables > 4096) {
-      embLowerFail(l, op, "more than 4096 features or tables");
+    numFeatures = mlirDenseArrayGetNumElements(featureTables);
+    if (numFeatures > maxTbeFeatures || numTables > maxTbeFeatures) {
+      char what[64];
+      snprintf(what, sizeof what, "more than %d features or tables",
+               maxTbeFeatures);
+      embLowerFail(l, op, what);
       return;
     }
-    for (int64_t f = 0; f < numFeatures; ++f)
-      featureTables[f] = mlirDenseI64ArrayGetElement(ft, f);
     idxIndex = 0;
     offIndex = 1;
     firstTable = 2;
     pswIndex = n - 1;
   } else {
     weighted = n == 4;
-    featureTables[0] = 0;
     firstTable = 0;
     idxIndex = 1;
     offIndex = 2;
@@ -81,7 +88,16 @@ static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
   if (!t0)
     return;
 
-  int64_t attrs[EMB_ABI_TBE_FEATURE_TABLES + 4096];
+  int64_t numAttrs = EMB_ABI_TBE_FEATURE_TABLES + numFeatures;
+  int64_t numBufs = EMB_ABI_TBE_BUF_TABLES + numTables;
+  int64_t numDims = EMB_ABI_TBE_DIM_TABLES + 2 * numTables;
+  int64_t *attrs = calloc((size_t)numAttrs, sizeof *attrs);
+  MlirValue *bufs = calloc((size_t)numBufs, sizeof *bufs);
+  EmbDim *dims = calloc((size_t)numDims, sizeof *dims);
+  if (!attrs || !bufs || !dims) {
+    embLowerFail(l, op, "out of memory");
+    goto done;
+  }
   attrs[EMB_ABI_TBE_POOLING] = !strcmp(mode, "mean")   ? EMBRT_POOLING_MEAN
                                : !strcmp(mode, "none") ? EMBRT_POOLING_NONE
                                                        : EMBRT_POOLING_SUM;
@@ -108,8 +124,10 @@ static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
   attrs[EMB_ABI_TBE_CONFIG_ID] = -1;
   attrs[EMB_ABI_TBE_NUM_TABLES] = numTables;
   attrs[EMB_ABI_TBE_NUM_FEATURES] = numFeatures;
+  // emb.embedding_bag: one feature on table 0.
   for (int64_t f = 0; f < numFeatures; ++f)
-    attrs[EMB_ABI_TBE_FEATURE_TABLES + f] = featureTables[f];
+    attrs[EMB_ABI_TBE_FEATURE_TABLES + f] =
+        isTbe ? mlirDenseI64ArrayGetElement(featureTables, f) : 0;
 
   // Result sizes: [B, sum D] pooled or [N, D] unpooled.
   EmbDim rdims[2];
@@ -134,20 +152,18 @@ static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
 
-  MlirValue bufs[EMB_ABI_TBE_BUF_TABLES + 4096];
   bufs[EMB_ABI_TBE_BUF_INDICES] = idx->value;
   bufs[EMB_ABI_TBE_BUF_OFFSETS] = off->value;
   bufs[EMB_ABI_TBE_BUF_PSW] = psw ? psw->value : (MlirValue){NULL};
   bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
   bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
-  EmbDim dims[EMB_ABI_TBE_DIM_TABLES + 2 * 4096];
   dims[EMB_ABI_TBE_DIM_INDICES] = idx->dims[0];
   dims[EMB_ABI_TBE_DIM_BATCH] = batch;
   dims[EMB_ABI_TBE_DIM_WORKSPACE] = embConstDim(0);
   for (int64_t t = 0; t < numTables; ++t) {
     EmbMapped *tm = embTensorOperand(l, op, firstTable + t);
     if (!tm)
-      return;
+      goto done;
     bufs[EMB_ABI_TBE_BUF_TABLES + t] = tm->value;
     dims[EMB_ABI_TBE_DIM_TABLES + t] = tm->dims[0];
     dims[EMB_ABI_TBE_DIM_TABLES + numTables + t] = tm->dims[1];
@@ -168,12 +184,14 @@ static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
                                maxDim, idx->dims[0].c / bags, bags);
   }
   EmbCallArrays a =
-      embBuildCallArrays(l, attrs, EMB_ABI_TBE_FEATURE_TABLES + numFeatures,
-                         bufs, EMB_ABI_TBE_BUF_TABLES + numTables, dims,
-                         EMB_ABI_TBE_DIM_TABLES + 2 * numTables);
+      embBuildCallArrays(l, attrs, numAttrs, bufs, numBufs, dims, numDims);
   embAddWorkspace(l, EMB_RT_TBE_WORKSPACE, a, EMB_ABI_TBE_BUF_WORKSPACE,
                   EMB_ABI_TBE_DIM_WORKSPACE);
   embCallRuntimeOp(l, EMB_RT_TBE, a);
+done:
+  free(attrs);
+  free(bufs);
+  free(dims);
 }
 
 //===----------------------------------------------------------------------===//
@@ -195,12 +213,23 @@ static void lowerBroadcast(EmbLowering *l, MlirOperation op, bool add) {
   EmbDim rowElements = embDimProduct(l, ro, 1, ro->rank);
   EmbDim users = ro->dims[0], batch = idx->dims[0];
   EmbMapped *out = embDefineResult(l, result, rdims);
-  int64_t attrs[2] = {embValueDtype(result),
-                      embValueDtype(mlirOperationGetOperand(op, 1))};
-  MlirValue bufs[4] = {ro->value, idx->value,
-                       add ? nro->value : (MlirValue){NULL}, out->value};
-  EmbDim dims[3] = {users, rowElements, batch};
-  EmbCallArrays a = embBuildCallArrays(l, attrs, 2, bufs, 4, dims, 3);
+  int64_t attrs[] = {
+      [EMB_ABI_BCAST_DTYPE] = embValueDtype(result),
+      [EMB_ABI_BCAST_INDEX_DTYPE] =
+          embValueDtype(mlirOperationGetOperand(op, 1)),
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_BCAST_BUF_RO] = ro->value,
+      [EMB_ABI_BCAST_BUF_INDEX] = idx->value,
+      [EMB_ABI_BCAST_BUF_NRO] = add ? nro->value : (MlirValue){NULL},
+      [EMB_ABI_BCAST_BUF_OUTPUT] = out->value,
+  };
+  EmbDim dims[] = {
+      [EMB_ABI_BCAST_DIM_USERS] = users,
+      [EMB_ABI_BCAST_DIM_ROW] = rowElements,
+      [EMB_ABI_BCAST_DIM_BATCH] = batch,
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embCallRuntimeOp(l, add ? EMB_RT_BROADCAST_ADD : EMB_RT_BROADCAST, a);
 }
 
@@ -217,11 +246,24 @@ static void lowerLce(EmbLowering *l, MlirOperation op) {
   EmbDim rdims[3];
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
-  int64_t attrs[2] = {embValueDtype(result), -1};
-  MlirValue bufs[4] = {w->value, x->value, out->value, {NULL}};
-  EmbDim dims[5] = {x->dims[0], w->dims[0], w->dims[1], x->dims[2],
-                    embConstDim(0)};
-  EmbCallArrays a = embBuildCallArrays(l, attrs, 2, bufs, 4, dims, 5);
+  int64_t attrs[] = {
+      [EMB_ABI_LCE_DTYPE] = embValueDtype(result),
+      [EMB_ABI_LCE_CONFIG_ID] = -1,
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_LCE_BUF_W] = w->value,
+      [EMB_ABI_LCE_BUF_X] = x->value,
+      [EMB_ABI_LCE_BUF_OUTPUT] = out->value,
+      [EMB_ABI_LCE_BUF_WORKSPACE] = {NULL},
+  };
+  EmbDim dims[] = {
+      [EMB_ABI_LCE_DIM_B] = x->dims[0],
+      [EMB_ABI_LCE_DIM_M] = w->dims[0],
+      [EMB_ABI_LCE_DIM_K] = w->dims[1],
+      [EMB_ABI_LCE_DIM_N] = x->dims[2],
+      [EMB_ABI_LCE_DIM_WORKSPACE] = embConstDim(0),
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_LCE_WORKSPACE, a, EMB_ABI_LCE_BUF_WORKSPACE,
                   EMB_ABI_LCE_DIM_WORKSPACE);
   embCallRuntimeOp(l, EMB_RT_LCE, a);
@@ -282,14 +324,33 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
   EmbDim rdims[3];
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
-  int64_t attrs[3] = {embValueDtype(result),
-                      embValueDtype(mlirOperationGetOperand(op, 4)), -1};
-  MlirValue bufs[7] = {wPtr[0],      wPtr[1],    x[0]->value, x[1]->value,
-                       index->value, out->value, {NULL}};
-  EmbDim dims[9] = {x[1]->dims[0],  x[0]->dims[0], w[1]->dims[0],
-                    x[0]->dims[1],  x[1]->dims[1], x[1]->dims[2],
-                    embConstDim(0), stride[0],     stride[1]};
-  EmbCallArrays a = embBuildCallArrays(l, attrs, 3, bufs, 7, dims, 9);
+  int64_t attrs[] = {
+      [EMB_ABI_IKBO_LCE_DTYPE] = embValueDtype(result),
+      [EMB_ABI_IKBO_LCE_INDEX_DTYPE] =
+          embValueDtype(mlirOperationGetOperand(op, 4)),
+      [EMB_ABI_IKBO_LCE_CONFIG_ID] = -1,
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_IKBO_LCE_BUF_W_USER] = wPtr[0],
+      [EMB_ABI_IKBO_LCE_BUF_W_CAND] = wPtr[1],
+      [EMB_ABI_IKBO_LCE_BUF_USER] = x[0]->value,
+      [EMB_ABI_IKBO_LCE_BUF_CAND] = x[1]->value,
+      [EMB_ABI_IKBO_LCE_BUF_INDEX] = index->value,
+      [EMB_ABI_IKBO_LCE_BUF_OUTPUT] = out->value,
+      [EMB_ABI_IKBO_LCE_BUF_WORKSPACE] = {NULL},
+  };
+  EmbDim dims[] = {
+      [EMB_ABI_IKBO_LCE_DIM_B] = x[1]->dims[0],
+      [EMB_ABI_IKBO_LCE_DIM_U] = x[0]->dims[0],
+      [EMB_ABI_IKBO_LCE_DIM_M] = w[1]->dims[0],
+      [EMB_ABI_IKBO_LCE_DIM_K_USER] = x[0]->dims[1],
+      [EMB_ABI_IKBO_LCE_DIM_K_CAND] = x[1]->dims[1],
+      [EMB_ABI_IKBO_LCE_DIM_N] = x[1]->dims[2],
+      [EMB_ABI_IKBO_LCE_DIM_WORKSPACE] = embConstDim(0),
+      [EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE] = stride[0],
+      [EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE] = stride[1],
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_IKBO_LCE_WORKSPACE, a,
                   EMB_ABI_IKBO_LCE_BUF_WORKSPACE,
                   EMB_ABI_IKBO_LCE_DIM_WORKSPACE);
@@ -318,20 +379,24 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
     float f = (float)scale;
     memcpy(&bits, &f, sizeof bits);
   }
-  int64_t attrs[6] = {embValueDtype(result),
-                      ikbo ? embValueDtype(mlirOperationGetOperand(op, 3))
-                           : EMBRT_I32,
-                      ikbo,
-                      len != NULL,
-                      -1,
-                      (int64_t)bits};
-  MlirValue bufs[7] = {q->value,
-                       k->value,
-                       v->value,
-                       idx ? idx->value : (MlirValue){NULL},
-                       len ? len->value : (MlirValue){NULL},
-                       out->value,
-                       {NULL}};
+  int64_t attrs[] = {
+      [EMB_ABI_ATTN_DTYPE] = embValueDtype(result),
+      [EMB_ABI_ATTN_INDEX_DTYPE] =
+          ikbo ? embValueDtype(mlirOperationGetOperand(op, 3)) : EMBRT_I32,
+      [EMB_ABI_ATTN_HAS_INDEX] = ikbo,
+      [EMB_ABI_ATTN_HAS_LENGTHS] = len != NULL,
+      [EMB_ABI_ATTN_CONFIG_ID] = -1,
+      [EMB_ABI_ATTN_SCALE_BITS] = (int64_t)bits,
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_ATTN_BUF_Q] = q->value,
+      [EMB_ABI_ATTN_BUF_K] = k->value,
+      [EMB_ABI_ATTN_BUF_V] = v->value,
+      [EMB_ABI_ATTN_BUF_INDEX] = idx ? idx->value : (MlirValue){NULL},
+      [EMB_ABI_ATTN_BUF_LENGTHS] = len ? len->value : (MlirValue){NULL},
+      [EMB_ABI_ATTN_BUF_OUTPUT] = out->value,
+      [EMB_ABI_ATTN_BUF_WORKSPACE] = {NULL},
+  };
   if (ikbo && len &&
       embValueDtype(mlirOperationGetOperand(op, 4)) !=
           embValueDtype(mlirOperationGetOperand(op, 3))) {
@@ -339,9 +404,16 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
                  "user_lengths and cand_to_user must share one integer type");
     return;
   }
-  EmbDim dims[7] = {q->dims[0], k->dims[0], q->dims[1],    k->dims[1],
-                    q->dims[2], q->dims[3], embConstDim(0)};
-  EmbCallArrays a = embBuildCallArrays(l, attrs, 6, bufs, 7, dims, 7);
+  EmbDim dims[] = {
+      [EMB_ABI_ATTN_DIM_B] = q->dims[0],
+      [EMB_ABI_ATTN_DIM_U] = k->dims[0],
+      [EMB_ABI_ATTN_DIM_LQ] = q->dims[1],
+      [EMB_ABI_ATTN_DIM_LK] = k->dims[1],
+      [EMB_ABI_ATTN_DIM_HEADS] = q->dims[2],
+      [EMB_ABI_ATTN_DIM_HEAD_DIM] = q->dims[3],
+      [EMB_ABI_ATTN_DIM_WORKSPACE] = embConstDim(0),
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_ATTENTION_WORKSPACE, a, EMB_ABI_ATTN_BUF_WORKSPACE,
                   EMB_ABI_ATTN_DIM_WORKSPACE);
   embCallRuntimeOp(l, EMB_RT_ATTENTION, a);

@@ -113,6 +113,10 @@ MlirValue embDimValue(EmbLowering *l, EmbDim *d);
 /// a * b, folded where both are constant.
 EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b);
 
+/// a + b, folded where both are constant; a constant that must be
+/// materialised is cached in `*a` or `*b`.
+EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b);
+
 /// The product of dims [from, to) of `m`.
 EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to);
 
@@ -155,6 +159,13 @@ typedef struct EmbCallArrays {
 EmbCallArrays embBuildCallArrays(EmbLowering *l, const int64_t *attrs,
                                  int64_t nAttrs, const MlirValue *buffers,
                                  int64_t nBuffers, EmbDim *dims, int64_t nDims);
+
+/// embBuildCallArrays on three arrays whose sizes the compiler knows,
+/// written with designated initializers on the op's EMB_ABI_* names.
+#define EMB_BUILD_CALL_ARRAYS(l, attrs, buffers, dims)                         \
+  embBuildCallArrays((l), (attrs), EMB_COUNT(attrs), (buffers),                \
+                     EMB_COUNT(buffers), (dims), EMB_COUNT(dims))
+#define EMB_COUNT(array) ((int64_t)(sizeof(array) / sizeof((array)[0])))
 
 /// Calls op entry `fn`, an embrtCompiled<Op>(ctx, attrs, buffers, dims),
 /// on the arrays `a`.

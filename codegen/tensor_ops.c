@@ -80,8 +80,9 @@ static void lowerConcat(EmbLowering *l, MlirOperation op) {
   for (int i = 0; i < first->rank; ++i)
     fallback[i] = first->dims[i];
   EmbDim total = embConstDim(0);
-  MlirValue *bufs = calloc((size_t)n + 1, sizeof(MlirValue));
-  EmbDim *dims = calloc((size_t)n + 2, sizeof(EmbDim));
+  // Buffers [output, inputs...], dims [outer, inner, sizes along dim...].
+  MlirValue *bufs = calloc((size_t)n + EMB_ABI_CONCAT_BUF_INPUTS, sizeof *bufs);
+  EmbDim *dims = calloc((size_t)n + EMB_ABI_CONCAT_DIM_SIZES, sizeof *dims);
   for (intptr_t i = 0; i < n; ++i) {
     EmbMapped *in = embTensorOperand(l, op, i);
     if (!in) {
@@ -89,24 +90,25 @@ static void lowerConcat(EmbLowering *l, MlirOperation op) {
       free(dims);
       return;
     }
-    bufs[1 + i] = in->value;
-    dims[2 + i] = in->dims[dim];
-    if (total.c >= 0 && in->dims[dim].c >= 0)
-      total = embConstDim(total.c + in->dims[dim].c);
-    else
-      total = (EmbDim){embBuildAddI64(&l->b, embDimValue(l, &total),
-                                      embDimValue(l, &in->dims[dim])),
-                       -1};
+    bufs[EMB_ABI_CONCAT_BUF_INPUTS + i] = in->value;
+    dims[EMB_ABI_CONCAT_DIM_SIZES + i] = in->dims[dim];
+    total = embAddDim(l, &total, &in->dims[dim]);
   }
   fallback[dim] = total;
   EmbDim rdims[EMBRT_MAX_RANK];
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
-  bufs[0] = out->value;
-  dims[0] = embDimProduct(l, first, 0, (int)dim);
-  dims[1] = embDimProduct(l, first, (int)dim + 1, first->rank);
-  int64_t attrs[2] = {embValueDtype(result), n};
-  EmbCallArrays a = embBuildCallArrays(l, attrs, 2, bufs, n + 1, dims, n + 2);
+  bufs[EMB_ABI_CONCAT_BUF_OUTPUT] = out->value;
+  dims[EMB_ABI_CONCAT_DIM_OUTER] = embDimProduct(l, first, 0, (int)dim);
+  dims[EMB_ABI_CONCAT_DIM_INNER] =
+      embDimProduct(l, first, (int)dim + 1, first->rank);
+  int64_t attrs[] = {
+      [EMB_ABI_CONCAT_DTYPE] = embValueDtype(result),
+      [EMB_ABI_CONCAT_NUM_INPUTS] = n,
+  };
+  EmbCallArrays a = embBuildCallArrays(l, attrs, EMB_COUNT(attrs), bufs,
+                                       n + EMB_ABI_CONCAT_BUF_INPUTS, dims,
+                                       n + EMB_ABI_CONCAT_DIM_SIZES);
   embCallRuntimeOp(l, EMB_RT_CONCAT, a);
   free(bufs);
   free(dims);
@@ -154,19 +156,16 @@ static void lowerExtractSlice(EmbLowering *l, MlirOperation op) {
     s = embMulDim(l, s, src->dims[i]);
   }
   EmbDim offset = embConstDim(0);
-  EmbDim dims[1 + 2 * EMBRT_MAX_RANK];
+  // Dims [offset, rank sizes, rank input strides], in elements.
+  EmbDim dims[EMB_ABI_COPY_DIM_SIZES + 2 * EMBRT_MAX_RANK];
   for (int i = 0; i < rank; ++i) {
     EmbDim term = embMulDim(l, offsets[i], strides[i]);
-    if (offset.c >= 0 && term.c >= 0)
-      offset = embConstDim(offset.c + term.c);
-    else
-      offset = (EmbDim){
-          embBuildAddI64(&l->b, embDimValue(l, &offset), embDimValue(l, &term)),
-          -1};
-    dims[1 + i] = sizes[i];
-    dims[1 + rank + i] = embMulDim(l, strides[i], steps[i]);
+    offset = embAddDim(l, &offset, &term);
+    dims[EMB_ABI_COPY_DIM_SIZES + i] = sizes[i];
+    dims[EMB_ABI_COPY_DIM_SIZES + rank + i] =
+        embMulDim(l, strides[i], steps[i]);
   }
-  dims[0] = offset;
+  dims[EMB_ABI_COPY_DIM_OFFSET] = offset;
   // The result may drop unit dims (a rank-reducing slice); its buffer holds
   // the same elements, so drop sizes of 1 while there are more left than the
   // result has dims.
@@ -186,10 +185,17 @@ static void lowerExtractSlice(EmbLowering *l, MlirOperation op) {
     return;
   }
   EmbMapped *out = embDefineResult(l, result, rdims);
-  int64_t attrs[2] = {embValueDtype(result), rank};
-  MlirValue bufs[2] = {src->value, out->value};
+  int64_t attrs[] = {
+      [EMB_ABI_COPY_DTYPE] = embValueDtype(result),
+      [EMB_ABI_COPY_RANK] = rank,
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_COPY_BUF_INPUT] = src->value,
+      [EMB_ABI_COPY_BUF_OUTPUT] = out->value,
+  };
   EmbCallArrays a =
-      embBuildCallArrays(l, attrs, 2, bufs, 2, dims, 1 + 2 * rank);
+      embBuildCallArrays(l, attrs, EMB_COUNT(attrs), bufs, EMB_COUNT(bufs),
+                         dims, EMB_ABI_COPY_DIM_SIZES + 2 * rank);
   embCallRuntimeOp(l, EMB_RT_STRIDED_COPY, a);
 }
 
