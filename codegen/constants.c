@@ -49,11 +49,6 @@ static uint64_t fnv1a(const uint8_t *p, size_t n) {
   return h;
 }
 
-static MlirNamedAttribute attrNamed(MlirContext ctx, const char *name,
-                                    MlirAttribute a) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), a);
-}
-
 /// A non-splat dense constant: its bytes become a private constant global of
 /// the module (`__emb_constant_<n>`, 64-byte aligned), and the function asks
 /// the runtime where its device reads them (embrtCompiledConstant: in place
@@ -90,18 +85,18 @@ static void lowerDenseConstant(EmbLowering *l, MlirOperation op,
       mlirRankedTensorTypeGet(1, shape, i8, mlirAttributeGetNull()),
       (size_t)bytes, data);
   MlirNamedAttribute attrs[7] = {
-      attrNamed(l->ctx, "sym_name", mlirStringAttrGet(l->ctx, embStr(name))),
-      attrNamed(l->ctx, "global_type",
-                mlirTypeAttrGet(mlirLLVMArrayTypeGet(i8, (unsigned)bytes))),
-      attrNamed(l->ctx, "value", raw),
-      attrNamed(
+      embNamedAttr(l->ctx, "sym_name", mlirStringAttrGet(l->ctx, embStr(name))),
+      embNamedAttr(l->ctx, "global_type",
+                   mlirTypeAttrGet(mlirLLVMArrayTypeGet(i8, (unsigned)bytes))),
+      embNamedAttr(l->ctx, "value", raw),
+      embNamedAttr(
           l->ctx, "linkage",
           mlirAttributeParseGet(l->ctx, embStr("#llvm.linkage<private>"))),
-      attrNamed(l->ctx, "constant", mlirUnitAttrGet(l->ctx)),
-      attrNamed(l->ctx, "addr_space",
-                mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 32), 0)),
-      attrNamed(l->ctx, "alignment",
-                mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64), 64)),
+      embNamedAttr(l->ctx, "constant", mlirUnitAttrGet(l->ctx)),
+      embNamedAttr(l->ctx, "addr_space",
+                   mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 32), 0)),
+      embNamedAttr(l->ctx, "alignment",
+                   mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64), 64)),
   };
   MlirOperationState st = mlirOperationStateGet(embStr("llvm.mlir.global"),
                                                 mlirOperationGetLocation(op));
@@ -112,7 +107,7 @@ static void lowerDenseConstant(EmbLowering *l, MlirOperation op,
                                 mlirOperationCreate(&st));
 
   MlirType ptr = embPtrType(l->ctx);
-  MlirNamedAttribute ref = attrNamed(
+  MlirNamedAttribute ref = embNamedAttr(
       l->ctx, "global_name", mlirFlatSymbolRefAttrGet(l->ctx, embStr(name)));
   MlirValue host = mlirOperationGetResult(
       embBuildOp(&l->b, "llvm.mlir.addressof", 0, NULL, 1, &ptr, 1, &ref), 0);

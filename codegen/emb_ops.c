@@ -273,20 +273,8 @@ static void lowerLce(EmbLowering *l, MlirOperation op) {
 static MlirValue offsetPtr(EmbLowering *l, MlirValue base, int64_t bytes) {
   if (!bytes)
     return base;
-  MlirType ptr = embPtrType(l->ctx);
-  int32_t index = (int32_t)bytes;
-  MlirNamedAttribute attrs[3] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(l->ctx, embStr("elem_type")),
-                            mlirTypeAttrGet(mlirIntegerTypeGet(l->ctx, 8))),
-      mlirNamedAttributeGet(
-          mlirIdentifierGet(l->ctx, embStr("rawConstantIndices")),
-          mlirDenseI32ArrayGet(l->ctx, 1, &index)),
-      mlirNamedAttributeGet(
-          mlirIdentifierGet(l->ctx, embStr("noWrapFlags")),
-          mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 32), 0)),
-  };
-  return mlirOperationGetResult(
-      embBuildOp(&l->b, "llvm.getelementptr", 1, &base, 1, &ptr, 3, attrs), 0);
+  return embBuildGep(&l->b, base, mlirIntegerTypeGet(l->ctx, 8),
+                     (int32_t)bytes);
 }
 
 static void lowerIkboLce(EmbLowering *l, MlirOperation op) {

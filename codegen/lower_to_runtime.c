@@ -51,6 +51,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// Slots of a function's value map to begin with (a power of two: the map
+/// is open addressing on the value's pointer); it doubles when half full.
+enum { initialMapCapacity = 1024 };
+
 //===----------------------------------------------------------------------===//
 // Options
 //===----------------------------------------------------------------------===//
@@ -158,11 +162,6 @@ static bool checkSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
   return true;
 }
 
-static MlirNamedAttribute namedAttr(MlirContext ctx, const char *name,
-                                    MlirAttribute a) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), a);
-}
-
 /// Lowers one function; replaces it in the module on success.
 static void lowerFunction(EmbLowering *l, MlirOperation func) {
   MlirType ft = mlirTypeAttrGetValue(
@@ -203,7 +202,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->b = (EmbBuilder){l->ctx, loc, block, {NULL}};
   l->ctxArg = mlirBlockGetArgument(block, 0);
   l->numOwned = 0;
-  l->mapCap = 1024;
+  l->mapCap = initialMapCapacity;
   l->mapCount = 0;
   l->map = calloc(l->mapCap, sizeof(EmbMapped));
   for (intptr_t i = 0; i < ni; ++i) {
@@ -275,18 +274,19 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
     MlirNamedAttribute attrs[5];
     int n = 0;
     attrs[n++] =
-        namedAttr(l->ctx, "sym_name",
-                  mlirOperationGetAttributeByName(func, embStr("sym_name")));
-    attrs[n++] = namedAttr(l->ctx, "function_type", mlirTypeAttrGet(newType));
+        embNamedAttr(l->ctx, "sym_name",
+                     mlirOperationGetAttributeByName(func, embStr("sym_name")));
     attrs[n++] =
-        namedAttr(l->ctx, "llvm.emit_c_interface", mlirUnitAttrGet(l->ctx));
-    attrs[n++] = namedAttr(
+        embNamedAttr(l->ctx, "function_type", mlirTypeAttrGet(newType));
+    attrs[n++] =
+        embNamedAttr(l->ctx, "llvm.emit_c_interface", mlirUnitAttrGet(l->ctx));
+    attrs[n++] = embNamedAttr(
         l->ctx, "emb.target",
         mlirStringAttrGet(
             l->ctx, embStr(l->target == EMB_TARGET_CUDA ? "cuda" : "cpu")));
     attrs[n++] =
-        namedAttr(l->ctx, "emb.num_results",
-                  mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64), no));
+        embNamedAttr(l->ctx, "emb.num_results",
+                     mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64), no));
     MlirOperationState st = mlirOperationStateGet(embStr("func.func"), loc);
     mlirOperationStateAddAttributes(&st, n, attrs);
     mlirOperationStateAddOwnedRegions(&st, 1, &region);

@@ -37,7 +37,7 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static void
 fail(Checker *c, const char *fmt, ...) {
-  char msg[900];
+  char msg[EMB_MAX_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);

@@ -83,7 +83,7 @@ void embReportf(EmbErrorCallback onError, void *userData, const char *fmt,
                 ...) {
   if (!onError)
     return;
-  char msg[1024];
+  char msg[EMB_MAX_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);

@@ -232,11 +232,6 @@ MlirOperation embCreateOp(MlirOperation before, MlirLocation loc,
   return op;
 }
 
-MlirNamedAttribute embNamedAttr(MlirContext ctx, const char *name,
-                                MlirAttribute attr) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), attr);
-}
-
 MlirValue embCreateBroadcast(MlirOperation before, MlirLocation loc,
                              MlirValue ro, MlirValue candToUser,
                              MlirType resultType) {

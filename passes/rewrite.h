@@ -115,10 +115,6 @@ MlirOperation embCreateOp(MlirOperation before, MlirLocation loc,
                           const MlirValue *operands, MlirType resultType,
                           intptr_t numAttrs, const MlirNamedAttribute *attrs);
 
-/// A named attribute `name = attr`.
-MlirNamedAttribute embNamedAttr(MlirContext ctx, const char *name,
-                                MlirAttribute attr);
-
 /// "emb.broadcast"(ro, cand_to_user) -> resultType.
 MlirValue embCreateBroadcast(MlirOperation before, MlirLocation loc,
                              MlirValue ro, MlirValue candToUser,

@@ -123,6 +123,7 @@ int main(int argc, char **argv) {
   EmbModelSpec specs[2];
   memset(specs, 0, sizeof specs);
   char refName[256] = "";
+  char *path = NULL; // <output>.o, then <output>.h
   MlirModule module = embToolParse(ctx, &src, src.text), ref = {NULL};
   if (mlirModuleIsNull(module) ||
       mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
@@ -155,12 +156,16 @@ int main(int argc, char **argv) {
   snprintf(lower, sizeof lower, "emb-lower-to-llvm{target=%s}", target);
   if (runPipeline(ctx, module, lower))
     goto done;
-  char path[4096];
-  snprintf(path, sizeof path, "%s.o", output);
+  size_t pathSize = strlen(output) + sizeof ".o";
+  if (!(path = malloc(pathSize))) {
+    fprintf(stderr, "emb-compile: error: out of memory\n");
+    goto done;
+  }
+  snprintf(path, pathSize, "%s.o", output);
   if (mlirLogicalResultIsFailure(
           embEmitObjectFile(module, path, onError, NULL)))
     goto done;
-  snprintf(path, sizeof path, "%s.h", output);
+  snprintf(path, pathSize, "%s.h", output);
   if (mlirLogicalResultIsFailure(embEmitHeader(
           specs, withReference ? 2 : 1, specs[0].name, path, onError, NULL)))
     goto done;
@@ -178,5 +183,6 @@ done:
   embModelSpecDestroy(&specs[0]);
   mlirContextDestroy(ctx);
   free(src.text);
+  free(path);
   return status;
 }

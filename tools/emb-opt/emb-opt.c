@@ -114,9 +114,15 @@ static void addPassFlag(Options *o, const char *flag) {
     appendPipeline(o, flag, strlen(flag));
     return;
   }
-  char elem[1024];
-  snprintf(elem, sizeof elem, "%.*s{%s}", (int)(eq - flag), flag, eq + 1);
+  size_t size = strlen(flag) + 2; // '=' becomes '{', and '}' and a NUL
+  char *elem = malloc(size);
+  if (!elem) {
+    fprintf(stderr, "emb-opt: error: out of memory\n");
+    exit(1);
+  }
+  snprintf(elem, size, "%.*s{%s}", (int)(eq - flag), flag, eq + 1);
   appendPipeline(o, elem, strlen(elem));
+  free(elem);
 }
 
 /// Returns -1 to continue, or an exit status.
