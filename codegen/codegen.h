@@ -13,7 +13,7 @@ extern "C" {
 extern const EmbRegistryEntry embLowerToRuntimeEntry;
 
 /// emb-lower-to-llvm: the pipeline from emb-level IR to the LLVM dialect
-/// (codegen/pipeline.c).
+/// (codegen/lower_to_llvm.c).
 extern const EmbRegistryEntry embLowerToLlvmEntry;
 
 #ifdef __cplusplus

@@ -1,9 +1,10 @@
 //===- passes/verify.c - emb-verify ---------------------------------------===//
 //
-// Runs emb's own verifier (dialect/verify.c) on the op it is given and fails
-// the pipeline if any emb op is invalid. emb-opt runs it after parsing and
-// after every pass, beside MLIR's structural verifier. It runs on any op, so
-// it can be nested anywhere in a pipeline. It changes nothing.
+// The emb-verify pass: runs emb's op verifier (embVerify, in
+// dialect/op_verifier.c) on the op it is given and fails the pipeline if any
+// emb op is invalid. emb-opt runs it after parsing and after every pass,
+// beside MLIR's structural verifier. It runs on any op, so it can be nested
+// anywhere in a pipeline. It changes nothing.
 //
 //===----------------------------------------------------------------------===//
 

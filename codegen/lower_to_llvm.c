@@ -1,4 +1,4 @@
-//===- codegen/pipeline.c - emb-lower-to-llvm -----------------------------===//
+//===- codegen/lower_to_llvm.c - emb-lower-to-llvm ------------------------===//
 //
 // The pipeline from emb-level IR to the LLVM dialect: emb-lower-to-runtime
 // (every op becomes a runtime call on buffers), then MLIR's own conversions

@@ -1,4 +1,4 @@
-//===- dialect/verify.c - emb's own op verifier ---------------------------===//
+//===- dialect/op_verifier.c - emb's own op verifier ----------------------===//
 //
 // IRDL (dialect/emb.irdl.mlir) checks the ops' structure: operand and result
 // counts, that every value is a ranked tensor, that required attributes are
@@ -10,6 +10,9 @@
 // Every check is written so that it also runs safely on IR that MLIR's own
 // verifier has not seen (a library user may call embVerify first): operand
 // counts are checked before operands are read.
+//
+// This is the verifier itself (embVerify); passes/verify.c is the emb-verify
+// pass that runs it in a pipeline.
 //
 //===----------------------------------------------------------------------===//
 
