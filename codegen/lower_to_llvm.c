@@ -4,40 +4,40 @@
 // (every op becomes a runtime call on buffers), then MLIR's own conversions
 // of what remains (memref descriptors, func, arith, index) to LLVM. Our
 // lowering assigns the buffers itself, so no bufferization pass is needed:
-// every buffer comes from the runtime (device memory on CUDA).
+// every buffer comes from the runtime (device memory on CUDA). Its options
+// are emb-lower-to-runtime's, handed on.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen.h"
 
-#include <stdio.h>
-#include <string.h>
+/// What follows emb-lower-to-runtime, in order.
+static const char *const upstreamPasses[] = {
+    "canonicalize",
+    "expand-strided-metadata",
+    "finalize-memref-to-llvm",
+    "convert-func-to-llvm",
+    "convert-arith-to-llvm",
+    "convert-index-to-llvm",
+    "reconcile-unrealized-casts",
+};
 
-static bool expand(MlirStringRef options, char *buf, size_t size,
-                   EmbErrorCallback onError, void *userData) {
-  // Options pass through to emb-lower-to-runtime (it checks them).
-  char opts[256];
-  if (options.length >= sizeof opts) {
-    embReportf(onError, userData, "emb-lower-to-llvm: options are too long");
-    return false;
-  }
-  memcpy(opts, options.data, options.length);
-  opts[options.length] = '\0';
-  int n = snprintf(buf, size,
-                   "emb-lower-to-runtime{%s},canonicalize,"
-                   "expand-strided-metadata,finalize-memref-to-llvm,"
-                   "convert-func-to-llvm,convert-arith-to-llvm,"
-                   "convert-index-to-llvm,reconcile-unrealized-casts",
-                   opts);
-  return n > 0 && (size_t)n < size;
+static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
+  if (mlirLogicalResultIsFailure(
+          embPipelineAdd(b, &embLowerToRuntimePassDef, options)))
+    return mlirLogicalResultFailure();
+  for (size_t i = 0; i < sizeof upstreamPasses / sizeof upstreamPasses[0]; ++i)
+    if (mlirLogicalResultIsFailure(embPipelineAddUpstream(
+            b, mlirStringRefCreateFromCString(upstreamPasses[i]))))
+      return mlirLogicalResultFailure();
+  return mlirLogicalResultSuccess();
 }
 
-const EmbRegistryEntry embLowerToLlvmEntry = {
-    .name = "emb-lower-to-llvm",
+const EmbPassDef embLowerToLlvmPipelineDef = {
+    .argument = "emb-lower-to-llvm",
     .summary = "Lower emb-level IR to the LLVM dialect through the runtime",
-    .optionsHelp = "target=cpu|cuda (default cpu)",
     .kind = EMB_PASS_KIND_PIPELINE,
     .anchor = "builtin.module",
-    .create = NULL,
-    .expand = expand,
+    .options = &embLowerToRuntimeOptions,
+    .build = build,
 };

@@ -47,6 +47,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/LLVM.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +60,17 @@ enum { initialMapCapacity = 1024 };
 // Options
 //===----------------------------------------------------------------------===//
 
-typedef struct {
-  EmbTarget target;
-} Options;
+static const EmbPassOption optionRows[] = {
+    {.name = "target",
+     .kind = EMB_OPTION_ENUM,
+     .offset = offsetof(EmbLowerToRuntimeOptions, target),
+     .defaultValue = "cpu",
+     .choices = "cpu|cuda", // in EmbTarget's order
+     .help = "the device whose launch configurations are chosen"},
+};
+
+const EmbOptionTable embLowerToRuntimeOptions = {
+    optionRows, EMB_NUM_OPTIONS(optionRows), sizeof(EmbLowerToRuntimeOptions)};
 
 //===----------------------------------------------------------------------===//
 // Ops
@@ -317,7 +326,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
 static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
   EmbLowering l;
   memset(&l, 0, sizeof l);
-  l.target = ((const Options *)options)->target;
+  l.target = (EmbTarget)((const EmbLowerToRuntimeOptions *)options)->target;
   l.ctx = mlirOperationGetContext(op);
   l.module = mlirModuleFromOperation(op);
   MlirBlock body = mlirModuleGetBody(l.module);
@@ -343,53 +352,17 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
     mlirExternalPassSignalFailure(pass);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embLowerToRuntimePassDef = {
     .argument = "emb-lower-to-runtime",
     .name = "EmbLowerToRuntime",
     .summary = "Lower emb ops and tensors to calls into the emb runtime",
+    .kind = EMB_PASS_KIND_PASS,
     .anchor = "builtin.module",
+    .options = &embLowerToRuntimeOptions,
     .run = run,
-    .optionsSize = sizeof(Options),
 };
 
 MlirPass embCreateLowerToRuntimePass(EmbTarget target) {
-  Options o = {target};
-  return embMakePass(&def, &o);
+  EmbLowerToRuntimeOptions o = {target};
+  return embMakePass(&embLowerToRuntimePassDef, &o);
 }
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  Options o = {EMB_TARGET_CPU};
-  char key[64], value[64];
-  int r;
-  while ((r = embNextOption(&options, key, sizeof key, value, sizeof value,
-                            def.argument, onError, userData)) > 0) {
-    if (strcmp(key, "target") != 0) {
-      embUnknownOption(def.argument, key, "target", onError, userData);
-      return (MlirPass){NULL};
-    }
-    if (!strcmp(value, "cpu"))
-      o.target = EMB_TARGET_CPU;
-    else if (!strcmp(value, "cuda"))
-      o.target = EMB_TARGET_CUDA;
-    else {
-      embReportf(onError, userData,
-                 "%s: option 'target' must be cpu or cuda, got '%s'",
-                 def.argument, value);
-      return (MlirPass){NULL};
-    }
-  }
-  if (r < 0)
-    return (MlirPass){NULL};
-  return embMakePass(&def, &o);
-}
-
-const EmbRegistryEntry embLowerToRuntimeEntry = {
-    .name = "emb-lower-to-runtime",
-    .summary = "Lower emb ops and tensors to calls into the emb runtime",
-    .optionsHelp = "target=cpu|cuda (default cpu)",
-    .kind = EMB_PASS_KIND_PASS,
-    .anchor = "builtin.module",
-    .create = create,
-    .expand = NULL,
-};

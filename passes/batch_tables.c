@@ -42,8 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUMMARY "Batch emb.embedding_bag ops over one batch into one emb.tbe"
-
 /// The widest table a TBE admits.
 enum { maxTableDim = 2048 };
 
@@ -581,28 +579,15 @@ static void run(MlirOperation root, MlirExternalPass pass,
   }
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embBatchTablesPassDef = {
     .argument = "emb-batch-tables",
     .name = "EmbBatchTables",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embBatchTablesEntry = {
-    .name = "emb-batch-tables",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary = "Batch emb.embedding_bag ops over one batch into one emb.tbe",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
 
-MlirPass embCreateBatchTablesPass(void) { return embMakePass(&def, NULL); }
+MlirPass embCreateBatchTablesPass(void) {
+  return embMakePass(&embBatchTablesPassDef, NULL);
+}

@@ -36,9 +36,6 @@
 
 #include <stdlib.h>
 
-#define SUMMARY                                                                \
-  "Fold emb.broadcast into the ops that mix user and candidate data"
-
 //===----------------------------------------------------------------------===//
 // emb.lce of a concat of user and candidate pieces -> emb.ikbo_lce
 //===----------------------------------------------------------------------===//
@@ -303,28 +300,16 @@ static void run(MlirOperation root, MlirExternalPass pass,
   embOpListFree(&ops);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embFuseBroadcastPassDef = {
     .argument = "emb-fuse-broadcast",
     .name = "EmbFuseBroadcast",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embFuseBroadcastEntry = {
-    .name = "emb-fuse-broadcast",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary =
+        "Fold emb.broadcast into the ops that mix user and candidate data",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
 
-MlirPass embCreateFuseBroadcastPass(void) { return embMakePass(&def, NULL); }
+MlirPass embCreateFuseBroadcastPass(void) {
+  return embMakePass(&embFuseBroadcastPassDef, NULL);
+}

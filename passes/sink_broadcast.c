@@ -37,8 +37,6 @@
 
 #include "ir.h"
 
-#define SUMMARY "Run per-row ops on user rows: move emb.broadcast below them"
-
 enum { maxOperands = 16 };
 
 //===----------------------------------------------------------------------===//
@@ -420,28 +418,15 @@ static void run(MlirOperation root, MlirExternalPass pass,
   embOpListFree(&ops);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embSinkBroadcastPassDef = {
     .argument = "emb-sink-broadcast",
     .name = "EmbSinkBroadcast",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embSinkBroadcastEntry = {
-    .name = "emb-sink-broadcast",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary = "Run per-row ops on user rows: move emb.broadcast below them",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
 
-MlirPass embCreateSinkBroadcastPass(void) { return embMakePass(&def, NULL); }
+MlirPass embCreateSinkBroadcastPass(void) {
+  return embMakePass(&embSinkBroadcastPassDef, NULL);
+}

@@ -10,36 +10,21 @@
 
 #include "pass.h"
 
-#define SUMMARY "Check emb ops' types, shapes and attributes"
-
 static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
   (void)options;
   if (mlirLogicalResultIsFailure(embVerify(op)))
     mlirExternalPassSignalFailure(pass);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embVerifyPassDef = {
     .argument = "emb-verify",
     .name = "EmbVerify",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-MlirPass embCreateVerifyPass(void) { return embMakePass(&def, NULL); }
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embVerifyEntry = {
-    .name = "emb-verify",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary = "Check emb ops' types, shapes and attributes",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
+
+MlirPass embCreateVerifyPass(void) {
+  return embMakePass(&embVerifyPassDef, NULL);
+}
