@@ -35,6 +35,17 @@ static size_t hashPtr(const void *p, size_t cap) {
   return (size_t)x & (cap - 1);
 }
 
+EmbMapped embTensorMapping(MlirValue buffer, int rank, const EmbDim *dims) {
+  EmbMapped m;
+  memset(&m, 0, sizeof m);
+  m.isTensor = true;
+  m.value = buffer;
+  m.rank = rank;
+  for (int i = 0; i < rank; ++i)
+    m.dims[i] = dims[i];
+  return m;
+}
+
 EmbMapped *embLookupValue(EmbLowering *l, MlirValue v) {
   size_t i = hashPtr(v.ptr, l->mapCap);
   while (l->map[i].key) {
@@ -222,12 +233,8 @@ void embAddWorkspace(EmbLowering *l, EmbRuntimeFn sizeFn, EmbCallArrays a,
 /// the caller's out buffer if `r` is returned, else a new allocation.
 EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims) {
   MlirType type = mlirValueGetType(r);
-  EmbMapped m;
-  memset(&m, 0, sizeof m);
-  m.isTensor = true;
-  m.rank = (int)mlirShapedTypeGetRank(type);
-  for (int i = 0; i < m.rank; ++i)
-    m.dims[i] = dims[i];
+  EmbMapped m = embTensorMapping((MlirValue){NULL},
+                                 (int)mlirShapedTypeGetRank(type), dims);
   for (intptr_t i = 0; i < l->numResults; ++i) {
     if (l->returned[i] == r.ptr && !l->claimed[i]) {
       l->claimed[i] = true;

@@ -33,20 +33,19 @@ MlirType embI64Type(MlirContext ctx) { return mlirIntegerTypeGet(ctx, 64); }
 
 MlirType embPtrType(MlirContext ctx) { return mlirLLVMPointerTypeGet(ctx, 0); }
 
-MlirValue embBuildConstI64(EmbBuilder *b, int64_t v) {
-  MlirType t = embI64Type(b->ctx);
+static MlirValue integerConstant(EmbBuilder *b, MlirType t, int64_t v) {
   MlirNamedAttribute a =
       embNamedAttr(b->ctx, "value", mlirIntegerAttrGet(t, v));
   return mlirOperationGetResult(
       embBuildOp(b, "arith.constant", 0, NULL, 1, &t, 1, &a), 0);
 }
 
+MlirValue embBuildConstI64(EmbBuilder *b, int64_t v) {
+  return integerConstant(b, embI64Type(b->ctx), v);
+}
+
 MlirValue embBuildConstIndex(EmbBuilder *b, int64_t v) {
-  MlirType t = mlirIndexTypeGet(b->ctx);
-  MlirNamedAttribute a =
-      embNamedAttr(b->ctx, "value", mlirIntegerAttrGet(t, v));
-  return mlirOperationGetResult(
-      embBuildOp(b, "arith.constant", 0, NULL, 1, &t, 1, &a), 0);
+  return integerConstant(b, mlirIndexTypeGet(b->ctx), v);
 }
 
 MlirValue embBuildIndexToI64(EmbBuilder *b, MlirValue v) {

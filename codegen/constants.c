@@ -115,13 +115,9 @@ static void lowerDenseConstant(EmbLowering *l, MlirOperation op,
       l->ctxArg, host, embBuildConstI64(&l->b, bytes),
       embBuildConstI64(&l->b,
                        (int64_t)fnv1a((const uint8_t *)data, (size_t)bytes))};
-  EmbMapped m;
-  memset(&m, 0, sizeof m);
-  m.isTensor = true;
-  m.rank = (int)mlirShapedTypeGetRank(t);
-  for (int i = 0; i < m.rank; ++i)
-    m.dims[i] = dims[i];
-  m.value = embCallRuntime(l, EMB_RT_CONSTANT, 4, args, ptr);
+  EmbMapped m =
+      embTensorMapping(embCallRuntime(l, EMB_RT_CONSTANT, 4, args, ptr),
+                       (int)mlirShapedTypeGetRank(t), dims);
   embMapValue(l, result, &m);
 }
 

@@ -148,27 +148,22 @@ static MlirType memrefOf(MlirType tensor) {
 }
 
 static bool checkSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
+  intptr_t i = embFindNonRuntimeTensor(ft);
+  if (i < 0)
+    return true;
   intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
-  intptr_t no = mlirFunctionTypeGetNumResults(ft);
-  for (intptr_t i = 0; i < ni + no; ++i) {
-    MlirType t = i < ni ? mlirFunctionTypeGetInput(ft, i)
-                        : mlirFunctionTypeGetResult(ft, i - ni);
-    if (!mlirTypeIsARankedTensor(t) ||
-        mlirShapedTypeGetRank(t) > EMBRT_MAX_RANK ||
-        embRuntimeDtype(mlirShapedTypeGetElementType(t)) < 0) {
-      char ts[128];
-      embPrintType(t, ts, sizeof ts);
-      embEmitErrorf(mlirOperationGetLocation(func),
-                    "emb-lower-to-runtime: %s #%lld of the function is %s; "
-                    "entry functions take and return ranked tensors of at "
-                    "most %d dims with a runtime element type",
-                    i < ni ? "argument" : "result",
-                    (long long)(i < ni ? i : i - ni), ts, EMBRT_MAX_RANK);
-      l->failed = true;
-      return false;
-    }
-  }
-  return true;
+  MlirType t = i < ni ? mlirFunctionTypeGetInput(ft, i)
+                      : mlirFunctionTypeGetResult(ft, i - ni);
+  char ts[128];
+  embPrintType(t, ts, sizeof ts);
+  embEmitErrorf(mlirOperationGetLocation(func),
+                "emb-lower-to-runtime: %s #%lld of the function is %s; "
+                "entry functions take and return ranked tensors of at "
+                "most %d dims with a runtime element type",
+                i < ni ? "argument" : "result",
+                (long long)(i < ni ? i : i - ni), ts, EMBRT_MAX_RANK);
+  l->failed = true;
+  return false;
 }
 
 /// Lowers one function; replaces it in the module on success.

@@ -81,6 +81,9 @@ typedef struct EmbLowering {
   bool failed;
 } EmbLowering;
 
+/// A lowered tensor: `buffer` with `rank` sizes `dims`.
+EmbMapped embTensorMapping(MlirValue buffer, int rank, const EmbDim *dims);
+
 /// The lowered form of `v`, or NULL if it was not lowered.
 EmbMapped *embLookupValue(EmbLowering *l, MlirValue v);
 

@@ -45,6 +45,20 @@ int64_t embValueDtype(MlirValue v) {
   return embRuntimeDtype(mlirShapedTypeGetElementType(mlirValueGetType(v)));
 }
 
+intptr_t embFindNonRuntimeTensor(MlirType ft) {
+  intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
+  intptr_t no = mlirFunctionTypeGetNumResults(ft);
+  for (intptr_t i = 0; i < ni + no; ++i) {
+    MlirType t = i < ni ? mlirFunctionTypeGetInput(ft, i)
+                        : mlirFunctionTypeGetResult(ft, i - ni);
+    if (!mlirTypeIsARankedTensor(t) ||
+        mlirShapedTypeGetRank(t) > EMBRT_MAX_RANK ||
+        embRuntimeDtype(mlirShapedTypeGetElementType(t)) < 0)
+      return i;
+  }
+  return -1;
+}
+
 int64_t embTensorElementBytes(MlirType type) {
   int64_t d = embRuntimeDtype(mlirShapedTypeGetElementType(type));
   return d < 0 ? 0 : (int64_t)embrtDtypeSize((embrtDtype)d);

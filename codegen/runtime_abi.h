@@ -48,6 +48,12 @@ int64_t embValueDtype(MlirValue v);
 /// Bytes of one element of shaped type `type`, 0 without a runtime dtype.
 int64_t embTensorElementBytes(MlirType type);
 
+/// What an entry function may take and return: the index (inputs first,
+/// then results) of the first type of function type `ft` that is not a
+/// ranked tensor of at most EMBRT_MAX_RANK dims with a runtime dtype, or -1
+/// if every one is.
+intptr_t embFindNonRuntimeTensor(MlirType ft);
+
 #ifdef __cplusplus
 }
 #endif

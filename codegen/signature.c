@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(EMB_MODEL_MAX_RANK == EMBRT_MAX_RANK,
+               "an EmbArgSpec holds every rank the runtime takes");
+
 static void fillSpec(EmbArgSpec *s, MlirType t) {
   memset(s, 0, sizeof *s);
   s->dtype = (int)embRuntimeDtype(mlirShapedTypeGetElementType(t));
@@ -132,14 +135,9 @@ MlirLogicalResult embDescribeEntry(MlirOperation func, EmbModelSpec *out) {
   MlirType ft = mlirTypeAttrGetValue(fta);
   intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
   intptr_t no = mlirFunctionTypeGetNumResults(ft);
-  for (intptr_t i = 0; i < ni + no; ++i) {
-    MlirType t = i < ni ? mlirFunctionTypeGetInput(ft, i)
-                        : mlirFunctionTypeGetResult(ft, i - ni);
-    if (!mlirTypeIsARankedTensor(t) ||
-        mlirShapedTypeGetRank(t) > EMB_MODEL_MAX_RANK ||
-        embRuntimeDtype(mlirShapedTypeGetElementType(t)) < 0)
-      return mlirLogicalResultFailure();
-  }
+  // What the lowering accepts, so that a described entry also compiles.
+  if (embFindNonRuntimeTensor(ft) >= 0)
+    return mlirLogicalResultFailure();
   EmbArgSpec *inputs = calloc((size_t)ni + 1, sizeof(EmbArgSpec));
   EmbArgSpec *results = calloc((size_t)no + 1, sizeof(EmbArgSpec));
   for (intptr_t i = 0; i < ni; ++i)

@@ -275,29 +275,20 @@ static bool fuseAdd(MlirOperation op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-static void fuseOne(MlirOperation op) {
+static bool fuseOne(MlirOperation op, const void *options) {
+  (void)options;
   if (embOpIs(op, EMB_OP_LCE))
     fuseLce(op);
   else if (embOpIs(op, EMB_OP_ATTENTION))
     fuseAttention(op);
   else if (embOpIs(op, "arith.addf"))
     fuseAdd(op);
+  return true;
 }
 
 static void run(MlirOperation root, MlirExternalPass pass,
                 const void *options) {
-  (void)options;
-  EmbOpList ops = {NULL, 0, 0};
-  if (!embCollectNestedOps(root, &ops)) {
-    embEmitErrorf(mlirOperationGetLocation(root),
-                  "emb-fuse-broadcast: out of memory");
-    embOpListFree(&ops);
-    mlirExternalPassSignalFailure(pass);
-    return;
-  }
-  for (size_t i = 0; i < ops.size; ++i)
-    fuseOne(ops.ops[i]);
-  embOpListFree(&ops);
+  embRewriteNestedOps(root, pass, "emb-fuse-broadcast", fuseOne, options);
 }
 
 const EmbPassDef embFuseBroadcastPassDef = {

@@ -84,15 +84,10 @@ MlirLogicalResult embAddIkboPipeline(MlirOpPassManager pm,
                                      const EmbIkboOptions *options,
                                      EmbErrorCallback onError, void *userData) {
   EmbIkboOptions o = embIkboOptionsDefault();
-  if (options) {
-    if (!embCheckStructSize(options->structSize, sizeof(EmbIkboOptions),
-                            "embAddIkboPipeline", "EmbIkboOptions", onError,
-                            userData) ||
-        !embCheckPassOptions(&embIkboPipelineDef, options, "embAddIkboPipeline",
-                             onError, userData))
-      return mlirLogicalResultFailure();
-    o = *options;
-  }
+  if (!embTakePassOptions(&embIkboPipelineDef, options, &o,
+                          "embAddIkboPipeline", "EmbIkboOptions", onError,
+                          userData))
+    return mlirLogicalResultFailure();
   EmbPipelineBuilder b = {pm, "builtin.module", o.verifyEach, onError,
                           userData};
   return embPipelineAdd(&b, &embIkboPipelineDef, &o);

@@ -178,7 +178,8 @@ static int64_t alignFor(MlirOperation op, const EmbPadKOptions *o) {
   return bytes ? 16 / bytes : 1;
 }
 
-static bool padOne(MlirOperation op, const EmbPadKOptions *o) {
+static bool padOne(MlirOperation op, const void *options) {
+  const EmbPadKOptions *o = options;
   if (embOpIs(op, EMB_OP_LCE))
     return padPair(op, 0, 1, alignFor(op, o), o->copyLimit, "K");
   if (embOpIs(op, EMB_OP_IKBO_LCE))
@@ -189,15 +190,7 @@ static bool padOne(MlirOperation op, const EmbPadKOptions *o) {
 
 static void run(MlirOperation root, MlirExternalPass pass,
                 const void *options) {
-  EmbOpList ops = {NULL, 0, 0};
-  bool ok = embCollectNestedOps(root, &ops);
-  for (size_t i = 0; ok && i < ops.size; ++i)
-    ok = padOne(ops.ops[i], options);
-  embOpListFree(&ops);
-  if (!ok) {
-    embEmitErrorf(mlirOperationGetLocation(root), "emb-pad-k: out of memory");
-    mlirExternalPassSignalFailure(pass);
-  }
+  embRewriteNestedOps(root, pass, "emb-pad-k", padOne, options);
 }
 
 const EmbPassDef embPadKPassDef = {
@@ -219,14 +212,8 @@ EmbPadKOptions embPadKOptionsDefault(void) {
 MlirPass embCreatePadKPass(const EmbPadKOptions *options,
                            EmbErrorCallback onError, void *userData) {
   EmbPadKOptions o = embPadKOptionsDefault();
-  if (options) {
-    if (!embCheckStructSize(options->structSize, sizeof(EmbPadKOptions),
-                            "embCreatePadKPass", "EmbPadKOptions", onError,
-                            userData) ||
-        !embCheckPassOptions(&embPadKPassDef, options, "embCreatePadKPass",
-                             onError, userData))
-      return (MlirPass){NULL};
-    o = *options;
-  }
+  if (!embTakePassOptions(&embPadKPassDef, options, &o, "embCreatePadKPass",
+                          "EmbPadKOptions", onError, userData))
+    return (MlirPass){NULL};
   return embMakePass(&embPadKPassDef, &o);
 }

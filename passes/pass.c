@@ -301,9 +301,11 @@ bool embParsePassOptions(const EmbPassDef *def, MlirStringRef text,
   return r == 0;
 }
 
-bool embCheckPassOptions(const EmbPassDef *def, const void *options,
-                         const char *function, EmbErrorCallback onError,
-                         void *userData) {
+/// Checks the values in `options` against the table; reports and returns
+/// false if one is out of range.
+static bool checkValues(const EmbPassDef *def, const void *options,
+                        const char *function, EmbErrorCallback onError,
+                        void *userData) {
   size_t n;
   const EmbPassOption *rows = rowsOf(def, &n);
   for (size_t i = 0; i < n; ++i) {
@@ -327,15 +329,23 @@ bool embCheckPassOptions(const EmbPassDef *def, const void *options,
   return true;
 }
 
-bool embCheckStructSize(size_t structSize, size_t expected,
+bool embTakePassOptions(const EmbPassDef *def, const void *given, void *out,
                         const char *function, const char *typeName,
                         EmbErrorCallback onError, void *userData) {
-  if (structSize == expected)
+  if (!given)
     return true;
-  embReportf(onError, userData,
-             "%s: options.structSize is %zu, expected %zu (sizeof(%s))",
-             function, structSize, expected, typeName);
-  return false;
+  size_t structSize, expected = embPassOptionsSize(def);
+  memcpy(&structSize, given, sizeof structSize);
+  if (structSize != expected) {
+    embReportf(onError, userData,
+               "%s: options.structSize is %zu, expected %zu (sizeof(%s))",
+               function, structSize, expected, typeName);
+    return false;
+  }
+  if (!checkValues(def, given, function, onError, userData))
+    return false;
+  memcpy(out, given, expected);
+  return true;
 }
 
 void embFormatPassOptionsHelp(const EmbPassDef *def, char *buf, size_t size) {

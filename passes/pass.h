@@ -104,16 +104,13 @@ bool embParsePassOptions(const EmbPassDef *def, MlirStringRef text,
                          void *options, EmbErrorCallback onError,
                          void *userData);
 
-/// Checks the values in `options` against the table, as C constructor
-/// `function` was given them; reports "function: align must be in
-/// 0..65536, got -4" and returns false if one is out of range.
-bool embCheckPassOptions(const EmbPassDef *def, const void *options,
-                         const char *function, EmbErrorCallback onError,
-                         void *userData);
-
-/// Checks a versioned options struct's `structSize`: reports and returns
-/// false unless it is `expected` (sizeof `typeName`).
-bool embCheckStructSize(size_t structSize, size_t expected,
+/// What C constructor `function` does with the public options struct
+/// `given` (a `typeName` whose first field is `size_t structSize`): NULL
+/// leaves `*out` as it is (the defaults); else checks its structSize and
+/// every value against the table and copies it into `*out`. Reports
+/// "function: align must be in 0..65536, got -4" (or a wrong structSize)
+/// and returns false.
+bool embTakePassOptions(const EmbPassDef *def, const void *given, void *out,
                         const char *function, const char *typeName,
                         EmbErrorCallback onError, void *userData);
 

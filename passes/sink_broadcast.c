@@ -377,13 +377,14 @@ static bool readDimThrough(MlirOperation op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-static void sinkOne(MlirOperation op) {
+static bool sinkOne(MlirOperation op, const void *options) {
+  (void)options;
   if (embOpIs(op, "tensor.dim")) {
     readDimThrough(op);
-    return;
+    return true;
   }
   if (!isSmallTensorOp(op))
-    return;
+    return true;
   if (embIsElementwise(op))
     sinkElementwise(op);
   else if (embOpIs(op, EMB_OP_LCE))
@@ -398,24 +399,14 @@ static void sinkOne(MlirOperation op) {
     sinkExpand(op);
   else if (embOpIs(op, EMB_OP_BROADCAST))
     composeBroadcasts(op);
+  return true;
 }
 
+// Producers come first, so a broadcast sunk below one op is seen again by
+// that op's users further down the list.
 static void run(MlirOperation root, MlirExternalPass pass,
                 const void *options) {
-  (void)options;
-  EmbOpList ops = {NULL, 0, 0};
-  if (!embCollectNestedOps(root, &ops)) {
-    embEmitErrorf(mlirOperationGetLocation(root),
-                  "emb-sink-broadcast: out of memory");
-    embOpListFree(&ops);
-    mlirExternalPassSignalFailure(pass);
-    return;
-  }
-  // Producers come first, so a broadcast sunk below one op is seen again
-  // by that op's users further down the list.
-  for (size_t i = 0; i < ops.size; ++i)
-    sinkOne(ops.ops[i]);
-  embOpListFree(&ops);
+  embRewriteNestedOps(root, pass, "emb-sink-broadcast", sinkOne, options);
 }
 
 const EmbPassDef embSinkBroadcastPassDef = {

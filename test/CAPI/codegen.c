@@ -9,16 +9,14 @@
 // RUN: %capi_test_dir/emb-capi-codegen 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
+#include "capi_test.h"
+
 #include "emb/emb.h"
 #include "emb/runtime.h"
 
 #include "mlir-c/IR.h"
 
 #include <stdio.h>
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
 
 /// Parses `source` and describes its first function.
 static void describe(MlirContext ctx, const char *source) {

@@ -8,6 +8,8 @@
 // RUN: %capi_test_dir/emb-capi-passes 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
+#include "capi_test.h"
+
 #include "emb/emb.h"
 
 #include "mlir-c/Diagnostics.h"
@@ -16,28 +18,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static void printToStderr(MlirStringRef s, void *userData) {
-  (void)userData;
-  fwrite(s.data, 1, s.length, stderr);
-}
-
-static MlirLogicalResult printDiagnostic(MlirDiagnostic d, void *userData) {
-  (void)userData;
-  fprintf(stderr, "diagnostic: ");
-  mlirDiagnosticPrint(d, printToStderr, NULL);
-  fprintf(stderr, "\n");
-  return mlirLogicalResultSuccess();
-}
-
-static void printError(const char *message, void *userData) {
-  (void)userData;
-  fprintf(stderr, "error: %s\n", message);
-}
 
 // A broadcast whose index has the wrong length: structurally fine, so only
 // emb-verify rejects it.
