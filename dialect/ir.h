@@ -37,6 +37,10 @@ extern "C" {
 /// with its NUL; longer ones are truncated.
 enum { EMB_MAX_MESSAGE = 1024 };
 
+/// The most columns an embedding table may have: what the runtime's TBE
+/// takes (embrtTbeArgs.tableDims in emb/runtime.h).
+enum { EMB_MAX_TABLE_DIM = 2048 };
+
 /// Makes a string ref of a C string.
 static inline MlirStringRef embStr(const char *s) {
   return mlirStringRefCreateFromCString(s);

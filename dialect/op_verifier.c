@@ -310,13 +310,14 @@ static bool isTableHandle(MlirType t) {
   return !mlirTypeIsNull(handle) && mlirTypeEqual(t, handle);
 }
 
-/// Checks a table tensor: rank 2, float, 1 to 2048 columns.
+/// Checks a table tensor: rank 2, float, 1 to EMB_MAX_TABLE_DIM columns.
 static bool checkTableTensor(Checker *c, MlirType w, const char *name) {
   if (!checkRank(c, w, name, 2) || !checkFloat(c, w, name))
     return false;
   int64_t d = embDim(w, 1);
-  if (d == 0 || d > 2048) {
-    fail(c, "%s has %lld columns, must be 1 to 2048", name, (long long)d);
+  if (d == 0 || d > EMB_MAX_TABLE_DIM) {
+    fail(c, "%s has %lld columns, must be 1 to %d", name, (long long)d,
+         EMB_MAX_TABLE_DIM);
     return false;
   }
   return true;
@@ -404,7 +405,8 @@ static void verifyTbe(Checker *c) {
   checkEnumAttr(c, "bounds_check", false, boundsCheckModes, bc, sizeof bc);
   bool pooled = strcmp(pooling, "none") != 0;
 
-  // Tables (through their handles): rank 2, one float type, D in 1..2048.
+  // Tables (through their handles): rank 2, one float type, D in 1 to
+  // EMB_MAX_TABLE_DIM.
   MlirType w0 = {NULL};
   int64_t minRows = -1;
   for (int64_t t = 0; t < numTables; ++t) {

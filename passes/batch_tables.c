@@ -42,9 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// The widest table a TBE admits.
-enum { maxTableDim = 2048 };
-
 //===----------------------------------------------------------------------===//
 // Bags and groups
 //===----------------------------------------------------------------------===//
@@ -109,7 +106,7 @@ static bool describe(MlirOperation op, Key *key, Bag *bag) {
       !embIsStatic(res))
     return false;
   *bag = (Bag){op, embDim(w, 1), embDim(idx, 0)};
-  if (bag->dim < 1 || bag->dim > maxTableDim || embDim(off, 0) < 2)
+  if (bag->dim < 1 || bag->dim > EMB_MAX_TABLE_DIM || embDim(off, 0) < 2)
     return false;
   memset(key, 0, sizeof *key);
   key->batch = embDim(off, 0) - 1;
