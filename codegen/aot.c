@@ -63,7 +63,7 @@ MlirLogicalResult embEmitObjectFile(MlirModule module, const char *path,
     if (LLVMTargetMachineEmitToFile(tm, llvmModule, path, LLVMObjectFile,
                                     &error)) {
       if (onError) {
-        char msg[1024];
+        char msg[EMB_MAX_MESSAGE];
         snprintf(msg, sizeof msg, "cannot write '%s': %s", path, error);
         onError(msg, userData);
       }
@@ -116,7 +116,7 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
   FILE *f = fopen(path, "w");
   if (!f) {
     if (onError) {
-      char msg[512];
+      char msg[EMB_MAX_MESSAGE];
       snprintf(msg, sizeof msg, "cannot write '%s'", path);
       onError(msg, userData);
     }

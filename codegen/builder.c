@@ -4,6 +4,8 @@
 
 #include "ir.h"
 
+#include "emb/runtime.h"
+
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/LLVM.h"
@@ -27,27 +29,23 @@ MlirOperation embBuildOp(EmbBuilder *b, const char *name, intptr_t nOperands,
   return op;
 }
 
-static MlirNamedAttribute named(MlirContext ctx, const char *name,
-                                MlirAttribute attr) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), attr);
-}
-
 MlirType embI64Type(MlirContext ctx) { return mlirIntegerTypeGet(ctx, 64); }
 
 MlirType embPtrType(MlirContext ctx) { return mlirLLVMPointerTypeGet(ctx, 0); }
 
-MlirValue embBuildConstI64(EmbBuilder *b, int64_t v) {
-  MlirType t = embI64Type(b->ctx);
-  MlirNamedAttribute a = named(b->ctx, "value", mlirIntegerAttrGet(t, v));
+static MlirValue integerConstant(EmbBuilder *b, MlirType t, int64_t v) {
+  MlirNamedAttribute a =
+      embNamedAttr(b->ctx, "value", mlirIntegerAttrGet(t, v));
   return mlirOperationGetResult(
       embBuildOp(b, "arith.constant", 0, NULL, 1, &t, 1, &a), 0);
 }
 
+MlirValue embBuildConstI64(EmbBuilder *b, int64_t v) {
+  return integerConstant(b, embI64Type(b->ctx), v);
+}
+
 MlirValue embBuildConstIndex(EmbBuilder *b, int64_t v) {
-  MlirType t = mlirIndexTypeGet(b->ctx);
-  MlirNamedAttribute a = named(b->ctx, "value", mlirIntegerAttrGet(t, v));
-  return mlirOperationGetResult(
-      embBuildOp(b, "arith.constant", 0, NULL, 1, &t, 1, &a), 0);
+  return integerConstant(b, mlirIndexTypeGet(b->ctx), v);
 }
 
 MlirValue embBuildIndexToI64(EmbBuilder *b, MlirValue v) {
@@ -85,28 +83,33 @@ MlirValue embBuildDivI64(EmbBuilder *b, MlirValue x, MlirValue y) {
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n) {
   MlirValue count = embBuildConstI64(b, n > 0 ? n : 1);
   MlirType ptr = embPtrType(b->ctx);
-  MlirNamedAttribute a = named(b->ctx, "elem_type", mlirTypeAttrGet(elemType));
+  MlirNamedAttribute a =
+      embNamedAttr(b->ctx, "elem_type", mlirTypeAttrGet(elemType));
   return mlirOperationGetResult(
       embBuildOp(b, "llvm.alloca", 1, &count, 1, &ptr, 1, &a), 0);
 }
 
+MlirValue embBuildGep(EmbBuilder *b, MlirValue base, MlirType elemType,
+                      int32_t i) {
+  MlirType ptr = embPtrType(b->ctx);
+  MlirNamedAttribute attrs[3] = {
+      embNamedAttr(b->ctx, "elem_type", mlirTypeAttrGet(elemType)),
+      embNamedAttr(b->ctx, "rawConstantIndices",
+                   mlirDenseI32ArrayGet(b->ctx, 1, &i)),
+      embNamedAttr(b->ctx, "noWrapFlags",
+                   mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 32), 0)),
+  };
+  return mlirOperationGetResult(
+      embBuildOp(b, "llvm.getelementptr", 1, &base, 1, &ptr, 3, attrs), 0);
+}
+
 void embBuildStoreAt(EmbBuilder *b, MlirValue base, MlirType elemType,
                      int64_t i, MlirValue value) {
-  MlirType ptr = embPtrType(b->ctx);
-  int32_t index = (int32_t)i;
-  MlirNamedAttribute gepAttrs[3] = {
-      named(b->ctx, "elem_type", mlirTypeAttrGet(elemType)),
-      named(b->ctx, "rawConstantIndices",
-            mlirDenseI32ArrayGet(b->ctx, 1, &index)),
-      named(b->ctx, "noWrapFlags",
-            mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 32), 0)),
-  };
-  MlirValue slot = mlirOperationGetResult(
-      embBuildOp(b, "llvm.getelementptr", 1, &base, 1, &ptr, 3, gepAttrs), 0);
+  MlirValue slot = embBuildGep(b, base, elemType, (int32_t)i);
   MlirValue operands[2] = {value, slot};
   MlirNamedAttribute ordering =
-      named(b->ctx, "ordering",
-            mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), 0));
+      embNamedAttr(b->ctx, "ordering",
+                   mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), 0));
   embBuildOp(b, "llvm.store", 2, operands, 0, NULL, 1, &ordering);
 }
 
@@ -128,7 +131,7 @@ MlirValue embBuildMemrefPtr(EmbBuilder *b, MlirValue memref,
   // sizes..., strides...).
   MlirType mt = mlirValueGetType(memref);
   intptr_t rank = mlirShapedTypeGetRank(mt);
-  MlirType results[2 + 2 * 8];
+  MlirType results[2 + 2 * EMBRT_MAX_RANK];
   results[0] =
       mlirMemRefTypeGet(mlirShapedTypeGetElementType(mt), 0, NULL,
                         mlirAttributeGetNull(), mlirAttributeGetNull());
@@ -154,8 +157,8 @@ MlirValue embBuildMemrefDim(EmbBuilder *b, MlirValue memref, int64_t dim) {
 
 MlirValue embBuildCall(EmbBuilder *b, const char *callee, intptr_t nArgs,
                        const MlirValue *args, MlirType resultType) {
-  MlirNamedAttribute a =
-      named(b->ctx, "callee", mlirFlatSymbolRefAttrGet(b->ctx, embStr(callee)));
+  MlirNamedAttribute a = embNamedAttr(
+      b->ctx, "callee", mlirFlatSymbolRefAttrGet(b->ctx, embStr(callee)));
   bool hasResult = !mlirTypeIsNull(resultType);
   MlirOperation call = embBuildOp(b, "func.call", nArgs, args,
                                   hasResult ? 1 : 0, &resultType, 1, &a);

@@ -53,6 +53,11 @@ MlirValue embBuildDivI64(EmbBuilder *b, MlirValue x, MlirValue y);
 /// llvm.alloca of `n` elements of `elemType`; returns !llvm.ptr.
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n);
 
+/// llvm.getelementptr: the address of element `i` of an array of `elemType`
+/// at `base` (an i8 array: `i` bytes past `base`).
+MlirValue embBuildGep(EmbBuilder *b, MlirValue base, MlirType elemType,
+                      int32_t i);
+
 /// Stores `value` (of `elemType`) at element `i` of the array at `base`.
 void embBuildStoreAt(EmbBuilder *b, MlirValue base, MlirType elemType,
                      int64_t i, MlirValue value);

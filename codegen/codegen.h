@@ -1,4 +1,11 @@
-//===- codegen/codegen.h - Registry entries of the codegen passes -*- C -*-===//
+//===- codegen/codegen.h - codegen's passes and the registry -----*- C -*-===//
+//
+// codegen/ is the top of the compiler: it lowers what passes/ makes, and it
+// holds what must know every pass, passes/' and its own: the registry of
+// passes and pipelines by name (registry.c) and the textual pipeline parser
+// that reads them (pipeline_parser.c). Private to libemb.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef EMB_CODEGEN_CODEGEN_H
 #define EMB_CODEGEN_CODEGEN_H
@@ -9,12 +16,23 @@
 extern "C" {
 #endif
 
-/// emb-lower-to-runtime (codegen/lower_to_runtime.c).
-extern const EmbRegistryEntry embLowerToRuntimeEntry;
+/// The options of emb-lower-to-runtime, which emb-lower-to-llvm takes too.
+typedef struct EmbLowerToRuntimeOptions {
+  int64_t target; ///< an EmbTarget
+} EmbLowerToRuntimeOptions;
+
+/// Their table (lower_to_runtime.c).
+extern const EmbOptionTable embLowerToRuntimeOptions;
+
+/// emb-lower-to-runtime (lower_to_runtime.c).
+extern const EmbPassDef embLowerToRuntimePassDef;
 
 /// emb-lower-to-llvm: the pipeline from emb-level IR to the LLVM dialect
-/// (codegen/pipeline.c).
-extern const EmbRegistryEntry embLowerToLlvmEntry;
+/// (lower_to_llvm.c).
+extern const EmbPassDef embLowerToLlvmPipelineDef;
+
+/// The registered pass or pipeline named `name` (`len` bytes), or NULL.
+const EmbPassDef *embLookupPass(const char *name, size_t len);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir.h"
+#include "runtime_abi.h"
 
-#include "emb/compiled.h"
 #include "emb/emb.h"
 
 #include "mlir-c/ExecutionEngine.h"
@@ -19,33 +19,6 @@
 
 struct EmbJit {
   MlirExecutionEngine engine;
-};
-
-/// Every symbol compiled code may call, and its implementation.
-static const struct {
-  const char *name;
-  void *fn;
-} runtimeSymbols[] = {
-#define SYMBOL(f)                                                              \
-  { #f, (void *)f }
-    SYMBOL(embrtCompiledAlloc),
-    SYMBOL(embrtCompiledFree),
-    SYMBOL(embrtCompiledCopy),
-    SYMBOL(embrtCompiledTbe),
-    SYMBOL(embrtCompiledTbeWorkspace),
-    SYMBOL(embrtCompiledBroadcast),
-    SYMBOL(embrtCompiledBroadcastAdd),
-    SYMBOL(embrtCompiledLce),
-    SYMBOL(embrtCompiledLceWorkspace),
-    SYMBOL(embrtCompiledIkboLce),
-    SYMBOL(embrtCompiledIkboLceWorkspace),
-    SYMBOL(embrtCompiledAttention),
-    SYMBOL(embrtCompiledAttentionWorkspace),
-    SYMBOL(embrtCompiledConcat),
-    SYMBOL(embrtCompiledStridedCopy),
-    SYMBOL(embrtCompiledElementwise),
-    SYMBOL(embrtCompiledFill),
-#undef SYMBOL
 };
 
 EmbJit *embJitCreate(MlirModule module, int optLevel, EmbErrorCallback onError,
@@ -59,9 +32,11 @@ EmbJit *embJitCreate(MlirModule module, int optLevel, EmbErrorCallback onError,
               userData);
     return NULL;
   }
-  for (size_t i = 0; i < sizeof runtimeSymbols / sizeof runtimeSymbols[0]; ++i)
-    mlirExecutionEngineRegisterSymbol(engine, embStr(runtimeSymbols[i].name),
-                                      runtimeSymbols[i].fn);
+  // Every function compiled code may call (runtime_symbols.def), bound to
+  // this process's runtime.
+  for (int i = 0; i < EMB_RT_NUM_SYMBOLS; ++i)
+    mlirExecutionEngineRegisterSymbol(engine, embStr(embRuntimeSymbols[i].name),
+                                      embRuntimeSymbols[i].address);
   EmbJit *jit = malloc(sizeof *jit);
   jit->engine = engine;
   return jit;

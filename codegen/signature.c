@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir.h"
+#include "runtime_abi.h"
 
 #include "emb/emb.h"
 #include "emb/runtime.h"
@@ -20,25 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int dtypeOf(MlirType t) {
-  if (mlirTypeIsAF32(t))
-    return EMBRT_F32;
-  if (mlirTypeIsAF16(t))
-    return EMBRT_F16;
-  if (mlirTypeIsABF16(t))
-    return EMBRT_BF16;
-  if (mlirTypeIsAF64(t))
-    return EMBRT_F64;
-  if (mlirTypeIsAInteger(t)) {
-    unsigned w = mlirIntegerTypeGetWidth(t);
-    return w == 32 ? EMBRT_I32 : w == 64 ? EMBRT_I64 : EMBRT_I8;
-  }
-  return -1;
-}
+_Static_assert(EMB_MODEL_MAX_RANK == EMBRT_MAX_RANK,
+               "an EmbArgSpec holds every rank the runtime takes");
 
 static void fillSpec(EmbArgSpec *s, MlirType t) {
   memset(s, 0, sizeof *s);
-  s->dtype = dtypeOf(mlirShapedTypeGetElementType(t));
+  s->dtype = (int)embRuntimeDtype(mlirShapedTypeGetElementType(t));
   s->rank = (int)mlirShapedTypeGetRank(t);
   for (int i = 0; i < s->rank && i < EMB_MODEL_MAX_RANK; ++i)
     s->dims[i] = embDim(t, i);
@@ -147,14 +135,9 @@ MlirLogicalResult embDescribeEntry(MlirOperation func, EmbModelSpec *out) {
   MlirType ft = mlirTypeAttrGetValue(fta);
   intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
   intptr_t no = mlirFunctionTypeGetNumResults(ft);
-  for (intptr_t i = 0; i < ni + no; ++i) {
-    MlirType t = i < ni ? mlirFunctionTypeGetInput(ft, i)
-                        : mlirFunctionTypeGetResult(ft, i - ni);
-    if (!mlirTypeIsARankedTensor(t) ||
-        mlirShapedTypeGetRank(t) > EMB_MODEL_MAX_RANK ||
-        dtypeOf(mlirShapedTypeGetElementType(t)) < 0)
-      return mlirLogicalResultFailure();
-  }
+  // What the lowering accepts, so that a described entry also compiles.
+  if (embFindNonRuntimeTensor(ft) >= 0)
+    return mlirLogicalResultFailure();
   EmbArgSpec *inputs = calloc((size_t)ni + 1, sizeof(EmbArgSpec));
   EmbArgSpec *results = calloc((size_t)no + 1, sizeof(EmbArgSpec));
   for (intptr_t i = 0; i < ni; ++i)

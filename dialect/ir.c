@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+MlirNamedAttribute embNamedAttr(MlirContext ctx, const char *name,
+                                MlirAttribute attr) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), attr);
+}
+
 bool embOpIs(MlirOperation op, const char *name) {
   MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
   size_t len = strlen(name);
@@ -111,7 +116,7 @@ int64_t embNumElements(MlirType shaped) {
 }
 
 void embEmitErrorf(MlirLocation loc, const char *fmt, ...) {
-  char msg[1024];
+  char msg[EMB_MAX_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -172,7 +177,7 @@ int embFormatLocation(MlirLocation loc, char *buf, size_t size) {
 }
 
 void embEmitRemarkf(MlirLocation loc, const char *fmt, ...) {
-  char msg[1024];
+  char msg[EMB_MAX_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);

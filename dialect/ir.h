@@ -33,10 +33,23 @@ extern "C" {
 #define EMB_OP_IKBO_ATTENTION "emb.ikbo_attention"
 #define EMB_OP_BROADCAST_ADD "emb.broadcast_add"
 
+/// The longest message emb formats for a diagnostic or an error callback,
+/// with its NUL; longer ones are truncated.
+enum { EMB_MAX_MESSAGE = 1024 };
+
+/// The most columns an embedding table may have: what the runtime's TBE
+/// takes (embrtTbeArgs.tableDims in emb/runtime.h).
+enum { EMB_MAX_TABLE_DIM = 2048 };
+
 /// Makes a string ref of a C string.
 static inline MlirStringRef embStr(const char *s) {
   return mlirStringRefCreateFromCString(s);
 }
+
+/// The named attribute `name = attr`, for building ops through
+/// MlirOperationState.
+MlirNamedAttribute embNamedAttr(MlirContext ctx, const char *name,
+                                MlirAttribute attr);
 
 /// True if `op`'s name is exactly `name`.
 bool embOpIs(MlirOperation op, const char *name);

@@ -42,11 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUMMARY "Batch emb.embedding_bag ops over one batch into one emb.tbe"
-
-/// The widest table a TBE admits.
-enum { maxTableDim = 2048 };
-
 //===----------------------------------------------------------------------===//
 // Bags and groups
 //===----------------------------------------------------------------------===//
@@ -111,7 +106,7 @@ static bool describe(MlirOperation op, Key *key, Bag *bag) {
       !embIsStatic(res))
     return false;
   *bag = (Bag){op, embDim(w, 1), embDim(idx, 0)};
-  if (bag->dim < 1 || bag->dim > maxTableDim || embDim(off, 0) < 2)
+  if (bag->dim < 1 || bag->dim > EMB_MAX_TABLE_DIM || embDim(off, 0) < 2)
     return false;
   memset(key, 0, sizeof *key);
   key->batch = embDim(off, 0) - 1;
@@ -581,28 +576,15 @@ static void run(MlirOperation root, MlirExternalPass pass,
   }
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embBatchTablesPassDef = {
     .argument = "emb-batch-tables",
     .name = "EmbBatchTables",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embBatchTablesEntry = {
-    .name = "emb-batch-tables",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary = "Batch emb.embedding_bag ops over one batch into one emb.tbe",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
 
-MlirPass embCreateBatchTablesPass(void) { return embMakePass(&def, NULL); }
+MlirPass embCreateBatchTablesPass(void) {
+  return embMakePass(&embBatchTablesPassDef, NULL);
+}

@@ -36,9 +36,6 @@
 
 #include <stdlib.h>
 
-#define SUMMARY                                                                \
-  "Fold emb.broadcast into the ops that mix user and candidate data"
-
 //===----------------------------------------------------------------------===//
 // emb.lce of a concat of user and candidate pieces -> emb.ikbo_lce
 //===----------------------------------------------------------------------===//
@@ -278,53 +275,32 @@ static bool fuseAdd(MlirOperation op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-static void fuseOne(MlirOperation op) {
+static bool fuseOne(MlirOperation op, const void *options) {
+  (void)options;
   if (embOpIs(op, EMB_OP_LCE))
     fuseLce(op);
   else if (embOpIs(op, EMB_OP_ATTENTION))
     fuseAttention(op);
   else if (embOpIs(op, "arith.addf"))
     fuseAdd(op);
+  return true;
 }
 
 static void run(MlirOperation root, MlirExternalPass pass,
                 const void *options) {
-  (void)options;
-  EmbOpList ops = {NULL, 0, 0};
-  if (!embCollectNestedOps(root, &ops)) {
-    embEmitErrorf(mlirOperationGetLocation(root),
-                  "emb-fuse-broadcast: out of memory");
-    embOpListFree(&ops);
-    mlirExternalPassSignalFailure(pass);
-    return;
-  }
-  for (size_t i = 0; i < ops.size; ++i)
-    fuseOne(ops.ops[i]);
-  embOpListFree(&ops);
+  embRewriteNestedOps(root, pass, "emb-fuse-broadcast", fuseOne, options);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embFuseBroadcastPassDef = {
     .argument = "emb-fuse-broadcast",
     .name = "EmbFuseBroadcast",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embFuseBroadcastEntry = {
-    .name = "emb-fuse-broadcast",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary =
+        "Fold emb.broadcast into the ops that mix user and candidate data",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
 
-MlirPass embCreateFuseBroadcastPass(void) { return embMakePass(&def, NULL); }
+MlirPass embCreateFuseBroadcastPass(void) {
+  return embMakePass(&embFuseBroadcastPassDef, NULL);
+}

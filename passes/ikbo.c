@@ -24,59 +24,59 @@
 
 #include "pass.h"
 
-#include <stdio.h>
-#include <string.h>
+#include <stddef.h>
 
-#define SUMMARY                                                                \
-  "In-kernel broadcast: sink, fuse, pad K, clean up (inference pipeline)"
+//===----------------------------------------------------------------------===//
+// Options: the fields of EmbIkboOptions (include/emb/emb.h) it reads as text
+//===----------------------------------------------------------------------===//
 
-/// Writes the pipeline for pad alignment `align` (0: per element type).
-static bool expandText(int64_t align, char *buf, size_t size) {
-  char pad[64] = "emb-pad-k";
-  if (align > 0)
-    snprintf(pad, sizeof pad, "emb-pad-k{align=%lld}", (long long)align);
-  int n = snprintf(buf, size,
-                   "emb-sink-broadcast,emb-fuse-broadcast,%s,canonicalize,cse",
-                   pad);
-  return n > 0 && (size_t)n < size;
+static const EmbPassOption optionRows[] = {
+    {.name = "align",
+     .kind = EMB_OPTION_INT,
+     .offset = offsetof(EmbIkboOptions, align),
+     .defaultValue = "0",
+     .min = 0,
+     .max = EMB_PAD_K_MAX_ALIGN,
+     .help = "emb-pad-k's align"},
+};
+
+static const EmbOptionTable options = {optionRows, EMB_NUM_OPTIONS(optionRows),
+                                       sizeof(EmbIkboOptions)};
+
+//===----------------------------------------------------------------------===//
+// The pipeline
+//===----------------------------------------------------------------------===//
+
+static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
+  const EmbIkboOptions *o = options;
+  EmbPadKOptions pad = embPadKOptionsDefault();
+  pad.align = o->align;
+  if (mlirLogicalResultIsFailure(
+          embPipelineAdd(b, &embSinkBroadcastPassDef, NULL)) ||
+      mlirLogicalResultIsFailure(
+          embPipelineAdd(b, &embFuseBroadcastPassDef, NULL)) ||
+      mlirLogicalResultIsFailure(embPipelineAdd(b, &embPadKPassDef, &pad)) ||
+      mlirLogicalResultIsFailure(embPipelineAddUpstream(
+          b, mlirStringRefCreateFromCString("canonicalize"))) ||
+      mlirLogicalResultIsFailure(
+          embPipelineAddUpstream(b, mlirStringRefCreateFromCString("cse"))))
+    return mlirLogicalResultFailure();
+  return mlirLogicalResultSuccess();
 }
 
-static bool expand(MlirStringRef options, char *buf, size_t size,
-                   EmbErrorCallback onError, void *userData) {
-  long long align = 0;
-  char key[64], value[64];
-  int r;
-  while ((r = embNextOption(&options, key, sizeof key, value, sizeof value,
-                            "emb-ikbo", onError, userData)) > 0) {
-    if (strcmp(key, "align") != 0) {
-      embUnknownOption("emb-ikbo", key, "align", onError, userData);
-      return false;
-    }
-    if (!embParseIntOption("emb-ikbo", key, value, 0, 1 << 16, &align, onError,
-                           userData))
-      return false;
-  }
-  if (r < 0)
-    return false;
-  if (!expandText(align, buf, size)) {
-    embReportf(onError, userData, "emb-ikbo: pipeline text too long");
-    return false;
-  }
-  return true;
-}
-
-const EmbRegistryEntry embIkboEntry = {
-    .name = "emb-ikbo",
-    .summary = SUMMARY,
-    .optionsHelp = "align=<int>: as emb-pad-k's (default 0: 16 bytes' worth)",
+const EmbPassDef embIkboPipelineDef = {
+    .argument = "emb-ikbo",
+    .summary =
+        "In-kernel broadcast: sink, fuse, pad K, clean up (inference pipeline)",
     .kind = EMB_PASS_KIND_PIPELINE,
     .anchor = "",
-    .create = NULL,
-    .expand = expand,
+    .options = &options,
+    .build = build,
 };
 
 EmbIkboOptions embIkboOptionsDefault(void) {
   EmbIkboOptions o = {sizeof(EmbIkboOptions), 0, false};
+  embDefaultPassOptions(&embIkboPipelineDef, &o);
   return o;
 }
 
@@ -84,25 +84,11 @@ MlirLogicalResult embAddIkboPipeline(MlirOpPassManager pm,
                                      const EmbIkboOptions *options,
                                      EmbErrorCallback onError, void *userData) {
   EmbIkboOptions o = embIkboOptionsDefault();
-  if (options) {
-    if (options->structSize != sizeof(EmbIkboOptions)) {
-      embReportf(onError, userData,
-                 "embAddIkboPipeline: options.structSize is %zu, expected "
-                 "%zu (sizeof(EmbIkboOptions))",
-                 options->structSize, sizeof(EmbIkboOptions));
-      return mlirLogicalResultFailure();
-    }
-    o = *options;
-  }
-  if (o.align < 0 || o.align > (1 << 16)) {
-    embReportf(onError, userData,
-               "embAddIkboPipeline: align must be in 0..65536, got %lld",
-               (long long)o.align);
+  if (!embTakePassOptions(&embIkboPipelineDef, options, &o,
+                          "embAddIkboPipeline", "EmbIkboOptions", onError,
+                          userData))
     return mlirLogicalResultFailure();
-  }
-  char text[256];
-  if (!expandText(o.align, text, sizeof text))
-    return mlirLogicalResultFailure();
-  return embAddPassPipeline(pm, mlirStringRefCreateFromCString(text),
-                            o.verifyEach, onError, userData);
+  EmbPipelineBuilder b = {pm, "builtin.module", o.verifyEach, onError,
+                          userData};
+  return embPipelineAdd(&b, &embIkboPipelineDef, &o);
 }

@@ -23,9 +23,9 @@
 // unpadded, with a remark, when padding it would copy more than copy-limit
 // MiB; its weight is then left alone too (their K must agree).
 //
-// Options: align=<int> elements; 0 (the default) means 16 bytes' worth of
-// the element type: 8 for f16 and bf16, 4 for f32. copy-limit=<MiB> (default
-// 64): the largest operand copied to pad it.
+// Options (the table below, EmbPadKOptions from C): align, in elements (0,
+// the default, is 16 bytes' worth of the element type), and copy-limit, in
+// MiB (default 64).
 //
 // Preconditions: the IR verifies. Postconditions: every emb.lce and
 // emb.ikbo_lce with a static K has K a multiple of align; one whose K is
@@ -39,19 +39,35 @@
 
 #include "ir.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SUMMARY "Pad K of emb.lce and emb.ikbo_lce with zeros to an alignment"
+//===----------------------------------------------------------------------===//
+// Options: the fields of EmbPadKOptions (include/emb/emb.h)
+//===----------------------------------------------------------------------===//
 
-/// The pass's options.
-typedef struct {
-  int64_t align;     ///< elements; 0: 16 bytes of the element type
-  int64_t copyLimit; ///< MiB: the largest operand copied to pad it
-} Options;
+static const EmbPassOption optionRows[] = {
+    {.name = "align",
+     .kind = EMB_OPTION_INT,
+     .offset = offsetof(EmbPadKOptions, align),
+     .defaultValue = "0",
+     .min = 0,
+     .max = EMB_PAD_K_MAX_ALIGN,
+     .help = "pad K to a multiple of this many elements, or of 16 bytes' "
+             "worth when 0 (8 for f16/bf16, 4 for f32)"},
+    {.name = "copy-limit",
+     .kind = EMB_OPTION_INT,
+     .offset = offsetof(EmbPadKOptions, copyLimit),
+     .defaultValue = "64",
+     .min = 0,
+     .max = 1 << 30,
+     .help = "the largest operand copied to pad it, in MiB"},
+};
 
-enum { defaultCopyLimitMiB = 64 };
+static const EmbOptionTable options = {optionRows, EMB_NUM_OPTIONS(optionRows),
+                                       sizeof(EmbPadKOptions)};
 
 //===----------------------------------------------------------------------===//
 // Padding one operand
@@ -153,7 +169,7 @@ static bool padPair(MlirOperation op, intptr_t wIndex, intptr_t xIndex,
 //===----------------------------------------------------------------------===//
 
 /// The alignment for `op`, whose operand 0 is a weight.
-static int64_t alignFor(MlirOperation op, const Options *o) {
+static int64_t alignFor(MlirOperation op, const EmbPadKOptions *o) {
   if (o->align > 0)
     return o->align;
   MlirType element = mlirShapedTypeGetElementType(
@@ -162,7 +178,8 @@ static int64_t alignFor(MlirOperation op, const Options *o) {
   return bytes ? 16 / bytes : 1;
 }
 
-static bool padOne(MlirOperation op, const Options *o) {
+static bool padOne(MlirOperation op, const void *options) {
+  const EmbPadKOptions *o = options;
   if (embOpIs(op, EMB_OP_LCE))
     return padPair(op, 0, 1, alignFor(op, o), o->copyLimit, "K");
   if (embOpIs(op, EMB_OP_IKBO_LCE))
@@ -173,71 +190,30 @@ static bool padOne(MlirOperation op, const Options *o) {
 
 static void run(MlirOperation root, MlirExternalPass pass,
                 const void *options) {
-  EmbOpList ops = {NULL, 0, 0};
-  bool ok = embCollectNestedOps(root, &ops);
-  for (size_t i = 0; ok && i < ops.size; ++i)
-    ok = padOne(ops.ops[i], options);
-  embOpListFree(&ops);
-  if (!ok) {
-    embEmitErrorf(mlirOperationGetLocation(root), "emb-pad-k: out of memory");
-    mlirExternalPassSignalFailure(pass);
-  }
+  embRewriteNestedOps(root, pass, "emb-pad-k", padOne, options);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embPadKPassDef = {
     .argument = "emb-pad-k",
     .name = "EmbPadK",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = sizeof(Options),
-};
-
-/// The largest alignment accepted, in elements.
-enum { maxAlign = 1 << 16 };
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  Options o = {0, defaultCopyLimitMiB};
-  char key[64], value[64];
-  int r;
-  while ((r = embNextOption(&options, key, sizeof key, value, sizeof value,
-                            def.argument, onError, userData)) > 0) {
-    long long v;
-    bool isAlign = !strcmp(key, "align");
-    if (!isAlign && strcmp(key, "copy-limit") != 0) {
-      embUnknownOption(def.argument, key, "align, copy-limit", onError,
-                       userData);
-      return (MlirPass){NULL};
-    }
-    if (!embParseIntOption(def.argument, key, value, 0,
-                           isAlign ? maxAlign : (1LL << 30), &v, onError,
-                           userData))
-      return (MlirPass){NULL};
-    if (isAlign)
-      o.align = v;
-    else
-      o.copyLimit = v;
-  }
-  if (r < 0)
-    return (MlirPass){NULL};
-  return embMakePass(&def, &o);
-}
-
-const EmbRegistryEntry embPadKEntry = {
-    .name = "emb-pad-k",
-    .summary = SUMMARY,
-    .optionsHelp = "align=<int>: pad K to a multiple of this many elements "
-                   "(default 0: 16 bytes' worth, 8 for f16/bf16, 4 for f32); "
-                   "copy-limit=<MiB>: the largest operand copied to pad it "
-                   "(default 64)",
+    .summary = "Pad K of emb.lce and emb.ikbo_lce with zeros to an alignment",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .options = &options,
+    .run = run,
 };
 
-MlirPass embCreatePadKPass(int64_t align) {
-  Options o = {align > 0 ? align : 0, defaultCopyLimitMiB};
-  return embMakePass(&def, &o);
+EmbPadKOptions embPadKOptionsDefault(void) {
+  EmbPadKOptions o = {sizeof(EmbPadKOptions), 0, 0};
+  embDefaultPassOptions(&embPadKPassDef, &o);
+  return o;
+}
+
+MlirPass embCreatePadKPass(const EmbPadKOptions *options,
+                           EmbErrorCallback onError, void *userData) {
+  EmbPadKOptions o = embPadKOptionsDefault();
+  if (!embTakePassOptions(&embPadKPassDef, options, &o, "embCreatePadKPass",
+                          "EmbPadKOptions", onError, userData))
+    return (MlirPass){NULL};
+  return embMakePass(&embPadKPassDef, &o);
 }

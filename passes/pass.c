@@ -1,4 +1,12 @@
-//===- passes/pass.c - Making external passes and parsing options ---------===//
+//===- passes/pass.c - Making passes, their options, pipelines ------------===//
+//
+// What every pass and pipeline definition (pass.h) is made into: an external
+// pass owning a copy of its options; its options read from text, defaulted,
+// checked and described, all from its option table; and the pipeline
+// builder, which adds emb passes, emb pipelines and upstream passes to a
+// pass manager, verifying after each when asked.
+//
+//===----------------------------------------------------------------------===//
 
 #include "pass.h"
 
@@ -41,14 +49,19 @@ static void runPass(MlirOperation op, MlirExternalPass pass, void *userData) {
   s->def->run(op, pass, s->options);
 }
 
+size_t embPassOptionsSize(const EmbPassDef *def) {
+  return def->options ? def->options->structSize : 0;
+}
+
 MlirPass embMakePass(const EmbPassDef *def, const void *options) {
-  PassState *s = malloc(sizeof(PassState) + def->optionsSize);
+  size_t size = embPassOptionsSize(def);
+  PassState *s = malloc(sizeof(PassState) + size);
   if (!s)
     return (MlirPass){NULL};
   s->def = def;
-  s->size = def->optionsSize;
-  if (def->optionsSize)
-    memcpy(s->options, options, def->optionsSize);
+  s->size = size;
+  if (size)
+    memcpy(s->options, options, size);
   MlirExternalPassCallbacks callbacks = {
       .construct = construct,
       .destruct = destruct,
@@ -62,19 +75,6 @@ MlirPass embMakePass(const EmbPassDef *def, const void *options) {
                                 embStr(def->anchor), 0, NULL, callbacks, s);
 }
 
-MlirPass embMakePassWithoutOptions(const EmbPassDef *def, MlirStringRef options,
-                                   EmbErrorCallback onError, void *userData) {
-  char key[64], value[64];
-  int r = embNextOption(&options, key, sizeof key, value, sizeof value,
-                        def->argument, onError, userData);
-  if (r != 0) {
-    if (r > 0)
-      embUnknownOption(def->argument, key, "", onError, userData);
-    return (MlirPass){NULL};
-  }
-  return embMakePass(def, NULL);
-}
-
 //===----------------------------------------------------------------------===//
 // Reporting
 //===----------------------------------------------------------------------===//
@@ -83,7 +83,7 @@ void embReportf(EmbErrorCallback onError, void *userData, const char *fmt,
                 ...) {
   if (!onError)
     return;
-  char msg[1024];
+  char msg[EMB_MAX_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -92,8 +92,19 @@ void embReportf(EmbErrorCallback onError, void *userData, const char *fmt,
 }
 
 //===----------------------------------------------------------------------===//
-// Options
+// Options: "key=value key2=value2", as inside MLIR's pass {braces}
 //===----------------------------------------------------------------------===//
+
+/// The longest key or value of an option.
+enum { maxOptionText = 64 };
+
+static int64_t *field(const EmbPassOption *o, void *options) {
+  return (int64_t *)((char *)options + o->offset);
+}
+
+static int64_t fieldValue(const EmbPassOption *o, const void *options) {
+  return *(const int64_t *)((const char *)options + o->offset);
+}
 
 static void skipSpace(MlirStringRef *s) {
   while (s->length && isspace((unsigned char)*s->data)) {
@@ -102,9 +113,12 @@ static void skipSpace(MlirStringRef *s) {
   }
 }
 
-int embNextOption(MlirStringRef *rest, char *key, size_t keySize, char *value,
-                  size_t valueSize, const char *passName,
-                  EmbErrorCallback onError, void *userData) {
+/// Reads the next key=value pair from `*rest` into `key` and `value`,
+/// advancing `*rest`. Returns 0 at the end, 1 for a pair, -1 for a malformed
+/// pair (reported).
+static int nextOption(MlirStringRef *rest, char *key, char *value,
+                      const char *passName, EmbErrorCallback onError,
+                      void *userData) {
   skipSpace(rest);
   if (rest->length == 0)
     return 0;
@@ -113,7 +127,8 @@ int embNextOption(MlirStringRef *rest, char *key, size_t keySize, char *value,
   while (k < rest->length && rest->data[k] != '=' &&
          !isspace((unsigned char)rest->data[k]))
     ++k;
-  if (k == 0 || k >= rest->length || rest->data[k] != '=' || k >= keySize) {
+  if (k == 0 || k >= rest->length || rest->data[k] != '=' ||
+      k >= maxOptionText) {
     size_t show = 0;
     while (show < rest->length && !isspace((unsigned char)start[show]))
       ++show;
@@ -141,7 +156,7 @@ int embNextOption(MlirStringRef *rest, char *key, size_t keySize, char *value,
     while (v < rest->length && !isspace((unsigned char)rest->data[v]))
       ++v;
   }
-  if (v >= valueSize) {
+  if (v >= maxOptionText) {
     embReportf(onError, userData, "%s: option '%s' value is too long", passName,
                key);
     return -1;
@@ -154,28 +169,282 @@ int embNextOption(MlirStringRef *rest, char *key, size_t keySize, char *value,
   return 1;
 }
 
-bool embParseIntOption(const char *passName, const char *key, const char *value,
-                       long long lo, long long hi, long long *out,
-                       EmbErrorCallback onError, void *userData) {
+/// The number of choices in "a|b|c".
+static int64_t numChoices(const char *choices) {
+  int64_t count = 1;
+  for (const char *c = choices; *c; ++c)
+    count += *c == '|';
+  return count;
+}
+
+/// Writes "a, b or c" for choices "a|b|c".
+static void describeChoices(const char *choices, char *buf, size_t size) {
+  size_t n = 0;
+  int64_t count = numChoices(choices);
+  buf[0] = '\0';
+  const char *start = choices;
+  for (int64_t i = 0; i < count; ++i) {
+    const char *end = strchr(start, '|');
+    size_t len = end ? (size_t)(end - start) : strlen(start);
+    const char *sep = i == 0 ? "" : i + 1 == count ? " or " : ", ";
+    int w = snprintf(buf + n, size - n, "%s%.*s", sep, (int)len, start);
+    if (w < 0 || (size_t)w >= size - n)
+      return;
+    n += (size_t)w;
+    start = end ? end + 1 : start + len;
+  }
+}
+
+/// The index of `value` among `choices` ("cpu|cuda"), or -1.
+static int64_t choiceIndex(const char *choices, const char *value) {
+  size_t len = strlen(value);
+  int64_t i = 0;
+  for (const char *start = choices;; ++i) {
+    const char *end = strchr(start, '|');
+    size_t n = end ? (size_t)(end - start) : strlen(start);
+    if (n == len && !memcmp(start, value, n))
+      return i;
+    if (!end)
+      return -1;
+    start = end + 1;
+  }
+}
+
+/// Sets option `o` in `options` from its text `value`; reports and returns
+/// false if the value is not one it takes.
+static bool setOption(const char *passName, const EmbPassOption *o,
+                      const char *value, void *options,
+                      EmbErrorCallback onError, void *userData) {
+  if (o->kind == EMB_OPTION_ENUM) {
+    int64_t i = choiceIndex(o->choices, value);
+    if (i < 0) {
+      char choices[256];
+      describeChoices(o->choices, choices, sizeof choices);
+      embReportf(onError, userData, "%s: option '%s' must be %s, got '%s'",
+                 passName, o->name, choices, value);
+      return false;
+    }
+    *field(o, options) = i;
+    return true;
+  }
   char *end = NULL;
   errno = 0;
   long long v = strtoll(value, &end, 10);
-  if (*value == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi) {
+  if (*value == '\0' || *end != '\0' || errno != 0 || v < o->min ||
+      v > o->max) {
     embReportf(onError, userData,
                "%s: option '%s' must be an integer in %lld..%lld, got '%s'",
-               passName, key, lo, hi, value);
+               passName, o->name, (long long)o->min, (long long)o->max, value);
     return false;
   }
-  *out = v;
+  *field(o, options) = v;
   return true;
 }
 
-void embUnknownOption(const char *passName, const char *key, const char *known,
-                      EmbErrorCallback onError, void *userData) {
-  if (known && *known)
-    embReportf(onError, userData, "%s: unknown option '%s' (options: %s)",
-               passName, key, known);
-  else
+/// The rows of `def`'s option table, and their number in `*n`.
+static const EmbPassOption *rowsOf(const EmbPassDef *def, size_t *n) {
+  *n = def->options ? def->options->numRows : 0;
+  return def->options ? def->options->rows : NULL;
+}
+
+void embDefaultPassOptions(const EmbPassDef *def, void *options) {
+  size_t n;
+  const EmbPassOption *rows = rowsOf(def, &n);
+  for (size_t i = 0; i < n; ++i)
+    // A default the table cannot parse is a bug in the table (the registry
+    // test lists every pass's defaults through the parser).
+    setOption(def->argument, &rows[i], rows[i].defaultValue, options, NULL,
+              NULL);
+}
+
+/// Reports an unknown option, listing the known ones.
+static void unknownOption(const EmbPassDef *def, const char *key,
+                          EmbErrorCallback onError, void *userData) {
+  size_t numRows;
+  const EmbPassOption *rows = rowsOf(def, &numRows);
+  if (numRows == 0) {
     embReportf(onError, userData, "%s: unknown option '%s' (it takes none)",
-               passName, key);
+               def->argument, key);
+    return;
+  }
+  char known[256] = "";
+  size_t n = 0;
+  for (size_t i = 0; i < numRows && n < sizeof known; ++i) {
+    int w = snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
+                     rows[i].name);
+    n += w > 0 ? (size_t)w : 0;
+  }
+  embReportf(onError, userData, "%s: unknown option '%s' (options: %s)",
+             def->argument, key, known);
+}
+
+bool embParsePassOptions(const EmbPassDef *def, MlirStringRef text,
+                         void *options, EmbErrorCallback onError,
+                         void *userData) {
+  embDefaultPassOptions(def, options);
+  char key[maxOptionText], value[maxOptionText];
+  int r;
+  while ((r = nextOption(&text, key, value, def->argument, onError, userData)) >
+         0) {
+    size_t n;
+    const EmbPassOption *rows = rowsOf(def, &n), *o = NULL;
+    for (size_t i = 0; i < n && !o; ++i)
+      if (!strcmp(rows[i].name, key))
+        o = &rows[i];
+    if (!o) {
+      unknownOption(def, key, onError, userData);
+      return false;
+    }
+    if (!setOption(def->argument, o, value, options, onError, userData))
+      return false;
+  }
+  return r == 0;
+}
+
+/// Checks the values in `options` against the table; reports and returns
+/// false if one is out of range.
+static bool checkValues(const EmbPassDef *def, const void *options,
+                        const char *function, EmbErrorCallback onError,
+                        void *userData) {
+  size_t n;
+  const EmbPassOption *rows = rowsOf(def, &n);
+  for (size_t i = 0; i < n; ++i) {
+    const EmbPassOption *o = &rows[i];
+    int64_t v = fieldValue(o, options);
+    if (o->kind == EMB_OPTION_ENUM) {
+      if (v < 0 || v >= numChoices(o->choices)) {
+        char choices[256];
+        describeChoices(o->choices, choices, sizeof choices);
+        embReportf(onError, userData, "%s: %s must be %s, got %lld", function,
+                   o->name, choices, (long long)v);
+        return false;
+      }
+    } else if (v < o->min || v > o->max) {
+      embReportf(onError, userData, "%s: %s must be in %lld..%lld, got %lld",
+                 function, o->name, (long long)o->min, (long long)o->max,
+                 (long long)v);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool embTakePassOptions(const EmbPassDef *def, const void *given, void *out,
+                        const char *function, const char *typeName,
+                        EmbErrorCallback onError, void *userData) {
+  if (!given)
+    return true;
+  size_t structSize, expected = embPassOptionsSize(def);
+  memcpy(&structSize, given, sizeof structSize);
+  if (structSize != expected) {
+    embReportf(onError, userData,
+               "%s: options.structSize is %zu, expected %zu (sizeof(%s))",
+               function, structSize, expected, typeName);
+    return false;
+  }
+  if (!checkValues(def, given, function, onError, userData))
+    return false;
+  memcpy(out, given, expected);
+  return true;
+}
+
+void embFormatPassOptionsHelp(const EmbPassDef *def, char *buf, size_t size) {
+  size_t n = 0, numRows;
+  const EmbPassOption *rows = rowsOf(def, &numRows);
+  if (size)
+    buf[0] = '\0';
+  for (size_t i = 0; i < numRows && n < size; ++i) {
+    const EmbPassOption *o = &rows[i];
+    int w =
+        snprintf(buf + n, size - n, "%s%s=%s: %s (default %s)", i ? "\n" : "",
+                 o->name, o->kind == EMB_OPTION_ENUM ? o->choices : "<int>",
+                 o->help, o->defaultValue);
+    n += w > 0 ? (size_t)w : 0;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Building pipelines
+//===----------------------------------------------------------------------===//
+
+static void addVerify(EmbPipelineBuilder *b) {
+  if (b->verifyEach)
+    mlirOpPassManagerAddOwnedPass(b->pm, embCreateVerifyPass());
+}
+
+MlirLogicalResult embPipelineAdd(EmbPipelineBuilder *b, const EmbPassDef *def,
+                                 const void *options) {
+  void *defaults = NULL;
+  size_t size = embPassOptionsSize(def);
+  if (!options && size) {
+    if (!(defaults = calloc(1, size))) {
+      embReportf(b->onError, b->userData, "%s: out of memory", def->argument);
+      return mlirLogicalResultFailure();
+    }
+    embDefaultPassOptions(def, defaults);
+    options = defaults;
+  }
+  MlirLogicalResult result = mlirLogicalResultFailure();
+  if (def->kind == EMB_PASS_KIND_PIPELINE) {
+    result = def->build(b, options);
+  } else if (*def->anchor && strcmp(def->anchor, b->anchor) != 0) {
+    // The pass manager aborts on a pass of another anchor: refuse it here.
+    embReportf(b->onError, b->userData,
+               "pass '%s' runs on '%s' and cannot be nested under '%s'",
+               def->argument, def->anchor, b->anchor);
+  } else {
+    MlirPass pass = embMakePass(def, options);
+    if (pass.ptr) {
+      mlirOpPassManagerAddOwnedPass(b->pm, pass);
+      addVerify(b);
+      result = mlirLogicalResultSuccess();
+    } else {
+      embReportf(b->onError, b->userData, "%s: out of memory", def->argument);
+    }
+  }
+  free(defaults);
+  return result;
+}
+
+/// MLIR's pipeline parser message about one element.
+typedef struct {
+  char text[EMB_MAX_MESSAGE];
+  size_t used;
+} Collected;
+
+static void collect(MlirStringRef s, void *userData) {
+  Collected *c = userData;
+  size_t room = sizeof c->text - 1 - c->used;
+  size_t n = s.length < room ? s.length : room;
+  memcpy(c->text + c->used, s.data, n);
+  c->used += n;
+  c->text[c->used] = '\0';
+}
+
+/// The first line of MLIR's pipeline parser message, without its
+/// "MLIR Textual PassPipeline Parser:1:1: error: " prefix.
+static const char *upstreamReason(Collected *msg) {
+  if (msg->used == 0)
+    return "not a registered pass";
+  char *nl = strchr(msg->text, '\n');
+  if (nl)
+    *nl = '\0';
+  const char *marker = "error: ";
+  const char *at = strstr(msg->text, marker);
+  return at ? at + strlen(marker) : msg->text;
+}
+
+MlirLogicalResult embPipelineAddUpstream(EmbPipelineBuilder *b,
+                                         MlirStringRef element) {
+  Collected msg = {.used = 0};
+  msg.text[0] = '\0';
+  if (mlirLogicalResultIsFailure(
+          mlirOpPassManagerAddPipeline(b->pm, element, collect, &msg))) {
+    embReportf(b->onError, b->userData,
+               "invalid pass pipeline element '%.*s': %s", (int)element.length,
+               element.data, upstreamReason(&msg));
+    return mlirLogicalResultFailure();
+  }
+  addVerify(b);
+  return mlirLogicalResultSuccess();
 }

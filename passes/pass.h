@@ -1,10 +1,18 @@
-//===- passes/pass.h - How emb's passes are made and registered --*- C -*-===//
+//===- passes/pass.h - How emb's passes and pipelines are made ---*- C -*-===//
 //
-// Every pass is one file in passes/ (or codegen/ for lowerings) that defines
-// an EmbPassDef: its flag, summary, anchor op and run callback, plus a
-// registry entry that parses its {options}. embMakePass turns a definition
-// and an options struct into an MlirPass through mlirCreateExternalPass,
-// deep-copying the options for every clone the pass manager makes.
+// Every pass and named pipeline is one file (passes/, or codegen/ for the
+// lowerings) that defines an EmbPassDef: its flag, summary and anchor, its
+// options as a table (EmbPassOption rows over its options struct), and either
+// a run callback (a pass) or a build callback (a pipeline). From the table,
+// pass.c parses `{key=value ...}` options, fills the defaults, checks what a
+// C constructor was given and writes the help text; embMakePass turns a
+// definition and an options struct into an MlirPass; an EmbPipelineBuilder
+// adds passes, pipelines and upstream passes to a pass manager.
+//
+// passes/ does not know codegen/: the registry of every pass by name and the
+// textual pipeline parser sit above both, in codegen/ (registry.c,
+// pipeline_parser.c). A pipeline adds the passes it is made of through their
+// definitions, not by name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,51 +25,98 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// The definition of one pass.
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+/// What an option's value is.
+typedef enum EmbOptionKind {
+  EMB_OPTION_INT,  ///< a decimal integer in [min, max]
+  EMB_OPTION_ENUM, ///< one of `choices`; stored as its index
+} EmbOptionKind;
+
+/// One option of a pass or pipeline, `name=value` inside its {braces}: one
+/// int64_t field of its options struct.
+typedef struct EmbPassOption {
+  const char *name; ///< "copy-limit"
+  EmbOptionKind kind;
+  size_t offset;            ///< offsetof the int64_t field
+  const char *defaultValue; ///< as written in a pipeline: "64", "cpu"
+  int64_t min, max;         ///< EMB_OPTION_INT: the values accepted
+  const char *choices;      ///< EMB_OPTION_ENUM: "cpu|cuda"
+  const char *help;         ///< what it sets; the default is appended
+} EmbPassOption;
+
+/// The options of a pass or pipeline: rows over a struct of `structSize`
+/// bytes. Two definitions may share one (a pipeline that hands its options
+/// to a pass).
+typedef struct EmbOptionTable {
+  const EmbPassOption *rows;
+  size_t numRows;
+  size_t structSize;
+} EmbOptionTable;
+
+/// The number of rows of an array of EmbPassOption.
+#define EMB_NUM_OPTIONS(rows) (sizeof(rows) / sizeof((rows)[0]))
+
+//===----------------------------------------------------------------------===//
+// Definitions
+//===----------------------------------------------------------------------===//
+
+typedef struct EmbPipelineBuilder EmbPipelineBuilder;
+
+/// The definition of one pass or named pipeline.
 typedef struct EmbPassDef {
   const char *argument; ///< the flag and pipeline name: "emb-pad-k"
-  const char *name;     ///< a CamelCase name: "EmbPadK"
+  const char *name;     ///< passes: a CamelCase name, "EmbPadK"
   const char *summary;  ///< one line for --list-passes
-  /// The op the pass runs on ("builtin.module"), or "" for any op.
+  EmbPassKind kind;
+  /// The op a pass runs on ("builtin.module"), or "" for any op.
   const char *anchor;
-  /// Runs on `op`; `options` points at the pass's options struct. Signals
+  /// The options (NULL: none).
+  const EmbOptionTable *options;
+  /// Passes: runs on `op`; `options` points at the options struct. Signals
   /// failure with mlirExternalPassSignalFailure(pass).
   void (*run)(MlirOperation op, MlirExternalPass pass, const void *options);
-  size_t optionsSize;
+  /// Pipelines: adds the pipeline's passes to `b` (reporting any error).
+  MlirLogicalResult (*build)(EmbPipelineBuilder *b, const void *options);
 } EmbPassDef;
 
-/// Makes a pass of `def` with a copy of `options` (optionsSize bytes).
+/// The size of `def`'s options struct (0 without options).
+size_t embPassOptionsSize(const EmbPassDef *def);
+
+/// Makes a pass of `def` with a copy of its options struct `options`.
 MlirPass embMakePass(const EmbPassDef *def, const void *options);
 
-/// Makes a pass of `def`, which takes no options, from its textual options:
-/// any option is reported through `onError` and gives a null pass.
-MlirPass embMakePassWithoutOptions(const EmbPassDef *def, MlirStringRef options,
-                                   EmbErrorCallback onError, void *userData);
+/// Sets every option of `def` in `options` to its default.
+void embDefaultPassOptions(const EmbPassDef *def, void *options);
 
-/// One entry of the registry: a pass or a named pipeline.
-typedef struct EmbRegistryEntry {
-  const char *name;
-  const char *summary;
-  const char *optionsHelp; ///< "align=<int>: ..." or ""
-  EmbPassKind kind;
-  /// The anchor a pass needs ("builtin.module" or "" for any op).
-  const char *anchor;
-  /// Passes: parses `options` and makes the pass, or reports and returns null.
-  MlirPass (*create)(MlirStringRef options, EmbErrorCallback onError,
-                     void *userData);
-  /// Pipelines: writes the textual pipeline `options` select into `buf`;
-  /// returns false (after reporting) on bad options.
-  bool (*expand)(MlirStringRef options, char *buf, size_t size,
-                 EmbErrorCallback onError, void *userData);
-} EmbRegistryEntry;
+/// Sets `options` to the defaults, then parses `text` ("key=value ...", a
+/// value may be "quoted") into it. Reports a malformed pair, an unknown key
+/// or a bad value through `onError` and returns false.
+bool embParsePassOptions(const EmbPassDef *def, MlirStringRef text,
+                         void *options, EmbErrorCallback onError,
+                         void *userData);
 
-/// Finds a registry entry by name (NUL-terminated or `len` bytes).
-const EmbRegistryEntry *embLookupPass(const char *name, size_t len);
+/// What C constructor `function` does with the public options struct
+/// `given` (a `typeName` whose first field is `size_t structSize`): NULL
+/// leaves `*out` as it is (the defaults); else checks its structSize and
+/// every value against the table and copies it into `*out`. Reports
+/// "function: align must be in 0..65536, got -4" (or a wrong structSize)
+/// and returns false.
+bool embTakePassOptions(const EmbPassDef *def, const void *given, void *out,
+                        const char *function, const char *typeName,
+                        EmbErrorCallback onError, void *userData);
+
+/// Writes the help of `def`'s options into `buf`, one line per option
+/// ("align=<int>: ... (default 0)"), "" if it has none.
+void embFormatPassOptionsHelp(const EmbPassDef *def, char *buf, size_t size);
 
 /// Reports a printf-style message through `onError` (if set).
 void embReportf(EmbErrorCallback onError, void *userData, const char *fmt, ...)
@@ -71,39 +126,42 @@ void embReportf(EmbErrorCallback onError, void *userData, const char *fmt, ...)
     ;
 
 //===----------------------------------------------------------------------===//
-// Options: "key=value key2=value2", as inside MLIR's pass {braces}
+// Building pipelines
 //===----------------------------------------------------------------------===//
 
-/// Reads the next key=value pair from `*rest` into `key` and `value`
-/// (a value may be quoted "..."), advancing `*rest`. Returns 0 at the end, 1
-/// for a pair, -1 for a malformed pair (reported through onError with
-/// `passName`).
-int embNextOption(MlirStringRef *rest, char *key, size_t keySize, char *value,
-                  size_t valueSize, const char *passName,
-                  EmbErrorCallback onError, void *userData);
+/// Where passes go: a pass manager nested on `anchor`, with emb-verify after
+/// every element when `verifyEach` is set.
+struct EmbPipelineBuilder {
+  MlirOpPassManager pm;
+  const char *anchor; ///< the op `pm` runs on: "builtin.module", "func.func"
+  bool verifyEach;
+  EmbErrorCallback onError;
+  void *userData;
+};
 
-/// Parses a decimal integer option value in [lo, hi]; reports and returns
-/// false otherwise.
-bool embParseIntOption(const char *passName, const char *key, const char *value,
-                       long long lo, long long hi, long long *out,
-                       EmbErrorCallback onError, void *userData);
+/// Adds pass or pipeline `def` with `options` (NULL: the defaults). A pass
+/// whose anchor is not the builder's is refused with an error.
+MlirLogicalResult embPipelineAdd(EmbPipelineBuilder *b, const EmbPassDef *def,
+                                 const void *options);
 
-/// Reports an unknown option, listing the known ones.
-void embUnknownOption(const char *passName, const char *key, const char *known,
-                      EmbErrorCallback onError, void *userData);
+/// Adds an upstream element as MLIR's own pipeline parser reads it
+/// ("canonicalize", "cse{...}"); reports MLIR's reason if it refuses it.
+MlirLogicalResult embPipelineAddUpstream(EmbPipelineBuilder *b,
+                                         MlirStringRef element);
 
 //===----------------------------------------------------------------------===//
-// The registered passes
+// The passes and pipelines of passes/
 //===----------------------------------------------------------------------===//
 
-extern const EmbRegistryEntry embVerifyEntry;
-extern const EmbRegistryEntry embSinkBroadcastEntry;  // sink_broadcast.c
-extern const EmbRegistryEntry embFuseBroadcastEntry;  // fuse_broadcast.c
-extern const EmbRegistryEntry embPadKEntry;           // pad_k.c
-extern const EmbRegistryEntry embIkboEntry;           // ikbo.c (a pipeline)
-extern const EmbRegistryEntry embBatchTablesEntry;    // batch_tables.c
-extern const EmbRegistryEntry embLowerToRuntimeEntry; // codegen/
-extern const EmbRegistryEntry embLowerToLlvmEntry;    // codegen/
+extern const EmbPassDef embVerifyPassDef;        // verify.c
+extern const EmbPassDef embSinkBroadcastPassDef; // sink_broadcast.c
+extern const EmbPassDef embFuseBroadcastPassDef; // fuse_broadcast.c
+extern const EmbPassDef embPadKPassDef;          // pad_k.c
+extern const EmbPassDef embIkboPipelineDef;      // ikbo.c
+extern const EmbPassDef embBatchTablesPassDef;   // batch_tables.c
+
+/// The largest emb-pad-k (and emb-ikbo) align, in elements.
+enum { EMB_PAD_K_MAX_ALIGN = 1 << 16 };
 
 #ifdef __cplusplus
 }

@@ -52,6 +52,22 @@ bool embCollectNestedOps(MlirOperation root, EmbOpList *list) {
   return !c.failed;
 }
 
+void embRewriteNestedOps(MlirOperation root, MlirExternalPass pass,
+                         const char *passName,
+                         bool (*rewrite)(MlirOperation op, const void *options),
+                         const void *options) {
+  EmbOpList ops = {NULL, 0, 0};
+  bool ok = embCollectNestedOps(root, &ops);
+  for (size_t i = 0; ok && i < ops.size; ++i)
+    ok = rewrite(ops.ops[i], options);
+  embOpListFree(&ops);
+  if (!ok) {
+    embEmitErrorf(mlirOperationGetLocation(root), "%s: out of memory",
+                  passName);
+    mlirExternalPassSignalFailure(pass);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Matching and erasing
 //===----------------------------------------------------------------------===//
@@ -230,11 +246,6 @@ MlirOperation embCreateOp(MlirOperation before, MlirLocation loc,
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before,
                                       op);
   return op;
-}
-
-MlirNamedAttribute embNamedAttr(MlirContext ctx, const char *name,
-                                MlirAttribute attr) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, embStr(name)), attr);
 }
 
 MlirValue embCreateBroadcast(MlirOperation before, MlirLocation loc,

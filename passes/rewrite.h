@@ -22,6 +22,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +52,15 @@ void embOpListFree(EmbOpList *list);
 /// Appends every op nested in `root` (not `root` itself) in pre-order, so
 /// that producers come before their users. False when memory runs out.
 bool embCollectNestedOps(MlirOperation root, EmbOpList *list);
+
+/// The run of a rewrite pass: collects the ops nested in `root` as above,
+/// then calls `rewrite(op, options)` on each in that order until one returns
+/// false (memory ran out). Then, or if collecting ran out of memory, emits
+/// "<passName>: out of memory" at `root` and fails `pass`.
+void embRewriteNestedOps(MlirOperation root, MlirExternalPass pass,
+                         const char *passName,
+                         bool (*rewrite)(MlirOperation op, const void *options),
+                         const void *options);
 
 //===----------------------------------------------------------------------===//
 // Matching and erasing
@@ -114,10 +124,6 @@ MlirOperation embCreateOp(MlirOperation before, MlirLocation loc,
                           const char *name, intptr_t numOperands,
                           const MlirValue *operands, MlirType resultType,
                           intptr_t numAttrs, const MlirNamedAttribute *attrs);
-
-/// A named attribute `name = attr`.
-MlirNamedAttribute embNamedAttr(MlirContext ctx, const char *name,
-                                MlirAttribute attr);
 
 /// "emb.broadcast"(ro, cand_to_user) -> resultType.
 MlirValue embCreateBroadcast(MlirOperation before, MlirLocation loc,

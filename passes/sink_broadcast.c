@@ -37,8 +37,6 @@
 
 #include "ir.h"
 
-#define SUMMARY "Run per-row ops on user rows: move emb.broadcast below them"
-
 enum { maxOperands = 16 };
 
 //===----------------------------------------------------------------------===//
@@ -379,13 +377,14 @@ static bool readDimThrough(MlirOperation op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-static void sinkOne(MlirOperation op) {
+static bool sinkOne(MlirOperation op, const void *options) {
+  (void)options;
   if (embOpIs(op, "tensor.dim")) {
     readDimThrough(op);
-    return;
+    return true;
   }
   if (!isSmallTensorOp(op))
-    return;
+    return true;
   if (embIsElementwise(op))
     sinkElementwise(op);
   else if (embOpIs(op, EMB_OP_LCE))
@@ -400,48 +399,25 @@ static void sinkOne(MlirOperation op) {
     sinkExpand(op);
   else if (embOpIs(op, EMB_OP_BROADCAST))
     composeBroadcasts(op);
+  return true;
 }
 
+// Producers come first, so a broadcast sunk below one op is seen again by
+// that op's users further down the list.
 static void run(MlirOperation root, MlirExternalPass pass,
                 const void *options) {
-  (void)options;
-  EmbOpList ops = {NULL, 0, 0};
-  if (!embCollectNestedOps(root, &ops)) {
-    embEmitErrorf(mlirOperationGetLocation(root),
-                  "emb-sink-broadcast: out of memory");
-    embOpListFree(&ops);
-    mlirExternalPassSignalFailure(pass);
-    return;
-  }
-  // Producers come first, so a broadcast sunk below one op is seen again
-  // by that op's users further down the list.
-  for (size_t i = 0; i < ops.size; ++i)
-    sinkOne(ops.ops[i]);
-  embOpListFree(&ops);
+  embRewriteNestedOps(root, pass, "emb-sink-broadcast", sinkOne, options);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embSinkBroadcastPassDef = {
     .argument = "emb-sink-broadcast",
     .name = "EmbSinkBroadcast",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embSinkBroadcastEntry = {
-    .name = "emb-sink-broadcast",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary = "Run per-row ops on user rows: move emb.broadcast below them",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
 
-MlirPass embCreateSinkBroadcastPass(void) { return embMakePass(&def, NULL); }
+MlirPass embCreateSinkBroadcastPass(void) {
+  return embMakePass(&embSinkBroadcastPassDef, NULL);
+}

@@ -1,15 +1,14 @@
 //===- passes/verify.c - emb-verify ---------------------------------------===//
 //
-// Runs emb's own verifier (dialect/verify.c) on the op it is given and fails
-// the pipeline if any emb op is invalid. emb-opt runs it after parsing and
-// after every pass, beside MLIR's structural verifier. It runs on any op, so
-// it can be nested anywhere in a pipeline. It changes nothing.
+// The emb-verify pass: runs emb's op verifier (embVerify, in
+// dialect/op_verifier.c) on the op it is given and fails the pipeline if any
+// emb op is invalid. emb-opt runs it after parsing and after every pass,
+// beside MLIR's structural verifier. It runs on any op, so it can be nested
+// anywhere in a pipeline. It changes nothing.
 //
 //===----------------------------------------------------------------------===//
 
 #include "pass.h"
-
-#define SUMMARY "Check emb ops' types, shapes and attributes"
 
 static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
   (void)options;
@@ -17,28 +16,15 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
     mlirExternalPassSignalFailure(pass);
 }
 
-static const EmbPassDef def = {
+const EmbPassDef embVerifyPassDef = {
     .argument = "emb-verify",
     .name = "EmbVerify",
-    .summary = SUMMARY,
-    .anchor = "",
-    .run = run,
-    .optionsSize = 0,
-};
-
-MlirPass embCreateVerifyPass(void) { return embMakePass(&def, NULL); }
-
-static MlirPass create(MlirStringRef options, EmbErrorCallback onError,
-                       void *userData) {
-  return embMakePassWithoutOptions(&def, options, onError, userData);
-}
-
-const EmbRegistryEntry embVerifyEntry = {
-    .name = "emb-verify",
-    .summary = SUMMARY,
-    .optionsHelp = "",
+    .summary = "Check emb ops' types, shapes and attributes",
     .kind = EMB_PASS_KIND_PASS,
     .anchor = "",
-    .create = create,
-    .expand = NULL,
+    .run = run,
 };
+
+MlirPass embCreateVerifyPass(void) {
+  return embMakePass(&embVerifyPassDef, NULL);
+}

@@ -205,12 +205,20 @@ int64_t embrtCompiledAttentionWorkspace(embrtContext *ctx, const int64_t *attrs,
 /// tensor.concat: attrs [dtype, n]; buffers [output, inputs...];
 /// dims [outer, inner, n sizes along the concatenated dim].
 enum { EMB_ABI_CONCAT_DTYPE = 0, EMB_ABI_CONCAT_NUM_INPUTS };
+enum { EMB_ABI_CONCAT_BUF_OUTPUT = 0, EMB_ABI_CONCAT_BUF_INPUTS };
+enum {
+  EMB_ABI_CONCAT_DIM_OUTER = 0,
+  EMB_ABI_CONCAT_DIM_INNER,
+  EMB_ABI_CONCAT_DIM_SIZES
+};
 void embrtCompiledConcat(embrtContext *ctx, const int64_t *attrs,
                          void *const *buffers, const int64_t *dims);
 
 /// tensor.extract_slice: attrs [dtype, rank]; buffers [input, output];
 /// dims [offset, rank sizes, rank input strides] (elements).
 enum { EMB_ABI_COPY_DTYPE = 0, EMB_ABI_COPY_RANK };
+enum { EMB_ABI_COPY_BUF_INPUT = 0, EMB_ABI_COPY_BUF_OUTPUT };
+enum { EMB_ABI_COPY_DIM_OFFSET = 0, EMB_ABI_COPY_DIM_SIZES };
 void embrtCompiledStridedCopy(embrtContext *ctx, const int64_t *attrs,
                               void *const *buffers, const int64_t *dims);
 
@@ -221,12 +229,19 @@ enum {
   EMB_ABI_ELEMENTWISE_IS_UNARY,
   EMB_ABI_ELEMENTWISE_OP
 };
+enum {
+  EMB_ABI_ELEMENTWISE_BUF_A = 0,
+  EMB_ABI_ELEMENTWISE_BUF_B,
+  EMB_ABI_ELEMENTWISE_BUF_OUTPUT
+};
+enum { EMB_ABI_ELEMENTWISE_DIM_ELEMENTS = 0 };
 void embrtCompiledElementwise(embrtContext *ctx, const int64_t *attrs,
                               void *const *buffers, const int64_t *dims);
 
 /// Splat constants and tensor.splat: attrs [dtype]; buffers [output];
 /// dims [elements, the element's bits in the low bytes].
 enum { EMB_ABI_FILL_DTYPE = 0 };
+enum { EMB_ABI_FILL_BUF_OUTPUT = 0 };
 enum { EMB_ABI_FILL_DIM_ELEMENTS = 0, EMB_ABI_FILL_DIM_BITS };
 void embrtCompiledFill(embrtContext *ctx, const int64_t *attrs,
                        void *const *buffers, const int64_t *dims);

@@ -114,7 +114,8 @@ typedef enum EmbPassKind {
 } EmbPassKind;
 
 /// One registry entry, for listing: name (the flag without `--`), summary,
-/// options help ("" if none), kind.
+/// options help (one line per option, "name=<int>: what it sets (default
+/// 0)"; "" if none), kind.
 typedef struct EmbPassInfo {
   const char *name;
   const char *summary;
@@ -206,11 +207,26 @@ MlirPass embCreateSinkBroadcastPass(void);
 /// emb.ikbo_attention, arith.addf of a broadcast becomes emb.broadcast_add.
 MlirPass embCreateFuseBroadcastPass(void);
 
-/// emb-pad-k{align}: pads K of emb.lce and emb.ikbo_lce (Ku and Kc) with
-/// zeros to a multiple of `align` elements; 0 picks 16 bytes' worth of the
-/// element type (8 for f16/bf16, 4 for f32). Dynamic K is left alone with a
-/// remark (see embSetRemarkHandler).
-MlirPass embCreatePadKPass(int64_t align);
+/// Options of emb-pad-k, the fields of its {align copy-limit} options. Start
+/// from embPadKOptionsDefault(): `structSize` versions the struct.
+typedef struct EmbPadKOptions {
+  size_t structSize; ///< sizeof(EmbPadKOptions)
+  int64_t align;     ///< 0..65536 elements; 0 (default): 16 bytes' worth
+  int64_t copyLimit; ///< 0..2^30 MiB: the largest operand copied to pad it
+} EmbPadKOptions;
+
+/// The default emb-pad-k options (align 0, copy-limit 64).
+EmbPadKOptions embPadKOptionsDefault(void);
+
+/// emb-pad-k{align copy-limit}: pads K of emb.lce and emb.ikbo_lce (Ku and
+/// Kc) with zeros to a multiple of `align` elements; 0 picks 16 bytes' worth
+/// of the element type (8 for f16/bf16, 4 for f32). A K whose padding would
+/// copy an operand larger than `copyLimit` MiB, or that is dynamic, is left
+/// alone with a remark (see embSetRemarkHandler). `options` may be NULL for
+/// the defaults. Returns a null pass and reports through `onError` if an
+/// option is out of range or `structSize` is wrong.
+MlirPass embCreatePadKPass(const EmbPadKOptions *options,
+                           EmbErrorCallback onError, void *userData);
 
 /// emb-batch-tables: turns emb.embedding_bag ops over one batch in one block
 /// into one emb.tbe, giving each result back as its slice of the TBE output.

@@ -8,6 +8,8 @@
 // RUN: %capi_test_dir/emb-capi-dialect 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
+#include "capi_test.h"
+
 #include "emb/emb.h"
 
 #include "mlir-c/Diagnostics.h"
@@ -15,23 +17,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static void printToStderr(MlirStringRef s, void *userData) {
-  (void)userData;
-  fwrite(s.data, 1, s.length, stderr);
-}
-
-static MlirLogicalResult printDiagnostic(MlirDiagnostic d, void *userData) {
-  (void)userData;
-  fprintf(stderr, "diagnostic: ");
-  mlirDiagnosticPrint(d, printToStderr, NULL);
-  fprintf(stderr, "\n");
-  return mlirLogicalResultSuccess();
-}
 
 static const char *const goodModule =
     "func.func @f(%ro: tensor<4x8xf16>, %idx: tensor<16xi32>) -> "

@@ -9,6 +9,8 @@
 // RUN: %capi_test_dir/emb-capi-ikbo 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
+#include "capi_test.h"
+
 #include "emb/emb.h"
 
 #include "mlir-c/Diagnostics.h"
@@ -16,28 +18,6 @@
 #include "mlir-c/Pass.h"
 
 #include <stdio.h>
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static void printToStderr(MlirStringRef s, void *userData) {
-  (void)userData;
-  fwrite(s.data, 1, s.length, stderr);
-}
-
-static MlirLogicalResult printDiagnostic(MlirDiagnostic d, void *userData) {
-  (void)userData;
-  fprintf(stderr, "diagnostic: ");
-  mlirDiagnosticPrint(d, printToStderr, NULL);
-  fprintf(stderr, "\n");
-  return mlirLogicalResultSuccess();
-}
-
-static void printError(const char *message, void *userData) {
-  (void)userData;
-  fprintf(stderr, "error: %s\n", message);
-}
 
 static void printRemark(MlirLocation loc, const char *message, void *userData) {
   (void)userData;
@@ -68,6 +48,15 @@ static const char *const dynamicKModule =
     "    -> tensor<16x8x32xf16> {\n"
     "  %y = \"emb.lce\"(%w, %x) : (tensor<8x?xf16>, tensor<16x?x32xf16>) -> "
     "tensor<16x8x32xf16>\n"
+    "  return %y : tensor<16x8x32xf16>\n"
+    "}\n";
+
+// An lce of static K = 12 (f16): padding to 8 copies the embedding x.
+static const char *const staticKModule =
+    "func.func @static_k(%w: tensor<8x12xf16>, %x: tensor<16x12x32xf16>)\n"
+    "    -> tensor<16x8x32xf16> {\n"
+    "  %y = \"emb.lce\"(%w, %x) : (tensor<8x12xf16>, tensor<16x12x32xf16>) "
+    "-> tensor<16x8x32xf16>\n"
     "  return %y : tensor<16x8x32xf16>\n"
     "}\n";
 
@@ -205,13 +194,73 @@ static void testRemarks(MlirContext ctx) {
   fprintf(stderr, "@testRemarks\n");
   embSetRemarkHandler(printRemark, NULL);
   MlirPassManager pm = hostPassManager(ctx);
-  mlirPassManagerAddOwnedPass(pm, embCreatePadKPass(0));
+  mlirPassManagerAddOwnedPass(pm, embCreatePadKPass(NULL, printError, NULL));
   // CHECK-LABEL: @testRemarks
   // CHECK: remark at -:3:8: 'emb.lce' not padded: K is dynamic
   // CHECK: "emb.lce"
   runAndPrint(ctx, pm, dynamicKModule);
   mlirPassManagerDestroy(pm);
   embSetRemarkHandler(NULL, NULL);
+}
+
+// emb-pad-k's options through its C constructor: copy-limit 0 MiB leaves K
+// of an embedding that would have to be copied as it is (with a remark);
+// the default (64 MiB) pads it; align pads to its multiple.
+static void testPadKOptions(MlirContext ctx) {
+  fprintf(stderr, "@testPadKOptions\n");
+  embSetRemarkHandler(printRemark, NULL);
+  EmbPadKOptions options = embPadKOptionsDefault();
+  // CHECK-LABEL: @testPadKOptions
+  // CHECK: defaults: align 0, copy-limit 64
+  fprintf(stderr, "defaults: align %lld, copy-limit %lld\n",
+          (long long)options.align, (long long)options.copyLimit);
+
+  options.copyLimit = 0;
+  MlirPassManager pm = hostPassManager(ctx);
+  mlirPassManagerAddOwnedPass(pm,
+                              embCreatePadKPass(&options, printError, NULL));
+  // CHECK: remark at -:3:8: 'emb.lce' not padded: K = 12 stays, padding it
+  // CHECK-SAME: (copy-limit 0 MiB)
+  // CHECK-NOT: tensor.concat
+  // CHECK: "emb.lce"({{.+}}) : (tensor<8x12xf16>, tensor<16x12x32xf16>)
+  runAndPrint(ctx, pm, staticKModule);
+  mlirPassManagerDestroy(pm);
+
+  pm = hostPassManager(ctx);
+  mlirPassManagerAddOwnedPass(pm, embCreatePadKPass(NULL, printError, NULL));
+  // CHECK: "emb.lce"({{.+}}) : (tensor<8x16xf16>, tensor<16x16x32xf16>)
+  runAndPrint(ctx, pm, staticKModule);
+  mlirPassManagerDestroy(pm);
+
+  options = embPadKOptionsDefault();
+  options.align = 32;
+  pm = hostPassManager(ctx);
+  mlirPassManagerAddOwnedPass(pm,
+                              embCreatePadKPass(&options, printError, NULL));
+  // CHECK: "emb.lce"({{.+}}) : (tensor<8x32xf16>, tensor<16x32x32xf16>)
+  runAndPrint(ctx, pm, staticKModule);
+  mlirPassManagerDestroy(pm);
+  embSetRemarkHandler(NULL, NULL);
+
+  // Bad options make no pass.
+  options.align = -4;
+  // CHECK: error: embCreatePadKPass: align must be in 0..65536, got -4
+  // CHECK: bad align: 0
+  fprintf(stderr, "bad align: %d\n",
+          embCreatePadKPass(&options, printError, NULL).ptr != NULL);
+  options = embPadKOptionsDefault();
+  options.copyLimit = -1;
+  // CHECK: error: embCreatePadKPass: copy-limit must be in 0..1073741824, got
+  // CHECK-SAME: -1
+  // CHECK: bad copy-limit: 0
+  fprintf(stderr, "bad copy-limit: %d\n",
+          embCreatePadKPass(&options, printError, NULL).ptr != NULL);
+  options = embPadKOptionsDefault();
+  options.structSize = 8;
+  // CHECK: error: embCreatePadKPass: options.structSize is 8, expected
+  // CHECK: bad size: 0
+  fprintf(stderr, "bad size: %d\n",
+          embCreatePadKPass(&options, printError, NULL).ptr != NULL);
 }
 
 // The registry lists the passes and the pipeline.
@@ -238,6 +287,7 @@ int main(void) {
   testPipelineByName(ctx);
   testPassConstructors(ctx);
   testRemarks(ctx);
+  testPadKOptions(ctx);
   testRegistry();
   mlirContextDestroy(ctx);
   return 0;

@@ -8,6 +8,8 @@
 // RUN: %capi_test_dir/emb-capi-passes 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
+#include "capi_test.h"
+
 #include "emb/emb.h"
 
 #include "mlir-c/Diagnostics.h"
@@ -16,28 +18,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static void printToStderr(MlirStringRef s, void *userData) {
-  (void)userData;
-  fwrite(s.data, 1, s.length, stderr);
-}
-
-static MlirLogicalResult printDiagnostic(MlirDiagnostic d, void *userData) {
-  (void)userData;
-  fprintf(stderr, "diagnostic: ");
-  mlirDiagnosticPrint(d, printToStderr, NULL);
-  fprintf(stderr, "\n");
-  return mlirLogicalResultSuccess();
-}
-
-static void printError(const char *message, void *userData) {
-  (void)userData;
-  fprintf(stderr, "error: %s\n", message);
-}
 
 // A broadcast whose index has the wrong length: structurally fine, so only
 // emb-verify rejects it.
@@ -74,7 +54,8 @@ static void testConstructorInHostPipeline(MlirContext ctx) {
   mlirPassManagerAddOwnedPass(pm, embCreateVerifyPass());
   // CHECK-LABEL: @testConstructorInHostPipeline
   // CHECK: diagnostic: 'emb.broadcast' op cand_to_user has 15 rows but the
-  // result has 16 CHECK: run succeeded: 0
+  // CHECK-SAME: result has 16
+  // CHECK: run succeeded: 0
   fprintf(stderr, "run succeeded: %d\n",
           mlirLogicalResultIsSuccess(
               mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m))));
@@ -121,15 +102,70 @@ static void testCreateByName(MlirContext ctx) {
   fprintf(stderr, "made unknown: %d\n", q.ptr != NULL);
 }
 
-// The registry lists every pass with a summary.
+// The registry lists every pass with a summary, and its options' help,
+// written from the pass's option table.
 static void testRegistry(void) {
   fprintf(stderr, "@testRegistry\n");
   // CHECK-LABEL: @testRegistry
   // CHECK: emb-verify: Check emb ops' types, shapes and attributes
+  // CHECK-NEXT: emb-sink-broadcast:
+  // CHECK: emb-pad-k: Pad K of emb.lce and emb.ikbo_lce
+  // CHECK-NEXT: align=<int>: pad K to a multiple of this many elements
+  // CHECK-SAME: (default 0)
+  // CHECK-NEXT: copy-limit=<int>: the largest operand copied to pad it, in
+  // CHECK-SAME: MiB (default 64)
+  // CHECK: emb-lower-to-runtime:
+  // CHECK-NEXT: target=cpu|cuda: {{.+}} (default cpu)
   for (intptr_t i = 0; i < embGetNumPasses(); ++i) {
     EmbPassInfo info = embGetPassInfo(i);
     fprintf(stderr, "%s: %s\n", info.name, info.summary);
+    if (*info.options)
+      fprintf(stderr, "%s\n", info.options);
   }
+}
+
+// Every option's default, as the help states it, is a value the option
+// takes: each pass is made by name and each pipeline added with it spelled
+// out.
+static void testDefaultsParse(MlirContext ctx) {
+  fprintf(stderr, "@testDefaultsParse\n");
+  int options = 0, accepted = 0;
+  for (intptr_t i = 0; i < embGetNumPasses(); ++i) {
+    EmbPassInfo info = embGetPassInfo(i);
+    for (const char *line = info.options; *line;) {
+      size_t len = strcspn(line, "\n");
+      const char *eq = memchr(line, '=', len);
+      const char *def = strstr(line, "(default ");
+      char text[256];
+      snprintf(text, sizeof text, "%.*s=%.*s", (int)(eq - line), line,
+               (int)(line + len - 1 - (def + 9)), def + 9);
+      ++options;
+      if (info.kind == EMB_PASS_KIND_PASS) {
+        MlirPass p = embCreatePass(info.name, str(text), printError, NULL);
+        if (p.ptr) {
+          ++accepted;
+          MlirPassManager pm =
+              mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+          mlirPassManagerAddOwnedPass(pm, p);
+          mlirPassManagerDestroy(pm);
+        }
+      } else {
+        char pipeline[512];
+        snprintf(pipeline, sizeof pipeline, "%s{%s}", info.name, text);
+        MlirPassManager pm =
+            mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+        accepted += mlirLogicalResultIsSuccess(
+            embAddPassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                               str(pipeline), false, printError, NULL));
+        mlirPassManagerDestroy(pm);
+      }
+      line += len + (line[len] == '\n');
+    }
+  }
+  // CHECK-LABEL: @testDefaultsParse
+  // CHECK-NOT: error:
+  // CHECK: options 5, defaults accepted 5
+  fprintf(stderr, "options %d, defaults accepted %d\n", options, accepted);
 }
 
 int main(void) {
@@ -139,6 +175,7 @@ int main(void) {
   testPipelineByName(ctx);
   testCreateByName(ctx);
   testRegistry();
+  testDefaultsParse(ctx);
   mlirContextDestroy(ctx);
   return 0;
 }

@@ -20,6 +20,15 @@ func.func @g(%x: f32) -> tensor<4xf32> {
 
 // -----
 
+// i16 has no runtime dtype (the runtime has no 16-bit integer), so an entry
+// function cannot take it.
+// CHECK: [[@LINE+1]]:1: error: emb-lower-to-runtime: argument #0 of the function is tensor<4xi16>; entry functions take and return ranked tensors of at most 8 dims with a runtime element type
+func.func @i16(%x: tensor<4xi16>) -> tensor<4xi16> {
+  return %x : tensor<4xi16>
+}
+
+// -----
+
 // Constants held in dense_resource blobs are not supported (dense ones are).
 func.func @h() -> tensor<2xf32> {
   // CHECK: [[@LINE+1]]:8: error: 'arith.constant' op cannot be lowered to the emb runtime (target cuda): only dense tensor constants are supported (dense_resource blobs are not)

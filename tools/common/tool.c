@@ -4,6 +4,8 @@
 
 #include "emb/emb.h"
 
+#include "mlir-c/BuiltinAttributes.h"
+
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -264,4 +266,46 @@ MlirModule embToolParse(MlirContext ctx, EmbToolSource *src, const char *text) {
   mlirOperationWalk(mlirModuleGetOperation(module), renameLocation, &rename,
                     MlirWalkPreOrder);
   return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Pipelines and entry functions
+//===----------------------------------------------------------------------===//
+
+void embToolReportError(const char *message, void *tool) {
+  fprintf(stderr, "%s: error: %s\n", (const char *)tool, message);
+}
+
+int embToolRunPipeline(const char *tool, MlirModule module,
+                       const char *pipeline) {
+  MlirOperation op = mlirModuleGetOperation(module);
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(
+      mlirOperationGetContext(op), str("builtin.module"));
+  int status = 0;
+  if (mlirLogicalResultIsFailure(embAddPassPipeline(
+          mlirPassManagerGetAsOpPassManager(pm), str(pipeline), true,
+          embToolReportError, (void *)tool)) ||
+      mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, op)))
+    status = 1;
+  mlirPassManagerDestroy(pm);
+  return status;
+}
+
+MlirOperation embToolFindEntry(MlirModule module, const char *name) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+    if (n.length != 9 || memcmp(n.data, "func.func", 9))
+      continue;
+    MlirStringRef s = mlirStringAttrGetValue(
+        mlirOperationGetAttributeByName(op, str("sym_name")));
+    bool hasBody = !mlirBlockIsNull(
+        mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+    bool isPublic = mlirAttributeIsNull(
+        mlirOperationGetAttributeByName(op, str("sym_visibility")));
+    if (name ? (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+             : (hasBody && isPublic))
+      return op;
+  }
+  return (MlirOperation){NULL};
 }

@@ -1,8 +1,9 @@
 //===- tools/common/tool.h - What emb's command-line tools share -*- C -*-===//
 //
 // Reading an input, printing MLIR diagnostics the way mlir-opt does (with the
-// source line and a caret), and parsing a buffer into a module with a clear
-// error where MLIR's parser gives none. emb-opt, emb-run and emb-compile use
+// source line and a caret), parsing a buffer into a module with a clear
+// error where MLIR's parser gives none, running a pass pipeline on it and
+// finding its entry function. emb-opt, emb-run and emb-compile use
 // it.
 //
 //===----------------------------------------------------------------------===//
@@ -43,5 +44,19 @@ MlirDiagnosticHandlerID embToolAttachDiagnostics(MlirContext ctx,
 /// location (a custom syntax of an emb op is named) and returns a null
 /// module.
 MlirModule embToolParse(MlirContext ctx, EmbToolSource *src, const char *text);
+
+/// An EmbErrorCallback that prints "<tool>: error: message" to stderr;
+/// `tool` (userData) is the tool's name.
+void embToolReportError(const char *message, void *tool);
+
+/// Runs textual `pipeline` (emb and upstream passes) on `module`, verifying
+/// after every pass; errors are printed as "<tool>: error: ...". Returns 0
+/// on success, 1 on failure.
+int embToolRunPipeline(const char *tool, MlirModule module,
+                       const char *pipeline);
+
+/// The func.func of `module` named `name`, or (name NULL) the first public
+/// one with a body; a null op if there is none.
+MlirOperation embToolFindEntry(MlirModule module, const char *name);
 
 #endif // EMB_TOOLS_COMMON_TOOL_H

@@ -39,45 +39,6 @@ static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
 }
 
-static void onError(const char *message, void *userData) {
-  (void)userData;
-  fprintf(stderr, "emb-compile: error: %s\n", message);
-}
-
-static int runPipeline(MlirContext ctx, MlirModule module,
-                       const char *pipeline) {
-  MlirPassManager pm =
-      mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
-  int status = 0;
-  if (mlirLogicalResultIsFailure(
-          embAddPassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                             str(pipeline), true, onError, NULL)) ||
-      mlirLogicalResultIsFailure(
-          mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))))
-    status = 1;
-  mlirPassManagerDestroy(pm);
-  return status;
-}
-
-static MlirOperation findFunc(MlirModule module, const char *name) {
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-    if (n.length != 9 || memcmp(n.data, "func.func", 9))
-      continue;
-    MlirStringRef s = mlirStringAttrGetValue(
-        mlirOperationGetAttributeByName(op, str("sym_name")));
-    bool hasBody = !mlirBlockIsNull(
-        mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
-    bool isPublic = mlirAttributeIsNull(
-        mlirOperationGetAttributeByName(op, str("sym_visibility")));
-    if (name ? (s.length == strlen(name) && !memcmp(s.data, name, s.length))
-             : (hasBody && isPublic))
-      return op;
-  }
-  return (MlirOperation){NULL};
-}
-
 int main(int argc, char **argv) {
   const char *input = NULL, *output = NULL, *entryName = NULL, *pipeline = NULL,
              *target = "cpu";
@@ -123,11 +84,12 @@ int main(int argc, char **argv) {
   EmbModelSpec specs[2];
   memset(specs, 0, sizeof specs);
   char refName[256] = "";
+  char *path = NULL; // <output>.o, then <output>.h
   MlirModule module = embToolParse(ctx, &src, src.text), ref = {NULL};
   if (mlirModuleIsNull(module) ||
       mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
     goto done;
-  MlirOperation entry = findFunc(module, entryName);
+  MlirOperation entry = embToolFindEntry(module, entryName);
   if (mlirOperationIsNull(entry) ||
       mlirLogicalResultIsFailure(embDescribeEntry(entry, &specs[0]))) {
     fprintf(stderr, "emb-compile: error: no entry function of ranked "
@@ -138,11 +100,11 @@ int main(int argc, char **argv) {
   if (withReference)
     ref = mlirModuleFromOperation(
         mlirOperationClone(mlirModuleGetOperation(module)));
-  if (pipeline && runPipeline(ctx, module, pipeline))
+  if (pipeline && embToolRunPipeline("emb-compile", module, pipeline))
     goto done;
   if (withReference) {
     // The entry as written joins the module under another name.
-    MlirOperation refEntry = findFunc(ref, specs[0].name);
+    MlirOperation refEntry = embToolFindEntry(ref, specs[0].name);
     snprintf(refName, sizeof refName, "%s__reference", specs[0].name);
     mlirOperationSetAttributeByName(refEntry, str("sym_name"),
                                     mlirStringAttrGet(ctx, str(refName)));
@@ -153,16 +115,21 @@ int main(int argc, char **argv) {
   }
   char lower[64];
   snprintf(lower, sizeof lower, "emb-lower-to-llvm{target=%s}", target);
-  if (runPipeline(ctx, module, lower))
+  if (embToolRunPipeline("emb-compile", module, lower))
     goto done;
-  char path[4096];
-  snprintf(path, sizeof path, "%s.o", output);
+  size_t pathSize = strlen(output) + sizeof ".o";
+  if (!(path = malloc(pathSize))) {
+    fprintf(stderr, "emb-compile: error: out of memory\n");
+    goto done;
+  }
+  snprintf(path, pathSize, "%s.o", output);
   if (mlirLogicalResultIsFailure(
-          embEmitObjectFile(module, path, onError, NULL)))
+          embEmitObjectFile(module, path, embToolReportError, "emb-compile")))
     goto done;
-  snprintf(path, sizeof path, "%s.h", output);
-  if (mlirLogicalResultIsFailure(embEmitHeader(
-          specs, withReference ? 2 : 1, specs[0].name, path, onError, NULL)))
+  snprintf(path, pathSize, "%s.h", output);
+  if (mlirLogicalResultIsFailure(
+          embEmitHeader(specs, withReference ? 2 : 1, specs[0].name, path,
+                        embToolReportError, "emb-compile")))
     goto done;
   fprintf(stderr, "emb-compile: wrote %s.o and %s.h (@%s%s%s, target %s)\n",
           output, output, specs[0].name, withReference ? ", @" : "", refName,
@@ -178,5 +145,6 @@ done:
   embModelSpecDestroy(&specs[0]);
   mlirContextDestroy(ctx);
   free(src.text);
+  free(path);
   return status;
 }

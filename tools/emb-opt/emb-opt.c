@@ -114,9 +114,32 @@ static void addPassFlag(Options *o, const char *flag) {
     appendPipeline(o, flag, strlen(flag));
     return;
   }
-  char elem[1024];
-  snprintf(elem, sizeof elem, "%.*s{%s}", (int)(eq - flag), flag, eq + 1);
+  size_t size = strlen(flag) + 2; // '=' becomes '{', and '}' and a NUL
+  char *elem = malloc(size);
+  if (!elem) {
+    fprintf(stderr, "emb-opt: error: out of memory\n");
+    exit(1);
+  }
+  snprintf(elem, size, "%.*s{%s}", (int)(eq - flag), flag, eq + 1);
   appendPipeline(o, elem, strlen(elem));
+  free(elem);
+}
+
+/// Lists emb's passes and pipelines, each option on a line of its own.
+static void listPasses(void) {
+  printf("emb passes and pipelines (any upstream MLIR pass is accepted "
+         "too):\n");
+  for (intptr_t i = 0, n = embGetNumPasses(); i < n; ++i) {
+    EmbPassInfo info = embGetPassInfo(i);
+    printf("  --%-28s %s%s\n", info.name,
+           info.kind == EMB_PASS_KIND_PIPELINE ? "(pipeline) " : "",
+           info.summary);
+    for (const char *line = info.options; line && *line;) {
+      size_t len = strcspn(line, "\n");
+      printf("  %-30s   %.*s\n", "", (int)len, line);
+      line += len + (line[len] == '\n');
+    }
+  }
 }
 
 /// Returns -1 to continue, or an exit status.
@@ -137,6 +160,8 @@ static int parseArgs(int argc, char **argv, Options *o) {
       sawInput = true;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(usage, stdout);
+      printf("\n");
+      listPasses();
       return 0;
     } else if (!strcmp(a, "--version")) {
       printf("emb-opt (emb 0.1.0) on MLIR 22\n");
@@ -293,19 +318,6 @@ static int processInput(MlirContext ctx, const Options *o, EmbToolSource *src,
     p = next;
   }
   return status;
-}
-
-static void listPasses(void) {
-  printf("emb passes and pipelines (any upstream MLIR pass is accepted "
-         "too):\n");
-  for (intptr_t i = 0, n = embGetNumPasses(); i < n; ++i) {
-    EmbPassInfo info = embGetPassInfo(i);
-    printf("  --%-28s %s%s\n", info.name,
-           info.kind == EMB_PASS_KIND_PIPELINE ? "(pipeline) " : "",
-           info.summary);
-    if (info.options && *info.options)
-      printf("  %-30s   options: %s\n", "", info.options);
-  }
 }
 
 int main(int argc, char **argv) {

@@ -87,67 +87,17 @@ static int parseArgs(int argc, char **argv, Options *o) {
   return -1;
 }
 
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static void onPipelineError(const char *message, void *userData) {
-  (void)userData;
-  fprintf(stderr, "emb-run: error: %s\n", message);
-}
-
-/// Runs `pipeline` on `module`.
-static int runPipeline(MlirContext ctx, MlirModule module,
-                       const char *pipeline) {
-  MlirPassManager pm =
-      mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
-  int status = 0;
-  if (mlirLogicalResultIsFailure(
-          embAddPassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                             str(pipeline), true, onPipelineError, NULL)) ||
-      mlirLogicalResultIsFailure(
-          mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))))
-    status = 1;
-  mlirPassManagerDestroy(pm);
-  return status;
-}
-
-/// The entry function: by name, or the first public one with a body.
-static MlirOperation findEntry(MlirModule module, const char *name) {
-  MlirBlock body = mlirModuleGetBody(module);
-  for (MlirOperation op = mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
-    if (opName.length != 9 || memcmp(opName.data, "func.func", 9))
-      continue;
-    MlirAttribute sym = mlirOperationGetAttributeByName(op, str("sym_name"));
-    MlirAttribute vis =
-        mlirOperationGetAttributeByName(op, str("sym_visibility"));
-    MlirStringRef s = mlirStringAttrGetValue(sym);
-    if (name) {
-      if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
-        return op;
-      continue;
-    }
-    bool hasBody = !mlirBlockIsNull(
-        mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
-    if (hasBody && mlirAttributeIsNull(vis))
-      return op;
-  }
-  return (MlirOperation){NULL};
-}
-
 /// Lowers `module` (after `pipeline`, if any) and JIT-compiles it.
-static EmbJit *compile(MlirContext ctx, MlirModule module, const char *pipeline,
+static EmbJit *compile(MlirModule module, const char *pipeline,
                        embrtDevice device) {
-  if (pipeline && runPipeline(ctx, module, pipeline))
+  if (pipeline && embToolRunPipeline("emb-run", module, pipeline))
     return NULL;
   const char *lower = device == EMBRT_DEVICE_CUDA
                           ? "emb-lower-to-llvm{target=cuda}"
                           : "emb-lower-to-llvm{target=cpu}";
-  if (runPipeline(ctx, module, lower))
+  if (embToolRunPipeline("emb-run", module, lower))
     return NULL;
-  return embJitCreate(module, 2, onPipelineError, NULL);
+  return embJitCreate(module, 2, embToolReportError, "emb-run");
 }
 
 int main(int argc, char **argv) {
@@ -176,7 +126,7 @@ int main(int argc, char **argv) {
   if (mlirModuleIsNull(module) ||
       mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
     goto done;
-  MlirOperation entry = findEntry(module, o.entry);
+  MlirOperation entry = embToolFindEntry(module, o.entry);
   if (mlirOperationIsNull(entry)) {
     fprintf(stderr, "emb-run: error: %s\n",
             o.entry ? "no function of that name (--entry)"
@@ -186,7 +136,7 @@ int main(int argc, char **argv) {
   if (mlirLogicalResultIsFailure(embDescribeEntry(entry, &spec))) {
     fprintf(stderr,
             "emb-run: error: @%s must take and return ranked tensors of "
-            "f32, f16, bf16, i32 or i64\n",
+            "f32, f16, bf16, f64, i32, i64, i8 or i1\n",
             o.entry ? o.entry : "entry");
     goto done;
   }
@@ -198,13 +148,13 @@ int main(int argc, char **argv) {
 
   fprintf(stderr, "emb-run: compiling @%s%s%s\n", spec.name,
           o.pipeline ? " after " : "", o.pipeline ? o.pipeline : "");
-  jit = compile(ctx, module, o.pipeline, o.run.device);
+  jit = compile(module, o.pipeline, o.run.device);
   if (!jit || !(spec.invoke = embJitLookup(jit, spec.name)))
     goto done;
   if (o.compare) {
     fprintf(stderr, "emb-run: compiling @%s as written (the reference)\n",
             spec.name);
-    refJit = compile(ctx, reference, NULL, o.run.device);
+    refJit = compile(reference, NULL, o.run.device);
     if (!refJit || !(refSpec.invoke = embJitLookup(refJit, spec.name)))
       goto done;
     snprintf(refName, sizeof refName, "%s as written", spec.name);

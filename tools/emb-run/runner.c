@@ -597,13 +597,20 @@ static int writeResults(const EmbModelSpec *m, const EmbArray *out,
     return -1;
   }
   for (int i = 0; i < m->numResults; ++i) {
-    char path[4096], err[512];
-    snprintf(path, sizeof path, "%s/%s.result%d.npy", dir, m->name, i);
+    size_t size = strlen(dir) + strlen(m->name) + sizeof "/.result.npy" + 12;
+    char *path = malloc(size), err[512];
+    if (!path) {
+      fprintf(stderr, "emb-run: error: out of memory\n");
+      return -1;
+    }
+    snprintf(path, size, "%s/%s.result%d.npy", dir, m->name, i);
     if (embNpyWrite(path, &out[i], err, sizeof err)) {
       fprintf(stderr, "emb-run: error: %s\n", err);
+      free(path);
       return -1;
     }
     fprintf(stderr, "emb-run: wrote %s\n", path);
+    free(path);
   }
   return 0;
 }

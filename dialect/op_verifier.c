@@ -1,4 +1,4 @@
-//===- dialect/verify.c - emb's own op verifier ---------------------------===//
+//===- dialect/op_verifier.c - emb's own op verifier ----------------------===//
 //
 // IRDL (dialect/emb.irdl.mlir) checks the ops' structure: operand and result
 // counts, that every value is a ranked tensor, that required attributes are
@@ -10,6 +10,9 @@
 // Every check is written so that it also runs safely on IR that MLIR's own
 // verifier has not seen (a library user may call embVerify first): operand
 // counts are checked before operands are read.
+//
+// This is the verifier itself (embVerify); passes/verify.c is the emb-verify
+// pass that runs it in a pipeline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +40,7 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static void
 fail(Checker *c, const char *fmt, ...) {
-  char msg[900];
+  char msg[EMB_MAX_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -307,13 +310,14 @@ static bool isTableHandle(MlirType t) {
   return !mlirTypeIsNull(handle) && mlirTypeEqual(t, handle);
 }
 
-/// Checks a table tensor: rank 2, float, 1 to 2048 columns.
+/// Checks a table tensor: rank 2, float, 1 to EMB_MAX_TABLE_DIM columns.
 static bool checkTableTensor(Checker *c, MlirType w, const char *name) {
   if (!checkRank(c, w, name, 2) || !checkFloat(c, w, name))
     return false;
   int64_t d = embDim(w, 1);
-  if (d == 0 || d > 2048) {
-    fail(c, "%s has %lld columns, must be 1 to 2048", name, (long long)d);
+  if (d == 0 || d > EMB_MAX_TABLE_DIM) {
+    fail(c, "%s has %lld columns, must be 1 to %d", name, (long long)d,
+         EMB_MAX_TABLE_DIM);
     return false;
   }
   return true;
@@ -401,7 +405,8 @@ static void verifyTbe(Checker *c) {
   checkEnumAttr(c, "bounds_check", false, boundsCheckModes, bc, sizeof bc);
   bool pooled = strcmp(pooling, "none") != 0;
 
-  // Tables (through their handles): rank 2, one float type, D in 1..2048.
+  // Tables (through their handles): rank 2, one float type, D in 1 to
+  // EMB_MAX_TABLE_DIM.
   MlirType w0 = {NULL};
   int64_t minRows = -1;
   for (int64_t t = 0; t < numTables; ++t) {

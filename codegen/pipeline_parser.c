@@ -1,4 +1,4 @@
-//===- passes/pipeline.c - Textual pass pipelines with emb passes ---------===//
+//===- codegen/pipeline_parser.c - Textual pass pipelines with emb passes -===//
 //
 // The C API cannot register a pass by name, so mlirParsePassPipeline never
 // sees emb's passes. This parser reads MLIR's pipeline syntax itself:
@@ -7,21 +7,23 @@
 //   element  := op-name '(' pipeline ')'       nesting, e.g. func.func(cse)
 //             | pass-name ('{' options '}')?
 //
-// emb's passes and pipelines are made here; every other element is handed,
-// text unchanged, to mlirOpPassManagerAddPipeline, so any upstream pass works.
-// An outer `builtin.module(...)` is accepted and unwrapped.
+// emb's passes and pipelines are found in the registry (registry.c), their
+// {options} read through their option tables and added through an
+// EmbPipelineBuilder (passes/pass.c); every other element is handed, text
+// unchanged, to mlirOpPassManagerAddPipeline, so any upstream pass works. An
+// outer `builtin.module(...)` is accepted and unwrapped. It lives in codegen/
+// with the registry: it creates passes of every layer by name.
 //
 //===----------------------------------------------------------------------===//
 
-#include "pass.h"
+#include "codegen.h"
 
 #include "ir.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-enum { maxExpansionDepth = 8, maxExpansion = 4096 };
 
 typedef struct {
   bool verifyEach;
@@ -82,46 +84,12 @@ static size_t elementEnd(Parser *p, MlirStringRef s, size_t begin) {
   return s.length;
 }
 
-typedef struct {
-  char text[2048];
-  size_t used;
-} Collected;
-
-static void collect(MlirStringRef s, void *userData) {
-  Collected *c = userData;
-  size_t room = sizeof c->text - 1 - c->used;
-  size_t n = s.length < room ? s.length : room;
-  memcpy(c->text + c->used, s.data, n);
-  c->used += n;
-  c->text[c->used] = '\0';
-}
-
-/// The first line of MLIR's pipeline parser message, without its
-/// "MLIR Textual PassPipeline Parser:1:1: error: " prefix.
-static const char *upstreamReason(Collected *msg) {
-  if (msg->used == 0)
-    return "not a registered pass";
-  char *nl = strchr(msg->text, '\n');
-  if (nl)
-    *nl = '\0';
-  const char *marker = "error: ";
-  const char *at = strstr(msg->text, marker);
-  return at ? at + strlen(marker) : msg->text;
-}
-
 static MlirLogicalResult addList(Parser *p, MlirOpPassManager pm,
-                                 const char *anchor, MlirStringRef text,
-                                 int depth);
-
-static void addVerify(Parser *p, MlirOpPassManager pm) {
-  if (p->verifyEach)
-    mlirOpPassManagerAddOwnedPass(pm, embCreateVerifyPass());
-}
+                                 const char *anchor, MlirStringRef text);
 
 /// Adds `name{options}`: an emb pass or pipeline, or an upstream element.
 static MlirLogicalResult addElement(Parser *p, MlirOpPassManager pm,
-                                    const char *anchor, MlirStringRef elem,
-                                    int depth) {
+                                    const char *anchor, MlirStringRef elem) {
   size_t nameEnd = 0;
   while (nameEnd < elem.length && elem.data[nameEnd] != '{')
     ++nameEnd;
@@ -137,56 +105,33 @@ static MlirLogicalResult addElement(Parser *p, MlirOpPassManager pm,
     options = sub(elem, nameEnd + 1, elem.length - 1);
   }
 
-  const EmbRegistryEntry *e = embLookupPass(name.data, name.length);
-  if (!e && name.length > 4 && memcmp(name.data, "emb-", 4) == 0) {
+  EmbPipelineBuilder builder = {pm, anchor, p->verifyEach, p->onError,
+                                p->userData};
+  const EmbPassDef *def = embLookupPass(name.data, name.length);
+  if (!def && name.length > 4 && memcmp(name.data, "emb-", 4) == 0) {
     embReportf(p->onError, p->userData,
                "'%.*s' is not an emb pass or pipeline (see --list-passes)",
                (int)name.length, name.data);
     return mlirLogicalResultFailure();
   }
-  if (!e) {
-    Collected msg = {.used = 0};
-    msg.text[0] = '\0';
-    if (mlirLogicalResultIsFailure(
-            mlirOpPassManagerAddPipeline(pm, elem, collect, &msg))) {
-      embReportf(p->onError, p->userData,
-                 "invalid pass pipeline element '%.*s': %s", (int)elem.length,
-                 elem.data, upstreamReason(&msg));
-      return mlirLogicalResultFailure();
-    }
-    addVerify(p, pm);
-    return mlirLogicalResultSuccess();
-  }
+  if (!def)
+    return embPipelineAddUpstream(&builder, elem);
 
-  if (e->kind == EMB_PASS_KIND_PIPELINE) {
-    if (depth >= maxExpansionDepth) {
-      embReportf(p->onError, p->userData,
-                 "pipeline '%s' expands too deeply (a cycle?)", e->name);
-      return mlirLogicalResultFailure();
-    }
-    char expanded[maxExpansion];
-    if (!e->expand(options, expanded, sizeof expanded, p->onError, p->userData))
-      return mlirLogicalResultFailure();
-    return addList(p, pm, anchor, embStr(expanded), depth + 1);
-  }
-
-  if (*e->anchor && strcmp(e->anchor, anchor) != 0) {
-    embReportf(p->onError, p->userData,
-               "pass '%s' runs on '%s' and cannot be nested under '%s'",
-               e->name, e->anchor, anchor);
+  size_t size = embPassOptionsSize(def);
+  void *parsed = calloc(1, size ? size : 1);
+  if (!parsed) {
+    embReportf(p->onError, p->userData, "%s: out of memory", def->argument);
     return mlirLogicalResultFailure();
   }
-  MlirPass pass = e->create(options, p->onError, p->userData);
-  if (!pass.ptr)
-    return mlirLogicalResultFailure();
-  mlirOpPassManagerAddOwnedPass(pm, pass);
-  addVerify(p, pm);
-  return mlirLogicalResultSuccess();
+  MlirLogicalResult result = mlirLogicalResultFailure();
+  if (embParsePassOptions(def, options, parsed, p->onError, p->userData))
+    result = embPipelineAdd(&builder, def, parsed);
+  free(parsed);
+  return result;
 }
 
 static MlirLogicalResult addList(Parser *p, MlirOpPassManager pm,
-                                 const char *anchor, MlirStringRef text,
-                                 int depth) {
+                                 const char *anchor, MlirStringRef text) {
   text = trim(text);
   if (text.length == 0)
     return mlirLogicalResultSuccess();
@@ -217,11 +162,10 @@ static MlirLogicalResult addList(Parser *p, MlirOpPassManager pm,
       snprintf(opName, sizeof opName, "%.*s", (int)i, elem.data);
       MlirOpPassManager nested =
           mlirOpPassManagerGetNestedUnder(pm, embStr(opName));
-      if (mlirLogicalResultIsFailure(addList(
-              p, nested, opName, sub(elem, i + 1, elem.length - 1), depth)))
+      if (mlirLogicalResultIsFailure(
+              addList(p, nested, opName, sub(elem, i + 1, elem.length - 1))))
         return mlirLogicalResultFailure();
-    } else if (mlirLogicalResultIsFailure(
-                   addElement(p, pm, anchor, elem, depth))) {
+    } else if (mlirLogicalResultIsFailure(addElement(p, pm, anchor, elem))) {
       return mlirLogicalResultFailure();
     }
     begin = end + 1;
@@ -240,5 +184,5 @@ MlirLogicalResult embAddPassPipeline(MlirOpPassManager pm,
       elementEnd(&p, text, 0) == text.length &&
       text.data[text.length - 1] == ')')
     text = sub(text, n, text.length - 1);
-  return addList(&p, pm, "builtin.module", text, 0);
+  return addList(&p, pm, "builtin.module", text);
 }

@@ -1,0 +1,299 @@
+//===- codegen/buffers.c - The lowering's value map and runtime calls -----===//
+//
+// What every part of emb-lower-to-runtime builds on: the map from each value
+// of the function being lowered to what it became (a tensor's buffer and its
+// sizes, or a scalar's new value), sizes that fold while they are constant,
+// the buffers results are written into (the caller's out buffer for a
+// returned value, else a runtime allocation freed before returning), and the
+// runtime calls themselves: `embrtCompiled<Op>(ctx, attrs, buffers, dims)`
+// with three arrays on the stack, and the workspace query before an op that
+// needs scratch memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering.h"
+
+#include "ir.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/LLVM.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// The value map
+//===----------------------------------------------------------------------===//
+
+static size_t hashPtr(const void *p, size_t cap) {
+  uintptr_t x = (uintptr_t)p;
+  x ^= x >> 17;
+  x *= 0xed5ad4bbu;
+  x ^= x >> 11;
+  return (size_t)x & (cap - 1);
+}
+
+EmbMapped embTensorMapping(MlirValue buffer, int rank, const EmbDim *dims) {
+  EmbMapped m;
+  memset(&m, 0, sizeof m);
+  m.isTensor = true;
+  m.value = buffer;
+  m.rank = rank;
+  for (int i = 0; i < rank; ++i)
+    m.dims[i] = dims[i];
+  return m;
+}
+
+EmbMapped *embLookupValue(EmbLowering *l, MlirValue v) {
+  size_t i = hashPtr(v.ptr, l->mapCap);
+  while (l->map[i].key) {
+    if (l->map[i].key == v.ptr)
+      return &l->map[i];
+    i = (i + 1) & (l->mapCap - 1);
+  }
+  return NULL;
+}
+
+static void grow(EmbLowering *l) {
+  EmbMapped *old = l->map;
+  size_t oldCap = l->mapCap;
+  l->mapCap *= 2;
+  l->map = calloc(l->mapCap, sizeof(EmbMapped));
+  for (size_t i = 0; i < oldCap; ++i)
+    if (old[i].key)
+      embMapValue(l, (MlirValue){old[i].key}, &old[i]);
+  free(old);
+}
+
+void embMapValue(EmbLowering *l, MlirValue v, const EmbMapped *m) {
+  if ((l->mapCount + 1) * 2 > l->mapCap) {
+    grow(l);
+    l->mapCount = 0;
+    for (size_t i = 0; i < l->mapCap; ++i)
+      l->mapCount += l->map[i].key != NULL;
+  }
+  size_t i = hashPtr(v.ptr, l->mapCap);
+  while (l->map[i].key && l->map[i].key != v.ptr)
+    i = (i + 1) & (l->mapCap - 1);
+  if (!l->map[i].key)
+    ++l->mapCount;
+  l->map[i] = *m;
+  l->map[i].key = v.ptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes, element types and operands
+//===----------------------------------------------------------------------===//
+
+void embLowerFail(EmbLowering *l, MlirOperation op, const char *what) {
+  char name[64];
+  embOpName(op, name, sizeof name);
+  embEmitErrorf(mlirOperationGetLocation(op),
+                "'%s' op cannot be lowered to the emb runtime (target %s): %s",
+                name, l->target == EMB_TARGET_CUDA ? "cuda" : "cpu", what);
+  l->failed = true;
+}
+
+MlirValue embDimValue(EmbLowering *l, EmbDim *d) {
+  if (mlirValueIsNull(d->v))
+    d->v = embBuildConstI64(&l->b, d->c);
+  return d->v;
+}
+
+EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b) {
+  if (a.c >= 0 && b.c >= 0)
+    return embConstDim(a.c * b.c);
+  if (a.c == 1)
+    return b;
+  if (b.c == 1)
+    return a;
+  EmbDim r = {embBuildMulI64(&l->b, embDimValue(l, &a), embDimValue(l, &b)),
+              -1};
+  return r;
+}
+
+EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b) {
+  if (a->c >= 0 && b->c >= 0)
+    return embConstDim(a->c + b->c);
+  return (EmbDim){embBuildAddI64(&l->b, embDimValue(l, a), embDimValue(l, b)),
+                  -1};
+}
+
+EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to) {
+  EmbDim p = embConstDim(1);
+  for (int i = from; i < to; ++i)
+    p = embMulDim(l, p, m->dims[i]);
+  return p;
+}
+
+/// The lowered form of tensor operand `i` of `op`.
+EmbMapped *embTensorOperand(EmbLowering *l, MlirOperation op, intptr_t i) {
+  EmbMapped *m = embLookupValue(l, mlirOperationGetOperand(op, i));
+  if (!m || !m->isTensor) {
+    embLowerFail(l, op, "an operand was not lowered");
+    return NULL;
+  }
+  return m;
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime calls
+//===----------------------------------------------------------------------===//
+
+/// Whether the module has a symbol named `name`.
+bool embHasSymbol(EmbLowering *l, const char *name) {
+  MlirBlock body = mlirModuleGetBody(l->module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, embStr("sym_name"));
+    if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
+      MlirStringRef s = mlirStringAttrGetValue(sym);
+      if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+        return true;
+    }
+  }
+  return false;
+}
+
+void embDeclareRuntime(EmbLowering *l, EmbRuntimeFn fn) {
+  const EmbRuntimeSymbol *sym = &embRuntimeSymbols[fn];
+  if (embHasSymbol(l, sym->name))
+    return;
+  MlirBlock body = mlirModuleGetBody(l->module);
+  char text[512];
+  snprintf(text, sizeof text, "func.func private @%s%s", sym->name,
+           sym->signature);
+  MlirOperation decl =
+      mlirOperationCreateParse(l->ctx, embStr(text), embStr("emb-runtime"));
+  mlirBlockInsertOwnedOperation(body, 0, decl);
+}
+
+MlirValue embCallRuntime(EmbLowering *l, EmbRuntimeFn fn, intptr_t nArgs,
+                         const MlirValue *args, MlirType resultType) {
+  embDeclareRuntime(l, fn);
+  return embBuildCall(&l->b, embRuntimeSymbols[fn].name, nArgs, args,
+                      resultType);
+}
+
+EmbCallArrays embBuildCallArrays(EmbLowering *l, const int64_t *attrs,
+                                 int64_t nAttrs, const MlirValue *buffers,
+                                 int64_t nBuffers, EmbDim *dims,
+                                 int64_t nDims) {
+  MlirType i64 = embI64Type(l->ctx), ptr = embPtrType(l->ctx);
+  EmbCallArrays a;
+  a.attrs = embBuildAlloca(&l->b, i64, nAttrs);
+  for (int64_t i = 0; i < nAttrs; ++i)
+    embBuildStoreAt(&l->b, a.attrs, i64, i, embBuildConstI64(&l->b, attrs[i]));
+  a.buffers = embBuildAlloca(&l->b, ptr, nBuffers);
+  for (int64_t i = 0; i < nBuffers; ++i)
+    embBuildStoreAt(&l->b, a.buffers, ptr, i,
+                    mlirValueIsNull(buffers[i]) ? embBuildNullPtr(&l->b)
+                                                : buffers[i]);
+  a.dims = embBuildAlloca(&l->b, i64, nDims);
+  for (int64_t i = 0; i < nDims; ++i)
+    embBuildStoreAt(&l->b, a.dims, i64, i, embDimValue(l, &dims[i]));
+  return a;
+}
+
+void embCallRuntimeOp(EmbLowering *l, EmbRuntimeFn fn, EmbCallArrays a) {
+  MlirValue args[4] = {l->ctxArg, a.attrs, a.buffers, a.dims};
+  embCallRuntime(l, fn, 4, args, (MlirType){NULL});
+}
+
+MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {
+  MlirValue args[2] = {l->ctxArg, embDimValue(l, &bytes)};
+  MlirValue p = embCallRuntime(l, EMB_RT_ALLOC, 2, args, embPtrType(l->ctx));
+  if (l->numOwned == l->ownedCap) {
+    l->ownedCap = l->ownedCap ? 2 * l->ownedCap : 16;
+    l->owned = realloc(l->owned, l->ownedCap * sizeof(MlirValue));
+  }
+  l->owned[l->numOwned++] = p;
+  return p;
+}
+
+/// Asks the runtime for the workspace of the call in `a`, allocates it and
+/// stores it at buffers[bufIndex] and its size at dims[dimIndex].
+void embAddWorkspace(EmbLowering *l, EmbRuntimeFn sizeFn, EmbCallArrays a,
+                     int64_t bufIndex, int64_t dimIndex) {
+  MlirValue args[4] = {l->ctxArg, a.attrs, a.buffers, a.dims};
+  MlirValue bytes = embCallRuntime(l, sizeFn, 4, args, embI64Type(l->ctx));
+  EmbDim d = {bytes, -1};
+  MlirValue ws = embAllocBytes(l, d);
+  embBuildStoreAt(&l->b, a.buffers, embPtrType(l->ctx), bufIndex, ws);
+  embBuildStoreAt(&l->b, a.dims, embI64Type(l->ctx), dimIndex, bytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Results
+//===----------------------------------------------------------------------===//
+
+/// Makes the buffer of result `r` (a tensor of `type` with sizes `dims`):
+/// the caller's out buffer if `r` is returned, else a new allocation.
+EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims) {
+  MlirType type = mlirValueGetType(r);
+  EmbMapped m = embTensorMapping((MlirValue){NULL},
+                                 (int)mlirShapedTypeGetRank(type), dims);
+  for (intptr_t i = 0; i < l->numResults; ++i) {
+    if (l->returned[i] == r.ptr && !l->claimed[i]) {
+      l->claimed[i] = true;
+      m.value = l->outs[i].value;
+      embMapValue(l, r, &m);
+      return embLookupValue(l, r);
+    }
+  }
+  EmbDim bytes = embMulDim(l, embDimProduct(l, &m, 0, m.rank),
+                           embConstDim(embTensorElementBytes(type)));
+  m.value = embAllocBytes(l, bytes);
+  embMapValue(l, r, &m);
+  return embLookupValue(l, r);
+}
+
+/// Sizes of a result: static dims from its type, dynamic ones from `from`
+/// (an operand's lowered dims, matched position by position).
+void embResultDims(EmbLowering *l, MlirValue r, EmbDim *dims,
+                   const EmbDim *fallback) {
+  MlirType t = mlirValueGetType(r);
+  for (intptr_t i = 0, n = mlirShapedTypeGetRank(t); i < n; ++i) {
+    int64_t d = embDim(t, i);
+    dims[i] = d >= 0 ? embConstDim(d) : fallback[i];
+  }
+  (void)l;
+}
+
+/// Reads the dims of a result whose dynamic sizes are operands of `op`
+/// (tensor.empty, tensor.expand_shape's output_shape): the i-th dynamic dim
+/// takes operand firstDynamic + i.
+bool embDynamicResultDims(EmbLowering *l, MlirOperation op,
+                          intptr_t firstDynamic, EmbDim *dims) {
+  MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+  intptr_t next = firstDynamic;
+  for (intptr_t i = 0, n = mlirShapedTypeGetRank(t); i < n; ++i) {
+    int64_t d = embDim(t, i);
+    if (d >= 0) {
+      dims[i] = embConstDim(d);
+      continue;
+    }
+    EmbMapped *s = embLookupValue(l, mlirOperationGetOperand(op, next++));
+    if (!s || s->isTensor) {
+      embLowerFail(l, op, "a dynamic size was not lowered");
+      return false;
+    }
+    dims[i] = (EmbDim){embBuildIndexToI64(&l->b, s->value), -1};
+  }
+  return true;
+}
+
+/// Whether `op` has a tensor operand or result.
+bool embHasTensor(MlirOperation op) {
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    if (mlirTypeIsATensor(mlirValueGetType(mlirOperationGetOperand(op, i))))
+      return true;
+  for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i) {
+    MlirType t = mlirValueGetType(mlirOperationGetResult(op, i));
+    if (mlirTypeIsATensor(t))
+      return true;
+  }
+  return false;
+}

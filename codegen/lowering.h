@@ -1,0 +1,214 @@
+//===- codegen/lowering.h - What the parts of the lowering share -*- C -*-===//
+//
+// emb-lower-to-runtime in one file per concept: the value map and the runtime
+// calls (buffers.c), emb ops (emb_ops.c), tensor ops (tensor_ops.c),
+// constants and elementwise ops (constants.c), what emb.ikbo_lce reads
+// through (ikbo_read_through.c) and the pass itself (lower_to_runtime.c). This
+// header is what they share: the state of one lowering and the helpers that
+// turn a lowered op into a call. Private to codegen/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_CODEGEN_LOWERING_H
+#define EMB_CODEGEN_LOWERING_H
+
+#include "builder.h"
+#include "runtime_abi.h"
+
+#include "emb/compiled.h"
+#include "emb/emb.h"
+
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//===----------------------------------------------------------------------===//
+// Lowered values
+//===----------------------------------------------------------------------===//
+
+/// A size: a constant (`c` >= 0) or an i64 value computed at run time.
+typedef struct EmbDim {
+  MlirValue v;
+  int64_t c;
+} EmbDim;
+
+/// What an old value became: a tensor's buffer and sizes, or a scalar's new
+/// value.
+typedef struct EmbMapped {
+  const void *key;
+  bool isTensor;
+  MlirValue value; ///< !llvm.ptr for tensors, the new value for scalars
+  int rank;
+  EmbDim dims[EMBRT_MAX_RANK];
+} EmbMapped;
+
+/// What one emb.ikbo_lce reads, per side (0: user, 1: candidate); see
+/// ikbo_read_through.c.
+typedef struct EmbIkboPlan {
+  const void *op;
+  MlirValue w[2], x[2]; ///< the weight (or its source) and the embeddings
+  int64_t column[2];    ///< first column of the weight in w (a view), or 0
+  bool view[2];         ///< w is the [M, S] source of a column view
+} EmbIkboPlan;
+
+/// The state of one run of the pass, reset for each function.
+typedef struct EmbLowering {
+  EmbTarget target;
+  MlirContext ctx;
+  MlirModule module;
+  EmbBuilder b;
+  MlirValue ctxArg;
+  EmbMapped *map; ///< open addressing on the value's pointer
+  size_t mapCap, mapCount;
+  MlirValue *owned; ///< buffers to free before returning
+  size_t numOwned, ownedCap;
+  // Returned values and the out-parameter buffers they are written to.
+  intptr_t numResults;
+  const void **returned;
+  EmbMapped *outs;
+  bool *claimed;
+  // What emb.ikbo_lce ops read through (see embPlanReadThrough).
+  EmbIkboPlan *plans;
+  size_t numPlans;
+  const void **skipped; ///< producers left unlowered
+  size_t numSkipped;
+  bool failed;
+} EmbLowering;
+
+/// A lowered tensor: `buffer` with `rank` sizes `dims`.
+EmbMapped embTensorMapping(MlirValue buffer, int rank, const EmbDim *dims);
+
+/// The lowered form of `v`, or NULL if it was not lowered.
+EmbMapped *embLookupValue(EmbLowering *l, MlirValue v);
+
+/// Records that `v` became `m`.
+void embMapValue(EmbLowering *l, MlirValue v, const EmbMapped *m);
+
+/// The lowered form of tensor operand `i` of `op`; NULL (after an error)
+/// if it was not lowered.
+EmbMapped *embTensorOperand(EmbLowering *l, MlirOperation op, intptr_t i);
+
+/// Emits "'op' op cannot be lowered to the emb runtime (target t): `what`"
+/// at the op and fails the pass.
+void embLowerFail(EmbLowering *l, MlirOperation op, const char *what);
+
+/// Whether `op` has a tensor operand or result.
+bool embHasTensor(MlirOperation op);
+
+/// Whether the module has a symbol named `name`.
+bool embHasSymbol(EmbLowering *l, const char *name);
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+static inline EmbDim embConstDim(int64_t c) { return (EmbDim){{NULL}, c}; }
+
+/// The i64 value of `d`, materialising a constant on first use.
+MlirValue embDimValue(EmbLowering *l, EmbDim *d);
+
+/// a * b, folded where both are constant.
+EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b);
+
+/// a + b, folded where both are constant; a constant that must be
+/// materialised is cached in `*a` or `*b`.
+EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b);
+
+/// The product of dims [from, to) of `m`.
+EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to);
+
+/// Sizes of a result: static dims from its type, dynamic ones from
+/// `fallback` (an operand's lowered dims, matched position by position).
+void embResultDims(EmbLowering *l, MlirValue r, EmbDim *dims,
+                   const EmbDim *fallback);
+
+/// Reads the dims of a result whose dynamic sizes are operands of `op`
+/// (tensor.empty, tensor.expand_shape's output_shape): the i-th dynamic dim
+/// takes operand firstDynamic + i.
+bool embDynamicResultDims(EmbLowering *l, MlirOperation op,
+                          intptr_t firstDynamic, EmbDim *dims);
+
+//===----------------------------------------------------------------------===//
+// Buffers and calls
+//===----------------------------------------------------------------------===//
+
+/// Makes the buffer of result `r` (a tensor of `type` with sizes `dims`):
+/// the caller's out buffer if `r` is returned, else a new allocation.
+EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims);
+
+/// A runtime allocation of `bytes`, freed before the function returns.
+MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes);
+
+/// Declares runtime function `fn` in the module, once.
+void embDeclareRuntime(EmbLowering *l, EmbRuntimeFn fn);
+
+/// Calls runtime function `fn` (declaring it) with at most one result
+/// (`resultType` may be null).
+MlirValue embCallRuntime(EmbLowering *l, EmbRuntimeFn fn, intptr_t nArgs,
+                         const MlirValue *args, MlirType resultType);
+
+/// The three arrays of one runtime call, built on the stack.
+typedef struct EmbCallArrays {
+  MlirValue attrs, buffers, dims;
+} EmbCallArrays;
+
+/// Builds the arrays of a call (a null buffer becomes a null pointer).
+EmbCallArrays embBuildCallArrays(EmbLowering *l, const int64_t *attrs,
+                                 int64_t nAttrs, const MlirValue *buffers,
+                                 int64_t nBuffers, EmbDim *dims, int64_t nDims);
+
+/// embBuildCallArrays on three arrays whose sizes the compiler knows,
+/// written with designated initializers on the op's EMB_ABI_* names.
+#define EMB_BUILD_CALL_ARRAYS(l, attrs, buffers, dims)                         \
+  embBuildCallArrays((l), (attrs), EMB_COUNT(attrs), (buffers),                \
+                     EMB_COUNT(buffers), (dims), EMB_COUNT(dims))
+#define EMB_COUNT(array) ((int64_t)(sizeof(array) / sizeof((array)[0])))
+
+/// Calls op entry `fn`, an embrtCompiled<Op>(ctx, attrs, buffers, dims),
+/// on the arrays `a`.
+void embCallRuntimeOp(EmbLowering *l, EmbRuntimeFn fn, EmbCallArrays a);
+
+/// Asks the runtime for the workspace of the call in `a`, allocates it and
+/// stores it at buffers[bufIndex] and its size at dims[dimIndex].
+void embAddWorkspace(EmbLowering *l, EmbRuntimeFn sizeFn, EmbCallArrays a,
+                     int64_t bufIndex, int64_t dimIndex);
+
+//===----------------------------------------------------------------------===//
+// Ops, one file per family
+//===----------------------------------------------------------------------===//
+
+/// emb ops (emb_ops.c): false if `op` is not one.
+bool embLowerEmbOp(EmbLowering *l, MlirOperation op);
+
+/// tensor ops (tensor_ops.c): false if `op` is not one it lowers.
+bool embLowerTensorOp(EmbLowering *l, MlirOperation op);
+
+/// Tensor constants, tensor.splat and elementwise arith/math on tensors
+/// (constants.c): false if `op` is not one.
+bool embLowerConstantOp(EmbLowering *l, MlirOperation op);
+
+//===----------------------------------------------------------------------===//
+// What emb.ikbo_lce reads through (ikbo_read_through.c)
+//===----------------------------------------------------------------------===//
+
+/// Plans every emb.ikbo_lce of `block`, then marks the producers nothing else
+/// needs.
+void embPlanReadThrough(EmbLowering *l, MlirBlock block);
+
+/// The plan of an emb.ikbo_lce, or NULL.
+EmbIkboPlan *embFindIkboPlan(EmbLowering *l, MlirOperation op);
+
+/// Whether `op` is a producer the plans made unnecessary.
+bool embIsSkipped(EmbLowering *l, MlirOperation op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // EMB_CODEGEN_LOWERING_H
