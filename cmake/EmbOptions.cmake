@@ -41,7 +41,9 @@ if(NOT EMB_ENABLE_COMPILER STREQUAL "OFF")
     set(EMB_HAVE_COMPILER ON)
     # Only the prefix, include directories and tools are taken from the package:
     # the imported MLIRCAPI* targets would link static C++ MLIR beside
-    # libMLIR.so (two copies of MLIR's global state). See emb_add_capi_library.
+    # libMLIR.so (two copies of MLIR's global state). cmake/EmbLibrary.cmake
+    # links libemb against the C API archives (EMB_MLIR_CAPI_COMPONENTS,
+    # cmake/EmbCompiler.cmake) and libMLIR.so directly instead.
     get_filename_component(EMB_LLVM_PREFIX "${MLIR_DIR}/../../.." ABSOLUTE)
     set(EMB_LLVM_LIBDIR ${EMB_LLVM_PREFIX}/lib)
     set(EMB_LLVM_BINDIR ${EMB_LLVM_PREFIX}/bin)

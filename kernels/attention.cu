@@ -583,8 +583,8 @@ PlanLayout planLayout(int64_t batch, int64_t users, int64_t lq) {
   return l;
 }
 
-embrtStatus cudaStatus(embrtContext *ctx, cudaError_t err, const char *what) {
-  return embrtCudaCheck(ctx, (int)err, what);
+embrtStatus cudaStatus(embrtLaunchEnv *env, cudaError_t err, const char *what) {
+  return embrtCudaCheck(env, (int)err, what);
 }
 
 bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
@@ -596,7 +596,7 @@ bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
 //===----------------------------------------------------------------------===//
 
 extern "C" embrtStatus
-embrtCudaAttentionWorkspaceSize(embrtContext *ctx,
+embrtCudaAttentionWorkspaceSize(embrtLaunchEnv *env,
                                 const embrtAttentionArgs *args, size_t *bytes) {
   *bytes = args->candToUser && args->batchSize > 0 && args->lq > 0
                ? planLayout(args->batchSize, args->numUsers, args->lq).bytes
@@ -605,30 +605,32 @@ embrtCudaAttentionWorkspaceSize(embrtContext *ctx,
 }
 
 extern "C" embrtStatus
-embrtCudaLaunchAttention(embrtContext *ctx, const embrtAttentionArgs *args) {
+embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
   const int64_t B = args->batchSize, U = args->numUsers, Lq = args->lq,
                 Lk = args->lk, H = args->heads, Dh = args->headDim;
   if (B == 0 || Lq == 0 || H == 0 || Dh == 0)
     return EMBRT_OK;
   if (B * Lq > INT_MAX || Lk > INT_MAX || H * Dh > INT_MAX || U > INT_MAX - 2 ||
       attentionMaxTiles(B, U + 1, Lq, ATTENTION_MIN_BLOCK_M) * H > INT_MAX)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "attention: shape too large for 32-bit tile indices");
+    return embrtLaunchError(
+        env, EMBRT_UNSUPPORTED,
+        "attention: shape too large for 32-bit tile indices");
   if (args->configId >= ATTENTION_NUM_CONFIGS)
-    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
-                         "attention: configId %lld is not in the table of %d",
-                         (long long)args->configId, ATTENTION_NUM_CONFIGS);
+    return embrtLaunchError(
+        env, EMBRT_INVALID_ARGUMENT,
+        "attention: configId %lld is not in the table of %d",
+        (long long)args->configId, ATTENTION_NUM_CONFIGS);
   const bool ikbo = args->candToUser != nullptr;
   const int64_t groups = ikbo ? U : B;
   const int aligned = aligned16(args->q) && aligned16(args->k) &&
                       aligned16(args->v) && aligned16(args->output);
-  int id = attentionSelectConfig(args->configId, ctx->ccMajor, args->dtype, Dh,
+  int id = attentionSelectConfig(args->configId, env->ccMajor, args->dtype, Dh,
                                  aligned);
   // TMA maps need a non-empty K/V tensor; these degenerate shapes only write
   // zeros, which the SIMT path does.
   if (id >= 0 && attentionConfigs[id].path != ATTENTION_PATH_SIMT &&
       (Lk == 0 || groups == 0))
-    id = attentionSelectConfig(ATTENTION_NUM_CONFIGS - 1, ctx->ccMajor,
+    id = attentionSelectConfig(ATTENTION_NUM_CONFIGS - 1, env->ccMajor,
                                args->dtype, Dh, aligned);
 #ifdef EMB_ATTENTION_NO_SM90A
   // Built without kernels/attention_sm90a.cu (a CUDA before 12.0): the first
@@ -637,18 +639,18 @@ embrtCudaLaunchAttention(embrtContext *ctx, const embrtAttentionArgs *args) {
     id = -1;
     for (int i = 0; i < ATTENTION_NUM_CONFIGS && id < 0; ++i)
       if (attentionConfigs[i].path != ATTENTION_PATH_WGMMA &&
-          attentionConfigApplies(i, ctx->ccMajor, args->dtype, Dh, aligned))
+          attentionConfigApplies(i, env->ccMajor, args->dtype, Dh, aligned))
         id = i;
   }
 #endif
   if (id < 0)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "attention: no kernel for dtype %d, head dim %lld "
-                         "on compute capability %d.%d",
-                         (int)args->dtype, (long long)Dh, ctx->ccMajor,
-                         ctx->ccMinor);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "attention: no kernel for dtype %d, head dim %lld "
+                            "on compute capability %d.%d",
+                            (int)args->dtype, (long long)Dh, env->ccMajor,
+                            env->ccMinor);
   const attentionConfig &config = attentionConfigs[id];
-  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  cudaStream_t stream = (cudaStream_t)env->stream;
 
   AttentionParams p = {};
   p.q = args->q;
@@ -665,16 +667,16 @@ embrtCudaLaunchAttention(embrtContext *ctx, const embrtAttentionArgs *args) {
   p.headDim = (int)Dh;
   p.scaleLog2 = fabsf(args->scale) * 1.4426950408889634f;
   p.negScale = args->scale < 0.f;
-  p.errors = ctx->deviceErrors;
+  p.errors = env->deviceErrors;
 
   int64_t maxTiles;
   if (ikbo) {
     PlanLayout layout = planLayout(B, U, Lq);
     if (!args->workspace || args->workspaceBytes < layout.bytes)
-      return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
-                           "ikbo_attention: workspace has %zu bytes, needs %zu",
-                           args->workspace ? args->workspaceBytes : 0,
-                           layout.bytes);
+      return embrtLaunchError(
+          env, EMBRT_INVALID_ARGUMENT,
+          "ikbo_attention: workspace has %zu bytes, needs %zu",
+          args->workspace ? args->workspaceBytes : 0, layout.bytes);
     char *ws = static_cast<char *>(args->workspace);
     PlanParams pp;
     pp.candToUser = args->candToUser;
@@ -689,10 +691,10 @@ embrtCudaLaunchAttention(embrtContext *ctx, const embrtAttentionArgs *args) {
     pp.perm = reinterpret_cast<int *>(ws + layout.perm);
     pp.tiles = reinterpret_cast<int2 *>(ws + layout.tiles);
     pp.numTiles = reinterpret_cast<int *>(ws + layout.numTiles);
-    pp.errors = ctx->deviceErrors;
+    pp.errors = env->deviceErrors;
     attentionPlanKernel<<<1, 1024, 0, stream>>>(pp);
     embrtStatus st =
-        cudaStatus(ctx, cudaGetLastError(), "attention: plan kernel launch");
+        cudaStatus(env, cudaGetLastError(), "attention: plan kernel launch");
     if (st != EMBRT_OK)
       return st;
     p.plain = 0;
@@ -712,7 +714,7 @@ embrtCudaLaunchAttention(embrtContext *ctx, const embrtAttentionArgs *args) {
   switch (config.path) {
   case ATTENTION_PATH_WGMMA:
 #ifndef EMB_ATTENTION_NO_SM90A
-    return attentionLaunchSm90a(ctx, args, p, id, (int)maxTiles);
+    return attentionLaunchSm90a(env, args, p, id, (int)maxTiles);
 #else
     break;
 #endif
@@ -723,28 +725,28 @@ embrtCudaLaunchAttention(embrtContext *ctx, const embrtAttentionArgs *args) {
         kernel = v.kernel;
     const int smem = (int)(5 * 64 * Dh * 2); // Q, 2 x K, 2 x V
     embrtStatus st = cudaStatus(
-        ctx,
+        env,
         cudaFuncSetAttribute(kernel,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
         "attention: mma.sync shared memory attribute");
     if (st != EMBRT_OK)
       return st;
     kernel<<<(unsigned)(maxTiles * H), 128, smem, stream>>>(p);
-    return cudaStatus(ctx, cudaGetLastError(), "attention: mma.sync launch");
+    return cudaStatus(env, cudaGetLastError(), "attention: mma.sync launch");
   }
   case ATTENTION_PATH_SIMT: {
     SimtKernel kernel = simtKernel(args->dtype);
     const int smem = (int)((16 * Dh + 32 * (Dh + 1) + 32 * Dh) * sizeof(float));
     embrtStatus st = cudaStatus(
-        ctx,
+        env,
         cudaFuncSetAttribute(kernel,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
         "attention: SIMT shared memory attribute");
     if (st != EMBRT_OK)
       return st;
     kernel<<<(unsigned)(maxTiles * H), 128, smem, stream>>>(p, args->scale);
-    return cudaStatus(ctx, cudaGetLastError(), "attention: SIMT launch");
+    return cudaStatus(env, cudaGetLastError(), "attention: SIMT launch");
   }
   }
-  return embrtSetError(ctx, EMBRT_UNSUPPORTED, "attention: unknown path");
+  return embrtLaunchError(env, EMBRT_UNSUPPORTED, "attention: unknown path");
 }

@@ -26,7 +26,6 @@
 #include "kernels/attention_config.cuh"
 #include "kernels/device_errors.cuh"
 #include "kernels/launch.h"
-#include "runtime/internal.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -212,9 +211,9 @@ __device__ __forceinline__ uint32_t attentionSwizzle(int row, int chunk,
 // Host side: the Hopper launcher lives in kernels/attention_sm90a.cu
 //===----------------------------------------------------------------------===//
 
-/// Launches the WGMMA path (config row `configId`) on the context's stream;
+/// Launches the WGMMA path (config row `configId`) on env->stream;
 /// `grid` CTAs loop over the tiles. Defined in kernels/attention_sm90a.cu.
-embrtStatus attentionLaunchSm90a(embrtContext *ctx,
+embrtStatus attentionLaunchSm90a(embrtLaunchEnv *env,
                                  const embrtAttentionArgs *args,
                                  const AttentionParams &params, int configId,
                                  int maxTiles);

@@ -720,7 +720,7 @@ const WgmmaVariant wgmmaVariants[] = {
 
 } // namespace
 
-embrtStatus attentionLaunchSm90a(embrtContext *ctx,
+embrtStatus attentionLaunchSm90a(embrtLaunchEnv *env,
                                  const embrtAttentionArgs *args,
                                  const AttentionParams &params, int configId,
                                  int maxTiles) {
@@ -732,25 +732,25 @@ embrtStatus attentionLaunchSm90a(embrtContext *ctx,
         v.kvFirst == config.kvFirst)
       variant = &v;
   if (!variant)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "attention: no wgmma kernel for config %s",
-                         config.name);
-  if (ctx->maxSharedPerBlockOptin > 0 &&
-      ctx->maxSharedPerBlockOptin < variant->smemBytes)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "attention: config %s needs %d bytes of shared "
-                         "memory, the device has %lld",
-                         config.name, variant->smemBytes,
-                         (long long)ctx->maxSharedPerBlockOptin);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "attention: no wgmma kernel for config %s",
+                            config.name);
+  if (env->maxSharedPerBlockOptin > 0 &&
+      env->maxSharedPerBlockOptin < variant->smemBytes)
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "attention: config %s needs %d bytes of shared "
+                            "memory, the device has %lld",
+                            config.name, variant->smemBytes,
+                            (long long)env->maxSharedPerBlockOptin);
   CUtensorMap mapK, mapV, mapQ, mapO;
   if (!encodeKeyMap(&mapK, args->k, args->dtype, params, config.blockN) ||
       !encodeKeyMap(&mapV, args->v, args->dtype, params, config.blockN) ||
       !encodeRowMap(&mapQ, args->q, args->dtype, params, kBlockM) ||
       !encodeRowMap(&mapO, args->output, args->dtype, params, 64))
-    return embrtSetError(ctx, EMBRT_DEVICE_ERROR,
-                         "attention: cuTensorMapEncodeTiled failed");
+    return embrtLaunchError(env, EMBRT_DEVICE_ERROR,
+                            "attention: cuTensorMapEncodeTiled failed");
   embrtStatus st = embrtCudaCheck(
-      ctx,
+      env,
       cudaFuncSetAttribute(variant->kernel,
                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                            variant->smemBytes),
@@ -758,12 +758,12 @@ embrtStatus attentionLaunchSm90a(embrtContext *ctx,
   if (st != EMBRT_OK)
     return st;
   int64_t items = (int64_t)maxTiles * params.heads;
-  int sms = ctx->smCount > 0 ? ctx->smCount : 132;
+  int sms = env->smCount > 0 ? env->smCount : 132;
   int grid = (int)(items < sms ? items : sms);
   if (grid == 0)
     return EMBRT_OK;
   variant->kernel<<<grid, kThreads, variant->smemBytes,
-                    (cudaStream_t)ctx->stream>>>(mapK, mapV, mapQ, mapO,
+                    (cudaStream_t)env->stream>>>(mapK, mapV, mapQ, mapO,
                                                  params);
-  return embrtCudaCheck(ctx, cudaGetLastError(), "attention: wgmma launch");
+  return embrtCudaCheck(env, cudaGetLastError(), "attention: wgmma launch");
 }

@@ -123,38 +123,38 @@ size_t widestUnit(size_t bytes, const void *a, const void *b, const void *c) {
 }
 
 template <typename V>
-void launchBroadcast(embrtContext *ctx, const embrtBroadcastArgs *a,
+void launchBroadcast(embrtLaunchEnv *env, const embrtBroadcastArgs *a,
                      size_t rowBytes) {
   long long units = (long long)(rowBytes / sizeof(V));
-  broadcastKernel<V><<<embrtCudaGridSize(ctx, a->batchSize * units),
-                       EMBRT_CUDA_THREADS, 0, (cudaStream_t)ctx->stream>>>(
+  broadcastKernel<V><<<embrtCudaGridSize(env, a->batchSize * units),
+                       EMBRT_CUDA_THREADS, 0, (cudaStream_t)env->stream>>>(
       static_cast<const V *>(a->ro), a->candToUser, a->indexDtype == EMBRT_I64,
       a->numUsers, units, a->batchSize, static_cast<V *>(a->output),
-      ctx->deviceErrors);
+      env->deviceErrors);
 }
 
 template <typename T, int N>
-void launchAdd(embrtContext *ctx, const embrtBroadcastArgs *a) {
+void launchAdd(embrtLaunchEnv *env, const embrtBroadcastArgs *a) {
   using P = embrt::Pack<T, N>;
   long long packs = a->rowElements / N;
   broadcastAddKernel<T, N>
-      <<<embrtCudaGridSize(ctx, a->batchSize * packs), EMBRT_CUDA_THREADS, 0,
-         (cudaStream_t)ctx->stream>>>(
+      <<<embrtCudaGridSize(env, a->batchSize * packs), EMBRT_CUDA_THREADS, 0,
+         (cudaStream_t)env->stream>>>(
           static_cast<const P *>(a->ro), a->candToUser,
           a->indexDtype == EMBRT_I64, a->numUsers, packs, a->batchSize,
           static_cast<const P *>(a->nro), static_cast<P *>(a->output),
-          ctx->deviceErrors);
+          env->deviceErrors);
 }
 
 /// broadcast_add of one dtype: 16-byte packs when possible.
 template <typename T>
-void launchAddOf(embrtContext *ctx, const embrtBroadcastArgs *a) {
+void launchAddOf(embrtLaunchEnv *env, const embrtBroadcastArgs *a) {
   constexpr int kWide = 16 / sizeof(T);
   size_t rowBytes = (size_t)a->rowElements * sizeof(T);
   if (widestUnit(rowBytes, a->ro, a->nro, a->output) == 16)
-    launchAdd<T, kWide>(ctx, a);
+    launchAdd<T, kWide>(env, a);
   else
-    launchAdd<T, 1>(ctx, a);
+    launchAdd<T, 1>(env, a);
 }
 
 } // namespace
@@ -163,49 +163,49 @@ void launchAddOf(embrtContext *ctx, const embrtBroadcastArgs *a) {
 // Launchers
 //===----------------------------------------------------------------------===//
 
-extern "C" embrtStatus embrtCudaLaunchBroadcast(embrtContext *ctx,
+extern "C" embrtStatus embrtCudaLaunchBroadcast(embrtLaunchEnv *env,
                                                 const embrtBroadcastArgs *a) {
   size_t rowBytes = (size_t)a->rowElements * embrtDtypeSize(a->dtype);
   switch (widestUnit(rowBytes, a->ro, a->output, a->output)) {
   case 16:
-    launchBroadcast<uint4>(ctx, a, rowBytes);
+    launchBroadcast<uint4>(env, a, rowBytes);
     break;
   case 8:
-    launchBroadcast<uint2>(ctx, a, rowBytes);
+    launchBroadcast<uint2>(env, a, rowBytes);
     break;
   case 4:
-    launchBroadcast<unsigned int>(ctx, a, rowBytes);
+    launchBroadcast<unsigned int>(env, a, rowBytes);
     break;
   case 2:
-    launchBroadcast<unsigned short>(ctx, a, rowBytes);
+    launchBroadcast<unsigned short>(env, a, rowBytes);
     break;
   default:
-    launchBroadcast<unsigned char>(ctx, a, rowBytes);
+    launchBroadcast<unsigned char>(env, a, rowBytes);
     break;
   }
-  return embrtCudaCheck(ctx, cudaGetLastError(), "broadcast: kernel launch");
+  return embrtCudaCheck(env, cudaGetLastError(), "broadcast: kernel launch");
 }
 
 extern "C" embrtStatus
-embrtCudaLaunchBroadcastAdd(embrtContext *ctx, const embrtBroadcastArgs *a) {
+embrtCudaLaunchBroadcastAdd(embrtLaunchEnv *env, const embrtBroadcastArgs *a) {
   switch (a->dtype) {
   case EMBRT_F32:
-    launchAddOf<float>(ctx, a);
+    launchAddOf<float>(env, a);
     break;
   case EMBRT_F16:
-    launchAddOf<__half>(ctx, a);
+    launchAddOf<__half>(env, a);
     break;
   case EMBRT_BF16:
-    launchAddOf<__nv_bfloat16>(ctx, a);
+    launchAddOf<__nv_bfloat16>(env, a);
     break;
   case EMBRT_F64:
-    launchAddOf<double>(ctx, a);
+    launchAddOf<double>(env, a);
     break;
   default:
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "broadcast_add: dtype %d has no kernel",
-                         (int)a->dtype);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "broadcast_add: dtype %d has no kernel",
+                            (int)a->dtype);
   }
-  return embrtCudaCheck(ctx, cudaGetLastError(),
+  return embrtCudaCheck(env, cudaGetLastError(),
                         "broadcast_add: kernel launch");
 }

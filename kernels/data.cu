@@ -311,35 +311,35 @@ __global__ void convertKernel(const void *__restrict__ in, int inDtype,
 // Instantiations and host helpers
 //===----------------------------------------------------------------------===//
 
-cudaStream_t streamOf(const embrtContext *ctx) {
-  return static_cast<cudaStream_t>(ctx->stream);
+cudaStream_t streamOf(const embrtLaunchEnv *env) {
+  return static_cast<cudaStream_t>(env->stream);
 }
 
 template <typename V>
-void launchConcat(embrtContext *ctx, const ConcatChunk &c, long long outer,
+void launchConcat(embrtLaunchEnv *env, const ConcatChunk &c, long long outer,
                   void *out) {
   concatKernel<V>
-      <<<embrtCudaGridSize(ctx, outer * c.chunkUnits), EMBRT_CUDA_THREADS, 0,
-         streamOf(ctx)>>>(c, outer, static_cast<V *>(out));
+      <<<embrtCudaGridSize(env, outer * c.chunkUnits), EMBRT_CUDA_THREADS, 0,
+         streamOf(env)>>>(c, outer, static_cast<V *>(out));
 }
 
-void launchConcatUnit(embrtContext *ctx, size_t unit, const ConcatChunk &c,
+void launchConcatUnit(embrtLaunchEnv *env, size_t unit, const ConcatChunk &c,
                       long long outer, void *out) {
   switch (unit) {
   case 16:
-    launchConcat<uint4>(ctx, c, outer, out);
+    launchConcat<uint4>(env, c, outer, out);
     break;
   case 8:
-    launchConcat<uint2>(ctx, c, outer, out);
+    launchConcat<uint2>(env, c, outer, out);
     break;
   case 4:
-    launchConcat<unsigned int>(ctx, c, outer, out);
+    launchConcat<unsigned int>(env, c, outer, out);
     break;
   case 2:
-    launchConcat<unsigned short>(ctx, c, outer, out);
+    launchConcat<unsigned short>(env, c, outer, out);
     break;
   default:
-    launchConcat<unsigned char>(ctx, c, outer, out);
+    launchConcat<unsigned char>(env, c, outer, out);
     break;
   }
 }
@@ -353,18 +353,18 @@ size_t widestDivisor(uint64_t value) {
 }
 
 template <typename U>
-void launchStrided(embrtContext *ctx, const Window &w, long long count,
+void launchStrided(embrtLaunchEnv *env, const Window &w, long long count,
                    const void *in, void *out) {
   stridedCopyKernel<U>
-      <<<embrtCudaGridSize(ctx, count), EMBRT_CUDA_THREADS, 0, streamOf(ctx)>>>(
+      <<<embrtCudaGridSize(env, count), EMBRT_CUDA_THREADS, 0, streamOf(env)>>>(
           w, count, static_cast<const U *>(in), static_cast<U *>(out));
 }
 
 template <typename T>
-void launchIntegerElementwise(embrtContext *ctx,
+void launchIntegerElementwise(embrtLaunchEnv *env,
                               const embrtElementwiseArgs *a) {
-  integerElementwiseKernel<T><<<embrtCudaGridSize(ctx, a->numElements),
-                                EMBRT_CUDA_THREADS, 0, streamOf(ctx)>>>(
+  integerElementwiseKernel<T><<<embrtCudaGridSize(env, a->numElements),
+                                EMBRT_CUDA_THREADS, 0, streamOf(env)>>>(
       a->numElements, a->isUnary != 0,
       a->isUnary ? (int)a->unaryOp : (int)a->binaryOp,
       static_cast<const T *>(a->a), static_cast<const T *>(a->b),
@@ -372,9 +372,9 @@ void launchIntegerElementwise(embrtContext *ctx,
 }
 
 template <typename T>
-void launchElementwise(embrtContext *ctx, const embrtElementwiseArgs *a) {
-  elementwiseKernel<T><<<embrtCudaGridSize(ctx, a->numElements),
-                         EMBRT_CUDA_THREADS, 0, streamOf(ctx)>>>(
+void launchElementwise(embrtLaunchEnv *env, const embrtElementwiseArgs *a) {
+  elementwiseKernel<T><<<embrtCudaGridSize(env, a->numElements),
+                         EMBRT_CUDA_THREADS, 0, streamOf(env)>>>(
       a->numElements, a->isUnary != 0,
       a->isUnary ? (int)a->unaryOp : (int)a->binaryOp,
       static_cast<const T *>(a->a), static_cast<const T *>(a->b),
@@ -382,11 +382,12 @@ void launchElementwise(embrtContext *ctx, const embrtElementwiseArgs *a) {
 }
 
 template <typename U>
-void launchFill(embrtContext *ctx, void *out, long long n, const void *value) {
+void launchFill(embrtLaunchEnv *env, void *out, long long n,
+                const void *value) {
   U bits;
   memcpy(&bits, value, sizeof bits);
   fillKernel<U>
-      <<<embrtCudaGridSize(ctx, n), EMBRT_CUDA_THREADS, 0, streamOf(ctx)>>>(
+      <<<embrtCudaGridSize(env, n), EMBRT_CUDA_THREADS, 0, streamOf(env)>>>(
           bits, n, static_cast<U *>(out));
 }
 
@@ -396,7 +397,7 @@ void launchFill(embrtContext *ctx, void *out, long long n, const void *value) {
 // Launchers
 //===----------------------------------------------------------------------===//
 
-extern "C" embrtStatus embrtCudaLaunchConcat(embrtContext *ctx,
+extern "C" embrtStatus embrtCudaLaunchConcat(embrtLaunchEnv *env,
                                              const embrtConcatArgs *a) {
   size_t es = embrtDtypeSize(a->dtype);
   long long total = 0;
@@ -428,18 +429,18 @@ extern "C" embrtStatus embrtCudaLaunchConcat(embrtContext *ctx,
     c.chunkUnits += width;
     column += width;
     if (++c.count == kChunk) {
-      launchConcatUnit(ctx, unit, c, a->outerSize, a->output);
+      launchConcatUnit(env, unit, c, a->outerSize, a->output);
       c.count = 0;
       c.chunkUnits = 0;
     }
   }
   if (c.count > 0)
-    launchConcatUnit(ctx, unit, c, a->outerSize, a->output);
-  return embrtCudaCheck(ctx, cudaGetLastError(), "concat: kernel launch");
+    launchConcatUnit(env, unit, c, a->outerSize, a->output);
+  return embrtCudaCheck(env, cudaGetLastError(), "concat: kernel launch");
 }
 
 extern "C" embrtStatus
-embrtCudaLaunchStridedCopy(embrtContext *ctx, const embrtStridedCopyArgs *a) {
+embrtCudaLaunchStridedCopy(embrtLaunchEnv *env, const embrtStridedCopyArgs *a) {
   Window w;
   memset(&w, 0, sizeof w);
   w.rank = (int)a->rank;
@@ -452,76 +453,77 @@ embrtCudaLaunchStridedCopy(embrtContext *ctx, const embrtStridedCopyArgs *a) {
   }
   switch (embrtDtypeSize(a->dtype)) {
   case 8:
-    launchStrided<unsigned long long>(ctx, w, count, a->input, a->output);
+    launchStrided<unsigned long long>(env, w, count, a->input, a->output);
     break;
   case 4:
-    launchStrided<unsigned int>(ctx, w, count, a->input, a->output);
+    launchStrided<unsigned int>(env, w, count, a->input, a->output);
     break;
   case 2:
-    launchStrided<unsigned short>(ctx, w, count, a->input, a->output);
+    launchStrided<unsigned short>(env, w, count, a->input, a->output);
     break;
   default:
-    launchStrided<unsigned char>(ctx, w, count, a->input, a->output);
+    launchStrided<unsigned char>(env, w, count, a->input, a->output);
     break;
   }
-  return embrtCudaCheck(ctx, cudaGetLastError(), "strided_copy: kernel launch");
+  return embrtCudaCheck(env, cudaGetLastError(), "strided_copy: kernel launch");
 }
 
 extern "C" embrtStatus
-embrtCudaLaunchElementwise(embrtContext *ctx, const embrtElementwiseArgs *a) {
+embrtCudaLaunchElementwise(embrtLaunchEnv *env, const embrtElementwiseArgs *a) {
   switch (a->dtype) {
   case EMBRT_F32:
-    launchElementwise<float>(ctx, a);
+    launchElementwise<float>(env, a);
     break;
   case EMBRT_F16:
-    launchElementwise<__half>(ctx, a);
+    launchElementwise<__half>(env, a);
     break;
   case EMBRT_BF16:
-    launchElementwise<__nv_bfloat16>(ctx, a);
+    launchElementwise<__nv_bfloat16>(env, a);
     break;
   case EMBRT_F64:
-    launchElementwise<double>(ctx, a);
+    launchElementwise<double>(env, a);
     break;
   case EMBRT_I32:
-    launchIntegerElementwise<int32_t>(ctx, a);
+    launchIntegerElementwise<int32_t>(env, a);
     break;
   case EMBRT_I64:
-    launchIntegerElementwise<int64_t>(ctx, a);
+    launchIntegerElementwise<int64_t>(env, a);
     break;
   default:
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "elementwise: dtype %d has no kernel", (int)a->dtype);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "elementwise: dtype %d has no kernel",
+                            (int)a->dtype);
   }
-  return embrtCudaCheck(ctx, cudaGetLastError(), "elementwise: kernel launch");
+  return embrtCudaCheck(env, cudaGetLastError(), "elementwise: kernel launch");
 }
 
-extern "C" embrtStatus embrtCudaLaunchFill(embrtContext *ctx, void *output,
+extern "C" embrtStatus embrtCudaLaunchFill(embrtLaunchEnv *env, void *output,
                                            embrtDtype dtype,
                                            int64_t numElements,
                                            const void *value) {
   switch (embrtDtypeSize(dtype)) {
   case 8:
-    launchFill<unsigned long long>(ctx, output, numElements, value);
+    launchFill<unsigned long long>(env, output, numElements, value);
     break;
   case 4:
-    launchFill<unsigned int>(ctx, output, numElements, value);
+    launchFill<unsigned int>(env, output, numElements, value);
     break;
   case 2:
-    launchFill<unsigned short>(ctx, output, numElements, value);
+    launchFill<unsigned short>(env, output, numElements, value);
     break;
   default:
-    launchFill<unsigned char>(ctx, output, numElements, value);
+    launchFill<unsigned char>(env, output, numElements, value);
     break;
   }
-  return embrtCudaCheck(ctx, cudaGetLastError(), "fill: kernel launch");
+  return embrtCudaCheck(env, cudaGetLastError(), "fill: kernel launch");
 }
 
 extern "C" embrtStatus
-embrtCudaLaunchConvert(embrtContext *ctx, const void *input,
+embrtCudaLaunchConvert(embrtLaunchEnv *env, const void *input,
                        embrtDtype inputDtype, void *output,
                        embrtDtype outputDtype, int64_t numElements) {
-  convertKernel<<<embrtCudaGridSize(ctx, numElements), EMBRT_CUDA_THREADS, 0,
-                  streamOf(ctx)>>>(input, (int)inputDtype, output,
+  convertKernel<<<embrtCudaGridSize(env, numElements), EMBRT_CUDA_THREADS, 0,
+                  streamOf(env)>>>(input, (int)inputDtype, output,
                                    (int)outputDtype, numElements);
-  return embrtCudaCheck(ctx, cudaGetLastError(), "convert: kernel launch");
+  return embrtCudaCheck(env, cudaGetLastError(), "convert: kernel launch");
 }

@@ -1,13 +1,13 @@
 //===- kernels/device_errors.cuh - Device-side data errors -----*- CUDA -*-===//
 //
-// Device functions that write the context's embrtDeviceErrors record
-// (runtime/internal.h), which embrtSynchronize reads back, reports and
+// Device functions that write the embrtDeviceErrors record
+// (kernels/device_errors.h), which embrtSynchronize reads back, reports and
 // resets. Only the first fatal error is kept: the thread whose atomicCAS
 // moves `code` from 0 fills the other fields; later ones return at once.
 // The host reads the record only after the stream has drained, so the
 // plain stores after the CAS need no fence.
 //
-// Kernels pass ctx->deviceErrors (device memory) as a kernel argument. A
+// Kernels pass env->deviceErrors (device memory) as a kernel argument. A
 // kernel that records an error still writes its whole output, with the bad
 // input contributing nothing.
 //
@@ -16,7 +16,7 @@
 #ifndef EMB_KERNELS_DEVICE_ERRORS_CUH
 #define EMB_KERNELS_DEVICE_ERRORS_CUH
 
-#include "runtime/internal.h"
+#include "kernels/device_errors.h"
 
 /// Records a fatal data error (an embrtDeviceErrorCode) unless one is
 /// recorded already. See embrtDeviceErrorCode for the fields each code uses;

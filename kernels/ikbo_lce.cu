@@ -7,13 +7,13 @@
 // workspace. The candidate product adds row candToUser[b] of it to its f32
 // accumulators before the one rounding of the output, so no candidate-sized
 // intermediate is written. A candToUser entry outside [0, U) is recorded in
-// ctx->deviceErrors and adds nothing.
+// env->deviceErrors and adds nothing.
 //
 // This file holds the portable path (any GPU, any dtype, any alignment; user
 // result in f32, transposed: userT[u][n][m]) and the entry points; the Hopper
 // path is kernels/ikbo_lce_sm90a.cu and the configuration table
 // kernels/ikbo_lce_config.cuh. The launcher picks the configuration from
-// ctx->ccMajor/ccMinor, the dtype, N and the pointers' alignment (or
+// env->ccMajor/ccMinor, the dtype, N and the pointers' alignment (or
 // args->configId when that row can run the problem).
 //
 //===----------------------------------------------------------------------===//
@@ -21,7 +21,6 @@
 #include "kernels/device_errors.cuh"
 #include "kernels/ikbo_lce_config.cuh"
 #include "kernels/launch.h"
-#include "runtime/internal.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -169,13 +168,8 @@ template __global__ void ikboLcePortableKernel<__half>(const PortableParams);
 template __global__ void
 ikboLcePortableKernel<__nv_bfloat16>(const PortableParams);
 
-embrtStatus cudaFail(embrtContext *ctx, cudaError_t err, const char *what) {
-  return embrtSetError(ctx, EMBRT_DEVICE_ERROR, "ikbo_lce: %s failed: %s (%s)",
-                       what, cudaGetErrorString(err), cudaGetErrorName(err));
-}
-
 template <typename T>
-embrtStatus launchPortable(embrtContext *ctx, const PortableParams &user,
+embrtStatus launchPortable(embrtLaunchEnv *env, const PortableParams &user,
                            const PortableParams &cand) {
   const PortableParams *runs[2] = {&user, &cand};
   for (int i = 0; i < 2; ++i) {
@@ -186,12 +180,13 @@ embrtStatus launchPortable(embrtContext *ctx, const PortableParams &user,
               (unsigned)ikboLceCeilDiv(p.m, kTile),
               (unsigned)(p.items < 65535 ? p.items : 65535));
     ikboLcePortableKernel<T>
-        <<<grid, kThreads, 0, (cudaStream_t)ctx->stream>>>(p);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-      return cudaFail(ctx, err,
-                      i == 0 ? "user product launch"
-                             : "candidate product launch");
+        <<<grid, kThreads, 0, (cudaStream_t)env->stream>>>(p);
+    embrtStatus status =
+        embrtCudaCheck(env, cudaGetLastError(),
+                       i == 0 ? "ikbo_lce: user product launch"
+                              : "ikbo_lce: candidate product launch");
+    if (status != EMBRT_OK)
+      return status;
   }
   return EMBRT_OK;
 }
@@ -200,12 +195,12 @@ bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /// What the selection sees of `a`. A W operand that the sm90a launcher copies
 /// with a 16-byte pitch (layout `l`) need not be aligned itself.
-IkboLceShape shapeOf(const embrtContext *ctx, const embrtIkboLceArgs *a,
+IkboLceShape shapeOf(const embrtLaunchEnv *env, const embrtIkboLceArgs *a,
                      const IkboLceLayout &l) {
   IkboLceShape s;
-  s.ccMajor = ctx->ccMajor;
-  s.ccMinor = ctx->ccMinor;
-  s.maxSharedPerBlock = ctx->maxSharedPerBlockOptin;
+  s.ccMajor = env->ccMajor;
+  s.ccMinor = env->ccMinor;
+  s.maxSharedPerBlock = env->maxSharedPerBlockOptin;
   s.dtype = a->dtype;
   s.batch = a->batchSize;
   s.users = a->numUsers;
@@ -227,34 +222,34 @@ IkboLceShape shapeOf(const embrtContext *ctx, const embrtIkboLceArgs *a,
 //===----------------------------------------------------------------------===//
 
 extern "C" embrtStatus
-embrtCudaIkboLceWorkspaceSize(embrtContext *ctx, const embrtIkboLceArgs *args,
+embrtCudaIkboLceWorkspaceSize(embrtLaunchEnv *env, const embrtIkboLceArgs *args,
                               size_t *bytes) {
-  (void)ctx;
+  (void)env;
   IkboLceLayout layout;
   ikboLceLayout(args, &layout);
   *bytes = layout.bytes;
   return EMBRT_OK;
 }
 
-extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
+extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
                                               const embrtIkboLceArgs *args) {
   IkboLceLayout layout;
   ikboLceLayout(args, &layout);
   if (args->workspaceBytes < layout.bytes || (layout.bytes && !args->workspace))
-    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
-                         "ikbo_lce: workspace has %zu bytes, needs %zu",
-                         args->workspaceBytes, layout.bytes);
+    return embrtLaunchError(env, EMBRT_INVALID_ARGUMENT,
+                            "ikbo_lce: workspace has %zu bytes, needs %zu",
+                            args->workspaceBytes, layout.bytes);
   if (args->batchSize == 0 || args->m == 0 || args->n == 0)
     return EMBRT_OK;
 
-  IkboLceShape shape = shapeOf(ctx, args, layout);
+  IkboLceShape shape = shapeOf(env, args, layout);
   // A K of zero has no k block for the pipelined kernel; the portable one
   // handles it (the sums are empty).
   int config = args->kUser > 0 && args->kCand > 0
                    ? ikboLceResolveConfig(&shape, args->configId)
                    : IKBO_LCE_CONFIG_PORTABLE;
   if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_SM90A)
-    return ikboLceLaunchSm90a(ctx, args, &layout, config);
+    return ikboLceLaunchSm90a(env, args, &layout, config);
 
   PortableParams user;
   user.w = args->wUser;
@@ -262,7 +257,7 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
   user.out = nullptr;
   user.userT = (float *)((uint8_t *)args->workspace + layout.userResultOffset);
   user.candToUser = args->candToUser;
-  user.errors = ctx->deviceErrors;
+  user.errors = env->deviceErrors;
   user.m = args->m;
   user.n = args->n;
   user.k = args->kUser;
@@ -283,13 +278,14 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
   cand.addMode = 1;
   switch (args->dtype) {
   case EMBRT_F32:
-    return launchPortable<float>(ctx, user, cand);
+    return launchPortable<float>(env, user, cand);
   case EMBRT_F16:
-    return launchPortable<__half>(ctx, user, cand);
+    return launchPortable<__half>(env, user, cand);
   case EMBRT_BF16:
-    return launchPortable<__nv_bfloat16>(ctx, user, cand);
+    return launchPortable<__nv_bfloat16>(env, user, cand);
   default:
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "ikbo_lce: dtype %d has no kernel", (int)args->dtype);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "ikbo_lce: dtype %d has no kernel",
+                            (int)args->dtype);
   }
 }

@@ -23,6 +23,7 @@
 #define EMB_KERNELS_IKBO_LCE_CONFIG_CUH
 
 #include "emb/runtime.h"
+#include "kernels/launch.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -235,8 +236,9 @@ static inline void ikboLceLayout(const embrtIkboLceArgs *a, IkboLceLayout *l) {
 
 /// The sm90a half of the launcher (kernels/ikbo_lce_sm90a.cu): runs the user
 /// and the candidate products of `args` with configuration `config`, which
-/// must apply. Checks every CUDA status; records failures on `ctx`.
-embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *args,
+/// must apply. Checks every CUDA status; writes failures into `env`.
+embrtStatus ikboLceLaunchSm90a(embrtLaunchEnv *env,
+                               const embrtIkboLceArgs *args,
                                const IkboLceLayout *layout, int config);
 #endif
 

@@ -26,7 +26,7 @@
 #include "kernels/device_errors.cuh"
 #include "kernels/ikbo_lce_config.cuh"
 #include "kernels/ikbo_lce_wgmma.cuh"
-#include "runtime/internal.h"
+#include "kernels/launch.h"
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -754,16 +754,16 @@ EncodeTiledFn encodeTiledFn(cudaError_t *err) {
 
 /// A 2D or 3D 16-bit tensor map. dims/strides are innermost first; strides
 /// in bytes, for dims 1.. only.
-embrtStatus encodeMap(embrtContext *ctx, CUtensorMap *map, embrtDtype dtype,
+embrtStatus encodeMap(embrtLaunchEnv *env, CUtensorMap *map, embrtDtype dtype,
                       const void *ptr, int rank, const uint64_t *dims,
                       const uint64_t *strides, const uint32_t *box,
                       CUtensorMapSwizzle swizzle, const char *what) {
   cudaError_t err;
   EncodeTiledFn fn = encodeTiledFn(&err);
   if (!fn)
-    return embrtSetError(ctx, EMBRT_DEVICE_ERROR,
-                         "ikbo_lce: cuTensorMapEncodeTiled unavailable (%s)",
-                         cudaGetErrorString(err));
+    return embrtLaunchError(env, EMBRT_DEVICE_ERROR,
+                            "ikbo_lce: cuTensorMapEncodeTiled unavailable (%s)",
+                            cudaGetErrorString(err));
   cuuint64_t d[3];
   cuuint64_t s[2];
   cuuint32_t b[3], e[3] = {1, 1, 1};
@@ -781,15 +781,10 @@ embrtStatus encodeMap(embrtContext *ctx, CUtensorMap *map, embrtDtype dtype,
          CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    return embrtSetError(ctx, EMBRT_DEVICE_ERROR,
-                         "ikbo_lce: cuTensorMapEncodeTiled(%s) failed (%d)",
-                         what, (int)r);
+    return embrtLaunchError(env, EMBRT_DEVICE_ERROR,
+                            "ikbo_lce: cuTensorMapEncodeTiled(%s) failed (%d)",
+                            what, (int)r);
   return EMBRT_OK;
-}
-
-embrtStatus cudaFail(embrtContext *ctx, cudaError_t err, const char *what) {
-  return embrtSetError(ctx, EMBRT_DEVICE_ERROR, "ikbo_lce: %s failed: %s (%s)",
-                       what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
 /// Launches both modes of one instantiation: the user product, then the
@@ -797,7 +792,7 @@ embrtStatus cudaFail(embrtContext *ctx, cudaError_t err, const char *what) {
 /// configuration asks, so that its first tiles' main loops overlap the user
 /// launch's tail; it waits for the user result before reading it).
 template <typename T, int MT, int STAGES, bool kYuSmem>
-embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
+embrtStatus launchInstance(embrtLaunchEnv *env, const IkboLceConfig *cfg,
                            Sm90aParams *user, Sm90aParams *cand, int userWork,
                            int candWork, bool padded) {
   auto kernel = ikboLceSm90aKernel<T, MT, STAGES, kYuSmem>;
@@ -811,7 +806,7 @@ embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
     err = cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (err != cudaSuccess)
-      return cudaFail(ctx, err, "cudaFuncSetAttribute");
+      return embrtCudaCheck(env, err, "ikbo_lce: cudaFuncSetAttribute");
     ready = 1;
   }
   const int cl = cfg->clusterN * cfg->clusterM;
@@ -825,16 +820,16 @@ embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
   attr[1].val.programmaticStreamSerializationAllowed = 1;
   lc.blockDim = dim3(kThreads, 1, 1);
   lc.dynamicSmemBytes = smem;
-  lc.stream = (cudaStream_t)ctx->stream;
+  lc.stream = (cudaStream_t)env->stream;
   lc.attrs = attr;
   lc.numAttrs = 1;
   if (!maxClusters[cl]) {
     int n = 0;
-    lc.gridDim = dim3(cl * (ctx->smCount / cl), 1, 1);
+    lc.gridDim = dim3(cl * (env->smCount / cl), 1, 1);
     err = cudaOccupancyMaxActiveClusters(&n, kernel, &lc);
     if (err != cudaSuccess || n <= 0) {
       (void)cudaGetLastError();
-      n = ctx->smCount / cl;
+      n = env->smCount / cl;
     }
     maxClusters[cl] = n > 0 ? n : 1;
   }
@@ -856,20 +851,20 @@ embrtStatus launchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
     if (err == cudaSuccess)
       err = cudaGetLastError();
     if (err != cudaSuccess)
-      return cudaFail(ctx, err,
-                      i == 0 ? "user product launch"
-                             : "candidate product launch");
+      return embrtCudaCheck(env, err,
+                            i == 0 ? "ikbo_lce: user product launch"
+                                   : "ikbo_lce: candidate product launch");
   }
   return EMBRT_OK;
 }
 
 template <typename T>
-embrtStatus dispatchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
+embrtStatus dispatchInstance(embrtLaunchEnv *env, const IkboLceConfig *cfg,
                              Sm90aParams *user, Sm90aParams *cand, int userWork,
                              int candWork, bool padded) {
 #define IKBO_INSTANCE(mt, st, f32)                                             \
   if (cfg->mTile == mt && cfg->stages == st && cfg->userF32 == f32)            \
-    return launchInstance<T, mt, st, !f32>(ctx, cfg, user, cand, userWork,     \
+    return launchInstance<T, mt, st, !f32>(env, cfg, user, cand, userWork,     \
                                            candWork, padded);
   IKBO_INSTANCE(64, 8, 0)
   IKBO_INSTANCE(128, 6, 0)
@@ -878,17 +873,17 @@ embrtStatus dispatchInstance(embrtContext *ctx, const IkboLceConfig *cfg,
   IKBO_INSTANCE(224, 3, 1)
   IKBO_INSTANCE(256, 3, 0)
 #undef IKBO_INSTANCE
-  return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                       "ikbo_lce: configuration %s has no sm90a kernel",
-                       cfg->name);
+  return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                          "ikbo_lce: configuration %s has no sm90a kernel",
+                          cfg->name);
 }
 
 } // namespace
 
-embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
+embrtStatus ikboLceLaunchSm90a(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
                                const IkboLceLayout *l, int config) {
   const IkboLceConfig *cfg = &kIkboLceConfigs[config];
-  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  cudaStream_t stream = (cudaStream_t)env->stream;
   uint8_t *ws = (uint8_t *)a->workspace;
   embrtStatus st;
 
@@ -921,9 +916,10 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
               (unsigned)(a->m < 65535 ? a->m : 65535), (unsigned)numJobs);
     ikboLcePadRowsKernel<<<grid, 256, 0, stream>>>(
         jobs[0], numJobs > 1 ? jobs[1] : jobs[0], a->m);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-      return cudaFail(ctx, err, "W padding launch");
+    embrtStatus padStatus =
+        embrtCudaCheck(env, cudaGetLastError(), "ikbo_lce: W padding launch");
+    if (padStatus != EMBRT_OK)
+      return padStatus;
   }
 
   const int64_t n = a->n, m = a->m;
@@ -933,7 +929,7 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
   memset(&pu, 0, sizeof(pu));
   pu.userT = (float *)(ws + l->userResultOffset);
   pu.candToUser = a->candToUser;
-  pu.errors = ctx->deviceErrors;
+  pu.errors = env->deviceErrors;
   pu.nPad = l->nPad;
   pu.mPad = l->mPad;
   pu.users = (int)a->numUsers;
@@ -960,7 +956,7 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
     const uint64_t dims[3] = {(uint64_t)n, (uint64_t)a->kUser,
                               (uint64_t)a->numUsers};
     const uint64_t strides[2] = {(uint64_t)n * 2, (uint64_t)(a->kUser * n * 2)};
-    if ((st = encodeMap(ctx, &pu.tmX, a->dtype, a->user, 3, dims, strides, xBox,
+    if ((st = encodeMap(env, &pu.tmX, a->dtype, a->user, 3, dims, strides, xBox,
                         sw128, "user")))
       return st;
   }
@@ -968,28 +964,28 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
     const uint64_t dims[3] = {(uint64_t)n, (uint64_t)a->kCand,
                               (uint64_t)a->batchSize};
     const uint64_t strides[2] = {(uint64_t)n * 2, (uint64_t)(a->kCand * n * 2)};
-    if ((st = encodeMap(ctx, &pc.tmX, a->dtype, a->cand, 3, dims, strides, xBox,
+    if ((st = encodeMap(env, &pc.tmX, a->dtype, a->cand, 3, dims, strides, xBox,
                         sw128, "cand")))
       return st;
   }
   {
     const uint64_t dims[2] = {(uint64_t)a->kUser, (uint64_t)m};
     const uint64_t strides[1] = {(uint64_t)kUserPitch * 2};
-    if ((st = encodeMap(ctx, &pu.tmW, a->dtype, wUser, 2, dims, strides, wBox,
+    if ((st = encodeMap(env, &pu.tmW, a->dtype, wUser, 2, dims, strides, wBox,
                         sw128, "wUser")))
       return st;
   }
   {
     const uint64_t dims[2] = {(uint64_t)a->kCand, (uint64_t)m};
     const uint64_t strides[1] = {(uint64_t)kCandPitch * 2};
-    if ((st = encodeMap(ctx, &pc.tmW, a->dtype, wCand, 2, dims, strides, wBox,
+    if ((st = encodeMap(env, &pc.tmW, a->dtype, wCand, 2, dims, strides, wBox,
                         sw128, "wCand")))
       return st;
   }
   {
     const uint64_t dims[3] = {(uint64_t)n, (uint64_t)m, (uint64_t)a->batchSize};
     const uint64_t strides[2] = {(uint64_t)n * 2, (uint64_t)(m * n * 2)};
-    if ((st = encodeMap(ctx, &pc.tmOut, a->dtype, a->output, 3, dims, strides,
+    if ((st = encodeMap(env, &pc.tmOut, a->dtype, a->output, 3, dims, strides,
                         oBox, sw128, "output")))
       return st;
   }
@@ -998,7 +994,7 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
     // user-result region: user mode stores it, add mode loads it.
     const uint64_t dims[3] = {(uint64_t)n, (uint64_t)m, (uint64_t)a->numUsers};
     const uint64_t strides[2] = {(uint64_t)n * 2, (uint64_t)(m * n * 2)};
-    if ((st = encodeMap(ctx, &pu.tmOut, a->dtype, pu.userT, 3, dims, strides,
+    if ((st = encodeMap(env, &pu.tmOut, a->dtype, pu.userT, 3, dims, strides,
                         oBox, sw128, "user result")))
       return st;
     pc.tmY = pu.tmOut;
@@ -1006,14 +1002,15 @@ embrtStatus ikboLceLaunchSm90a(embrtContext *ctx, const embrtIkboLceArgs *a,
 
   const int64_t perItem = (int64_t)pu.mGroups * pu.nGroups;
   if (a->batchSize * perItem > INT32_MAX || a->numUsers * perItem > INT32_MAX)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "ikbo_lce: %lld tiles exceed the sm90a tile counter",
-                         (long long)(a->batchSize * perItem));
+    return embrtLaunchError(
+        env, EMBRT_UNSUPPORTED,
+        "ikbo_lce: %lld tiles exceed the sm90a tile counter",
+        (long long)(a->batchSize * perItem));
   const int userWork = (int)(a->numUsers * perItem);
   const int candWork = (int)(a->batchSize * perItem);
   if (a->dtype == EMBRT_BF16)
-    return dispatchInstance<__nv_bfloat16>(ctx, cfg, &pu, &pc, userWork,
+    return dispatchInstance<__nv_bfloat16>(env, cfg, &pu, &pc, userWork,
                                            candWork, numJobs > 0);
-  return dispatchInstance<__half>(ctx, cfg, &pu, &pc, userWork, candWork,
+  return dispatchInstance<__half>(env, cfg, &pu, &pc, userWork, candWork,
                                   numJobs > 0);
 }

@@ -1,123 +1,184 @@
 //===- kernels/launch.h - Kernel launchers of the CUDA backend ----*- C -*-===//
 //
 // The boundary between the host side of the CUDA backend (runtime/cuda/*.c,
-// plain C) and the device code (kernels/*.cu): `extern "C"` launchers, one
-// per op, and the helpers they share. Both sides include this header.
+// plain C) and the device code (kernels/*.cu): the launch environment, the
+// `extern "C"` launchers, one per op, and the helpers they share. Launchers
+// know nothing of the runtime's context: the backend fills an embrtLaunchEnv
+// from it, and kernel tests and benchmarks fill one themselves.
 //
 // Contract of every launcher:
-//   - its arguments were checked by runtime/check.c (shapes agree, pointers
-//     set, enums valid, workspace large enough and 256-byte aligned);
-//   - its output is not empty (runtime/cuda/ops.c returns early otherwise)
-//     and the context's device is current on the calling thread;
-//   - it enqueues work on (cudaStream_t)ctx->stream, never synchronises and
+//   - its arguments were checked by the op family's file in runtime/ (shapes
+//     agree, pointers set, enums valid, workspace large enough and 256-byte
+//     aligned);
+//   - its output is not empty (runtime/cuda/backend.c returns early
+//     otherwise) and the device of env->stream is current on the calling
+//     thread;
+//   - it enqueues work on (cudaStream_t)env->stream, never synchronises and
 //     never allocates: scratch memory is args->workspace, of at least the
 //     bytes its *WorkspaceSize function asked for;
 //   - data errors found on the device (an id out of range under
 //     EMBRT_BOUNDS_FATAL, a bad cand_to_user, offset or user length) go to
-//     ctx->deviceErrors through kernels/device_errors.cuh, the output is
+//     env->deviceErrors through kernels/device_errors.cuh, the output is
 //     still fully written, and embrtSynchronize reports them;
 //   - it checks every CUDA call and cudaGetLastError() after each launch with
-//     embrtCudaCheck, and returns the resulting status.
+//     embrtCudaCheck (cuBLAS calls with embrtCublasCheck) and returns the
+//     resulting status; a failure leaves its message in env->message, which
+//     the backend records on the context.
 //
 // *WorkspaceSize functions get checked shapes (data pointers may be unset)
-// and must answer from the shapes alone.
+// and must answer from the shapes and the device properties alone.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EMB_KERNELS_LAUNCH_H
 #define EMB_KERNELS_LAUNCH_H
 
-#include "runtime/internal.h"
+#include "emb/runtime.h"
+#include "kernels/device_errors.h"
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 //===----------------------------------------------------------------------===//
-// Helpers (runtime/cuda/errors.c, runtime/cuda/context.c)
+// The launch environment
 //===----------------------------------------------------------------------===//
 
-/// Translates a cudaError_t: EMBRT_OK for cudaSuccess, otherwise records
-/// and returns EMBRT_OUT_OF_MEMORY (allocation failures) or
-/// EMBRT_DEVICE_ERROR with "<what> failed: <cudaGetErrorString> (<name>)".
-embrtStatus embrtCudaCheck(embrtContext *ctx, int cudaError, const char *what);
+/// What a launcher may know of the device and the stream it runs on. The
+/// runtime's CUDA backend keeps one per context (runtime/cuda/context.c);
+/// kernel tests and benchmarks fill one directly.
+typedef struct embrtLaunchEnv {
+  /// The cudaStream_t every launch and copy is ordered on.
+  void *stream;
+  /// Device properties, read once (launch shapes are chosen from them).
+  int smCount;
+  int ccMajor, ccMinor;
+  int64_t l2Bytes;
+  int64_t maxSharedPerBlockOptin;
+  /// The device error record (device memory, zeroed before first use).
+  embrtDeviceErrors *deviceErrors;
+  /// A cublasHandle_t bound to `stream`, for launchers that use cuBLAS
+  /// (embrtCudaLaunchLce); the backend creates it before the first call
+  /// that needs it. NULL elsewhere.
+  void *blasHandle;
+  /// Why the last launcher call failed: written by the launcher whenever it
+  /// returns a status other than EMBRT_OK.
+  char message[512];
+} embrtLaunchEnv;
+
+//===----------------------------------------------------------------------===//
+// Errors (kernels/launch.c)
+//===----------------------------------------------------------------------===//
+
+/// The one translation of a cudaError_t into a status: EMBRT_OK for
+/// cudaSuccess, otherwise EMBRT_OUT_OF_MEMORY (allocation failures) or
+/// EMBRT_DEVICE_ERROR, with "<what> failed: <cudaGetErrorString> (<name>)"
+/// written into `message` (`size` bytes). It consumes CUDA's non-sticky last
+/// error, so that the next launch check does not report it again.
+embrtStatus embrtCudaTranslate(int cudaError, const char *what, char *message,
+                               size_t size);
 
 /// The same for a cublasStatus_t (EMBRT_UNSUPPORTED for
 /// CUBLAS_STATUS_NOT_SUPPORTED).
-embrtStatus embrtCublasCheck(embrtContext *ctx, int cublasStatus,
-                             const char *what);
+embrtStatus embrtCublasTranslate(int cublasStatus, const char *what,
+                                 char *message, size_t size);
 
-/// The context's cublasHandle_t, created on first use and bound to the
-/// context's stream. The context owns it.
-embrtStatus embrtCudaBlasHandle(embrtContext *ctx, void **handle);
+/// Writes a printf-style message into env->message and returns `status`.
+embrtStatus embrtLaunchError(embrtLaunchEnv *env, embrtStatus status,
+                             const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/// embrtCudaTranslate into env->message.
+static inline embrtStatus embrtCudaCheck(embrtLaunchEnv *env, int cudaError,
+                                         const char *what) {
+  if (cudaError == 0)
+    return EMBRT_OK;
+  return embrtCudaTranslate(cudaError, what, env->message, sizeof env->message);
+}
+
+/// embrtCublasTranslate into env->message.
+static inline embrtStatus embrtCublasCheck(embrtLaunchEnv *env,
+                                           int cublasStatus, const char *what) {
+  if (cublasStatus == 0)
+    return EMBRT_OK;
+  return embrtCublasTranslate(cublasStatus, what, env->message,
+                              sizeof env->message);
+}
+
+//===----------------------------------------------------------------------===//
+// Grid-stride launches
+//===----------------------------------------------------------------------===//
 
 /// Threads per block of the runtime's grid-stride kernels.
 #define EMBRT_CUDA_THREADS 256
 
 /// Blocks for a grid-stride loop over `work` items of one item per thread:
 /// enough to cover the work, at most 32 per SM, at least 1.
-static inline unsigned embrtCudaGridSize(const embrtContext *ctx,
+static inline unsigned embrtCudaGridSize(const embrtLaunchEnv *env,
                                          int64_t work) {
   int64_t blocks = (work + EMBRT_CUDA_THREADS - 1) / EMBRT_CUDA_THREADS;
-  int64_t cap = (int64_t)(ctx->smCount > 0 ? ctx->smCount : 1) * 32;
+  int64_t cap = (int64_t)(env->smCount > 0 ? env->smCount : 1) * 32;
   if (blocks > cap)
     blocks = cap;
   return (unsigned)(blocks > 0 ? blocks : 1);
 }
 
 //===----------------------------------------------------------------------===//
-// Kernels of the kernel engineers: kernels/tbe.cu, kernels/ikbo_lce.cu and
-// kernels/attention.cu. Until a file exists, kernels/pending.c answers
-// EMBRT_UNSUPPORTED for its functions.
+// Launchers, one file per op family
 //===----------------------------------------------------------------------===//
 
-/// emb.tbe (and emb.embedding_bag as T = F = 1).
-embrtStatus embrtCudaLaunchTbeForward(embrtContext *ctx,
+/// emb.tbe (and emb.embedding_bag as T = F = 1): kernels/tbe.cu.
+embrtStatus embrtCudaLaunchTbeForward(embrtLaunchEnv *env,
                                       const embrtTbeArgs *args);
-embrtStatus embrtCudaTbeWorkspaceSize(embrtContext *ctx,
+embrtStatus embrtCudaTbeWorkspaceSize(embrtLaunchEnv *env,
                                       const embrtTbeArgs *args, size_t *bytes);
 
-/// emb.ikbo_lce.
-embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
+/// emb.broadcast and emb.broadcast_add: kernels/broadcast.cu.
+embrtStatus embrtCudaLaunchBroadcast(embrtLaunchEnv *env,
+                                     const embrtBroadcastArgs *args);
+embrtStatus embrtCudaLaunchBroadcastAdd(embrtLaunchEnv *env,
+                                        const embrtBroadcastArgs *args);
+
+/// emb.lce through cuBLAS (env->blasHandle), kernels/lce.cu. Its workspace
+/// is cuBLAS's (cublasSetWorkspace).
+embrtStatus embrtCudaLaunchLce(embrtLaunchEnv *env, const embrtLceArgs *args);
+embrtStatus embrtCudaLceWorkspaceSize(embrtLaunchEnv *env,
+                                      const embrtLceArgs *args, size_t *bytes);
+
+/// emb.ikbo_lce: kernels/ikbo_lce.cu (and kernels/ikbo_lce_sm90a.cu).
+embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
                                    const embrtIkboLceArgs *args);
-embrtStatus embrtCudaIkboLceWorkspaceSize(embrtContext *ctx,
+embrtStatus embrtCudaIkboLceWorkspaceSize(embrtLaunchEnv *env,
                                           const embrtIkboLceArgs *args,
                                           size_t *bytes);
 
-/// emb.attention (candToUser == NULL) and emb.ikbo_attention. A workspace
-/// query with U == B and no index arrays comes as plain attention.
-embrtStatus embrtCudaLaunchAttention(embrtContext *ctx,
+/// emb.attention (candToUser == NULL) and emb.ikbo_attention:
+/// kernels/attention.cu (and kernels/attention_sm90a.cu). A workspace query
+/// with U == B and no index arrays comes as plain attention.
+embrtStatus embrtCudaLaunchAttention(embrtLaunchEnv *env,
                                      const embrtAttentionArgs *args);
-embrtStatus embrtCudaAttentionWorkspaceSize(embrtContext *ctx,
+embrtStatus embrtCudaAttentionWorkspaceSize(embrtLaunchEnv *env,
                                             const embrtAttentionArgs *args,
                                             size_t *bytes);
 
-//===----------------------------------------------------------------------===//
-// Kernels of the runtime: kernels/broadcast.cu, kernels/lce.cu,
-// kernels/data.cu.
-//===----------------------------------------------------------------------===//
-
-embrtStatus embrtCudaLaunchBroadcast(embrtContext *ctx,
-                                     const embrtBroadcastArgs *args);
-embrtStatus embrtCudaLaunchBroadcastAdd(embrtContext *ctx,
-                                        const embrtBroadcastArgs *args);
-
-/// emb.lce through cuBLAS. Its workspace is cuBLAS's (cublasSetWorkspace).
-embrtStatus embrtCudaLaunchLce(embrtContext *ctx, const embrtLceArgs *args);
-embrtStatus embrtCudaLceWorkspaceSize(embrtContext *ctx,
-                                      const embrtLceArgs *args, size_t *bytes);
-
-embrtStatus embrtCudaLaunchConcat(embrtContext *ctx,
+/// Concat, strided copy, elementwise, fill and convert: kernels/data.cu.
+embrtStatus embrtCudaLaunchConcat(embrtLaunchEnv *env,
                                   const embrtConcatArgs *args);
-embrtStatus embrtCudaLaunchStridedCopy(embrtContext *ctx,
+embrtStatus embrtCudaLaunchStridedCopy(embrtLaunchEnv *env,
                                        const embrtStridedCopyArgs *args);
-embrtStatus embrtCudaLaunchElementwise(embrtContext *ctx,
+embrtStatus embrtCudaLaunchElementwise(embrtLaunchEnv *env,
                                        const embrtElementwiseArgs *args);
 /// `value` is host memory (embrtDtypeSize(dtype) bytes), read at the call.
-embrtStatus embrtCudaLaunchFill(embrtContext *ctx, void *output,
+embrtStatus embrtCudaLaunchFill(embrtLaunchEnv *env, void *output,
                                 embrtDtype dtype, int64_t numElements,
                                 const void *value);
-embrtStatus embrtCudaLaunchConvert(embrtContext *ctx, const void *input,
+embrtStatus embrtCudaLaunchConvert(embrtLaunchEnv *env, const void *input,
                                    embrtDtype inputDtype, void *output,
                                    embrtDtype outputDtype, int64_t numElements);
 

@@ -10,9 +10,10 @@
 // with lda = N and stride K * N, B = w with ldb = K and stride 0, C = out[b]
 // with ldc = N and stride M * N.
 //
-// cuBLAS runs on the context's handle (created on first use, bound to the
-// context's stream) with the caller's workspace (cublasSetWorkspace): the
-// runtime allocates nothing. CUBLAS_COMPUTE_32F keeps f32 operands in full
+// cuBLAS runs on the launch environment's handle (env->blasHandle, bound to
+// env->stream; the runtime's CUDA backend creates it on a context's first
+// lce call) with the caller's workspace (cublasSetWorkspace): the launcher
+// allocates nothing. CUBLAS_COMPUTE_32F keeps f32 operands in full
 // f32 (no TF32) unless NVIDIA_TF32_OVERRIDE says otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -27,8 +28,8 @@ namespace {
 
 /// Workspace cuBLAS asks for on the device: 32 MiB on Hopper, 4 MiB before
 /// (the cuBLAS documentation's recommendation).
-size_t blasWorkspaceBytes(const embrtContext *ctx) {
-  return ctx->ccMajor >= 9 ? (size_t)32 << 20 : (size_t)4 << 20;
+size_t blasWorkspaceBytes(const embrtLaunchEnv *env) {
+  return env->ccMajor >= 9 ? (size_t)32 << 20 : (size_t)4 << 20;
 }
 
 cudaDataType_t cudaTypeOf(embrtDtype dtype) {
@@ -44,36 +45,36 @@ cudaDataType_t cudaTypeOf(embrtDtype dtype) {
 
 } // namespace
 
-extern "C" embrtStatus embrtCudaLceWorkspaceSize(embrtContext *ctx,
+extern "C" embrtStatus embrtCudaLceWorkspaceSize(embrtLaunchEnv *env,
                                                  const embrtLceArgs *args,
                                                  size_t *bytes) {
-  *bytes = blasWorkspaceBytes(ctx);
+  *bytes = blasWorkspaceBytes(env);
   return EMBRT_OK;
 }
 
-extern "C" embrtStatus embrtCudaLaunchLce(embrtContext *ctx,
+extern "C" embrtStatus embrtCudaLaunchLce(embrtLaunchEnv *env,
                                           const embrtLceArgs *a) {
   if (a->m > INT_MAX || a->n > INT_MAX || a->k > INT_MAX ||
       a->batchSize > INT_MAX)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "lce: batchSize, m, k and n must fit in int for "
-                         "cuBLAS, got %lld, %lld, %lld and %lld",
-                         (long long)a->batchSize, (long long)a->m,
-                         (long long)a->k, (long long)a->n);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "lce: batchSize, m, k and n must fit in int for "
+                            "cuBLAS, got %lld, %lld, %lld and %lld",
+                            (long long)a->batchSize, (long long)a->m,
+                            (long long)a->k, (long long)a->n);
   size_t outBytes =
       (size_t)(a->batchSize * a->m * a->n) * embrtDtypeSize(a->dtype);
   if (a->k == 0) // an empty sum: zeros, without asking cuBLAS
     return embrtCudaCheck(
-        ctx, cudaMemsetAsync(a->output, 0, outBytes, (cudaStream_t)ctx->stream),
+        env, cudaMemsetAsync(a->output, 0, outBytes, (cudaStream_t)env->stream),
         "lce: cudaMemsetAsync");
 
-  void *handle = NULL;
-  embrtStatus status = embrtCudaBlasHandle(ctx, &handle);
-  if (status != EMBRT_OK)
-    return status;
-  cublasHandle_t blas = static_cast<cublasHandle_t>(handle);
-  status = embrtCublasCheck(
-      ctx, cublasSetWorkspace(blas, a->workspace, a->workspaceBytes),
+  if (!env->blasHandle)
+    return embrtLaunchError(env, EMBRT_INVALID_ARGUMENT,
+                            "lce: the launch environment has no cuBLAS "
+                            "handle");
+  cublasHandle_t blas = static_cast<cublasHandle_t>(env->blasHandle);
+  embrtStatus status = embrtCublasCheck(
+      env, cublasSetWorkspace(blas, a->workspace, a->workspaceBytes),
       "lce: cublasSetWorkspace");
   if (status != EMBRT_OK)
     return status;
@@ -82,7 +83,7 @@ extern "C" embrtStatus embrtCudaLaunchLce(embrtContext *ctx,
   cudaDataType_t type = cudaTypeOf(a->dtype);
   int M = (int)a->m, N = (int)a->n, K = (int)a->k;
   return embrtCublasCheck(
-      ctx,
+      env,
       cublasGemmStridedBatchedEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K,
                                  &alpha, a->x, type, N, (long long)K * N, a->w,
                                  type, K, 0, &beta, a->output, type, N,

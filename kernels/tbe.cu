@@ -38,6 +38,7 @@
 
 #include "kernels/device_errors.cuh"
 #include "kernels/launch.h"
+#include "kernels/tbe_config.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -55,7 +56,7 @@ namespace {
 // Tuning knobs. The library is built with the defaults; bench/tbe/build.sh
 // builds variants of this file with other values (and EMB_TBE_SUFFIX
 // appended to the entry points' names) to time them in one run. The rows of
-// a stage come from the launch configuration (runtime/tbe_config.c).
+// a stage come from the launch configuration (kernels/tbe_config.cuh).
 #ifndef EMB_TBE_STAGES
 #define EMB_TBE_STAGES 2
 #endif
@@ -1015,16 +1016,16 @@ long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
 }
 
 template <int kCap>
-embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
+embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
                    const embrtTbeConfig *cfg, long long outStride) {
-  cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+  cudaStream_t stream = static_cast<cudaStream_t>(env->stream);
   Params<kCap> p;
   Shared &s = p.s;
   s.indices = a->indices;
   s.offsets = a->offsets;
   s.weights = a->perSampleWeights;
   s.output = a->output;
-  s.errors = ctx->deviceErrors;
+  s.errors = env->deviceErrors;
   s.metaGlobal = nullptr;
   s.batch = a->batchSize;
   s.numIndices = a->numIndices;
@@ -1051,31 +1052,32 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
     // Beyond kLargeCap features the metadata goes through the workspace.
     size_t bytes = (size_t)a->numFeatures * sizeof(FeatureMeta);
     if (!a->workspace || a->workspaceBytes < bytes)
-      return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
-                           "tbe: %lld features need %zu bytes of workspace, "
-                           "got %zu",
-                           (long long)a->numFeatures, bytes, a->workspaceBytes);
+      return embrtLaunchError(env, EMBRT_INVALID_ARGUMENT,
+                              "tbe: %lld features need %zu bytes of workspace, "
+                              "got %zu",
+                              (long long)a->numFeatures, bytes,
+                              a->workspaceBytes);
     FeatureMeta *host = static_cast<FeatureMeta *>(malloc(bytes));
     if (!host)
-      return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
-                           "tbe: no host memory for %zu bytes of metadata",
-                           bytes);
+      return embrtLaunchError(env, EMBRT_OUT_OF_MEMORY,
+                              "tbe: no host memory for %zu bytes of metadata",
+                              bytes);
     ctas = buildMeta(a, cfg, outStride, host);
     cudaError_t err = ctas < 0
                           ? cudaSuccess
                           : cudaMemcpyAsync(a->workspace, host, bytes,
                                             cudaMemcpyHostToDevice, stream);
     free(host); // pageable: staged before cudaMemcpyAsync returns
-    embrtStatus status = embrtCudaCheck(ctx, err, "tbe: metadata copy");
+    embrtStatus status = embrtCudaCheck(env, err, "tbe: metadata copy");
     if (status != EMBRT_OK)
       return status;
     s.metaGlobal = static_cast<const FeatureMeta *>(a->workspace);
   }
   if (ctas < 0)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "tbe: %lld features of %lld bags need more than "
-                         "2^31 CTAs",
-                         (long long)a->numFeatures, (long long)a->batchSize);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "tbe: %lld features of %lld bags need more than "
+                            "2^31 CTAs",
+                            (long long)a->numFeatures, (long long)a->batchSize);
   if (ctas == 0)
     return EMBRT_OK;
 
@@ -1094,7 +1096,7 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
   Kernel<kCap> kernel = kernelFor<kCap>(a->tableDtype, rows, ids);
   if (smem > 48 * 1024) { // 8-row stages at 256 threads: 64 KB
     embrtStatus status = embrtCudaCheck(
-        ctx,
+        env,
         cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
         "tbe: cudaFuncSetAttribute");
@@ -1102,7 +1104,7 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
       return status;
   }
   kernel<<<grid, block, smem, stream>>>(p);
-  return embrtCudaCheck(ctx, cudaGetLastError(), "tbe: kernel launch");
+  return embrtCudaCheck(env, cudaGetLastError(), "tbe: kernel launch");
 }
 
 } // namespace
@@ -1112,7 +1114,7 @@ embrtStatus launch(embrtContext *ctx, const embrtTbeArgs *a,
 //===----------------------------------------------------------------------===//
 
 extern "C" embrtStatus EMB_TBE_ENTRY(embrtCudaTbeWorkspaceSize)(
-    embrtContext *ctx, const embrtTbeArgs *args, size_t *bytes) {
+    embrtLaunchEnv *env, const embrtTbeArgs *args, size_t *bytes) {
   *bytes = args->numFeatures > kLargeCap
                ? (size_t)args->numFeatures * sizeof(FeatureMeta)
                : 0;
@@ -1120,7 +1122,7 @@ extern "C" embrtStatus EMB_TBE_ENTRY(embrtCudaTbeWorkspaceSize)(
 }
 
 extern "C" embrtStatus
-EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtContext *ctx,
+EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtLaunchEnv *env,
                                          const embrtTbeArgs *args) {
   const int64_t F = args->numFeatures, B = args->batchSize;
   if (F == 0 || B == 0)
@@ -1134,21 +1136,21 @@ EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtContext *ctx,
   }
   int64_t configId = args->configId;
   if (configId < 0)
-    configId = embrtTbeSelectConfig(args->tableDtype, maxDim,
-                                    args->numIndices / (F * B), F * B);
-  const embrtTbeConfig *cfg = embrtTbeGetConfig(configId);
+    configId = tbeSelectConfig(args->tableDtype, maxDim,
+                               args->numIndices / (F * B), F * B);
+  const embrtTbeConfig *cfg = tbeGetConfig(configId);
   if (!cfg)
-    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
-                         "tbe: configId is %lld, must be -1 or below %lld",
-                         (long long)configId, (long long)embrtTbeNumConfigs());
+    return embrtLaunchError(env, EMBRT_INVALID_ARGUMENT,
+                            "tbe: configId is %lld, must be -1 or below %lld",
+                            (long long)configId, (long long)TBE_NUM_CONFIGS);
   if (sumDims > INT32_MAX)
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "tbe: %lld output columns do not fit 32 bits",
-                         (long long)sumDims);
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "tbe: %lld output columns do not fit 32 bits",
+                            (long long)sumDims);
 
   long long outStride =
       args->pooling == EMBRT_POOLING_NONE ? (long long)maxDim : sumDims;
   if (F <= kSmallCap)
-    return launch<kSmallCap>(ctx, args, cfg, outStride);
-  return launch<kLargeCap>(ctx, args, cfg, outStride);
+    return launch<kSmallCap>(env, args, cfg, outStride);
+  return launch<kLargeCap>(env, args, cfg, outStride);
 }

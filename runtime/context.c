@@ -1,21 +1,19 @@
-//===- runtime/context.c - Contexts and their error state ---------*- C -*-===//
+//===- runtime/context.c - Contexts -------------------------------*- C -*-===//
 //
-// Creation and destruction of contexts, the sticky status with the last
-// message, and embrtSynchronize. The CUDA parts (stream, device properties,
-// the device error record) live in runtime/cuda/context.c.
-//
-// Sticky errors: ctx->status keeps the first failing status until
-// embrtContextClearError; ctx->message is the message of the most recent
-// failure (or warning note). A context in an error state still runs later
-// calls: a caller may issue a sequence and check the status once at the end.
+// Creation and destruction of contexts, their getters, and embrtSynchronize.
+// Creation checks the arguments, picks the backend of the device
+// (runtime/backend.h) and lets it fill its part of the context (the CUDA
+// backend: device properties, stream, device error record); every later call
+// goes through that backend.
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/internal.h"
+#include "runtime/context.h"
+#include "runtime/backend.h"
+#include "runtime/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /// Why the last embrtContextCreate on this thread failed.
 static _Thread_local char createError[sizeof(((embrtContext *)0)->message)];
@@ -24,26 +22,13 @@ static void setCreateError(const char *message) {
   snprintf(createError, sizeof createError, "%s", message);
 }
 
-embrtStatus embrtSetError(embrtContext *ctx, embrtStatus status,
-                          const char *fmt, ...) {
-  if (status == EMBRT_OK || !ctx)
-    return status;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-  va_end(ap);
-  if (ctx->status == EMBRT_OK)
-    ctx->status = status;
-  return status;
-}
-
-void embrtSetNote(embrtContext *ctx, const char *fmt, ...) {
-  if (!ctx)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-  va_end(ap);
+/// The backend of a valid device; NULL for CUDA in a build without it.
+static const struct embrtBackend *backendOf(embrtDevice device) {
+#ifdef EMB_HAVE_CUDA
+  if (device == EMBRT_DEVICE_CUDA)
+    return &embrtCudaBackend;
+#endif
+  return device == EMBRT_DEVICE_CPU ? &embrtCpuBackend : NULL;
 }
 
 embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,
@@ -73,6 +58,11 @@ embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,
              "context: ordinal is %d, must be >= 0", ordinal);
     return EMBRT_INVALID_ARGUMENT;
   }
+  const struct embrtBackend *backend = backendOf(device);
+  if (!backend) {
+    setCreateError("the emb runtime was built without CUDA");
+    return EMBRT_UNSUPPORTED;
+  }
 
   embrtContext *ctx = calloc(1, sizeof *ctx);
   if (!ctx) {
@@ -81,14 +71,13 @@ embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,
   }
   ctx->device = device;
   ctx->ordinal = ordinal;
-  if (device == EMBRT_DEVICE_CUDA) {
-    embrtStatus status = embrtCudaContextInit(ctx, ordinal, stream);
-    if (status != EMBRT_OK) {
-      setCreateError(ctx->message);
-      embrtCudaContextRelease(ctx);
-      free(ctx);
-      return status;
-    }
+  ctx->backend = backend;
+  embrtStatus status = backend->contextInit(ctx, stream);
+  if (status != EMBRT_OK) {
+    setCreateError(ctx->message);
+    backend->contextRelease(ctx);
+    free(ctx);
+    return status;
   }
   *out = ctx;
   return EMBRT_OK;
@@ -100,8 +89,7 @@ void embrtContextDestroy(embrtContext *ctx) {
   for (size_t i = 0; i < ctx->numConstants; ++i)
     embrtFree(ctx, ctx->constants[i].device);
   free(ctx->constants);
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    embrtCudaContextRelease(ctx);
+  ctx->backend->contextRelease(ctx);
   free(ctx);
 }
 
@@ -134,7 +122,5 @@ int64_t embrtContextGetInvalidIdCount(const embrtContext *ctx) {
 embrtStatus embrtSynchronize(embrtContext *ctx) {
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    return embrtCudaSynchronize(ctx);
-  return EMBRT_OK; // the CPU backend finishes every call before returning
+  return ctx->backend->synchronize(ctx);
 }

@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/internal.h"
+// embrtF64ToF16 and embrtF64ToBF16, the single roundings of the CPU
+// backend's stores, are declared with the backend.
+#include "runtime/cpu/cpu.h"
 
 #include <string.h>
 

@@ -1,15 +1,16 @@
 //===- runtime/memory.c - Allocation and copies -------------------*- C -*-===//
 //
-// embrtMalloc/Free/Memcpy/Memset: plain malloc and memcpy on the CPU; the
-// CUDA backend (runtime/cuda/memory.c) uses cudaMalloc and asynchronous
-// copies on the context's stream.
+// embrtMalloc/Free/MallocAsync/FreeAsync/Memcpy/Memset: the argument checks
+// and the cases every device answers alike (zero bytes, NULL pointers), then
+// the context's backend: plain malloc and memcpy on the CPU
+// (runtime/cpu/backend.c), cudaMalloc and copies ordered on the context's
+// stream on CUDA (runtime/cuda/memory.c).
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/internal.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/status.h"
 
 embrtStatus embrtMalloc(embrtContext *ctx, size_t bytes, void **out) {
   if (!ctx)
@@ -19,14 +20,7 @@ embrtStatus embrtMalloc(embrtContext *ctx, size_t bytes, void **out) {
   *out = NULL;
   if (bytes == 0)
     return EMBRT_OK; // NULL is a valid empty buffer everywhere
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    return embrtCudaMalloc(ctx, bytes, out);
-  *out = malloc(bytes);
-  if (!*out)
-    return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
-                         "malloc: %zu bytes of host memory are not available",
-                         bytes);
-  return EMBRT_OK;
+  return ctx->backend->deviceMalloc(ctx, bytes, out);
 }
 
 embrtStatus embrtFree(embrtContext *ctx, void *ptr) {
@@ -34,34 +28,27 @@ embrtStatus embrtFree(embrtContext *ctx, void *ptr) {
     return EMBRT_INVALID_ARGUMENT;
   if (!ptr)
     return EMBRT_OK;
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    return embrtCudaFree(ctx, ptr);
-  free(ptr);
-  return EMBRT_OK;
+  return ctx->backend->deviceFree(ctx, ptr);
 }
 
 embrtStatus embrtMallocAsync(embrtContext *ctx, size_t bytes, void **out) {
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
-  if (ctx->device != EMBRT_DEVICE_CUDA)
-    return embrtMalloc(ctx, bytes, out);
   if (!out)
     return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
                          "malloc async: out is NULL");
   *out = NULL;
   if (bytes == 0)
     return EMBRT_OK;
-  return embrtCudaMallocAsync(ctx, bytes, out);
+  return ctx->backend->deviceMallocAsync(ctx, bytes, out);
 }
 
 embrtStatus embrtFreeAsync(embrtContext *ctx, void *ptr) {
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
-  if (ctx->device != EMBRT_DEVICE_CUDA)
-    return embrtFree(ctx, ptr);
   if (!ptr)
     return EMBRT_OK;
-  return embrtCudaFreeAsync(ctx, ptr);
+  return ctx->backend->deviceFreeAsync(ctx, ptr);
 }
 
 embrtStatus embrtMemcpy(embrtContext *ctx, void *dst, const void *src,
@@ -77,10 +64,7 @@ embrtStatus embrtMemcpy(embrtContext *ctx, void *dst, const void *src,
   if (!dst || !src)
     return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT, "memcpy: %s is NULL",
                          dst ? "src" : "dst");
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    return embrtCudaMemcpy(ctx, dst, src, bytes, kind);
-  memmove(dst, src, bytes);
-  return EMBRT_OK;
+  return ctx->backend->deviceMemcpy(ctx, dst, src, bytes, kind);
 }
 
 embrtStatus embrtMemset(embrtContext *ctx, void *dst, int value, size_t bytes) {
@@ -90,8 +74,5 @@ embrtStatus embrtMemset(embrtContext *ctx, void *dst, int value, size_t bytes) {
     return EMBRT_OK;
   if (!dst)
     return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT, "memset: dst is NULL");
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    return embrtCudaMemset(ctx, dst, value, bytes);
-  memset(dst, value, bytes);
-  return EMBRT_OK;
+  return ctx->backend->deviceMemset(ctx, dst, value, bytes);
 }

@@ -1,23 +1,17 @@
-//===- runtime/timing.c - Events for timing device work ------------------===//
+//===- runtime/timing.c - Events for timing device work -----------*- C -*-===//
 //
-// On CUDA an embrtEvent wraps a cudaEvent_t recorded on the context's stream;
-// on the CPU, where every call has finished when it returns, it holds the
-// host's monotonic clock at the time it was recorded.
+// embrtEvent (runtime/backend.h) marks a point on the context's stream: this
+// file allocates it and checks the arguments; the backend records it (a
+// cudaEvent_t on CUDA, runtime/cuda/timing.c; the host's monotonic clock on
+// the CPU, where every call has finished when it returns).
 //
 //===----------------------------------------------------------------------===//
 
-#define _POSIX_C_SOURCE 200809L
-
-#include "runtime/internal.h"
+#include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/status.h"
 
 #include <stdlib.h>
-#include <time.h>
-
-struct embrtEvent {
-  void *cudaEvent; ///< cudaEvent_t on CUDA
-  double hostMs;   ///< the host clock on the CPU
-  int recorded;
-};
 
 embrtStatus embrtEventCreate(embrtContext *ctx, embrtEvent **out) {
   if (!ctx)
@@ -27,9 +21,7 @@ embrtStatus embrtEventCreate(embrtContext *ctx, embrtEvent **out) {
   *out = calloc(1, sizeof **out);
   if (!*out)
     return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY, "event: out of memory");
-  if (ctx->device != EMBRT_DEVICE_CUDA)
-    return EMBRT_OK;
-  embrtStatus status = embrtCudaEventCreate(ctx, &(*out)->cudaEvent);
+  embrtStatus status = ctx->backend->eventCreate(ctx, *out);
   if (status != EMBRT_OK) {
     free(*out);
     *out = NULL;
@@ -43,12 +35,7 @@ embrtStatus embrtEventRecord(embrtContext *ctx, embrtEvent *event) {
   if (!event)
     return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT, "event: event is NULL");
   event->recorded = 1;
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    return embrtCudaEventRecord(ctx, event->cudaEvent);
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  event->hostMs = (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-  return EMBRT_OK;
+  return ctx->backend->eventRecord(ctx, event);
 }
 
 embrtStatus embrtEventElapsedMs(embrtContext *ctx, embrtEvent *start,
@@ -61,16 +48,13 @@ embrtStatus embrtEventElapsedMs(embrtContext *ctx, embrtEvent *start,
   if (!start->recorded || !end->recorded)
     return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
                          "event: both events must be recorded first");
-  if (ctx->device == EMBRT_DEVICE_CUDA)
-    return embrtCudaEventElapsedMs(ctx, start->cudaEvent, end->cudaEvent, ms);
-  *ms = (float)(end->hostMs - start->hostMs);
-  return EMBRT_OK;
+  return ctx->backend->eventElapsedMs(ctx, start, end, ms);
 }
 
 void embrtEventDestroy(embrtContext *ctx, embrtEvent *event) {
   if (!event)
     return;
-  if (ctx && ctx->device == EMBRT_DEVICE_CUDA)
-    embrtCudaEventDestroy(event->cudaEvent);
+  if (ctx)
+    ctx->backend->eventDestroy(ctx, event);
   free(event);
 }

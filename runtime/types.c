@@ -1,28 +1,10 @@
-//===- runtime/types.c - Status names and element sizes -----------*- C -*-===//
+//===- runtime/types.c - Element sizes ----------------------------*- C -*-===//
 //
-// The constant tables of the public enums.
+// The size of each embrtDtype; 0 answers "not a dtype" for the checks.
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/internal.h"
-
-const char *embrtStatusName(embrtStatus status) {
-  switch (status) {
-  case EMBRT_OK:
-    return "EMBRT_OK";
-  case EMBRT_INVALID_ARGUMENT:
-    return "EMBRT_INVALID_ARGUMENT";
-  case EMBRT_OUT_OF_RANGE:
-    return "EMBRT_OUT_OF_RANGE";
-  case EMBRT_UNSUPPORTED:
-    return "EMBRT_UNSUPPORTED";
-  case EMBRT_OUT_OF_MEMORY:
-    return "EMBRT_OUT_OF_MEMORY";
-  case EMBRT_DEVICE_ERROR:
-    return "EMBRT_DEVICE_ERROR";
-  }
-  return "EMBRT_UNKNOWN_STATUS";
-}
+#include "emb/runtime.h"
 
 size_t embrtDtypeSize(embrtDtype dtype) {
   switch (dtype) {

@@ -17,10 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_config.cuh"
-#include "runtime/internal.h"
-
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
+#include "kernels/launch.h"
+#include "test/Kernels/gpu_test.cuh"
 
 #include <algorithm>
 #include <stdint.h>
@@ -29,32 +27,11 @@
 #include <string.h>
 #include <vector>
 
-extern "C" embrtStatus embrtCudaLaunchAttention(embrtContext *ctx,
-                                                const embrtAttentionArgs *args);
-extern "C" embrtStatus
-embrtCudaAttentionWorkspaceSize(embrtContext *ctx,
-                                const embrtAttentionArgs *args, size_t *bytes);
-
-#define CUDA_CHECK(expr)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (expr);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,            \
-              cudaGetErrorString(err_));                                       \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
-
 __global__ void fillHalf(__half *p, long long n, uint64_t seed, float lo,
                          float hi) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    uint64_t x = seed + (uint64_t)i * 0x9e3779b97f4a7c15ull;
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
+    uint64_t x = mix64At(seed, (uint64_t)i);
     p[i] = __float2half_rn(lo + (hi - lo) * (float)((x >> 40) * 0x1p-24));
   }
 }
@@ -95,21 +72,9 @@ int main(int argc, char **argv) {
     lks = {512, 1024, 2048, 4096, 8192, 16384};
   FILE *out = outPath ? fopen(outPath, "w") : nullptr;
 
-  embrtContext ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.device = EMBRT_DEVICE_CUDA;
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  ctx.stream = stream;
-  cudaDeviceProp prop;
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  ctx.smCount = prop.multiProcessorCount;
-  ctx.ccMajor = prop.major;
-  ctx.ccMinor = prop.minor;
-  ctx.maxSharedPerBlockOptin = (int64_t)prop.sharedMemPerBlockOptin;
-  CUDA_CHECK(cudaMalloc(&ctx.deviceErrors, sizeof(embrtDeviceErrors)));
-  CUDA_CHECK(cudaMemset(ctx.deviceErrors, 0, sizeof(embrtDeviceErrors)));
-  const int autoId = attentionSelectConfig(-1, ctx.ccMajor, EMBRT_F16, 128, 1);
+  embrtLaunchEnv env = gpuTestEnv();
+  cudaStream_t stream = (cudaStream_t)env.stream;
+  const int autoId = attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1);
 
   const int U = 32, Lq = 64, H = 2, Dh = 128;
   const size_t flushBytes = 256u << 20;
@@ -164,7 +129,7 @@ int main(int argc, char **argv) {
       a.indexDtype = EMBRT_I32;
       a.output = o;
       size_t wsBytes = 0;
-      embrtCudaAttentionWorkspaceSize(&ctx, &a, &wsBytes);
+      embrtCudaAttentionWorkspaceSize(&env, &a, &wsBytes);
       void *ws;
       CUDA_CHECK(cudaMalloc(&ws, wsBytes));
       a.workspace = ws;
@@ -173,7 +138,7 @@ int main(int argc, char **argv) {
 
       for (int id = 0; id < ATTENTION_NUM_CONFIGS; ++id) {
         const attentionConfig &cfg = attentionConfigs[id];
-        if (!attentionConfigApplies(id, ctx.ccMajor, EMBRT_F16, Dh, 1))
+        if (!attentionConfigApplies(id, env.ccMajor, EMBRT_F16, Dh, 1))
           continue;
         if (skipWgmma && cfg.path == ATTENTION_PATH_WGMMA)
           continue;
@@ -185,14 +150,14 @@ int main(int argc, char **argv) {
           continue; // minutes, and not a contender
         a.configId = id;
         CUDA_CHECK(cudaMemset(o, 0xff, nq * 2));
-        CUDA_CHECK(cudaMemset(ctx.deviceErrors, 0, sizeof(embrtDeviceErrors)));
+        CUDA_CHECK(cudaMemset(env.deviceErrors, 0, sizeof(embrtDeviceErrors)));
         std::vector<float> times;
         bool failed = false;
         for (int rep = 0; rep < reps + 5 && !failed; ++rep) {
           CUDA_CHECK(cudaMemsetAsync(flush, rep, flushBytes, stream));
           CUDA_CHECK(cudaEventRecord(e0, stream));
-          if (embrtCudaLaunchAttention(&ctx, &a) != EMBRT_OK) {
-            fprintf(stderr, "%s: %s\n", cfg.name, ctx.message);
+          if (embrtCudaLaunchAttention(&env, &a) != EMBRT_OK) {
+            fprintf(stderr, "%s: %s\n", cfg.name, env.message);
             failed = true;
           }
           CUDA_CHECK(cudaEventRecord(e1, stream));

@@ -26,56 +26,24 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/ikbo_lce_config.cuh"
-#include "runtime/internal.h"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
+#include "kernels/launch.h"
+#include "test/Kernels/gpu_test.cuh"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
-
-extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
-                                              const embrtIkboLceArgs *args);
-extern "C" embrtStatus
-embrtCudaIkboLceWorkspaceSize(embrtContext *ctx, const embrtIkboLceArgs *args,
-                              size_t *bytes);
-
-#define CUDA_CHECK(expr)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (expr);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,            \
-              cudaGetErrorString(err_));                                       \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
-
-__device__ __host__ inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
 
 /// 16-bit floats uniform in [-1, 1): bits of f16 or bf16 made on the host's
 /// behalf by the device.
 __global__ void fill16(uint16_t *p, long long n, uint64_t seed, int bf16) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    float u =
-        (float)((mix64(seed + (uint64_t)i * 0x9e3779b97f4a7c15ull) >> 40) *
-                (1.0 / 16777216.0));
+    float u = (float)((mix64At(seed, (uint64_t)i) >> 40) * (1.0 / 16777216.0));
     float v = 2.f * u - 1.f;
     if (bf16) {
       __nv_bfloat16 h = __float2bfloat16_rn(v);
@@ -94,32 +62,13 @@ struct Shape {
   int configId;
 };
 
-static embrtContext gCtx;
+static embrtLaunchEnv gEnv;
 static int gWarm = 5;         // warm-up calls per shape
 static int gForceConfig = -1; // --config: for every shape without its own
 static std::string gSkip;     // --skip-configs: ",name,name,"
 
-/// Waits for the stream; 20 s without finishing counts as a hang and ends
-/// the process (a hung context cannot be recovered).
-static void waitOrDie(cudaStream_t stream, const char *config) {
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (;;) {
-    cudaError_t e = cudaStreamQuery(stream);
-    if (e == cudaSuccess)
-      return;
-    if (e != cudaErrorNotReady) {
-      fprintf(stderr, "%s: %s\n", config, cudaGetErrorString(e));
-      exit(2);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if ((t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) > 20) {
-      fprintf(stderr, "HANG %s\n", config);
-      _exit(3);
-    }
-    usleep(1000);
-  }
-}
+/// A launch that has not finished after this many seconds is a hang.
+static const double kWatchdogSeconds = 20;
 
 static void run(const Shape &s, int reps) {
   const size_t es = 2;
@@ -166,16 +115,16 @@ static void run(const Shape &s, int reps) {
   a.output = out;
   a.configId = s.configId >= 0 ? s.configId : gForceConfig;
   size_t wsBytes = 0;
-  embrtCudaIkboLceWorkspaceSize(&gCtx, &a, &wsBytes);
+  embrtCudaIkboLceWorkspaceSize(&gEnv, &a, &wsBytes);
   if (wsBytes)
     CUDA_CHECK(cudaMalloc(&ws, wsBytes));
   a.workspace = ws;
   a.workspaceBytes = wsBytes;
 
   IkboLceShape shape;
-  shape.ccMajor = gCtx.ccMajor;
-  shape.ccMinor = gCtx.ccMinor;
-  shape.maxSharedPerBlock = gCtx.maxSharedPerBlockOptin;
+  shape.ccMajor = gEnv.ccMajor;
+  shape.ccMinor = gEnv.ccMinor;
+  shape.maxSharedPerBlock = gEnv.maxSharedPerBlockOptin;
   shape.dtype = s.dtype;
   shape.batch = s.B;
   shape.users = s.U;
@@ -195,27 +144,27 @@ static void run(const Shape &s, int reps) {
     return;
   }
 
-  cudaStream_t stream = (cudaStream_t)gCtx.stream;
+  cudaStream_t stream = (cudaStream_t)gEnv.stream;
   CUDA_CHECK(cudaDeviceSynchronize());
   const bool slow = kIkboLceConfigs[config].path == IKBO_LCE_PATH_PORTABLE;
   const int warm = slow ? 1 : gWarm;
   const int n = slow ? 3 : reps;
   for (int i = 0; i < warm; ++i) {
-    if (embrtCudaLaunchIkboLce(&gCtx, &a) != EMBRT_OK) {
-      fprintf(stderr, "launch failed: %s\n", gCtx.message);
+    if (embrtCudaLaunchIkboLce(&gEnv, &a) != EMBRT_OK) {
+      fprintf(stderr, "launch failed: %s\n", gEnv.message);
       exit(1);
     }
   }
-  waitOrDie(stream, kIkboLceConfigs[config].name);
+  waitOrDie(stream, kWatchdogSeconds, kIkboLceConfigs[config].name, stderr);
   std::vector<cudaEvent_t> ev(2 * n);
   for (auto &e : ev)
     CUDA_CHECK(cudaEventCreate(&e));
   for (int i = 0; i < n; ++i) {
     CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
-    embrtCudaLaunchIkboLce(&gCtx, &a);
+    embrtCudaLaunchIkboLce(&gEnv, &a);
     CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
   }
-  waitOrDie(stream, kIkboLceConfigs[config].name);
+  waitOrDie(stream, kWatchdogSeconds, kIkboLceConfigs[config].name, stderr);
   CUDA_CHECK(cudaGetLastError());
   std::vector<float> ms(n);
   for (int i = 0; i < n; ++i)
@@ -265,19 +214,7 @@ int main(int argc, char **argv) {
   }
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  memset(&gCtx, 0, sizeof gCtx);
-  gCtx.device = EMBRT_DEVICE_CUDA;
-  gCtx.stream = stream;
-  gCtx.smCount = prop.multiProcessorCount;
-  gCtx.ccMajor = prop.major;
-  gCtx.ccMinor = prop.minor;
-  gCtx.l2Bytes = prop.l2CacheSize;
-  gCtx.maxSharedPerBlockOptin = prop.sharedMemPerBlockOptin;
-  CUDA_CHECK(
-      cudaMalloc((void **)&gCtx.deviceErrors, sizeof(embrtDeviceErrors)));
-  CUDA_CHECK(cudaMemset(gCtx.deviceErrors, 0, sizeof(embrtDeviceErrors)));
+  gEnv = gpuTestEnv();
   fprintf(stderr, "%s, cc %d.%d, %d SMs\n", prop.name, prop.major, prop.minor,
           prop.multiProcessorCount);
 
@@ -314,7 +251,6 @@ int main(int argc, char **argv) {
              -1},
             reps);
   }
-  CUDA_CHECK(cudaFree(gCtx.deviceErrors));
-  CUDA_CHECK(cudaStreamDestroy(stream));
+  gpuTestEnvDestroy(&gEnv);
   return 0;
 }

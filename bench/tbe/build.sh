@@ -1,10 +1,9 @@
 #!/bin/bash
 # Builds the TBE GPU test, the config test and the benchmark (with its tuning
 # variants of kernels/tbe.cu) into $BUILD (default .tbe-build), with nvcc and
-# gcc alone: the runtime's C sources and its own kernels, kernels/tbe.cu, and
-# kernels/pending.c standing in for the other kernel families, so a half-
-# written file of another family cannot break this build. Keeps the ptxas
-# resource report (registers, spills, stack) in $BUILD/ptxas.txt.
+# gcc alone: the runtime's C sources and every kernel family (the CUDA
+# backend's table names them all). Keeps the ptxas resource report
+# (registers, spills, stack) of kernels/tbe.cu in $BUILD/ptxas.txt.
 #
 #   bench/tbe/build.sh            (here or on the GPU machine)
 set -euo pipefail
@@ -30,26 +29,26 @@ waitAll() { # fails if any background command failed
   [ $failed = 0 ] || { echo "build failed" >&2; exit 1; }
 }
 
-# The runtime: every C source but the no-CUDA stand-in.
+# The runtime: every C source, the CUDA backend's included.
 objs=()
-for src in runtime/*.c runtime/cpu/*.c runtime/cuda/*.c; do
-  [ "$src" = runtime/cuda/disabled.c ] && continue
+for src in runtime/*.c runtime/cpu/*.c runtime/cuda/*.c kernels/*.c; do
   obj=$BUILD/obj/$(echo "${src%.c}" | tr / _).o
   objs+=("$obj")
   run ${CC:-gcc} $CFLAGS -DEMB_HAVE_CUDA=1 -c "$src" -o "$obj"
 done
-# The runtime's kernels and the TBE kernel; pending.c for the others.
+# The kernels: the Hopper-only files for sm_90a alone (as in
+# kernels/CMakeLists.txt), the TBE kernel with its ptxas report.
 for src in kernels/*.cu; do
-  case $src in
-  *ikbo_lce* | *attention* | *_sm90a.cu | kernels/tbe.cu) continue ;;
-  esac
   obj=$BUILD/obj/$(basename "${src%.cu}").o
   objs+=("$obj")
-  run $NVCC $NVFLAGS -c "$src" -o "$obj"
+  case $src in
+  kernels/tbe.cu) ;;
+  *_sm90a.cu)
+    run $NVCC ${NVFLAGS/-arch=sm_90/-gencode=arch=compute_90a,code=sm_90a} \
+      -c "$src" -o "$obj" ;;
+  *) run $NVCC $NVFLAGS -c "$src" -o "$obj" ;;
+  esac
 done
-run ${CC:-gcc} $CFLAGS -DEMBRT_HAVE_TBE_KERNEL -c kernels/pending.c \
-  -o "$BUILD/obj/pending.o"
-objs+=("$BUILD/obj/pending.o" "$BUILD/obj/tbe.o")
 run bash -c "$NVCC $NVFLAGS -Xptxas -v -c kernels/tbe.cu -o $BUILD/obj/tbe.o \
   2> $BUILD/ptxas.txt"
 

@@ -29,11 +29,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "emb/runtime.h"
-#include "runtime/internal.h"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
+#include "kernels/launch.h"
+#include "test/Kernels/gpu_test.cuh"
 
 #include <math.h>
 #include <stdint.h>
@@ -45,12 +42,12 @@
 #include <string>
 #include <vector>
 
-typedef embrtStatus (*Launcher)(embrtContext *, const embrtTbeArgs *);
+typedef embrtStatus (*Launcher)(embrtLaunchEnv *, const embrtTbeArgs *);
 
 // Tuning variants of kernels/tbe.cu (bench/tbe/build.sh; EMB_TBE_SUFFIX).
 #define VARIANT(suffix)                                                        \
   extern "C" embrtStatus embrtCudaLaunchTbeForward##suffix(                    \
-      embrtContext *, const embrtTbeArgs *);
+      embrtLaunchEnv *, const embrtTbeArgs *);
 #ifdef TBE_BENCH_VARIANTS
 VARIANT(_pos64)
 VARIANT(_pfpages)
@@ -62,16 +59,6 @@ static const struct {
     {"pf-pages", embrtCudaLaunchTbeForward_pfpages},
 };
 #endif
-
-#define CUDA_OK(expr)                                                          \
-  do {                                                                         \
-    cudaError_t e_ = (expr);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,            \
-              cudaGetErrorString(e_));                                         \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
 
 //===----------------------------------------------------------------------===//
 // Shapes
@@ -202,25 +189,25 @@ struct Timer {
   bool flushOn = true; ///< off: L2 and the TLBs stay warm (probes)
   cudaStream_t stream;
   explicit Timer(cudaStream_t s) : stream(s) {
-    CUDA_OK(cudaMalloc(&flush, flushBytes));
+    CUDA_CHECK(cudaMalloc(&flush, flushBytes));
   }
   ~Timer() { cudaFree(flush); }
 
   template <typename F> double median(F call, double repMs = 100.0) {
     cudaEvent_t a, b;
-    CUDA_OK(cudaEventCreate(&a));
-    CUDA_OK(cudaEventCreate(&b));
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
     call();
-    CUDA_OK(cudaStreamSynchronize(stream));
-    CUDA_OK(cudaEventRecord(a, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaEventRecord(a, stream));
     for (int i = 0; i < 5; ++i) {
-      CUDA_OK(cudaMemsetAsync(flush, 0, flushBytes, stream));
+      CUDA_CHECK(cudaMemsetAsync(flush, 0, flushBytes, stream));
       call();
     }
-    CUDA_OK(cudaEventRecord(b, stream));
-    CUDA_OK(cudaEventSynchronize(b));
+    CUDA_CHECK(cudaEventRecord(b, stream));
+    CUDA_CHECK(cudaEventSynchronize(b));
     float est = 0;
-    CUDA_OK(cudaEventElapsedTime(&est, a, b));
+    CUDA_CHECK(cudaEventElapsedTime(&est, a, b));
     est /= 5;
     int warm = std::max(1, (int)(25.0 / est));
     int reps = std::min(2000, std::max(1, (int)(repMs / est)));
@@ -228,18 +215,18 @@ struct Timer {
       call();
     std::vector<cudaEvent_t> ev(2 * reps);
     for (auto &e : ev)
-      CUDA_OK(cudaEventCreate(&e));
+      CUDA_CHECK(cudaEventCreate(&e));
     for (int i = 0; i < reps; ++i) {
       if (flushOn)
-        CUDA_OK(cudaMemsetAsync(flush, 0, flushBytes, stream));
-      CUDA_OK(cudaEventRecord(ev[2 * i], stream));
+        CUDA_CHECK(cudaMemsetAsync(flush, 0, flushBytes, stream));
+      CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
       call();
-      CUDA_OK(cudaEventRecord(ev[2 * i + 1], stream));
+      CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
     }
-    CUDA_OK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<float> ms(reps);
     for (int i = 0; i < reps; ++i)
-      CUDA_OK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+      CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
     for (auto &e : ev)
       cudaEventDestroy(e);
     cudaEventDestroy(a);
@@ -257,9 +244,19 @@ static const char *dtypeName(embrtDtype d) {
   return d == EMBRT_F32 ? "float32" : d == EMBRT_F16 ? "float16" : "bfloat16";
 }
 
-static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
+/// Where the benchmark runs: its stream, the context that runs the public API
+/// on it, and a launch environment on it for the tuning variants (launchers
+/// called directly, kernels/launch.h).
+struct Device {
+  cudaStream_t stream;
+  embrtContext *ctx;
+  embrtLaunchEnv env;
+};
+
+static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
                      bool sweepConfigs) {
-  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  embrtContext *ctx = dev.ctx;
+  cudaStream_t stream = dev.stream;
   const int64_t B = sh.B, T = sh.T, E = sh.E, D = sh.D, L = sh.L;
   const size_t esz = embrtDtypeSize(sh.dtype);
   const int64_t numBags = T * B, N = numBags * L;
@@ -268,7 +265,7 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
   // Tables: one allocation, T pointers 256-byte aligned.
   size_t tableBytes = ((size_t)E * D * esz + 255) & ~(size_t)255;
   char *tables = nullptr;
-  CUDA_OK(cudaMalloc(&tables, tableBytes * T));
+  CUDA_CHECK(cudaMalloc(&tables, tableBytes * T));
   std::vector<const void *> tablePtrs(T);
   std::vector<int64_t> rows(T, E), dims(T, D), featureTables(T);
   for (int64_t t = 0; t < T; ++t) {
@@ -277,7 +274,7 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
     fillTable<<<1024, 256, 0, stream>>>(tables + tableBytes * t, sh.dtype, t, E,
                                         D);
   }
-  CUDA_OK(cudaGetLastError());
+  CUDA_CHECK(cudaGetLastError());
 
   // Ids, offsets (fixed L, as the peers), weights in the table dtype.
   std::vector<int64_t> ids(N), offs(numBags + 1);
@@ -301,24 +298,24 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
   std::vector<uint16_t> weightsHost;
   int64_t *dIds = nullptr, *dOffs = nullptr;
   void *dWeights = nullptr, *dOut = nullptr;
-  CUDA_OK(cudaMalloc(&dIds, N > 0 ? N * 8 : 8));
-  CUDA_OK(cudaMalloc(&dOffs, (numBags + 1) * 8));
-  CUDA_OK(cudaMemcpy(dIds, ids.data(), N * 8, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(dOffs, offs.data(), (numBags + 1) * 8,
-                     cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMalloc(&dIds, N > 0 ? N * 8 : 8));
+  CUDA_CHECK(cudaMalloc(&dOffs, (numBags + 1) * 8));
+  CUDA_CHECK(cudaMemcpy(dIds, ids.data(), N * 8, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dOffs, offs.data(), (numBags + 1) * 8,
+                        cudaMemcpyHostToDevice));
   if (sh.weighted) {
     weightsHost.resize(N);
     for (int64_t i = 0; i < N; ++i)
       weightsHost[i] = embrtF32ToF16((float)rng.uniform());
-    CUDA_OK(cudaMalloc(&dWeights, N * 2));
-    CUDA_OK(cudaMemcpy(dWeights, weightsHost.data(), N * 2,
-                       cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc(&dWeights, N * 2));
+    CUDA_CHECK(cudaMemcpy(dWeights, weightsHost.data(), N * 2,
+                          cudaMemcpyHostToDevice));
   }
   const size_t outBytes = (size_t)B * T * D * esz;
-  CUDA_OK(cudaMalloc(&dOut, outBytes));
+  CUDA_CHECK(cudaMalloc(&dOut, outBytes));
   // The copies above ran on the legacy stream and may still be in flight
   // (pageable sources); the context's stream does not wait for it.
-  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaDeviceSynchronize());
 
   embrtTbeArgs a;
   memset(&a, 0, sizeof a);
@@ -366,8 +363,8 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
       int64_t t = (int64_t)(pick.next() % (uint64_t)T);
       int64_t b = (int64_t)(pick.next() % (uint64_t)B);
       const char *src = (const char *)dOut + ((b * T + t) * D) * esz;
-      CUDA_OK(cudaMemcpy(esz == 4 ? (void *)row32.data() : row16.data(), src,
-                         D * esz, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(esz == 4 ? (void *)row32.data() : row16.data(), src,
+                            D * esz, cudaMemcpyDeviceToHost));
       for (int64_t c = 0; c < D; ++c) {
         double ref = 0, mag = 0;
         int64_t count = 0;
@@ -423,7 +420,7 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
   // The sweep measures 40 ms a point instead of 100 (device time).
   auto timeApi = [&](int64_t configId) {
     a.configId = configId;
-    CUDA_OK(cudaMemsetAsync(dOut, 0xFF, outBytes, stream));
+    CUDA_CHECK(cudaMemsetAsync(dOut, 0xFF, outBytes, stream));
     double ms = timer.median(
         [&]() {
           if (embrtTbeForward(ctx, &a) != EMBRT_OK) {
@@ -453,18 +450,23 @@ static void runShape(embrtContext *ctx, const Shape &sh, FILE *out, bool sweep,
 #ifdef TBE_BENCH_VARIANTS
     a.configId = -1;
     for (const auto &v : kVariants) {
-      CUDA_OK(cudaMemsetAsync(dOut, 0xFF, outBytes, stream));
+      CUDA_CHECK(cudaMemsetAsync(dOut, 0xFF, outBytes, stream));
       double ms = timer.median(
           [&]() {
-            if (v.launch(ctx, &a) != EMBRT_OK) {
-              fprintf(stderr, "%s %s: %s\n", sh.name, v.name,
-                      embrtContextGetLastError(ctx));
+            if (v.launch(&dev.env, &a) != EMBRT_OK) {
+              fprintf(stderr, "%s %s: %s\n", sh.name, v.name, dev.env.message);
               exit(3);
             }
           },
           40.0);
+      // The variants record data errors in the environment's record, which
+      // embrtSynchronize does not read.
+      std::string ok = check();
+      embrtDeviceErrors record = gpuTestDeviceErrors(&dev.env);
+      if (ok == "ok" && record.code != EMBRT_DEVERR_NONE)
+        ok = "device error record code " + std::to_string(record.code);
       emit(std::string("emb var=") + v.name,
-           embrtTbeGetConfig(autoConfig)->name, ms, check());
+           embrtTbeGetConfig(autoConfig)->name, ms, ok);
     }
 #endif
   }
@@ -558,25 +560,24 @@ __global__ void probeRows(const uint4 *table, int rows, int random,
     *sink = v.z;
 }
 
-static void runProbes(embrtContext *ctx, FILE *out) {
-  cudaStream_t stream = (cudaStream_t)ctx->stream;
+static void runProbes(cudaStream_t stream, FILE *out) {
   const int B = 8192, D = 32, E = 1000000;
   const int ctas = B * 4 / 256;
   char *table = nullptr;
   long long *ids = nullptr, *offs = nullptr, *sink = nullptr;
   uint4 *dOut = nullptr;
-  CUDA_OK(cudaMalloc(&table, (size_t)E * D * 2));
-  CUDA_OK(cudaMalloc(&ids, B * 8));
-  CUDA_OK(cudaMalloc(&offs, (B + 1) * 8));
-  CUDA_OK(cudaMalloc(&dOut, (size_t)B * D * 2));
-  CUDA_OK(cudaMalloc(&sink, 8));
+  CUDA_CHECK(cudaMalloc(&table, (size_t)E * D * 2));
+  CUDA_CHECK(cudaMalloc(&ids, B * 8));
+  CUDA_CHECK(cudaMalloc(&offs, (B + 1) * 8));
+  CUDA_CHECK(cudaMalloc(&dOut, (size_t)B * D * 2));
+  CUDA_CHECK(cudaMalloc(&sink, 8));
   fillTable<<<1024, 256, 0, stream>>>(table, EMBRT_F16, 0, E, D);
   std::vector<long long> h(B + 1);
   for (int i = 0; i <= B; ++i)
     h[i] = i;
-  CUDA_OK(cudaMemcpy(offs, h.data(), (B + 1) * 8, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(ids, h.data(), B * 8, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(offs, h.data(), (B + 1) * 8, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(ids, h.data(), B * 8, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());
   const long long *tab = (const long long *)table, *o = offs, *x = ids,
                   *w = (const long long *)dOut;
   Timer timer(stream);
@@ -584,7 +585,7 @@ static void runProbes(embrtContext *ctx, FILE *out) {
     for (int f = 0; f < (noflush ? 2 : 1); ++f) {
       timer.flushOn = f == 0;
       double ms = timer.median([&]() { launch(); });
-      CUDA_OK(cudaGetLastError());
+      CUDA_CHECK(cudaGetLastError());
       char line[256];
       snprintf(line, sizeof line,
                "{\"case\": \"probe_%s%s\", \"impl\": \"emb\", \"ms\": %.6f}",
@@ -655,17 +656,22 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--probes"))
       probes = true;
   }
-  embrtContext *ctx = nullptr;
-  if (embrtContextCreate(EMBRT_DEVICE_CUDA, 0, nullptr, &ctx) != EMBRT_OK) {
+  // A non-blocking stream, as a context makes for itself, adopted by the
+  // context so that the benchmark can time and flush on it.
+  Device dev;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&dev.stream, cudaStreamNonBlocking));
+  if (embrtContextCreate(EMBRT_DEVICE_CUDA, 0, dev.stream, &dev.ctx) !=
+      EMBRT_OK) {
     fprintf(stderr, "no CUDA context: %s\n", embrtGetCreateError());
     return 1;
   }
+  dev.env = gpuTestEnvOn(dev.stream);
   FILE *out = outPath ? fopen(outPath, "w") : nullptr;
   {
     // The floor of this method: an empty kernel, timed the same way.
-    Timer timer((cudaStream_t)ctx->stream);
-    double ms = timer.median(
-        [&]() { emptyKernel<<<1, 32, 0, (cudaStream_t)ctx->stream>>>(); });
+    Timer timer(dev.stream);
+    double ms =
+        timer.median([&]() { emptyKernel<<<1, 32, 0, dev.stream>>>(); });
     char line[256];
     snprintf(line, sizeof line,
              "{\"case\": \"probe_empty_kernel\", \"impl\": \"emb\", "
@@ -676,15 +682,17 @@ int main(int argc, char **argv) {
       fprintf(out, "%s\n", line);
   }
   if (probes)
-    runProbes(ctx, out);
+    runProbes(dev.stream, out);
   for (const Shape &sh : kShapes) {
     if (only && !strstr((std::string(",") + only + ",").c_str(),
                         (std::string(",") + sh.name + ",").c_str()))
       continue;
-    runShape(ctx, sh, out, sweep, sweepConfigs);
+    runShape(dev, sh, out, sweep, sweepConfigs);
   }
   if (out)
     fclose(out);
-  embrtContextDestroy(ctx);
+  embrtContextDestroy(dev.ctx);
+  CUDA_CHECK(cudaFree(dev.env.deviceErrors));
+  CUDA_CHECK(cudaStreamDestroy(dev.stream));
   return 0;
 }

@@ -14,12 +14,13 @@
 //   dims     sizes, known at compile time or read at run time.
 //
 // The layouts are the EMB_ABI_* indices below, shared by the compiler
-// (codegen/lower_to_runtime.c) and the runtime (runtime/compiled.c), so the
-// two cannot disagree. Errors are recorded in the context (sticky status and
-// message): compiled code does not branch on them; the caller checks
-// embrtContextGetStatus after the model returns. A failed allocation yields
-// NULL, which every later call rejects as an invalid argument, so a failure
-// never turns into a wild memory access.
+// (codegen/lower_to_runtime.c) and the runtime (the decoders in each op
+// family's runtime/<family>.c; memory and constants in runtime/compiled.c),
+// so the two cannot disagree. Errors are recorded in the context (sticky
+// status and message): compiled code does not branch on them; the caller
+// checks embrtContextGetStatus after the model returns. A failed allocation
+// yields NULL, which every later call rejects as an invalid argument, so a
+// failure never turns into a wild memory access.
 //
 //===----------------------------------------------------------------------===//
 

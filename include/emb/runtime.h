@@ -14,10 +14,24 @@
 //     know.
 //   - Tensors are dense and row-major. Pointers refer to the context's device:
 //     host memory for EMBRT_DEVICE_CPU, device memory for EMBRT_DEVICE_CUDA.
-//   - The runtime never allocates behind the caller's back: entry points that
-//     need scratch memory take a `workspace` whose size the caller asks for
-//     with the matching *WorkspaceSize function.
-//   - No entry point synchronises the stream; only embrtSynchronize does.
+//   - Ops that need scratch memory take a `workspace` whose size the caller
+//     asks for with the matching *WorkspaceSize function; no op allocates
+//     device memory of its own, with one exception: the first embrtLce with a
+//     non-empty output on a CUDA context creates the context's cuBLAS handle
+//     (cublasCreate allocates), which embrtContextDestroy frees. Besides the
+//     memory functions and embrtEventCreate, only these allocate:
+//     embrtContextCreate (the context; on CUDA its stream unless the caller
+//     passes one, and a small device error record) and, for compiled models
+//     (emb/compiled.h), embrtCompiledAlloc and embrtCompiledConstant (one
+//     device copy of each constant per context). A CUDA TBE with more
+//     features than the kernel's parameter block holds stages its metadata in
+//     host memory (freed before the call returns) on its way into the
+//     workspace.
+//   - No op synchronises the stream. What waits: embrtSynchronize (for the
+//     stream), embrtEventElapsedMs (for its second event), embrtFree and
+//     embrtContextDestroy on CUDA (cudaFree waits for the device), and
+//     copies to or from pageable host memory, which may block in the CUDA
+//     runtime.
 //   - Device-side input errors (an out-of-range id in `fatal` mode, a bad
 //     cand_to_user entry) are recorded on the device and reported by the next
 //     embrtSynchronize; the output is still fully written (bad ids contribute
@@ -179,7 +193,8 @@ void embrtEventDestroy(embrtContext *ctx, embrtEvent *event);
 /// Allocates `bytes` on the context's device (plain device memory on CUDA).
 embrtStatus embrtMalloc(embrtContext *ctx, size_t bytes, void **out);
 
-/// Frees memory from embrtMalloc (NULL is allowed).
+/// Frees memory from embrtMalloc (NULL is allowed). On CUDA this is cudaFree,
+/// which waits for the device's work; embrtFreeAsync does not.
 embrtStatus embrtFree(embrtContext *ctx, void *ptr);
 
 /// Allocates `bytes` ordered on the context's stream, without synchronising:
@@ -497,7 +512,7 @@ uint16_t embrtF32ToBF16(float value);
 float embrtBF16ToF32(uint16_t bits);
 
 //===----------------------------------------------------------------------===//
-// TBE launch configurations (runtime/tbe_config.c; owned with kernels/tbe.cu)
+// TBE launch configurations (kernels/tbe_config.cuh, beside kernels/tbe.cu)
 //===----------------------------------------------------------------------===//
 
 /// One launch configuration of the CUDA TBE forward. The kernel gives each

@@ -1,7 +1,9 @@
-//===- runtime/cpu/cpu.h - Helpers of the CPU reference backend ---*- C -*-===//
+//===- runtime/cpu/cpu.h - The CPU reference backend --------------*- C -*-===//
 //
-// Element loads and stores shared by the files of runtime/cpu/. Loads widen
-// exactly to double; stores round once, to nearest even.
+// The op functions of the CPU backend, one file per family
+// (runtime/cpu/<family>.c; the table is runtime/cpu/backend.c), and the
+// element loads and stores they share. Loads widen exactly to double; stores
+// round once, to nearest even.
 //
 // Accumulation rule of the backend: f64 for f32 (and f64) data, f32 for f16
 // and bf16 data (embrtCpuAccumulate), rounded once at the store.
@@ -11,7 +13,61 @@
 #ifndef EMB_RUNTIME_CPU_CPU_H
 #define EMB_RUNTIME_CPU_CPU_H
 
-#include "runtime/internal.h"
+#include "runtime/context.h"
+#include "runtime/status.h"
+
+#include <stdint.h>
+
+//===----------------------------------------------------------------------===//
+// Ops (arguments checked by runtime/<family>.c)
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
+                                     const embrtTbeArgs *args, size_t *bytes);
+embrtStatus embrtCpuTbeForward(embrtContext *ctx, const embrtTbeArgs *args);
+embrtStatus embrtCpuBroadcast(embrtContext *ctx,
+                              const embrtBroadcastArgs *args);
+embrtStatus embrtCpuBroadcastAdd(embrtContext *ctx,
+                                 const embrtBroadcastArgs *args);
+embrtStatus embrtCpuLceWorkspaceSize(embrtContext *ctx,
+                                     const embrtLceArgs *args, size_t *bytes);
+embrtStatus embrtCpuLce(embrtContext *ctx, const embrtLceArgs *args);
+embrtStatus embrtCpuIkboLceWorkspaceSize(embrtContext *ctx,
+                                         const embrtIkboLceArgs *args,
+                                         size_t *bytes);
+embrtStatus embrtCpuIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args);
+embrtStatus embrtCpuAttentionWorkspaceSize(embrtContext *ctx,
+                                           const embrtAttentionArgs *args,
+                                           size_t *bytes);
+embrtStatus embrtCpuAttention(embrtContext *ctx,
+                              const embrtAttentionArgs *args);
+embrtStatus embrtCpuConcat(embrtContext *ctx, const embrtConcatArgs *args);
+embrtStatus embrtCpuStridedCopy(embrtContext *ctx,
+                                const embrtStridedCopyArgs *args);
+embrtStatus embrtCpuElementwise(embrtContext *ctx,
+                                const embrtElementwiseArgs *args);
+embrtStatus embrtCpuFill(embrtContext *ctx, void *output, embrtDtype dtype,
+                         int64_t numElements, const void *value);
+embrtStatus embrtCpuConvert(embrtContext *ctx, const void *input,
+                            embrtDtype inputDtype, void *output,
+                            embrtDtype outputDtype, int64_t numElements);
+
+//===----------------------------------------------------------------------===//
+// Elements
+//===----------------------------------------------------------------------===//
+
+/// Rounds a double once to IEEE half / bfloat16 bits (nearest even, NaN kept,
+/// overflow to infinity, subnormals exact): the stores of the CPU backend
+/// (runtime/half.c).
+uint16_t embrtF64ToF16(double value);
+uint16_t embrtF64ToBF16(double value);
+
+/// Reads element i of an I32 or I64 array as int64.
+static inline int64_t embrtLoadIndex(const void *p, embrtDtype dtype,
+                                     int64_t i) {
+  return dtype == EMBRT_I32 ? (int64_t)((const int32_t *)p)[i]
+                            : ((const int64_t *)p)[i];
+}
 
 /// Element i of a float tensor (F32, F16, BF16 or F64), exactly.
 static inline double embrtCpuLoad(const void *p, embrtDtype dtype, int64_t i) {

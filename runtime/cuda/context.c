@@ -1,9 +1,11 @@
 //===- runtime/cuda/context.c - CUDA contexts and synchronize -----*- C -*-===//
 //
-// The CUDA half of a context: the device and its properties (SM count,
-// compute capability, L2 size, opt-in shared memory per block, read once for
-// launch-configuration choices), the stream (created and owned, or adopted
-// from the caller), the device error record, and the cuBLAS handle.
+// The CUDA half of a context (embrtCudaState): the device and its properties
+// (SM count, compute capability, L2 size, opt-in shared memory per block,
+// read once for launch-configuration choices), the stream (created and
+// owned, or adopted from the caller), the device error record, and the
+// cuBLAS handle (created on first use). Together they are the launch
+// environment every launcher gets (kernels/launch.h).
 //
 // embrtSynchronize is the only place the runtime waits for the stream. It
 // then reads the device error record back, resets it, adds the warning-mode
@@ -12,43 +14,53 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/launch.h"
+#include "runtime/cuda/cuda.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 
-#define CHECK(expr)                                                            \
-  do {                                                                         \
-    embrtStatus checkStatus_ = (expr);                                         \
-    if (checkStatus_ != EMBRT_OK)                                              \
-      return checkStatus_;                                                     \
-  } while (0)
+embrtStatus embrtCudaRecord(embrtContext *ctx, int cudaError,
+                            const char *what) {
+  if (cudaError == cudaSuccess)
+    return EMBRT_OK;
+  char message[sizeof ctx->message];
+  embrtStatus status =
+      embrtCudaTranslate(cudaError, what, message, sizeof message);
+  return embrtSetError(ctx, status, "%s", message);
+}
 
 static embrtStatus readAttribute(embrtContext *ctx, enum cudaDeviceAttr attr,
                                  int *value, const char *name) {
   *value = 0;
-  return embrtCudaCheck(ctx, cudaDeviceGetAttribute(value, attr, ctx->ordinal),
-                        name);
+  return embrtCudaRecord(ctx, cudaDeviceGetAttribute(value, attr, ctx->ordinal),
+                         name);
 }
 
-embrtStatus embrtCudaContextInit(embrtContext *ctx, int ordinal, void *stream) {
-  ctx->ordinal = ordinal;
-  CHECK(embrtCudaCheck(ctx, cudaSetDevice(ordinal), "cuda: cudaSetDevice"));
+embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream) {
+  embrtCudaState *state = calloc(1, sizeof *state);
+  if (!state)
+    return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
+                         "context: out of host memory");
+  ctx->backendState = state;
+  embrtLaunchEnv *env = &state->env;
+  EMBRT_TRY(
+      embrtCudaRecord(ctx, cudaSetDevice(ctx->ordinal), "cuda: cudaSetDevice"));
   int l2 = 0, smem = 0;
-  CHECK(readAttribute(ctx, cudaDevAttrMultiProcessorCount, &ctx->smCount,
-                      "cuda: reading the SM count"));
-  CHECK(readAttribute(ctx, cudaDevAttrComputeCapabilityMajor, &ctx->ccMajor,
-                      "cuda: reading the compute capability"));
-  CHECK(readAttribute(ctx, cudaDevAttrComputeCapabilityMinor, &ctx->ccMinor,
-                      "cuda: reading the compute capability"));
-  CHECK(readAttribute(ctx, cudaDevAttrL2CacheSize, &l2,
-                      "cuda: reading the L2 size"));
-  CHECK(readAttribute(ctx, cudaDevAttrMaxSharedMemoryPerBlockOptin, &smem,
-                      "cuda: reading the opt-in shared memory"));
-  ctx->l2Bytes = l2;
-  ctx->maxSharedPerBlockOptin = smem;
+  EMBRT_TRY(readAttribute(ctx, cudaDevAttrMultiProcessorCount, &env->smCount,
+                          "cuda: reading the SM count"));
+  EMBRT_TRY(readAttribute(ctx, cudaDevAttrComputeCapabilityMajor, &env->ccMajor,
+                          "cuda: reading the compute capability"));
+  EMBRT_TRY(readAttribute(ctx, cudaDevAttrComputeCapabilityMinor, &env->ccMinor,
+                          "cuda: reading the compute capability"));
+  EMBRT_TRY(readAttribute(ctx, cudaDevAttrL2CacheSize, &l2,
+                          "cuda: reading the L2 size"));
+  EMBRT_TRY(readAttribute(ctx, cudaDevAttrMaxSharedMemoryPerBlockOptin, &smem,
+                          "cuda: reading the opt-in shared memory"));
+  env->l2Bytes = l2;
+  env->maxSharedPerBlockOptin = smem;
 
   // Stream-ordered allocations (embrtMallocAsync) stay cached in the
   // device's pool across synchronisations instead of going back to the
@@ -56,66 +68,73 @@ embrtStatus embrtCudaContextInit(embrtContext *ctx, int ordinal, void *stream) {
   // first call.
   cudaMemPool_t pool;
   uint64_t keepAll = UINT64_MAX;
-  CHECK(embrtCudaCheck(ctx, cudaDeviceGetDefaultMemPool(&pool, ordinal),
-                       "cuda: cudaDeviceGetDefaultMemPool"));
-  CHECK(embrtCudaCheck(
+  EMBRT_TRY(embrtCudaRecord(ctx,
+                            cudaDeviceGetDefaultMemPool(&pool, ctx->ordinal),
+                            "cuda: cudaDeviceGetDefaultMemPool"));
+  EMBRT_TRY(embrtCudaRecord(
       ctx,
       cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keepAll),
       "cuda: setting the memory pool's release threshold"));
 
   if (stream) {
-    ctx->stream = stream;
-    ctx->ownsStream = 0;
+    env->stream = stream;
+    state->ownsStream = 0;
   } else {
     cudaStream_t created = NULL;
-    CHECK(embrtCudaCheck(
+    EMBRT_TRY(embrtCudaRecord(
         ctx, cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking),
         "cuda: cudaStreamCreateWithFlags"));
-    ctx->stream = created;
-    ctx->ownsStream = 1;
+    env->stream = created;
+    state->ownsStream = 1;
   }
 
   void *errors = NULL;
-  CHECK(embrtCudaCheck(ctx, cudaMalloc(&errors, sizeof(embrtDeviceErrors)),
-                       "cuda: cudaMalloc of the device error record"));
-  ctx->deviceErrors = errors;
-  return embrtCudaCheck(ctx,
-                        cudaMemsetAsync(errors, 0, sizeof(embrtDeviceErrors),
-                                        (cudaStream_t)ctx->stream),
-                        "cuda: cudaMemsetAsync of the device error record");
+  EMBRT_TRY(embrtCudaRecord(ctx, cudaMalloc(&errors, sizeof(embrtDeviceErrors)),
+                            "cuda: cudaMalloc of the device error record"));
+  env->deviceErrors = errors;
+  return embrtCudaRecord(ctx,
+                         cudaMemsetAsync(errors, 0, sizeof(embrtDeviceErrors),
+                                         (cudaStream_t)env->stream),
+                         "cuda: cudaMemsetAsync of the device error record");
 }
 
 void embrtCudaContextRelease(embrtContext *ctx) {
+  embrtCudaState *state = embrtCudaStateOf(ctx);
+  if (!state)
+    return;
+  embrtLaunchEnv *env = &state->env;
   // Errors here have nowhere to go: destruction frees what it can.
   cudaSetDevice(ctx->ordinal);
-  if (ctx->blasHandle)
-    cublasDestroy((cublasHandle_t)ctx->blasHandle);
-  if (ctx->deviceErrors)
-    cudaFree(ctx->deviceErrors); // waits for work that may still write it
-  if (ctx->ownsStream && ctx->stream)
-    cudaStreamDestroy((cudaStream_t)ctx->stream);
-  ctx->blasHandle = NULL;
-  ctx->deviceErrors = NULL;
-  ctx->stream = NULL;
+  if (env->blasHandle)
+    cublasDestroy((cublasHandle_t)env->blasHandle);
+  if (env->deviceErrors)
+    cudaFree(env->deviceErrors); // waits for work that may still write it
+  if (state->ownsStream && env->stream)
+    cudaStreamDestroy((cudaStream_t)env->stream);
+  free(state);
+  ctx->backendState = NULL;
   // Leave no error behind for the next context's first launch check (the
   // cudaSetDevice above fails for a context whose ordinal was bad).
   (void)cudaGetLastError();
 }
 
-embrtStatus embrtCudaBlasHandle(embrtContext *ctx, void **handle) {
-  if (!ctx->blasHandle) {
-    cublasHandle_t created = NULL;
-    CHECK(embrtCublasCheck(ctx, cublasCreate(&created), "cuda: cublasCreate"));
-    embrtStatus status = embrtCublasCheck(
-        ctx, cublasSetStream(created, (cudaStream_t)ctx->stream),
-        "cuda: cublasSetStream");
-    if (status != EMBRT_OK) {
-      cublasDestroy(created);
-      return status;
-    }
-    ctx->blasHandle = created;
+embrtStatus embrtCudaEnsureBlasHandle(embrtContext *ctx) {
+  embrtLaunchEnv *env = &embrtCudaStateOf(ctx)->env;
+  if (env->blasHandle)
+    return EMBRT_OK;
+  cublasHandle_t created = NULL;
+  embrtStatus status =
+      embrtCublasCheck(env, cublasCreate(&created), "cuda: cublasCreate");
+  if (status != EMBRT_OK)
+    return embrtSetError(ctx, status, "%s", env->message);
+  status =
+      embrtCublasCheck(env, cublasSetStream(created, (cudaStream_t)env->stream),
+                       "cuda: cublasSetStream");
+  if (status != EMBRT_OK) {
+    cublasDestroy(created);
+    return embrtSetError(ctx, status, "%s", env->message);
   }
-  *handle = ctx->blasHandle;
+  env->blasHandle = created;
   return EMBRT_OK;
 }
 
@@ -151,24 +170,25 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
 }
 
 embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
-  cudaStream_t stream = (cudaStream_t)ctx->stream;
-  CHECK(embrtCudaCheck(ctx, cudaSetDevice(ctx->ordinal),
-                       "synchronize: cudaSetDevice"));
-  CHECK(embrtCudaCheck(ctx, cudaStreamSynchronize(stream),
-                       "synchronize: cudaStreamSynchronize"));
+  embrtLaunchEnv *env = &embrtCudaStateOf(ctx)->env;
+  cudaStream_t stream = (cudaStream_t)env->stream;
+  EMBRT_TRY(embrtCudaRecord(ctx, cudaSetDevice(ctx->ordinal),
+                            "synchronize: cudaSetDevice"));
+  EMBRT_TRY(embrtCudaRecord(ctx, cudaStreamSynchronize(stream),
+                            "synchronize: cudaStreamSynchronize"));
   embrtDeviceErrors record;
-  CHECK(
-      embrtCudaCheck(ctx,
-                     cudaMemcpyAsync(&record, ctx->deviceErrors, sizeof record,
-                                     cudaMemcpyDeviceToHost, stream),
-                     "synchronize: reading the device error record"));
-  CHECK(embrtCudaCheck(ctx, cudaStreamSynchronize(stream),
-                       "synchronize: cudaStreamSynchronize"));
+  EMBRT_TRY(
+      embrtCudaRecord(ctx,
+                      cudaMemcpyAsync(&record, env->deviceErrors, sizeof record,
+                                      cudaMemcpyDeviceToHost, stream),
+                      "synchronize: reading the device error record"));
+  EMBRT_TRY(embrtCudaRecord(ctx, cudaStreamSynchronize(stream),
+                            "synchronize: cudaStreamSynchronize"));
   if (record.code == EMBRT_DEVERR_NONE && record.invalidIdCount == 0)
     return EMBRT_OK;
   // Ordered before any later work on the stream; no need to wait for it.
-  CHECK(embrtCudaCheck(
-      ctx, cudaMemsetAsync(ctx->deviceErrors, 0, sizeof record, stream),
+  EMBRT_TRY(embrtCudaRecord(
+      ctx, cudaMemsetAsync(env->deviceErrors, 0, sizeof record, stream),
       "synchronize: resetting the device error record"));
   ctx->invalidIdCount += (int64_t)record.invalidIdCount;
   if (record.code != EMBRT_DEVERR_NONE)

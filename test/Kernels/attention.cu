@@ -17,17 +17,15 @@
 //   --quick       a few small cases of every path (for compute-sanitizer);
 //   --skip-wgmma  runs the automatic cases on the mma.sync path instead.
 //
-// The test calls the kernels' entry points directly with a context it builds
-// itself, so it needs only kernels/ (and embrtSetError from the runtime).
+// The test calls the kernels' entry points directly with a launch
+// environment it fills itself (test/Kernels/gpu_test.cuh), not through the
+// runtime's CUDA backend.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_config.cuh"
-#include "runtime/internal.h"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
+#include "kernels/launch.h"
+#include "test/Kernels/gpu_test.cuh"
 
 #include <math.h>
 #include <stdint.h>
@@ -40,57 +38,13 @@
 #include <type_traits>
 #include <vector>
 
-extern "C" embrtStatus embrtCudaLaunchAttention(embrtContext *ctx,
-                                                const embrtAttentionArgs *args);
-extern "C" embrtStatus
-embrtCudaAttentionWorkspaceSize(embrtContext *ctx,
-                                const embrtAttentionArgs *args, size_t *bytes);
-
-#define CUDA_CHECK(expr)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (expr);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,            \
-              cudaGetErrorString(err_));                                       \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
-
 //===----------------------------------------------------------------------===//
-// Device helpers: random fill, reference, comparison
+// Device helpers: reference, comparison
 //===----------------------------------------------------------------------===//
 
-__device__ __host__ inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
-template <typename T> __device__ inline T fromF(float x);
-template <> __device__ inline float fromF<float>(float x) { return x; }
-template <> __device__ inline __half fromF<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <> __device__ inline __nv_bfloat16 fromF<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 __device__ inline double toD(float x) { return x; }
-__device__ inline double toD(__half x) { return __half2float(x); }
-__device__ inline double toD(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <typename T>
-__global__ void fillKernel(T *p, long long n, uint64_t seed, float lo,
-                           float hi) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    double u = (mix64(seed + (uint64_t)i * 0x9e3779b97f4a7c15ull) >> 11) *
-               (1.0 / 9007199254740992.0);
-    p[i] = fromF<T>((float)(lo + (hi - lo) * u));
-  }
-}
+__device__ inline double toD(__half x) { return toF(x); }
+__device__ inline double toD(__nv_bfloat16 x) { return toF(x); }
 
 struct RefArgs {
   const void *q, *k, *v;
@@ -100,10 +54,6 @@ struct RefArgs {
   double scale;
   float *out;
 };
-
-__device__ inline long long loadIdx(const void *p, int i64, long long i) {
-  return i64 ? ((const long long *)p)[i] : ((const int *)p)[i];
-}
 
 /// One CTA (128 threads) per query row (b, i, h), f64 throughout: scores of
 /// every key in shared memory, max, exp, sum, then each thread one output
@@ -198,26 +148,6 @@ __global__ void compareKernel(const T *out, const float *ref, long long n,
 //===----------------------------------------------------------------------===//
 // Host side
 //===----------------------------------------------------------------------===//
-
-static embrtContext makeContext() {
-  embrtContext ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.device = EMBRT_DEVICE_CUDA;
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  ctx.stream = stream;
-  ctx.ownsStream = 1;
-  cudaDeviceProp prop;
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  ctx.smCount = prop.multiProcessorCount;
-  ctx.ccMajor = prop.major;
-  ctx.ccMinor = prop.minor;
-  ctx.l2Bytes = prop.l2CacheSize;
-  ctx.maxSharedPerBlockOptin = (int64_t)prop.sharedMemPerBlockOptin;
-  CUDA_CHECK(cudaMalloc(&ctx.deviceErrors, sizeof(embrtDeviceErrors)));
-  CUDA_CHECK(cudaMemset(ctx.deviceErrors, 0, sizeof(embrtDeviceErrors)));
-  return ctx;
-}
 
 static size_t dsize(embrtDtype t) { return t == EMBRT_F32 ? 4 : 2; }
 
@@ -363,7 +293,7 @@ static int failures = 0, passes = 0, skipped = 0;
 static bool skipWgmma = false;
 
 /// Runs one case; returns 0 on success.
-static int runCase(embrtContext *ctx, const Case &cin, bool cpuCheck) {
+static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
   Case c = cin;
   if (skipWgmma && c.config && !strncmp(c.config, "wgmma", 5)) {
     ++skipped;
@@ -421,7 +351,7 @@ static int runCase(embrtContext *ctx, const Case &cin, bool cpuCheck) {
   a.output = out;
   a.configId = configByName(c.config);
   size_t wsBytes = 0;
-  embrtCudaAttentionWorkspaceSize(ctx, &a, &wsBytes);
+  embrtCudaAttentionWorkspaceSize(env, &a, &wsBytes);
   void *ws = nullptr;
   if (wsBytes) {
     CUDA_CHECK(cudaMalloc(&ws, wsBytes));
@@ -434,21 +364,19 @@ static int runCase(embrtContext *ctx, const Case &cin, bool cpuCheck) {
                 U, c.Lq, c.Lk, c.H,  c.Dh, (double)scale, ref};
   runReference(c, ra);
   CUDA_CHECK(cudaMemset(out, 0xff, nq * es));
-  CUDA_CHECK(cudaMemset(ctx->deviceErrors, 0, sizeof(embrtDeviceErrors)));
+  CUDA_CHECK(cudaMemset(env->deviceErrors, 0, sizeof(embrtDeviceErrors)));
   CUDA_CHECK(cudaDeviceSynchronize());
-  embrtStatus st = embrtCudaLaunchAttention(ctx, &a);
-  cudaError_t syncErr = cudaStreamSynchronize((cudaStream_t)ctx->stream);
+  embrtStatus st = embrtCudaLaunchAttention(env, &a);
+  cudaError_t syncErr = cudaStreamSynchronize((cudaStream_t)env->stream);
   int fail = 0;
   if (st != EMBRT_OK || syncErr != cudaSuccess) {
     printf("FAIL %-58s launch status %d (%s), sync %s\n", c.name.c_str(),
-           (int)st, ctx->message, cudaGetErrorString(syncErr));
+           (int)st, env->message, cudaGetErrorString(syncErr));
     if (syncErr != cudaSuccess)
       exit(3); // the context is gone
     fail = 1;
   }
-  embrtDeviceErrors de;
-  CUDA_CHECK(
-      cudaMemcpy(&de, ctx->deviceErrors, sizeof de, cudaMemcpyDeviceToHost));
+  embrtDeviceErrors de = gpuTestDeviceErrors(env);
   int wantCode = c.bad == 1   ? EMBRT_DEVERR_BAD_CAND_TO_USER
                  : c.bad == 2 ? EMBRT_DEVERR_BAD_USER_LENGTH
                               : 0;
@@ -737,10 +665,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "no GPU\n");
     return 1;
   }
-  embrtContext ctx = makeContext();
+  embrtLaunchEnv env = gpuTestEnv();
   printf("device cc %d.%d, %d SMs; automatic f16 Dh=128 config: %s\n",
-         ctx.ccMajor, ctx.ccMinor, ctx.smCount,
-         attentionConfigs[attentionSelectConfig(-1, ctx.ccMajor, EMBRT_F16, 128,
+         env.ccMajor, env.ccMinor, env.smCount,
+         attentionConfigs[attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128,
                                                 1)]
              .name);
 
@@ -768,11 +696,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   for (const Case &c : refCases)
-    runCase(&ctx, c, true);
+    runCase(&env, c, true);
   for (const Case &c : cases)
     if ((!filter || strstr(c.name.c_str(), filter)) &&
         (!exclude || !strstr(c.name.c_str(), exclude)))
-      runCase(&ctx, c, false);
+      runCase(&env, c, false);
   printf("%d passed, %d failed, %d skipped\n", passes, failures, skipped);
   return failures ? 1 : 0;
 }

@@ -29,46 +29,27 @@
 //   --watchdog  seconds a launch may take before it counts as a hang
 //               (default 30; the process then exits with status 3).
 //
-// The test calls the kernels' entry points directly with a context it builds
-// itself, so it needs only kernels/ (and embrtSetError from the runtime).
+// The test calls the kernels' entry points directly with a launch
+// environment it fills itself (test/Kernels/gpu_test.cuh), not through the
+// runtime's CUDA backend.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kernels/ikbo_lce_config.cuh"
-#include "runtime/internal.h"
+#include "kernels/launch.h"
+#include "test/Kernels/gpu_test.cuh"
 
 #include <cublas_v2.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
-
-extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtContext *ctx,
-                                              const embrtIkboLceArgs *args);
-extern "C" embrtStatus
-embrtCudaIkboLceWorkspaceSize(embrtContext *ctx, const embrtIkboLceArgs *args,
-                              size_t *bytes);
-
-#define CUDA_CHECK(expr)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (expr);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,            \
-              cudaGetErrorString(err_));                                       \
-      exit(2);                                                                 \
-    }                                                                          \
-  } while (0)
 
 #define BLAS_CHECK(expr)                                                       \
   do {                                                                         \
@@ -81,44 +62,8 @@ embrtCudaIkboLceWorkspaceSize(embrtContext *ctx, const embrtIkboLceArgs *args,
   } while (0)
 
 //===----------------------------------------------------------------------===//
-// Device helpers: random fill, reference, comparison
+// Device helpers: reference, comparison
 //===----------------------------------------------------------------------===//
-
-__device__ __host__ inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
-template <typename T> __device__ inline T fromF(float x);
-template <> __device__ inline float fromF<float>(float x) { return x; }
-template <> __device__ inline __half fromF<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <> __device__ inline __nv_bfloat16 fromF<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
-__device__ inline float toF(float x) { return x; }
-__device__ inline float toF(__half x) { return __half2float(x); }
-__device__ inline float toF(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-/// Uniform values in [-1, 1) from a counter-based hash of (seed, index).
-template <typename T>
-__global__ void fillKernel(T *p, long long n, uint64_t seed) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    double u = (mix64(seed + (uint64_t)i * 0x9e3779b97f4a7c15ull) >> 11) *
-               (1.0 / 9007199254740992.0);
-    p[i] = fromF<T>((float)(2.0 * u - 1.0));
-  }
-}
-
-__device__ inline long long loadIdx(const void *p, int i64, long long i) {
-  return i64 ? ((const long long *)p)[i] : ((const int *)p)[i];
-}
 
 struct Problem {
   const void *wUser, *wCand, *user, *cand, *c2u;
@@ -262,7 +207,7 @@ static uint64_t nextSeed() {
 static size_t dtypeSize(embrtDtype d) { return d == EMBRT_F32 ? 4 : 2; }
 
 template <typename T> static void fill(void *p, long long n) {
-  fillKernel<T><<<1024, 256>>>((T *)p, n, nextSeed());
+  fillKernel<T><<<1024, 256>>>((T *)p, n, nextSeed(), -1.f, 1.f);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -400,33 +345,6 @@ static void baselineAdd(embrtDtype d, const void *cr, const void *ur,
 
 static double gWatchdogSeconds = 30;
 
-/// Waits for the stream; a kernel that has not finished after the watchdog
-/// time is reported as a hang and the process exits (a hung context cannot
-/// be recovered), so that one bad configuration cannot eat a GPU session.
-static void waitOrDie(cudaStream_t stream, const Case &c, const char *config) {
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (;;) {
-    cudaError_t e = cudaStreamQuery(stream);
-    if (e == cudaSuccess)
-      return;
-    if (e != cudaErrorNotReady) {
-      printf("FAIL %s config=%s: %s\n", c.name.c_str(), config,
-             cudaGetErrorString(e));
-      fflush(stdout);
-      exit(2);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if ((t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) >
-        gWatchdogSeconds) {
-      printf("HANG %s config=%s\n", config, c.name.c_str());
-      fflush(stdout);
-      _exit(3);
-    }
-    usleep(1000);
-  }
-}
-
 /// Prints the first mismatches of a failed case (small cases only).
 template <typename T>
 static void showMismatches(const void *out, const float *ref, long long B,
@@ -455,7 +373,7 @@ static void showMismatches(const void *out, const float *ref, long long B,
 }
 
 struct Env {
-  embrtContext ctx;
+  embrtLaunchEnv launch;
   cublasHandle_t blas;
 };
 
@@ -465,9 +383,9 @@ static const char *dtypeName(embrtDtype d) {
 
 static IkboLceShape shapeFor(const Env &env, const Case &c) {
   IkboLceShape shape;
-  shape.ccMajor = env.ctx.ccMajor;
-  shape.ccMinor = env.ctx.ccMinor;
-  shape.maxSharedPerBlock = env.ctx.maxSharedPerBlockOptin;
+  shape.ccMajor = env.launch.ccMajor;
+  shape.ccMinor = env.launch.ccMinor;
+  shape.maxSharedPerBlock = env.launch.maxSharedPerBlockOptin;
   shape.dtype = c.dtype;
   shape.batch = c.B;
   shape.users = (c.B + c.ratio - 1) / c.ratio;
@@ -568,7 +486,7 @@ static bool runCase(Env &env, const Case &c) {
   a.output = out;
   a.configId = c.configId;
   size_t wsBytes = 0;
-  if (embrtCudaIkboLceWorkspaceSize(&env.ctx, &a, &wsBytes) != EMBRT_OK) {
+  if (embrtCudaIkboLceWorkspaceSize(&env.launch, &a, &wsBytes) != EMBRT_OK) {
     printf("FAIL %s: workspace size query\n", c.name.c_str());
     return false;
   }
@@ -587,19 +505,20 @@ static bool runCase(Env &env, const Case &c) {
   std::string why;
   for (int rep = 0; rep < 2 && ok; ++rep) {
     CUDA_CHECK(cudaMemset(out, 0xFF, outN * es)); // poison: NaN
-    CUDA_CHECK(cudaMemset(env.ctx.deviceErrors, 0, sizeof(embrtDeviceErrors)));
+    CUDA_CHECK(
+        cudaMemset(env.launch.deviceErrors, 0, sizeof(embrtDeviceErrors)));
     CUDA_CHECK(cudaDeviceSynchronize());
-    embrtStatus st = embrtCudaLaunchIkboLce(&env.ctx, &a);
+    embrtStatus st = embrtCudaLaunchIkboLce(&env.launch, &a);
     if (st != EMBRT_OK) {
       ok = false;
-      why = std::string("launch: ") + env.ctx.message;
+      why = std::string("launch: ") + env.launch.message;
       break;
     }
-    waitOrDie((cudaStream_t)env.ctx.stream, c, kIkboLceConfigs[config].name);
+    std::string what = c.name + " config=" + kIkboLceConfigs[config].name;
+    waitOrDie((cudaStream_t)env.launch.stream, gWatchdogSeconds, what.c_str(),
+              stdout);
     CUDA_CHECK(cudaGetLastError());
-    embrtDeviceErrors de;
-    CUDA_CHECK(cudaMemcpy(&de, env.ctx.deviceErrors, sizeof de,
-                          cudaMemcpyDeviceToHost));
+    embrtDeviceErrors de = gpuTestDeviceErrors(&env.launch);
     if (c.bad >= 0) {
       if (de.code != EMBRT_DEVERR_BAD_CAND_TO_USER || de.index != c.bad ||
           de.value != idx[c.bad] || de.limit != U) {
@@ -826,20 +745,9 @@ int main(int argc, char **argv) {
     }
   }
   Env env;
-  memset(&env.ctx, 0, sizeof env.ctx);
+  env.launch = gpuTestEnv(); // its stream is ordered after default-stream work
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream)); // ordered after default-stream work
-  env.ctx.device = EMBRT_DEVICE_CUDA;
-  env.ctx.stream = stream;
-  env.ctx.smCount = prop.multiProcessorCount;
-  env.ctx.ccMajor = prop.major;
-  env.ctx.ccMinor = prop.minor;
-  env.ctx.l2Bytes = prop.l2CacheSize;
-  env.ctx.maxSharedPerBlockOptin = prop.sharedMemPerBlockOptin;
-  CUDA_CHECK(
-      cudaMalloc((void **)&env.ctx.deviceErrors, sizeof(embrtDeviceErrors)));
   BLAS_CHECK(cublasCreate(&env.blas));
   BLAS_CHECK(cublasSetStream(env.blas, 0));
   const bool hopper = prop.major == 9 && prop.minor == 0;
@@ -867,7 +775,6 @@ int main(int argc, char **argv) {
   }
   printf("%d of %d cases passed\n", run - failed, run);
   BLAS_CHECK(cublasDestroy(env.blas));
-  CUDA_CHECK(cudaFree(env.ctx.deviceErrors));
-  CUDA_CHECK(cudaStreamDestroy(stream));
+  gpuTestEnvDestroy(&env.launch);
   return failed ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 // RUN: %runtime_test_dir/tbe_config
 //
-// The TBE launch-configuration table (runtime/tbe_config.c): every entry is a
+// The TBE launch-configuration table (kernels/tbe_config.cuh): every entry is a
 // shape the kernel accepts, lookups outside the table answer NULL, and the
 // selection is a pure function that picks the documented entry for each
 // regime (launch-bound small problems; large ones by how many groups of

@@ -1,0 +1,60 @@
+//===- kernels/device_errors.h - The device error record ----------*- C -*-===//
+//
+// Data errors that device code finds (an id outside its table under
+// EMBRT_BOUNDS_FATAL, a bad offset, cand_to_user entry or user length) cannot
+// be returned from a kernel: kernels write them into this record, in device
+// memory, through the functions of kernels/device_errors.cuh. The runtime's
+// CUDA backend allocates one record a context (runtime/cuda/context.c), hands
+// it to launchers in embrtLaunchEnv::deviceErrors (kernels/launch.h), and
+// reads it back, reports and resets it in embrtSynchronize.
+//
+// Plain C, so that the runtime's host code and CPU-side tests can include it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_KERNELS_DEVICE_ERRORS_H
+#define EMB_KERNELS_DEVICE_ERRORS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Errors found by device code. Device code records only the first fatal
+/// error (the one that wins an atomicCAS on `code`), and counts warning-mode
+/// bad ids.
+typedef struct embrtDeviceErrors {
+  /// Ids skipped under EMBRT_BOUNDS_WARNING.
+  unsigned long long invalidIdCount;
+  /// An embrtDeviceErrorCode, 0 if none.
+  int code;
+  /// Where it happened, as applicable (see embrtDeviceErrorCode).
+  int feature;
+  long long bag;
+  long long index;
+  /// The offending id / offset / user / length.
+  long long value;
+  /// The bound it broke.
+  long long limit;
+  /// The table of an out-of-range id, -1 if not known.
+  int table;
+} embrtDeviceErrors;
+
+/// What device code found wrong, and which fields of embrtDeviceErrors say
+/// where.
+typedef enum embrtDeviceErrorCode {
+  EMBRT_DEVERR_NONE = 0,
+  /// feature, table, bag, index, value = id, limit = rows.
+  EMBRT_DEVERR_ID_OUT_OF_RANGE = 1,
+  /// feature, bag, value = offset, limit.
+  EMBRT_DEVERR_BAD_OFFSETS = 2,
+  /// index = b, value = user, limit = U.
+  EMBRT_DEVERR_BAD_CAND_TO_USER = 3,
+  /// index = u, value = length, limit = Lk.
+  EMBRT_DEVERR_BAD_USER_LENGTH = 4,
+} embrtDeviceErrorCode;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // EMB_KERNELS_DEVICE_ERRORS_H

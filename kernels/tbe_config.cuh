@@ -1,0 +1,142 @@
+//===- kernels/tbe_config.cuh - TBE launch configurations ---------*- C -*-===//
+//
+// The launch-configuration table of the CUDA TBE forward (kernels/tbe.cu) and
+// the pure function that picks a row. A configuration says how many threads
+// a CTA has, how many consecutive bags one group of lanes pools as a single
+// stream of ids, and how many rows one pipeline stage of a lane holds; the
+// lanes per bag follow from each table's row width inside the kernel, so a
+// configuration serves every D of one launch. Selection: launches of under
+// 64 MB of rows are latency bound and get the fewest bags a group (one or
+// two) whose grid is one wave of CTAs; larger ones the longest streams that
+// still leave enough groups to fill the GPU, with 8-row stages for f32
+// tables.
+//
+// Plain C, like the other families' tables (kernels/ikbo_lce_config.cuh,
+// kernels/attention_config.cuh). The runtime exports it as the public
+// embrtTbeNumConfigs, embrtTbeGetConfig and embrtTbeSelectConfig
+// (runtime/tbe.c), so that the compiler can make the same choice when shapes
+// are static (embrtTbeArgs::configId) and test/Runtime/tbe_config.c can pin
+// it down. The thresholds were tuned on an H200 (132 SMs, 60 MB of L2);
+// bench/tbe/NOTES.md has the measurements.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_KERNELS_TBE_CONFIG_CUH
+#define EMB_KERNELS_TBE_CONFIG_CUH
+
+#include "emb/runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+/// Ids are stable (the compiler stores them for static shapes): new entries
+/// go at the end.
+static const embrtTbeConfig kTbeConfigs[] = {
+    // name             threadsPerBlock  bagsPerGroup  rowsPerStage
+    {"t256_bags1", 256, 1, 6},    {"t256_bags2", 256, 2, 6},
+    {"t256_bags4", 256, 4, 6},    {"t256_bags8", 256, 8, 6},
+    {"t256_bags16", 256, 16, 6},  {"t128_bags1", 128, 1, 6},
+    {"t256_bags1_r8", 256, 1, 8}, {"t256_bags2_r8", 256, 2, 8},
+    {"t256_bags4_r8", 256, 4, 8}, {"t256_bags8_r8", 256, 8, 8},
+};
+
+enum {
+  TBE_NUM_CONFIGS = (int)(sizeof(kTbeConfigs) / sizeof(kTbeConfigs[0])),
+  /// Latency-bound launches that fit one wave with one or two bags a group
+  /// (t256_bags1, t256_bags2), and those that do not (t128_bags1).
+  TBE_CONFIG_SMALL_BAGS1 = 0,
+  TBE_CONFIG_SMALL_BAGS2 = 1,
+  TBE_CONFIG_SMALL = 5,
+};
+
+/// Large launches: the most bags a group that still leaves kTbeMinThreads
+/// threads. Long streams keep each lane's stages full (measured on an H200:
+/// t256_bags8 was 15-38% faster than t256_bags1 at L = 4, 8 and 20), but
+/// too few groups leave SMs idle. f32 tables take 8-row stages (64 KB a
+/// CTA): 7% faster than 6 rows at B=16384 T=32 D=128 L=20, where f16 tables
+/// gain 3% at L=20 and lose 1% at L=4 (bench/tbe/NOTES.md).
+static const struct {
+  int64_t bagsPerGroup;
+  int64_t config;    ///< 6-row stages (f16, bf16)
+  int64_t configF32; ///< 8-row stages
+} kTbeByBags[] = {
+    {8, 3, 9},
+    {4, 2, 8},
+    {2, 1, 7},
+    {1, 0, 6},
+};
+
+/// Below this many gathered bytes a launch cannot fill the GPU's memory
+/// pipeline: it is latency bound.
+static const int64_t kTbeSmallLaunchBytes = 64ll << 20;
+
+/// Threads of one wave of 256-thread CTAs: 3 CTAs on each of an H200's 132
+/// SMs. A latency-bound launch that needs a second wave pays its latency
+/// twice (measured at B=8192, f16 D=128, L 1-8: t256_bags2, one wave, 7-13%
+/// faster than t128_bags1, two).
+static const int64_t kTbeOneWaveThreads = 132 * 3 * 256;
+
+/// Threads (groups * lanes per bag) a large launch keeps at least: about
+/// 2.5 times what the 132 SMs of an H200 hold at once (768 each).
+static const int64_t kTbeMinThreads = 1ll << 18;
+
+//===----------------------------------------------------------------------===//
+// Queries
+//===----------------------------------------------------------------------===//
+
+/// The configuration `configId`, or NULL when out of range.
+static inline const embrtTbeConfig *tbeGetConfig(int64_t configId) {
+  if (configId < 0 || configId >= TBE_NUM_CONFIGS)
+    return NULL;
+  return &kTbeConfigs[configId];
+}
+
+static inline int64_t tbeElementBytes(embrtDtype dtype) {
+  return dtype == EMBRT_F32 ? 4 : 2;
+}
+
+/// Saturating a * b for non-negative values.
+static inline int64_t tbeMulSat(int64_t a, int64_t b) {
+  if (a <= 0 || b <= 0)
+    return 0;
+  return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+/// Lanes the kernel gives one bag of `maxDim` columns: one 16-byte chunk a
+/// lane, a power of two, at most a warp.
+static inline int64_t tbeLanesPerBag(embrtDtype dtype, int64_t maxDim) {
+  int64_t chunks = (maxDim * tbeElementBytes(dtype) + 15) / 16, lanes = 1;
+  while (lanes < chunks && lanes < 32)
+    lanes *= 2;
+  return lanes;
+}
+
+/// The configuration for tables of `tableDtype` and at most `maxDim`
+/// columns, with `numBags` bags of `avgBagSize` ids on average (see
+/// embrtTbeSelectConfig).
+static inline int64_t tbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
+                                      int64_t avgBagSize, int64_t numBags) {
+  int64_t bytes = tbeMulSat(tbeMulSat(numBags, avgBagSize < 1 ? 1 : avgBagSize),
+                            tbeMulSat(maxDim, tbeElementBytes(tableDtype)));
+  int64_t lanes = tbeLanesPerBag(tableDtype, maxDim);
+  if (bytes < kTbeSmallLaunchBytes) {
+    if (tbeMulSat(numBags, lanes) <= kTbeOneWaveThreads)
+      return TBE_CONFIG_SMALL_BAGS1;
+    if (tbeMulSat((numBags + 1) / 2, lanes) <= kTbeOneWaveThreads)
+      return TBE_CONFIG_SMALL_BAGS2;
+    return TBE_CONFIG_SMALL;
+  }
+  const int f32 = tableDtype == EMBRT_F32;
+  const size_t n = sizeof(kTbeByBags) / sizeof(kTbeByBags[0]);
+  for (size_t i = 0; i + 1 < n; ++i)
+    if (tbeMulSat(numBags / kTbeByBags[i].bagsPerGroup, lanes) >=
+        kTbeMinThreads)
+      return f32 ? kTbeByBags[i].configF32 : kTbeByBags[i].config;
+  return f32 ? kTbeByBags[n - 1].configF32 : kTbeByBags[n - 1].config;
+}
+
+#endif // EMB_KERNELS_TBE_CONFIG_CUH

@@ -1,0 +1,171 @@
+//===- runtime/attention.c - emb.attention and emb.ikbo_attention -*- C -*-===//
+//
+// The backend-neutral side of softmax attention, plain (every candidate its
+// own keys and values) and IKBO (candidates read their user's, through
+// candToUser, optionally cut to userLengths): the argument checks, the
+// public entry points and the compiled-ABI decoders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emb/compiled.h"
+#include "runtime/backend.h"
+#include "runtime/check.h"
+#include "runtime/context.h"
+
+#include <math.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Argument checks
+//===----------------------------------------------------------------------===//
+
+/// `isIkbo` selects ikbo_attention (candToUser required, userLengths
+/// allowed); plain attention needs U == B and neither index array.
+static embrtStatus checkAttention(embrtContext *ctx,
+                                  const embrtAttentionArgs *args, int isIkbo,
+                                  embrtCheckMode mode) {
+  const char *op = isIkbo ? "ikbo_attention" : "attention";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtAttentionArgs), "embrtAttentionArgs"));
+  EMBRT_TRY(embrtCheckStorageFloat(ctx, op, "dtype", args->dtype));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "batchSize", args->batchSize));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numUsers", args->numUsers));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "lq", args->lq));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "lk", args->lk));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "heads", args->heads));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "headDim", args->headDim));
+  EMBRT_TRY(embrtCheckConfigId(ctx, op, args->configId));
+  if (isIkbo) {
+    EMBRT_TRY(embrtCheckIndexDtype(ctx, op, "indexDtype", args->indexDtype));
+  } else {
+    if (args->numUsers != args->batchSize)
+      return embrtInvalid(
+          ctx, "%s: numUsers is %lld, must equal batchSize %lld", op,
+          (long long)args->numUsers, (long long)args->batchSize);
+    if (args->candToUser)
+      return embrtInvalid(ctx,
+                          "%s: candToUser must be NULL (it belongs to "
+                          "ikbo_attention)",
+                          op);
+    if (args->userLengths)
+      return embrtInvalid(ctx,
+                          "%s: userLengths must be NULL (it belongs to "
+                          "ikbo_attention)",
+                          op);
+  }
+  int64_t q = 0, kv = 0, scores = 0;
+  EMBRT_TRY(embrtCheckCount(ctx, op, "q", args->dtype, &q, args->batchSize,
+                            args->lq, args->heads, args->headDim));
+  EMBRT_TRY(embrtCheckCount(ctx, op, "k", args->dtype, &kv, args->numUsers,
+                            args->lk, args->heads, args->headDim));
+  EMBRT_TRY(embrtCheckCount(ctx, op, "the score row", EMBRT_F64, &scores,
+                            args->lk, 1, 1, 1));
+  if (mode == EMBRT_CHECK_SHAPES)
+    return EMBRT_OK;
+  EMBRT_TRY(embrtCheckData(ctx, op, "q", args->q, q));
+  EMBRT_TRY(embrtCheckData(ctx, op, "k", args->k, kv));
+  EMBRT_TRY(embrtCheckData(ctx, op, "v", args->v, kv));
+  if (isIkbo)
+    EMBRT_TRY(embrtCheckData(ctx, op, "candToUser", args->candToUser,
+                             args->batchSize));
+  EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, q));
+  return EMBRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtAttentionWorkspaceSize(embrtContext *ctx,
+                                        const embrtAttentionArgs *args,
+                                        size_t *bytes) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(embrtCheckBytesOut(ctx, "attention", bytes));
+  // One query serves both ops. Only ikbo_attention has index arrays or a
+  // user batch other than the candidate batch; anything else is checked as
+  // plain attention (the two need the same workspace for the same shapes).
+  int isIkbo = args && (args->candToUser || args->userLengths ||
+                        args->numUsers != args->batchSize);
+  EMBRT_TRY(checkAttention(ctx, args, isIkbo, EMBRT_CHECK_SHAPES));
+  return ctx->backend->attentionWorkspaceSize(ctx, args, bytes);
+}
+
+static embrtStatus runAttention(embrtContext *ctx,
+                                const embrtAttentionArgs *args, int isIkbo) {
+  const char *op = isIkbo ? "ikbo_attention" : "attention";
+  EMBRT_TRY(checkAttention(ctx, args, isIkbo, EMBRT_CHECK_CALL));
+  size_t needed = 0;
+  EMBRT_TRY(ctx->backend->attentionWorkspaceSize(ctx, args, &needed));
+  EMBRT_TRY(embrtCheckWorkspace(ctx, op, args->workspace, args->workspaceBytes,
+                                needed));
+  return ctx->backend->attention(ctx, args);
+}
+
+embrtStatus embrtAttention(embrtContext *ctx, const embrtAttentionArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  return runAttention(ctx, args, 0);
+}
+
+embrtStatus embrtIkboAttention(embrtContext *ctx,
+                               const embrtAttentionArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  return runAttention(ctx, args, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Compiled ABI (include/emb/compiled.h)
+//===----------------------------------------------------------------------===//
+
+static embrtAttentionArgs decodeAttention(const int64_t *attrs,
+                                          void *const *buffers,
+                                          const int64_t *dims) {
+  embrtAttentionArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.dtype = (embrtDtype)attrs[EMB_ABI_ATTN_DTYPE];
+  a.indexDtype = (embrtDtype)attrs[EMB_ABI_ATTN_INDEX_DTYPE];
+  a.configId = attrs[EMB_ABI_ATTN_CONFIG_ID];
+  uint32_t bits = (uint32_t)attrs[EMB_ABI_ATTN_SCALE_BITS];
+  memcpy(&a.scale, &bits, sizeof a.scale);
+  a.q = buffers[EMB_ABI_ATTN_BUF_Q];
+  a.k = buffers[EMB_ABI_ATTN_BUF_K];
+  a.v = buffers[EMB_ABI_ATTN_BUF_V];
+  if (attrs[EMB_ABI_ATTN_HAS_INDEX])
+    a.candToUser = buffers[EMB_ABI_ATTN_BUF_INDEX];
+  if (attrs[EMB_ABI_ATTN_HAS_LENGTHS])
+    a.userLengths = buffers[EMB_ABI_ATTN_BUF_LENGTHS];
+  a.output = buffers[EMB_ABI_ATTN_BUF_OUTPUT];
+  a.workspace = buffers[EMB_ABI_ATTN_BUF_WORKSPACE];
+  a.batchSize = dims[EMB_ABI_ATTN_DIM_B];
+  a.numUsers = dims[EMB_ABI_ATTN_DIM_U];
+  a.lq = dims[EMB_ABI_ATTN_DIM_LQ];
+  a.lk = dims[EMB_ABI_ATTN_DIM_LK];
+  a.heads = dims[EMB_ABI_ATTN_DIM_HEADS];
+  a.headDim = dims[EMB_ABI_ATTN_DIM_HEAD_DIM];
+  a.workspaceBytes = (size_t)dims[EMB_ABI_ATTN_DIM_WORKSPACE];
+  if (bits == 0 && a.headDim > 0)
+    a.scale = 1.0f / sqrtf((float)a.headDim);
+  return a;
+}
+
+void embrtCompiledAttention(embrtContext *ctx, const int64_t *attrs,
+                            void *const *buffers, const int64_t *dims) {
+  embrtAttentionArgs a = decodeAttention(attrs, buffers, dims);
+  if (a.candToUser)
+    embrtIkboAttention(ctx, &a);
+  else
+    embrtAttention(ctx, &a);
+}
+
+int64_t embrtCompiledAttentionWorkspace(embrtContext *ctx, const int64_t *attrs,
+                                        void *const *buffers,
+                                        const int64_t *dims) {
+  embrtAttentionArgs a = decodeAttention(attrs, buffers, dims);
+  size_t bytes = 0;
+  return embrtAttentionWorkspaceSize(ctx, &a, &bytes) == EMBRT_OK
+             ? (int64_t)bytes
+             : 0;
+}

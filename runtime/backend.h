@@ -1,0 +1,136 @@
+//===- runtime/backend.h - The table a backend fills --------------*- C -*-===//
+//
+// A backend is one struct embrtBackend: a function per context, memory and
+// event hook and per op. A context points to its backend, chosen at creation
+// from the device (runtime/context.c), and the backend-neutral layer calls
+// through it with no test of the device:
+//
+//   runtime/<family>.c   checks the arguments once, then ctx->backend-><op>
+//   runtime/cpu/         embrtCpuBackend: the reference loops
+//   runtime/cuda/        embrtCudaBackend: fills a launch environment from the
+//                        context and calls the launcher in kernels/<family>.cu
+//
+// Backends trust their arguments (checked by the caller) and report only what
+// they alone can see: data errors, device errors, allocation failures. A
+// build without CUDA has no embrtCudaBackend; creating a CUDA context then
+// answers EMBRT_UNSUPPORTED.
+//
+// Adding an op family: its entry points in runtime/<family>.c, its CPU loops
+// in runtime/cpu/<family>.c, its launchers in kernels/<family>.cu, and one
+// row for each op in both tables (runtime/cpu/backend.c,
+// runtime/cuda/backend.c).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_RUNTIME_BACKEND_H
+#define EMB_RUNTIME_BACKEND_H
+
+#include "emb/runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// An embrtEvent: a point on the context's stream.
+struct embrtEvent {
+  /// The backend's own event (a cudaEvent_t on CUDA); unused on the CPU.
+  void *handle;
+  /// The host's monotonic clock when recorded, in ms (CPU).
+  double hostMs;
+  /// Whether embrtEventRecord has run (checked by runtime/timing.c).
+  int recorded;
+};
+
+struct embrtBackend {
+  /// The alignment a workspace needs: 256 bytes on CUDA (what cuBLAS asks
+  /// for; cudaMalloc gives it), 16 on the CPU (what malloc gives).
+  size_t workspaceAlignment;
+  /// Whether data pointers are host memory, so that a compiled model's
+  /// constants are used in place instead of uploaded (runtime/compiled.c).
+  int usesHostMemory;
+
+  //===--------------------------------------------------------------------===//
+  // Contexts (runtime/context.c)
+  //===--------------------------------------------------------------------===//
+
+  /// Fills the backend's part of a new context (ctx->backendState) with
+  /// `stream` (the caller's, or NULL); ctx->device and ctx->ordinal are set.
+  /// On failure it records why on ctx.
+  embrtStatus (*contextInit)(embrtContext *ctx, void *stream);
+  /// Frees what contextInit made, even after a partial contextInit.
+  void (*contextRelease)(embrtContext *ctx);
+  /// embrtSynchronize: waits for the context's work, reports device errors.
+  embrtStatus (*synchronize)(embrtContext *ctx);
+
+  //===--------------------------------------------------------------------===//
+  // Memory (runtime/memory.c): sizes are nonzero, pointers are set.
+  //===--------------------------------------------------------------------===//
+
+  embrtStatus (*deviceMalloc)(embrtContext *ctx, size_t bytes, void **out);
+  embrtStatus (*deviceFree)(embrtContext *ctx, void *ptr);
+  embrtStatus (*deviceMallocAsync)(embrtContext *ctx, size_t bytes, void **out);
+  embrtStatus (*deviceFreeAsync)(embrtContext *ctx, void *ptr);
+  embrtStatus (*deviceMemcpy)(embrtContext *ctx, void *dst, const void *src,
+                              size_t bytes, embrtCopyKind kind);
+  embrtStatus (*deviceMemset)(embrtContext *ctx, void *dst, int value,
+                              size_t bytes);
+
+  //===--------------------------------------------------------------------===//
+  // Events (runtime/timing.c): the event struct is allocated and zeroed.
+  //===--------------------------------------------------------------------===//
+
+  embrtStatus (*eventCreate)(embrtContext *ctx, embrtEvent *event);
+  embrtStatus (*eventRecord)(embrtContext *ctx, embrtEvent *event);
+  /// Both events are recorded.
+  embrtStatus (*eventElapsedMs)(embrtContext *ctx, const embrtEvent *start,
+                                const embrtEvent *end, float *ms);
+  void (*eventDestroy)(embrtContext *ctx, embrtEvent *event);
+
+  //===--------------------------------------------------------------------===//
+  // Ops, one per entry point (runtime/<family>.c). *WorkspaceSize gets
+  // checked shapes (data pointers may be unset) and `bytes` set to 0.
+  //===--------------------------------------------------------------------===//
+
+  /// emb.tbe, and emb.embedding_bag as a TBE of one table and one feature.
+  embrtStatus (*tbeWorkspaceSize)(embrtContext *ctx, const embrtTbeArgs *args,
+                                  size_t *bytes);
+  embrtStatus (*tbeForward)(embrtContext *ctx, const embrtTbeArgs *args);
+
+  embrtStatus (*broadcast)(embrtContext *ctx, const embrtBroadcastArgs *args);
+  embrtStatus (*broadcastAdd)(embrtContext *ctx,
+                              const embrtBroadcastArgs *args);
+
+  embrtStatus (*lceWorkspaceSize)(embrtContext *ctx, const embrtLceArgs *args,
+                                  size_t *bytes);
+  embrtStatus (*lce)(embrtContext *ctx, const embrtLceArgs *args);
+  embrtStatus (*ikboLceWorkspaceSize)(embrtContext *ctx,
+                                      const embrtIkboLceArgs *args,
+                                      size_t *bytes);
+  embrtStatus (*ikboLce)(embrtContext *ctx, const embrtIkboLceArgs *args);
+
+  /// emb.attention and emb.ikbo_attention (candToUser set).
+  embrtStatus (*attentionWorkspaceSize)(embrtContext *ctx,
+                                        const embrtAttentionArgs *args,
+                                        size_t *bytes);
+  embrtStatus (*attention)(embrtContext *ctx, const embrtAttentionArgs *args);
+
+  embrtStatus (*concat)(embrtContext *ctx, const embrtConcatArgs *args);
+  embrtStatus (*stridedCopy)(embrtContext *ctx,
+                             const embrtStridedCopyArgs *args);
+  embrtStatus (*elementwise)(embrtContext *ctx,
+                             const embrtElementwiseArgs *args);
+  embrtStatus (*fill)(embrtContext *ctx, void *output, embrtDtype dtype,
+                      int64_t numElements, const void *value);
+  embrtStatus (*convert)(embrtContext *ctx, const void *input,
+                         embrtDtype inputDtype, void *output,
+                         embrtDtype outputDtype, int64_t numElements);
+};
+
+/// The CPU reference backend (runtime/cpu/backend.c).
+extern const struct embrtBackend embrtCpuBackend;
+
+#ifdef EMB_HAVE_CUDA
+/// The CUDA backend (runtime/cuda/backend.c), when built with CUDA.
+extern const struct embrtBackend embrtCudaBackend;
+#endif
+
+#endif // EMB_RUNTIME_BACKEND_H

@@ -1,0 +1,49 @@
+//===- runtime/context.h - The layout of a context ----------------*- C -*-===//
+//
+// What an embrtContext holds: its device and backend (chosen at creation,
+// runtime/context.c), the sticky status with the last message
+// (runtime/status.c), the invalid-id count, the device copies of compiled
+// models' constants (runtime/compiled.c), and the backend's own state (the
+// CUDA backend's stream, device properties, device error record and cuBLAS
+// handle: runtime/cuda/cuda.h). Only the runtime reads it: kernels get what
+// they need in an embrtLaunchEnv (kernels/launch.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_RUNTIME_CONTEXT_H
+#define EMB_RUNTIME_CONTEXT_H
+
+#include "emb/runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct embrtBackend;
+
+/// One uploaded constant: its content key and device copy.
+typedef struct embrtConstant {
+  uint64_t hash;
+  int64_t bytes;
+  void *device;
+} embrtConstant;
+
+struct embrtContext {
+  embrtDevice device;
+  int ordinal;
+  /// The backend of `device` (runtime/backend.h).
+  const struct embrtBackend *backend;
+  /// What the backend keeps for this context (NULL on the CPU); made by its
+  /// contextInit, freed by its contextRelease.
+  void *backendState;
+  /// First failing status since the context was created or last cleared.
+  embrtStatus status;
+  /// Message of the last failure (or warning note).
+  char message[1024];
+  int64_t invalidIdCount;
+  /// Device copies of compiled models' constants (embrtCompiledConstant),
+  /// freed by embrtContextDestroy.
+  embrtConstant *constants;
+  size_t numConstants, constantsCap;
+};
+
+#endif // EMB_RUNTIME_CONTEXT_H

@@ -1,0 +1,125 @@
+//===- runtime/cpu/backend.c - The CPU backend's table ------------*- C -*-===//
+//
+// embrtCpuBackend: the host as a device. A context needs nothing of its own,
+// memory is malloc'd host memory, every call has finished when it returns
+// (so synchronize has nothing to wait for, and an event is the host's
+// monotonic clock at the time it was recorded), and the ops are the
+// reference loops of runtime/cpu/<family>.c.
+//
+//===----------------------------------------------------------------------===//
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "runtime/backend.h"
+#include "runtime/cpu/cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+//===----------------------------------------------------------------------===//
+// Contexts
+//===----------------------------------------------------------------------===//
+
+static embrtStatus contextInit(embrtContext *ctx, void *stream) {
+  return EMBRT_OK;
+}
+
+static void contextRelease(embrtContext *ctx) {}
+
+static embrtStatus synchronize(embrtContext *ctx) { return EMBRT_OK; }
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+static embrtStatus hostMalloc(embrtContext *ctx, size_t bytes, void **out) {
+  *out = malloc(bytes);
+  if (!*out)
+    return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
+                         "malloc: %zu bytes of host memory are not available",
+                         bytes);
+  return EMBRT_OK;
+}
+
+static embrtStatus hostFree(embrtContext *ctx, void *ptr) {
+  free(ptr);
+  return EMBRT_OK;
+}
+
+static embrtStatus hostMemcpy(embrtContext *ctx, void *dst, const void *src,
+                              size_t bytes, embrtCopyKind kind) {
+  memmove(dst, src, bytes);
+  return EMBRT_OK;
+}
+
+static embrtStatus hostMemset(embrtContext *ctx, void *dst, int value,
+                              size_t bytes) {
+  memset(dst, value, bytes);
+  return EMBRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+static embrtStatus eventCreate(embrtContext *ctx, embrtEvent *event) {
+  return EMBRT_OK;
+}
+
+static embrtStatus eventRecord(embrtContext *ctx, embrtEvent *event) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  event->hostMs = (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+  return EMBRT_OK;
+}
+
+static embrtStatus eventElapsedMs(embrtContext *ctx, const embrtEvent *start,
+                                  const embrtEvent *end, float *ms) {
+  *ms = (float)(end->hostMs - start->hostMs);
+  return EMBRT_OK;
+}
+
+static void eventDestroy(embrtContext *ctx, embrtEvent *event) {}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+const struct embrtBackend embrtCpuBackend = {
+    .workspaceAlignment = 16,
+    .usesHostMemory = 1,
+
+    .contextInit = contextInit,
+    .contextRelease = contextRelease,
+    .synchronize = synchronize,
+
+    // Stream order is call order: the asynchronous forms are the plain ones.
+    .deviceMalloc = hostMalloc,
+    .deviceFree = hostFree,
+    .deviceMallocAsync = hostMalloc,
+    .deviceFreeAsync = hostFree,
+    .deviceMemcpy = hostMemcpy,
+    .deviceMemset = hostMemset,
+
+    .eventCreate = eventCreate,
+    .eventRecord = eventRecord,
+    .eventElapsedMs = eventElapsedMs,
+    .eventDestroy = eventDestroy,
+
+    .tbeWorkspaceSize = embrtCpuTbeWorkspaceSize,
+    .tbeForward = embrtCpuTbeForward,
+    .broadcast = embrtCpuBroadcast,
+    .broadcastAdd = embrtCpuBroadcastAdd,
+    .lceWorkspaceSize = embrtCpuLceWorkspaceSize,
+    .lce = embrtCpuLce,
+    .ikboLceWorkspaceSize = embrtCpuIkboLceWorkspaceSize,
+    .ikboLce = embrtCpuIkboLce,
+    .attentionWorkspaceSize = embrtCpuAttentionWorkspaceSize,
+    .attention = embrtCpuAttention,
+    .concat = embrtCpuConcat,
+    .stridedCopy = embrtCpuStridedCopy,
+    .elementwise = embrtCpuElementwise,
+    .fill = embrtCpuFill,
+    .convert = embrtCpuConvert,
+};

@@ -1,0 +1,221 @@
+//===- runtime/cuda/backend.c - The CUDA backend's table ----------*- C -*-===//
+//
+// embrtCudaBackend: the context, memory and event hooks of runtime/cuda/, and
+// one op row per entry point. An op makes the context's device current on
+// the calling thread, returns early when its output is empty (so launchers
+// never see an empty grid), hands the context's launch environment to the
+// launcher of kernels/<family>.cu (kernels/launch.h), and records the
+// launcher's message on the context when it fails. Workspace queries go to
+// the kernels' own *WorkspaceSize functions the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/cuda.h"
+
+#include <cuda_runtime_api.h>
+
+/// The context's launch environment.
+static embrtLaunchEnv *envOf(const embrtContext *ctx) {
+  return &embrtCudaStateOf(ctx)->env;
+}
+
+/// Makes the context's device current (cheap when it is already); `what`
+/// names the op in the message of a failure.
+static embrtStatus enter(embrtContext *ctx, const char *what) {
+  return embrtCudaRecord(ctx, cudaSetDevice(ctx->ordinal), what);
+}
+
+/// A launcher's status, with its message recorded on the context when it
+/// failed.
+static embrtStatus launched(embrtContext *ctx, embrtStatus status) {
+  if (status == EMBRT_OK)
+    return EMBRT_OK;
+  return embrtSetError(ctx, status, "%s", envOf(ctx)->message);
+}
+
+//===----------------------------------------------------------------------===//
+// emb.tbe and emb.embedding_bag (kernels/tbe.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus tbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
+                                    size_t *bytes) {
+  return launched(ctx, embrtCudaTbeWorkspaceSize(envOf(ctx), args, bytes));
+}
+
+static embrtStatus tbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
+  EMBRT_TRY(enter(ctx, "tbe: cudaSetDevice"));
+  int64_t width = 0;
+  for (int64_t f = 0; f < args->numFeatures; ++f)
+    width += args->tableDims[args->featureTables[f]];
+  int64_t rows = args->batchSize;
+  if (args->pooling == EMBRT_POOLING_NONE) {
+    rows = args->numIndices;
+    width = args->numFeatures > 0 ? args->tableDims[args->featureTables[0]] : 0;
+  }
+  if (rows == 0 || width == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchTbeForward(envOf(ctx), args));
+}
+
+//===----------------------------------------------------------------------===//
+// emb.broadcast and emb.broadcast_add (kernels/broadcast.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus broadcast(embrtContext *ctx,
+                             const embrtBroadcastArgs *args) {
+  EMBRT_TRY(enter(ctx, "broadcast: cudaSetDevice"));
+  if (args->batchSize == 0 || args->rowElements == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchBroadcast(envOf(ctx), args));
+}
+
+static embrtStatus broadcastAdd(embrtContext *ctx,
+                                const embrtBroadcastArgs *args) {
+  EMBRT_TRY(enter(ctx, "broadcast_add: cudaSetDevice"));
+  if (args->batchSize == 0 || args->rowElements == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchBroadcastAdd(envOf(ctx), args));
+}
+
+//===----------------------------------------------------------------------===//
+// emb.lce (kernels/lce.cu) and emb.ikbo_lce (kernels/ikbo_lce.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus lceWorkspaceSize(embrtContext *ctx, const embrtLceArgs *args,
+                                    size_t *bytes) {
+  return launched(ctx, embrtCudaLceWorkspaceSize(envOf(ctx), args, bytes));
+}
+
+static embrtStatus lce(embrtContext *ctx, const embrtLceArgs *args) {
+  EMBRT_TRY(enter(ctx, "lce: cudaSetDevice"));
+  if (args->batchSize == 0 || args->m == 0 || args->n == 0)
+    return EMBRT_OK;
+  // The launcher runs cuBLAS on the context's handle, made on first use.
+  EMBRT_TRY(embrtCudaEnsureBlasHandle(ctx));
+  return launched(ctx, embrtCudaLaunchLce(envOf(ctx), args));
+}
+
+static embrtStatus ikboLceWorkspaceSize(embrtContext *ctx,
+                                        const embrtIkboLceArgs *args,
+                                        size_t *bytes) {
+  return launched(ctx, embrtCudaIkboLceWorkspaceSize(envOf(ctx), args, bytes));
+}
+
+static embrtStatus ikboLce(embrtContext *ctx, const embrtIkboLceArgs *args) {
+  EMBRT_TRY(enter(ctx, "ikbo_lce: cudaSetDevice"));
+  if (args->batchSize == 0 || args->m == 0 || args->n == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchIkboLce(envOf(ctx), args));
+}
+
+//===----------------------------------------------------------------------===//
+// emb.attention and emb.ikbo_attention (kernels/attention.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus attentionWorkspaceSize(embrtContext *ctx,
+                                          const embrtAttentionArgs *args,
+                                          size_t *bytes) {
+  return launched(ctx,
+                  embrtCudaAttentionWorkspaceSize(envOf(ctx), args, bytes));
+}
+
+static embrtStatus attention(embrtContext *ctx,
+                             const embrtAttentionArgs *args) {
+  EMBRT_TRY(enter(ctx, "attention: cudaSetDevice"));
+  if (args->batchSize == 0 || args->lq == 0 || args->heads == 0 ||
+      args->headDim == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchAttention(envOf(ctx), args));
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and elementwise (kernels/data.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus concat(embrtContext *ctx, const embrtConcatArgs *args) {
+  EMBRT_TRY(enter(ctx, "concat: cudaSetDevice"));
+  int64_t total = 0;
+  for (int64_t i = 0; i < args->numInputs; ++i)
+    total += args->inputDimSizes[i];
+  if (args->outerSize == 0 || args->innerSize == 0 || total == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchConcat(envOf(ctx), args));
+}
+
+static embrtStatus stridedCopy(embrtContext *ctx,
+                               const embrtStridedCopyArgs *args) {
+  EMBRT_TRY(enter(ctx, "strided_copy: cudaSetDevice"));
+  for (int64_t d = 0; d < args->rank; ++d)
+    if (args->sizes[d] == 0)
+      return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchStridedCopy(envOf(ctx), args));
+}
+
+static embrtStatus elementwise(embrtContext *ctx,
+                               const embrtElementwiseArgs *args) {
+  EMBRT_TRY(enter(ctx, "elementwise: cudaSetDevice"));
+  if (args->numElements == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchElementwise(envOf(ctx), args));
+}
+
+static embrtStatus fill(embrtContext *ctx, void *output, embrtDtype dtype,
+                        int64_t numElements, const void *value) {
+  EMBRT_TRY(enter(ctx, "fill: cudaSetDevice"));
+  if (numElements == 0)
+    return EMBRT_OK;
+  return launched(
+      ctx, embrtCudaLaunchFill(envOf(ctx), output, dtype, numElements, value));
+}
+
+static embrtStatus convert(embrtContext *ctx, const void *input,
+                           embrtDtype inputDtype, void *output,
+                           embrtDtype outputDtype, int64_t numElements) {
+  EMBRT_TRY(enter(ctx, "convert: cudaSetDevice"));
+  if (numElements == 0)
+    return EMBRT_OK;
+  return launched(ctx,
+                  embrtCudaLaunchConvert(envOf(ctx), input, inputDtype, output,
+                                         outputDtype, numElements));
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+const struct embrtBackend embrtCudaBackend = {
+    .workspaceAlignment = 256,
+    .usesHostMemory = 0,
+
+    .contextInit = embrtCudaContextInit,
+    .contextRelease = embrtCudaContextRelease,
+    .synchronize = embrtCudaSynchronize,
+
+    .deviceMalloc = embrtCudaMalloc,
+    .deviceFree = embrtCudaFree,
+    .deviceMallocAsync = embrtCudaMallocAsync,
+    .deviceFreeAsync = embrtCudaFreeAsync,
+    .deviceMemcpy = embrtCudaMemcpy,
+    .deviceMemset = embrtCudaMemset,
+
+    .eventCreate = embrtCudaEventCreate,
+    .eventRecord = embrtCudaEventRecord,
+    .eventElapsedMs = embrtCudaEventElapsedMs,
+    .eventDestroy = embrtCudaEventDestroy,
+
+    .tbeWorkspaceSize = tbeWorkspaceSize,
+    .tbeForward = tbeForward,
+    .broadcast = broadcast,
+    .broadcastAdd = broadcastAdd,
+    .lceWorkspaceSize = lceWorkspaceSize,
+    .lce = lce,
+    .ikboLceWorkspaceSize = ikboLceWorkspaceSize,
+    .ikboLce = ikboLce,
+    .attentionWorkspaceSize = attentionWorkspaceSize,
+    .attention = attention,
+    .concat = concat,
+    .stridedCopy = stridedCopy,
+    .elementwise = elementwise,
+    .fill = fill,
+    .convert = convert,
+};

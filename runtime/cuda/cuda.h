@@ -1,0 +1,64 @@
+//===- runtime/cuda/cuda.h - The CUDA backend's host side ---------*- C -*-===//
+//
+// What the CUDA backend keeps for a context, and the hooks its table
+// (runtime/cuda/backend.c) points to: contexts and synchronize
+// (runtime/cuda/context.c), memory (runtime/cuda/memory.c) and events
+// (runtime/cuda/timing.c). The op rows of the table fill nothing per call:
+// the context's launch environment is handed to the launchers as it is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_RUNTIME_CUDA_CUDA_H
+#define EMB_RUNTIME_CUDA_CUDA_H
+
+#include "kernels/launch.h"
+#include "runtime/backend.h"
+#include "runtime/context.h"
+#include "runtime/status.h"
+
+/// A CUDA context's own state (ctx->backendState).
+typedef struct embrtCudaState {
+  /// The stream, the device's properties (read once, at creation), the
+  /// device error record and the cuBLAS handle, as launchers see them.
+  embrtLaunchEnv env;
+  /// Whether the context created env.stream (and destroys it).
+  int ownsStream;
+} embrtCudaState;
+
+static inline embrtCudaState *embrtCudaStateOf(const embrtContext *ctx) {
+  return (embrtCudaState *)ctx->backendState;
+}
+
+/// Records a failed CUDA call on the context, translated by
+/// embrtCudaTranslate (kernels/launch.c), and returns its status; EMBRT_OK
+/// for cudaSuccess.
+embrtStatus embrtCudaRecord(embrtContext *ctx, int cudaError, const char *what);
+
+/// Creates the context's cuBLAS handle (env.blasHandle, bound to its stream)
+/// unless it exists: a context that never runs cuBLAS never makes one.
+embrtStatus embrtCudaEnsureBlasHandle(embrtContext *ctx);
+
+//===----------------------------------------------------------------------===//
+// Hooks of the table (runtime/backend.h)
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream);
+void embrtCudaContextRelease(embrtContext *ctx);
+embrtStatus embrtCudaSynchronize(embrtContext *ctx);
+
+embrtStatus embrtCudaMalloc(embrtContext *ctx, size_t bytes, void **out);
+embrtStatus embrtCudaFree(embrtContext *ctx, void *ptr);
+embrtStatus embrtCudaMallocAsync(embrtContext *ctx, size_t bytes, void **out);
+embrtStatus embrtCudaFreeAsync(embrtContext *ctx, void *ptr);
+embrtStatus embrtCudaMemcpy(embrtContext *ctx, void *dst, const void *src,
+                            size_t bytes, embrtCopyKind kind);
+embrtStatus embrtCudaMemset(embrtContext *ctx, void *dst, int value,
+                            size_t bytes);
+
+embrtStatus embrtCudaEventCreate(embrtContext *ctx, embrtEvent *event);
+embrtStatus embrtCudaEventRecord(embrtContext *ctx, embrtEvent *event);
+embrtStatus embrtCudaEventElapsedMs(embrtContext *ctx, const embrtEvent *start,
+                                    const embrtEvent *end, float *ms);
+void embrtCudaEventDestroy(embrtContext *ctx, embrtEvent *event);
+
+#endif // EMB_RUNTIME_CUDA_CUDA_H

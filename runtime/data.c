@@ -1,0 +1,283 @@
+//===- runtime/data.c - Data movement and elementwise ops ---------*- C -*-===//
+//
+// The backend-neutral side of the helpers compiled models call between the
+// big ops: concat, strided copy, elementwise unary and binary ops, fill and
+// convert. The argument checks, the public entry points and the compiled-ABI
+// decoders (convert has none: compiled models do not call it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "emb/compiled.h"
+#include "runtime/backend.h"
+#include "runtime/check.h"
+#include "runtime/context.h"
+
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Argument checks
+//===----------------------------------------------------------------------===//
+
+static embrtStatus checkConcat(embrtContext *ctx, const embrtConcatArgs *args) {
+  const char *op = "concat";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtConcatArgs), "embrtConcatArgs"));
+  EMBRT_TRY(embrtCheckKnownDtype(ctx, op, "dtype", args->dtype));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numInputs", args->numInputs));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "outerSize", args->outerSize));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "innerSize", args->innerSize));
+  if (args->numInputs > 0 && !args->inputs)
+    return embrtInvalid(ctx, "%s: inputs is NULL", op);
+  if (args->numInputs > 0 && !args->inputDimSizes)
+    return embrtInvalid(ctx, "%s: inputDimSizes is NULL", op);
+  int64_t total = 0;
+  for (int64_t i = 0; i < args->numInputs; ++i) {
+    int64_t size = args->inputDimSizes[i], elements = 0;
+    if (size < 0)
+      return embrtInvalid(ctx, "%s: inputDimSizes[%lld] is %lld, must be >= 0",
+                          op, (long long)i, (long long)size);
+    if (size > INT64_MAX - total)
+      return embrtInvalid(ctx, "%s: the output is too large to address", op);
+    total += size;
+    EMBRT_TRY(embrtCheckCount(ctx, op, "an input", args->dtype, &elements,
+                              args->outerSize, size, args->innerSize, 1));
+    if (elements > 0 && !args->inputs[i])
+      return embrtInvalid(ctx, "%s: inputs[%lld] is NULL", op, (long long)i);
+  }
+  int64_t outputElements = 0;
+  EMBRT_TRY(embrtCheckCount(ctx, op, "the output", args->dtype, &outputElements,
+                            args->outerSize, total, args->innerSize, 1));
+  EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, outputElements));
+  return EMBRT_OK;
+}
+
+static embrtStatus checkStridedCopy(embrtContext *ctx,
+                                    const embrtStridedCopyArgs *args) {
+  const char *op = "strided_copy";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtStridedCopyArgs),
+                             "embrtStridedCopyArgs"));
+  EMBRT_TRY(embrtCheckKnownDtype(ctx, op, "dtype", args->dtype));
+  if (args->rank < 0 || args->rank > EMBRT_MAX_RANK)
+    return embrtInvalid(ctx, "%s: rank is %lld, must be in 0..%d", op,
+                        (long long)args->rank, EMBRT_MAX_RANK);
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "inputOffset", args->inputOffset));
+  int64_t elements = 1;
+  for (int64_t d = 0; d < args->rank; ++d) {
+    if (args->sizes[d] < 0)
+      return embrtInvalid(ctx, "%s: sizes[%lld] is %lld, must be >= 0", op,
+                          (long long)d, (long long)args->sizes[d]);
+    if (!embrtMulOk(elements, args->sizes[d], &elements))
+      return embrtInvalid(ctx, "%s: the output is too large to address", op);
+  }
+  EMBRT_TRY(embrtCheckCount(ctx, op, "the output", args->dtype, NULL, elements,
+                            1, 1, 1));
+  if (elements > 0) {
+    // The window's lowest and highest input elements must be addressable.
+    int64_t low = args->inputOffset, high = args->inputOffset;
+    for (int64_t d = 0; d < args->rank; ++d) {
+      int64_t stride = args->inputStrides[d], reach;
+      int64_t magnitude = stride < 0 ? -stride : stride;
+      if (stride == INT64_MIN ||
+          !embrtMulOk(args->sizes[d] - 1, magnitude, &reach) ||
+          (stride > 0 && reach > INT64_MAX - high))
+        return embrtInvalid(ctx, "%s: inputStrides[%lld] is too large", op,
+                            (long long)d);
+      if (stride < 0 && reach > low)
+        return embrtInvalid(
+            ctx,
+            "%s: the window reaches before the start of the input "
+            "(inputOffset %lld, inputStrides[%lld] is %lld)",
+            op, (long long)args->inputOffset, (long long)d, (long long)stride);
+      if (stride < 0)
+        low -= reach;
+      else
+        high += reach;
+    }
+    EMBRT_TRY(embrtCheckCount(ctx, op, "the input window", args->dtype, NULL,
+                              high, 1, 1, 1));
+  }
+  EMBRT_TRY(embrtCheckData(ctx, op, "input", args->input, elements));
+  EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, elements));
+  return EMBRT_OK;
+}
+
+static embrtStatus checkElementwise(embrtContext *ctx,
+                                    const embrtElementwiseArgs *args) {
+  const char *op = "elementwise";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtElementwiseArgs),
+                             "embrtElementwiseArgs"));
+  int integer = args->dtype == EMBRT_I32 || args->dtype == EMBRT_I64;
+  if (!embrtIsFloatDtype(args->dtype) && !integer)
+    return embrtInvalid(
+        ctx, "%s: dtype is %s, must be f32, f16, bf16, f64, i32 or i64", op,
+        embrtDtypeName(args->dtype));
+  if (integer && ((args->isUnary && args->unaryOp != EMBRT_UNARY_NEG &&
+                   args->unaryOp != EMBRT_UNARY_ABS) ||
+                  (!args->isUnary && args->binaryOp == EMBRT_BINARY_DIV)))
+    return embrtInvalid(
+        ctx, "%s: %s takes add, sub, mul, max, min, neg and abs only", op,
+        embrtDtypeName(args->dtype));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numElements", args->numElements));
+  EMBRT_TRY(embrtCheckCount(ctx, op, "output", args->dtype, NULL,
+                            args->numElements, 1, 1, 1));
+  if (args->isUnary) {
+    if ((int)args->unaryOp < EMBRT_UNARY_NEG ||
+        (int)args->unaryOp > EMBRT_UNARY_ABS)
+      return embrtInvalid(ctx, "%s: unaryOp is %d, not an embrtUnaryOp", op,
+                          (int)args->unaryOp);
+    if (args->b)
+      return embrtInvalid(ctx, "%s: b must be NULL for a unary op", op);
+  } else {
+    if ((int)args->binaryOp < EMBRT_BINARY_ADD ||
+        (int)args->binaryOp > EMBRT_BINARY_MIN)
+      return embrtInvalid(ctx, "%s: binaryOp is %d, not an embrtBinaryOp", op,
+                          (int)args->binaryOp);
+    EMBRT_TRY(embrtCheckData(ctx, op, "b", args->b, args->numElements));
+  }
+  EMBRT_TRY(embrtCheckData(ctx, op, "a", args->a, args->numElements));
+  EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, args->numElements));
+  return EMBRT_OK;
+}
+
+static embrtStatus checkFill(embrtContext *ctx, const void *output,
+                             embrtDtype dtype, int64_t numElements,
+                             const void *value) {
+  const char *op = "fill";
+  EMBRT_TRY(embrtCheckKnownDtype(ctx, op, "dtype", dtype));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numElements", numElements));
+  EMBRT_TRY(
+      embrtCheckCount(ctx, op, "output", dtype, NULL, numElements, 1, 1, 1));
+  if (!value)
+    return embrtInvalid(ctx, "%s: value is NULL", op);
+  return embrtCheckData(ctx, op, "output", output, numElements);
+}
+
+static embrtStatus checkConvert(embrtContext *ctx, const void *input,
+                                embrtDtype inputDtype, const void *output,
+                                embrtDtype outputDtype, int64_t numElements) {
+  const char *op = "convert";
+  EMBRT_TRY(embrtCheckKnownDtype(ctx, op, "inputDtype", inputDtype));
+  EMBRT_TRY(embrtCheckKnownDtype(ctx, op, "outputDtype", outputDtype));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numElements", numElements));
+  EMBRT_TRY(embrtCheckCount(ctx, op, "input", inputDtype, NULL, numElements, 1,
+                            1, 1));
+  EMBRT_TRY(embrtCheckCount(ctx, op, "output", outputDtype, NULL, numElements,
+                            1, 1, 1));
+  EMBRT_TRY(embrtCheckData(ctx, op, "input", input, numElements));
+  return embrtCheckData(ctx, op, "output", output, numElements);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtConcat(embrtContext *ctx, const embrtConcatArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(checkConcat(ctx, args));
+  return ctx->backend->concat(ctx, args);
+}
+
+embrtStatus embrtStridedCopy(embrtContext *ctx,
+                             const embrtStridedCopyArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(checkStridedCopy(ctx, args));
+  return ctx->backend->stridedCopy(ctx, args);
+}
+
+embrtStatus embrtElementwise(embrtContext *ctx,
+                             const embrtElementwiseArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(checkElementwise(ctx, args));
+  return ctx->backend->elementwise(ctx, args);
+}
+
+embrtStatus embrtFill(embrtContext *ctx, void *output, embrtDtype dtype,
+                      int64_t numElements, const void *value) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(checkFill(ctx, output, dtype, numElements, value));
+  return ctx->backend->fill(ctx, output, dtype, numElements, value);
+}
+
+embrtStatus embrtConvert(embrtContext *ctx, const void *input,
+                         embrtDtype inputDtype, void *output,
+                         embrtDtype outputDtype, int64_t numElements) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(
+      checkConvert(ctx, input, inputDtype, output, outputDtype, numElements));
+  return ctx->backend->convert(ctx, input, inputDtype, output, outputDtype,
+                               numElements);
+}
+
+//===----------------------------------------------------------------------===//
+// Compiled ABI (include/emb/compiled.h)
+//===----------------------------------------------------------------------===//
+
+void embrtCompiledConcat(embrtContext *ctx, const int64_t *attrs,
+                         void *const *buffers, const int64_t *dims) {
+  embrtConcatArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.dtype = (embrtDtype)attrs[EMB_ABI_CONCAT_DTYPE];
+  a.numInputs = attrs[EMB_ABI_CONCAT_NUM_INPUTS];
+  a.output = buffers[0];
+  a.inputs = (const void *const *)(buffers + 1);
+  a.outerSize = dims[0];
+  a.innerSize = dims[1];
+  a.inputDimSizes = dims + 2;
+  embrtConcat(ctx, &a);
+}
+
+void embrtCompiledStridedCopy(embrtContext *ctx, const int64_t *attrs,
+                              void *const *buffers, const int64_t *dims) {
+  embrtStridedCopyArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.dtype = (embrtDtype)attrs[EMB_ABI_COPY_DTYPE];
+  a.rank = attrs[EMB_ABI_COPY_RANK];
+  a.input = buffers[0];
+  a.output = buffers[1];
+  if (a.rank < 0 || a.rank > EMBRT_MAX_RANK) {
+    embrtStridedCopy(ctx, NULL);
+    return;
+  }
+  a.inputOffset = dims[0];
+  for (int64_t i = 0; i < a.rank; ++i) {
+    a.sizes[i] = dims[1 + i];
+    a.inputStrides[i] = dims[1 + a.rank + i];
+  }
+  embrtStridedCopy(ctx, &a);
+}
+
+void embrtCompiledElementwise(embrtContext *ctx, const int64_t *attrs,
+                              void *const *buffers, const int64_t *dims) {
+  embrtElementwiseArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.dtype = (embrtDtype)attrs[EMB_ABI_ELEMENTWISE_DTYPE];
+  a.isUnary = (int)attrs[EMB_ABI_ELEMENTWISE_IS_UNARY];
+  if (a.isUnary)
+    a.unaryOp = (embrtUnaryOp)attrs[EMB_ABI_ELEMENTWISE_OP];
+  else
+    a.binaryOp = (embrtBinaryOp)attrs[EMB_ABI_ELEMENTWISE_OP];
+  a.a = buffers[0];
+  a.b = buffers[1];
+  a.output = buffers[2];
+  a.numElements = dims[0];
+  embrtElementwise(ctx, &a);
+}
+
+void embrtCompiledFill(embrtContext *ctx, const int64_t *attrs,
+                       void *const *buffers, const int64_t *dims) {
+  int64_t bits = dims[EMB_ABI_FILL_DIM_BITS];
+  unsigned char value[8];
+  memcpy(value, &bits, sizeof value); // little-endian: low bytes first
+  embrtFill(ctx, buffers[0], (embrtDtype)attrs[EMB_ABI_FILL_DTYPE],
+            dims[EMB_ABI_FILL_DIM_ELEMENTS], value);
+}

@@ -1,0 +1,351 @@
+//===- runtime/tbe.c - emb.tbe and emb.embedding_bag --------------*- C -*-===//
+//
+// The backend-neutral side of the table-batched lookup: the argument checks,
+// the public entry points (embrtTbe*, embrtEmbeddingBag*), the compiled-ABI
+// decoders (embrtCompiledTbe*) and the launch-configuration queries
+// (embrtTbe*Config*, over the table in kernels/tbe_config.cuh). An embedding
+// bag runs as a TBE of one table and one feature. Each entry point checks
+// its arguments once, asks the backend for the workspace it needs and checks
+// the caller's, then calls the context's backend; a context whose sticky
+// status already holds an error still runs the call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emb/compiled.h"
+#include "kernels/tbe_config.cuh"
+#include "runtime/backend.h"
+#include "runtime/check.h"
+#include "runtime/context.h"
+
+#include <string.h>
+
+/// Widest table row the runtime accepts (tableDims, dim).
+#define MAX_TABLE_DIM 2048
+
+//===----------------------------------------------------------------------===//
+// Argument checks
+//===----------------------------------------------------------------------===//
+
+/// Checks the parts shared by tbe and embedding_bag: enums, the dtypes, the
+/// per-sample weights and the index counts.
+static embrtStatus checkLookupCommon(
+    embrtContext *ctx, const char *op, const char *poolingName,
+    embrtPooling pooling, embrtBoundsCheck boundsCheck, embrtDtype tableDtype,
+    const char *tableDtypeName, embrtDtype indexDtype, embrtDtype offsetDtype,
+    int64_t numIndices, const void *perSampleWeights,
+    embrtDtype perSampleWeightDtype, embrtDtype outputDtype, int64_t configId) {
+  if (pooling != EMBRT_POOLING_SUM && pooling != EMBRT_POOLING_MEAN &&
+      pooling != EMBRT_POOLING_NONE)
+    return embrtInvalid(ctx, "%s: %s is %d, not an embrtPooling", op,
+                        poolingName, (int)pooling);
+  if ((int)boundsCheck < EMBRT_BOUNDS_FATAL ||
+      (int)boundsCheck > EMBRT_BOUNDS_NONE)
+    return embrtInvalid(ctx, "%s: boundsCheck is %d, not an embrtBoundsCheck",
+                        op, (int)boundsCheck);
+  EMBRT_TRY(embrtCheckStorageFloat(ctx, op, tableDtypeName, tableDtype));
+  EMBRT_TRY(embrtCheckIndexDtype(ctx, op, "indexDtype", indexDtype));
+  EMBRT_TRY(embrtCheckIndexDtype(ctx, op, "offsetDtype", offsetDtype));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numIndices", numIndices));
+  if (offsetDtype == EMBRT_I32 && numIndices > INT32_MAX)
+    return embrtInvalid(ctx, "%s: numIndices is %lld, too many for i32 offsets",
+                        op, (long long)numIndices);
+  if (perSampleWeights) {
+    if (pooling != EMBRT_POOLING_SUM)
+      return embrtInvalid(ctx, "%s: perSampleWeights need %s SUM", op,
+                          poolingName);
+    if (perSampleWeightDtype != EMBRT_F32 && perSampleWeightDtype != tableDtype)
+      return embrtInvalid(
+          ctx, "%s: perSampleWeightDtype is %s, must be f32 or %s", op,
+          embrtDtypeName(perSampleWeightDtype), embrtDtypeName(tableDtype));
+  }
+  if (outputDtype != EMBRT_F32 && outputDtype != tableDtype)
+    return embrtInvalid(ctx, "%s: outputDtype is %s, must be f32 or %s", op,
+                        embrtDtypeName(outputDtype),
+                        embrtDtypeName(tableDtype));
+  return embrtCheckConfigId(ctx, op, configId);
+}
+
+static embrtStatus checkTbe(embrtContext *ctx, const embrtTbeArgs *args,
+                            embrtCheckMode mode) {
+  const char *op = "tbe";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtTbeArgs), "embrtTbeArgs"));
+  EMBRT_TRY(checkLookupCommon(
+      ctx, op, "pooling", args->pooling, args->boundsCheck, args->tableDtype,
+      "tableDtype", args->indexDtype, args->offsetDtype, args->numIndices,
+      args->perSampleWeights, args->perSampleWeightDtype, args->outputDtype,
+      args->configId));
+  int64_t T = args->numTables, F = args->numFeatures, B = args->batchSize;
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numTables", T));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numFeatures", F));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "batchSize", B));
+
+  if (T > 0 && !args->tableRows)
+    return embrtInvalid(ctx, "%s: tableRows is NULL", op);
+  if (T > 0 && !args->tableDims)
+    return embrtInvalid(ctx, "%s: tableDims is NULL", op);
+  if (T > 0 && mode == EMBRT_CHECK_CALL && !args->tables)
+    return embrtInvalid(ctx, "%s: tables is NULL", op);
+  for (int64_t t = 0; t < T; ++t) {
+    int64_t rows = args->tableRows[t], dim = args->tableDims[t];
+    if (rows < 0)
+      return embrtInvalid(ctx, "%s: tableRows[%lld] is %lld, must be >= 0", op,
+                          (long long)t, (long long)rows);
+    if (dim < 1 || dim > MAX_TABLE_DIM)
+      return embrtInvalid(ctx, "%s: tableDims[%lld] is %lld, must be in 1..%d",
+                          op, (long long)t, (long long)dim, MAX_TABLE_DIM);
+    EMBRT_TRY(embrtCheckCount(ctx, op, "a table", args->tableDtype, NULL, rows,
+                              dim, 1, 1));
+    if (mode == EMBRT_CHECK_CALL && rows > 0 && !args->tables[t])
+      return embrtInvalid(ctx, "%s: tables[%lld] is NULL", op, (long long)t);
+  }
+
+  if (F > 0 && !args->featureTables)
+    return embrtInvalid(ctx, "%s: featureTables is NULL", op);
+  int64_t sumDims = 0;
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t t = args->featureTables[f];
+    if (t < 0 || t >= T)
+      return embrtInvalid(
+          ctx, "%s: featureTables[%lld] is %lld, outside the %lld tables", op,
+          (long long)f, (long long)t, (long long)T);
+    sumDims += args->tableDims[t]; // <= F * 2048: cannot overflow in practice
+    if (args->pooling == EMBRT_POOLING_NONE) {
+      int64_t t0 = args->featureTables[0];
+      if (args->tableDims[t] != args->tableDims[t0])
+        return embrtInvalid(
+            ctx,
+            "%s: pooling NONE needs one D for all features, feature "
+            "0 has %lld (table %lld) but feature %lld has %lld "
+            "(table %lld)",
+            op, (long long)args->tableDims[t0], (long long)t0, (long long)f,
+            (long long)args->tableDims[t], (long long)t);
+    }
+  }
+
+  int64_t numBags = 0, outputElements = 0;
+  if (!embrtMulOk(F, B, &numBags) || numBags == INT64_MAX)
+    return embrtInvalid(ctx, "%s: numFeatures * batchSize is too large", op);
+  EMBRT_TRY(embrtCheckCount(ctx, op, "offsets", args->offsetDtype, NULL,
+                            numBags + 1, 1, 1, 1));
+  EMBRT_TRY(embrtCheckCount(ctx, op, "indices", args->indexDtype, NULL,
+                            args->numIndices, 1, 1, 1));
+  if (args->pooling == EMBRT_POOLING_NONE) {
+    int64_t dim = F > 0 ? args->tableDims[args->featureTables[0]] : 0;
+    EMBRT_TRY(embrtCheckCount(ctx, op, "output", args->outputDtype,
+                              &outputElements, args->numIndices, dim, 1, 1));
+  } else {
+    EMBRT_TRY(embrtCheckCount(ctx, op, "output", args->outputDtype,
+                              &outputElements, B, sumDims, 1, 1));
+  }
+  if (mode == EMBRT_CHECK_SHAPES)
+    return EMBRT_OK;
+  EMBRT_TRY(
+      embrtCheckData(ctx, op, "indices", args->indices, args->numIndices));
+  EMBRT_TRY(embrtCheckData(ctx, op, "offsets", args->offsets, 1));
+  EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, outputElements));
+  return EMBRT_OK;
+}
+
+static embrtStatus checkEmbeddingBag(embrtContext *ctx,
+                                     const embrtEmbeddingBagArgs *args,
+                                     embrtCheckMode mode) {
+  const char *op = "embedding_bag";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtEmbeddingBagArgs),
+                             "embrtEmbeddingBagArgs"));
+  EMBRT_TRY(checkLookupCommon(
+      ctx, op, "mode", args->mode, args->boundsCheck, args->weightDtype,
+      "weightDtype", args->indexDtype, args->offsetDtype, args->numIndices,
+      args->perSampleWeights, args->perSampleWeightDtype, args->outputDtype,
+      args->configId));
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "rows", args->rows));
+  if (args->dim < 1 || args->dim > MAX_TABLE_DIM)
+    return embrtInvalid(ctx, "%s: dim is %lld, must be in 1..%d", op,
+                        (long long)args->dim, MAX_TABLE_DIM);
+  EMBRT_TRY(embrtCheckNonNegative(ctx, op, "batchSize", args->batchSize));
+  int64_t weightElements = 0, outputElements = 0;
+  EMBRT_TRY(embrtCheckCount(ctx, op, "weight", args->weightDtype,
+                            &weightElements, args->rows, args->dim, 1, 1));
+  if (args->batchSize == INT64_MAX)
+    return embrtInvalid(ctx, "%s: batchSize is too large", op);
+  EMBRT_TRY(embrtCheckCount(ctx, op, "offsets", args->offsetDtype, NULL,
+                            args->batchSize + 1, 1, 1, 1));
+  EMBRT_TRY(embrtCheckCount(ctx, op, "indices", args->indexDtype, NULL,
+                            args->numIndices, 1, 1, 1));
+  EMBRT_TRY(embrtCheckCount(
+      ctx, op, "output", args->outputDtype, &outputElements,
+      args->mode == EMBRT_POOLING_NONE ? args->numIndices : args->batchSize,
+      args->dim, 1, 1));
+  if (mode == EMBRT_CHECK_SHAPES)
+    return EMBRT_OK;
+  EMBRT_TRY(embrtCheckData(ctx, op, "weight", args->weight, weightElements));
+  EMBRT_TRY(
+      embrtCheckData(ctx, op, "indices", args->indices, args->numIndices));
+  EMBRT_TRY(embrtCheckData(ctx, op, "offsets", args->offsets, 1));
+  EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, outputElements));
+  return EMBRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtTbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
+                                  size_t *bytes) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(embrtCheckBytesOut(ctx, "tbe", bytes));
+  EMBRT_TRY(checkTbe(ctx, args, EMBRT_CHECK_SHAPES));
+  return ctx->backend->tbeWorkspaceSize(ctx, args, bytes);
+}
+
+/// Runs checked TBE arguments: workspace check, then the backend.
+static embrtStatus runTbe(embrtContext *ctx, const char *op,
+                          const embrtTbeArgs *args) {
+  size_t needed = 0;
+  EMBRT_TRY(ctx->backend->tbeWorkspaceSize(ctx, args, &needed));
+  EMBRT_TRY(embrtCheckWorkspace(ctx, op, args->workspace, args->workspaceBytes,
+                                needed));
+  return ctx->backend->tbeForward(ctx, args);
+}
+
+embrtStatus embrtTbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(checkTbe(ctx, args, EMBRT_CHECK_CALL));
+  return runTbe(ctx, "tbe", args);
+}
+
+/// An embedding bag as a TBE with one table and one feature; the arrays the
+/// TBE arguments point to live beside them.
+typedef struct SingleTableTbe {
+  embrtTbeArgs args;
+  const void *tables[1];
+  int64_t tableRows[1], tableDims[1], featureTables[1];
+} SingleTableTbe;
+
+static void toTbe(const embrtEmbeddingBagArgs *bag, SingleTableTbe *tbe) {
+  tbe->tables[0] = bag->weight;
+  tbe->tableRows[0] = bag->rows;
+  tbe->tableDims[0] = bag->dim;
+  tbe->featureTables[0] = 0;
+  embrtTbeArgs *a = &tbe->args;
+  a->structSize = sizeof(embrtTbeArgs);
+  a->pooling = bag->mode;
+  a->boundsCheck = bag->boundsCheck;
+  a->numTables = 1;
+  a->tables = tbe->tables;
+  a->tableRows = tbe->tableRows;
+  a->tableDims = tbe->tableDims;
+  a->tableDtype = bag->weightDtype;
+  a->numFeatures = 1;
+  a->featureTables = tbe->featureTables;
+  a->batchSize = bag->batchSize;
+  a->numIndices = bag->numIndices;
+  a->indices = bag->indices;
+  a->indexDtype = bag->indexDtype;
+  a->offsets = bag->offsets;
+  a->offsetDtype = bag->offsetDtype;
+  a->perSampleWeights = bag->perSampleWeights;
+  a->perSampleWeightDtype = bag->perSampleWeightDtype;
+  a->paddingIdx = bag->paddingIdx;
+  a->hasPaddingIdx = bag->hasPaddingIdx;
+  a->output = bag->output;
+  a->outputDtype = bag->outputDtype;
+  a->configId = bag->configId;
+  a->workspace = bag->workspace;
+  a->workspaceBytes = bag->workspaceBytes;
+}
+
+embrtStatus embrtEmbeddingBagWorkspaceSize(embrtContext *ctx,
+                                           const embrtEmbeddingBagArgs *args,
+                                           size_t *bytes) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(embrtCheckBytesOut(ctx, "embedding_bag", bytes));
+  EMBRT_TRY(checkEmbeddingBag(ctx, args, EMBRT_CHECK_SHAPES));
+  SingleTableTbe tbe = {0};
+  toTbe(args, &tbe);
+  return ctx->backend->tbeWorkspaceSize(ctx, &tbe.args, bytes);
+}
+
+embrtStatus embrtEmbeddingBag(embrtContext *ctx,
+                              const embrtEmbeddingBagArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(checkEmbeddingBag(ctx, args, EMBRT_CHECK_CALL));
+  SingleTableTbe tbe = {0};
+  toTbe(args, &tbe);
+  return runTbe(ctx, "embedding_bag", &tbe.args);
+}
+
+//===----------------------------------------------------------------------===//
+// Launch configurations (kernels/tbe_config.cuh)
+//===----------------------------------------------------------------------===//
+
+int64_t embrtTbeNumConfigs(void) { return TBE_NUM_CONFIGS; }
+
+const embrtTbeConfig *embrtTbeGetConfig(int64_t configId) {
+  return tbeGetConfig(configId);
+}
+
+int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
+                             int64_t avgBagSize, int64_t numBags) {
+  return tbeSelectConfig(tableDtype, maxDim, avgBagSize, numBags);
+}
+
+//===----------------------------------------------------------------------===//
+// Compiled ABI (include/emb/compiled.h)
+//===----------------------------------------------------------------------===//
+
+/// Decodes an emb.tbe call. The tables, their rows and their widths are read
+/// in place: they are contiguous in `buffers` and `dims`.
+static embrtTbeArgs decodeTbe(const int64_t *attrs, void *const *buffers,
+                              const int64_t *dims) {
+  embrtTbeArgs a;
+  int64_t numTables = attrs[EMB_ABI_TBE_NUM_TABLES];
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.pooling = (embrtPooling)attrs[EMB_ABI_TBE_POOLING];
+  a.boundsCheck = (embrtBoundsCheck)attrs[EMB_ABI_TBE_BOUNDS_CHECK];
+  a.hasPaddingIdx = (int)attrs[EMB_ABI_TBE_HAS_PADDING];
+  a.paddingIdx = attrs[EMB_ABI_TBE_PADDING_IDX];
+  a.tableDtype = (embrtDtype)attrs[EMB_ABI_TBE_TABLE_DTYPE];
+  a.indexDtype = (embrtDtype)attrs[EMB_ABI_TBE_INDEX_DTYPE];
+  a.offsetDtype = a.indexDtype;
+  a.outputDtype = (embrtDtype)attrs[EMB_ABI_TBE_OUTPUT_DTYPE];
+  a.configId = attrs[EMB_ABI_TBE_CONFIG_ID];
+  a.numTables = numTables;
+  a.numFeatures = attrs[EMB_ABI_TBE_NUM_FEATURES];
+  a.featureTables = attrs + EMB_ABI_TBE_FEATURE_TABLES;
+  a.indices = buffers[EMB_ABI_TBE_BUF_INDICES];
+  a.offsets = buffers[EMB_ABI_TBE_BUF_OFFSETS];
+  if (attrs[EMB_ABI_TBE_PSW_DTYPE] >= 0) {
+    a.perSampleWeights = buffers[EMB_ABI_TBE_BUF_PSW];
+    a.perSampleWeightDtype = (embrtDtype)attrs[EMB_ABI_TBE_PSW_DTYPE];
+  }
+  a.output = buffers[EMB_ABI_TBE_BUF_OUTPUT];
+  a.workspace = buffers[EMB_ABI_TBE_BUF_WORKSPACE];
+  a.workspaceBytes = (size_t)dims[EMB_ABI_TBE_DIM_WORKSPACE];
+  a.numIndices = dims[EMB_ABI_TBE_DIM_INDICES];
+  a.batchSize = dims[EMB_ABI_TBE_DIM_BATCH];
+  a.tables = (const void *const *)(buffers + EMB_ABI_TBE_BUF_TABLES);
+  a.tableRows = dims + EMB_ABI_TBE_DIM_TABLES;
+  a.tableDims = dims + EMB_ABI_TBE_DIM_TABLES + numTables;
+  return a;
+}
+
+void embrtCompiledTbe(embrtContext *ctx, const int64_t *attrs,
+                      void *const *buffers, const int64_t *dims) {
+  embrtTbeArgs a = decodeTbe(attrs, buffers, dims);
+  embrtTbeForward(ctx, &a);
+}
+
+int64_t embrtCompiledTbeWorkspace(embrtContext *ctx, const int64_t *attrs,
+                                  void *const *buffers, const int64_t *dims) {
+  embrtTbeArgs a = decodeTbe(attrs, buffers, dims);
+  size_t bytes = 0;
+  return embrtTbeWorkspaceSize(ctx, &a, &bytes) == EMBRT_OK ? (int64_t)bytes
+                                                            : 0;
+}
