@@ -35,6 +35,7 @@ for var in ("CUDA_VISIBLE_DEVICES", "HOME", "TMPDIR"):
 
 test_bin = os.path.join(config.emb_obj_root, "test")
 config.substitutions.append(("%emb_src_root", config.emb_src_root))
+config.substitutions.append(("%emb_obj_root", config.emb_obj_root))
 config.substitutions.append(("%runtime_test_dir", os.path.join(test_bin, "Runtime")))
 config.substitutions.append(("%kernel_test_dir", os.path.join(test_bin, "Kernels")))
 config.substitutions.append(("%capi_test_dir", os.path.join(test_bin, "CAPI")))

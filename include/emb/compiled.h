@@ -27,6 +27,8 @@
 #ifndef EMB_COMPILED_H
 #define EMB_COMPILED_H
 
+#include "emb/export.h"
+
 #include "emb/runtime.h"
 
 #include <stdint.h>
@@ -34,6 +36,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+EMB_EXPORTS_BEGIN
 
 //===----------------------------------------------------------------------===//
 // Memory
@@ -246,6 +250,8 @@ enum { EMB_ABI_FILL_BUF_OUTPUT = 0 };
 enum { EMB_ABI_FILL_DIM_ELEMENTS = 0, EMB_ABI_FILL_DIM_BITS };
 void embrtCompiledFill(embrtContext *ctx, const int64_t *attrs,
                        void *const *buffers, const int64_t *dims);
+
+EMB_EXPORTS_END
 
 #ifdef __cplusplus
 }

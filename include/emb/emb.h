@@ -21,6 +21,8 @@
 #ifndef EMB_EMB_H
 #define EMB_EMB_H
 
+#include "emb/export.h"
+
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "mlir-c/Support.h"
@@ -34,6 +36,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+EMB_EXPORTS_BEGIN
 
 //===----------------------------------------------------------------------===//
 // Dialect
@@ -252,6 +256,8 @@ EmbIkboOptions embIkboOptionsDefault(void);
 MlirLogicalResult embAddIkboPipeline(MlirOpPassManager pm,
                                      const EmbIkboOptions *options,
                                      EmbErrorCallback onError, void *userData);
+
+EMB_EXPORTS_END
 
 #ifdef __cplusplus
 }

@@ -16,11 +16,15 @@
 #ifndef EMB_MODEL_H
 #define EMB_MODEL_H
 
+#include "emb/export.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+EMB_EXPORTS_BEGIN
 
 enum { EMB_MODEL_MAX_RANK = 8 };
 
@@ -58,6 +62,8 @@ typedef struct EmbModelSpec {
   const EmbArgSpec *results;
   EmbPackedFn invoke; ///< NULL when the runner invokes it another way
 } EmbModelSpec;
+
+EMB_EXPORTS_END
 
 #ifdef __cplusplus
 }

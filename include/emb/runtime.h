@@ -42,12 +42,16 @@
 #ifndef EMB_RUNTIME_H
 #define EMB_RUNTIME_H
 
+#include "emb/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+EMB_EXPORTS_BEGIN
 
 //===----------------------------------------------------------------------===//
 // Status codes
@@ -548,6 +552,8 @@ const embrtTbeConfig *embrtTbeGetConfig(int64_t configId);
 /// the shapes are static.
 int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
                              int64_t avgBagSize, int64_t numBags);
+
+EMB_EXPORTS_END
 
 #ifdef __cplusplus
 }
