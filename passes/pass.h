@@ -153,12 +153,20 @@ MlirLogicalResult embPipelineAddUpstream(EmbPipelineBuilder *b,
 // The passes and pipelines of passes/
 //===----------------------------------------------------------------------===//
 
-extern const EmbPassDef embVerifyPassDef;        // verify.c
-extern const EmbPassDef embSinkBroadcastPassDef; // sink_broadcast.c
-extern const EmbPassDef embFuseBroadcastPassDef; // fuse_broadcast.c
-extern const EmbPassDef embPadKPassDef;          // pad_k.c
-extern const EmbPassDef embIkboPipelineDef;      // ikbo.c
-extern const EmbPassDef embBatchTablesPassDef;   // batch_tables.c
+extern const EmbPassDef embVerifyPassDef;            // verify.c
+extern const EmbPassDef embSinkBroadcastPassDef;     // sink_broadcast.c
+extern const EmbPassDef embFuseBroadcastPassDef;     // fuse_broadcast.c
+extern const EmbPassDef embPadKPassDef;              // pad_k.c
+extern const EmbPassDef embIkboPipelineDef;          // ikbo.c
+extern const EmbPassDef embBatchTablesPassDef;       // batch_tables.c
+extern const EmbPassDef embRaiseEmbeddingBagPassDef; // raise_embedding_bag.c
+extern const EmbPassDef embRaiseGatherPassDef;       // raise_gather.c
+extern const EmbPassDef embRaiseLcePassDef;          // raise_lce.c
+extern const EmbPassDef embRaiseBroadcastPassDef;    // raise_broadcast.c
+extern const EmbPassDef embRaiseAttentionPassDef;    // raise_attention.c
+extern const EmbPassDef embRaisePipelineDef;         // raise.c
+extern const EmbPassDef embEraseDeadPassDef;         // erase_dead.c
+extern const EmbPassDef embFromTorchPipelineDef;     // from_torch.c
 
 /// The largest emb-pad-k (and emb-ikbo) align, in elements.
 enum { EMB_PAD_K_MAX_ALIGN = 1 << 16 };

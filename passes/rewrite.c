@@ -32,6 +32,7 @@ void embOpListFree(EmbOpList *list) {
 typedef struct {
   MlirOperation root;
   EmbOpList *list;
+  bool (*skipRegions)(MlirOperation op);
   bool failed;
 } Collector;
 
@@ -43,21 +44,29 @@ static MlirWalkResult collectOne(MlirOperation op, void *userData) {
     c->failed = true;
     return MlirWalkResultInterrupt;
   }
-  return MlirWalkResultAdvance;
+  return c->skipRegions && c->skipRegions(op) ? MlirWalkResultSkip
+                                              : MlirWalkResultAdvance;
 }
 
-bool embCollectNestedOps(MlirOperation root, EmbOpList *list) {
-  Collector c = {root, list, false};
+bool embCollectNestedOpsSkipping(MlirOperation root, EmbOpList *list,
+                                 bool (*skipRegions)(MlirOperation op)) {
+  Collector c = {root, list, skipRegions, false};
   mlirOperationWalk(root, collectOne, &c, MlirWalkPreOrder);
   return !c.failed;
 }
 
-void embRewriteNestedOps(MlirOperation root, MlirExternalPass pass,
-                         const char *passName,
-                         bool (*rewrite)(MlirOperation op, const void *options),
-                         const void *options) {
+bool embCollectNestedOps(MlirOperation root, EmbOpList *list) {
+  return embCollectNestedOpsSkipping(root, list, NULL);
+}
+
+void embRewriteNestedOpsSkipping(MlirOperation root, MlirExternalPass pass,
+                                 const char *passName,
+                                 bool (*skipRegions)(MlirOperation op),
+                                 bool (*rewrite)(MlirOperation op,
+                                                 const void *options),
+                                 const void *options) {
   EmbOpList ops = {NULL, 0, 0};
-  bool ok = embCollectNestedOps(root, &ops);
+  bool ok = embCollectNestedOpsSkipping(root, &ops, skipRegions);
   for (size_t i = 0; ok && i < ops.size; ++i)
     ok = rewrite(ops.ops[i], options);
   embOpListFree(&ops);
@@ -66,6 +75,13 @@ void embRewriteNestedOps(MlirOperation root, MlirExternalPass pass,
                   passName);
     mlirExternalPassSignalFailure(pass);
   }
+}
+
+void embRewriteNestedOps(MlirOperation root, MlirExternalPass pass,
+                         const char *passName,
+                         bool (*rewrite)(MlirOperation op, const void *options),
+                         const void *options) {
+  embRewriteNestedOpsSkipping(root, pass, passName, NULL, rewrite, options);
 }
 
 //===----------------------------------------------------------------------===//
@@ -96,15 +112,35 @@ void embReplaceOp(MlirOperation op, MlirValue with) {
   mlirOperationDestroy(op);
 }
 
-/// True for the ops a dead-code cleanup may erase: they have no effects.
-static bool isPure(MlirOperation op) {
-  static const char *const names[] = {
-      EMB_OP_BROADCAST,        "arith.constant",       "tensor.dim",
-      "tensor.concat",         "tensor.extract_slice", "tensor.expand_shape",
-      "tensor.collapse_shape", "tensor.splat",         NULL};
+/// True if `name` starts with `prefix`.
+static bool hasPrefix(MlirStringRef name, const char *prefix) {
+  size_t n = strlen(prefix);
+  return name.length > n && memcmp(name.data, prefix, n) == 0;
+}
+
+/// True if no operand or result of `op` is a memref (a linalg op then
+/// only reads its tensor operands and makes new tensors).
+static bool onTensorsOnly(MlirOperation op) {
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
+    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(op, i))))
+      return false;
+  return true;
+}
+
+bool embIsPure(MlirOperation op) {
+  static const char *const names[] = {EMB_OP_BROADCAST, "arith.constant", NULL};
   for (int i = 0; names[i]; ++i)
     if (embOpIs(op, names[i]))
       return true;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  // Every tensor op is a value computation. A linalg op on tensors (a
+  // generic's body included: torch-mlir's cf.assert bounds checks read an
+  // id of a result nobody wants) writes nothing but its results.
+  if (hasPrefix(name, "tensor."))
+    return true;
+  if (hasPrefix(name, "linalg.") && !embOpIs(op, "linalg.yield") &&
+      !embOpIs(op, "linalg.index"))
+    return onTensorsOnly(op);
   return embIsElementwise(op);
 }
 
@@ -132,7 +168,7 @@ static bool considerProducer(EmbOpList *dead, MlirValue v) {
   if (!mlirValueIsAOpResult(v))
     return true;
   MlirOperation def = mlirOpResultGetOwner(v);
-  if (!isPure(def) || contains(dead, def) || !usedOnlyBy(def, dead))
+  if (!embIsPure(def) || contains(dead, def) || !usedOnlyBy(def, dead))
     return true;
   return embOpListPush(dead, def);
 }
@@ -154,7 +190,7 @@ static void eraseClosure(EmbOpList *dead) {
 
 void embEraseDeadChain(MlirOperation op) {
   EmbOpList dead = {NULL, 0, 0};
-  if (isPure(op) && usedOnlyBy(op, &dead) && embOpListPush(&dead, op))
+  if (embIsPure(op) && usedOnlyBy(op, &dead) && embOpListPush(&dead, op))
     eraseClosure(&dead);
   embOpListFree(&dead);
 }

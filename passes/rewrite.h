@@ -53,6 +53,11 @@ void embOpListFree(EmbOpList *list);
 /// that producers come before their users. False when memory runs out.
 bool embCollectNestedOps(MlirOperation root, EmbOpList *list);
 
+/// Like embCollectNestedOps, but does not descend into the regions of the
+/// ops for which `skipRegions` returns true (they are collected themselves).
+bool embCollectNestedOpsSkipping(MlirOperation root, EmbOpList *list,
+                                 bool (*skipRegions)(MlirOperation op));
+
 /// The run of a rewrite pass: collects the ops nested in `root` as above,
 /// then calls `rewrite(op, options)` on each in that order until one returns
 /// false (memory ran out). Then, or if collecting ran out of memory, emits
@@ -61,6 +66,16 @@ void embRewriteNestedOps(MlirOperation root, MlirExternalPass pass,
                          const char *passName,
                          bool (*rewrite)(MlirOperation op, const void *options),
                          const void *options);
+
+/// embRewriteNestedOps over the ops collected by embCollectNestedOpsSkipping:
+/// a rewrite may then erase an op with a region it does not descend into
+/// (a linalg.generic and its body) without the walk visiting the body.
+void embRewriteNestedOpsSkipping(MlirOperation root, MlirExternalPass pass,
+                                 const char *passName,
+                                 bool (*skipRegions)(MlirOperation op),
+                                 bool (*rewrite)(MlirOperation op,
+                                                 const void *options),
+                                 const void *options);
 
 //===----------------------------------------------------------------------===//
 // Matching and erasing
@@ -79,9 +94,12 @@ bool embEraseIfDead(MlirOperation op);
 /// Replaces every use of `op`'s single result by `with` and erases `op`.
 void embReplaceOp(MlirOperation op, MlirValue with);
 
-/// Erases `op` if it has no uses and has no effects (emb.broadcast, the
-/// tensor ops the rewrites read through, arith and math), then does the same
-/// for the producers of its operands that this left without uses.
+/// True for the ops a dead-code cleanup may erase: they have no effects
+/// (emb.broadcast, tensor ops, linalg ops on tensors, arith and math).
+bool embIsPure(MlirOperation op);
+
+/// Erases `op` if it has no uses and embIsPure accepts it, then does the
+/// same for the producers of its operands that this left without uses.
 void embEraseDeadChain(MlirOperation op);
 
 /// Like embEraseDeadChain for the producers of `n` values (the operands of

@@ -164,7 +164,7 @@ static void testDefaultsParse(MlirContext ctx) {
   }
   // CHECK-LABEL: @testDefaultsParse
   // CHECK-NOT: error:
-  // CHECK: options 5, defaults accepted 5
+  // CHECK: options 6, defaults accepted 6
   fprintf(stderr, "options %d, defaults accepted %d\n", options, accepted);
 }
 
