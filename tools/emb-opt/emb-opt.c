@@ -46,6 +46,9 @@ static const char *const usage =
     "  --mlir-print-op-generic      Print every op in the generic form\n"
     "  --mlir-print-debuginfo       Print locations\n"
     "  --mlir-disable-threading     Run passes on one thread\n"
+    "  --allow-unregistered-dialect Accept ops of dialects emb does not load\n"
+    "                               (tm_tensor from torch-mlir), in generic "
+    "form\n"
     "  --list-passes                List emb's passes and pipelines\n"
     "  --help                       Show this text\n"
     "  --version                    Show the version\n";
@@ -67,6 +70,7 @@ typedef struct {
   bool generic;
   bool debugInfo;
   bool noThreading;
+  bool allowUnregistered;
   bool listPasses;
 } Options;
 
@@ -188,6 +192,8 @@ static int parseArgs(int argc, char **argv, Options *o) {
       o->debugInfo = true;
     } else if (!strcmp(a, "--mlir-disable-threading")) {
       o->noThreading = true;
+    } else if (!strcmp(a, "--allow-unregistered-dialect")) {
+      o->allowUnregistered = true;
     } else if (!strncmp(a, "--pass-pipeline=", 16)) {
       appendPipeline(o, a + 16, strlen(a + 16));
     } else if (!strcmp(a, "--pass-pipeline")) {
@@ -339,6 +345,10 @@ int main(int argc, char **argv) {
     return toolError("%s", "cannot load the emb dialect");
   if (o.noThreading || o.printAfterAll || o.printBeforeAll)
     mlirContextEnableMultithreading(ctx, false);
+  // As mlir-opt's flag: torch-mlir's tm_tensor.attention parses (in generic
+  // form) for emb-raise-attention to read, without the TMTensor dialect.
+  if (o.allowUnregistered)
+    mlirContextSetAllowUnregisteredDialects(ctx, true);
   MlirDiagnosticHandlerID handler = embToolAttachDiagnostics(ctx, &src);
 
   FILE *out = stdout;
