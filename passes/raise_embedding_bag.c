@@ -54,6 +54,7 @@ static const char passName[] = "emb-raise-embedding-bag";
 typedef struct {
   EmbGeneric g;
   MlirValue weight, indices, offsets;
+  MlirValue numIds; ///< N as the body reads it (the last bag's end)
   bool hasPadding;
   int64_t padding;
 } Bag;
@@ -98,7 +99,9 @@ static bool isLastBag(MlirValue v, MlirValue offsets) {
 
 /// True if `v` is where bag b ends: select(b + 1 == B, N, offsets[b + 1]),
 /// where the offset may be read at a clamped index select(last, 0, b + 1).
-static bool isBagEnd(MlirValue v, MlirValue offsets, MlirValue indices) {
+/// Sets bag->numIds to the N it reads.
+static bool isBagEnd(MlirValue v, Bag *bag) {
+  MlirValue offsets = bag->offsets, indices = bag->indices;
   MlirOperation select, extract;
   if (!embMadeBy(v, "arith.select", &select) ||
       !isLastBag(mlirOperationGetOperand(select, 0), offsets) ||
@@ -108,6 +111,7 @@ static bool isBagEnd(MlirValue v, MlirValue offsets, MlirValue indices) {
       mlirOperationGetNumOperands(extract) != 2 ||
       !mlirValueEqual(mlirOperationGetOperand(extract, 0), offsets))
     return false;
+  bag->numIds = mlirOperationGetOperand(select, 1);
   MlirValue at = embStripIntCasts(mlirOperationGetOperand(extract, 1));
   if (isNextBag(at))
     return true;
@@ -167,7 +171,7 @@ static bool readMask(MlirValue mask, MlirValue id, MlirValue off, Bag *bag) {
     if (isBagStart(terms[i], off)) {
       start = true;
     } else if (embReadCmpI(terms[i], &pred, &a, &b) && pred == EMB_CMPI_SLT &&
-               isLoop(a, 1) && isBagEnd(b, bag->offsets, bag->indices)) {
+               isLoop(a, 1) && isBagEnd(b, bag)) {
       end = true;
     } else if (embReadCmpI(terms[i], &pred, &a, &b) && pred == EMB_CMPI_NE &&
                ((mlirValueEqual(a, id) && embConstInt(b, &p)) ||
@@ -256,18 +260,25 @@ static bool readBag(MlirOperation op, Bag *bag) {
   return true;
 }
 
-/// offsets ++ [N]: emb's B+1 offsets.
+/// offsets ++ [N]: emb's B+1 offsets. A dynamic N is the count the body
+/// read, where it is defined above and of the offsets' type, or read anew.
 static MlirValue extendOffsets(MlirOperation before, MlirLocation loc,
-                               MlirValue offsets, MlirValue indices) {
+                               const Bag *bag) {
+  MlirValue offsets = bag->offsets, indices = bag->indices;
   MlirType e = mlirShapedTypeGetElementType(mlirValueGetType(offsets));
   int64_t n = embDim(mlirValueGetType(indices), 0), one = 1;
   MlirValue last;
   if (n >= 0) {
     last = embCreateIntVector(before, loc, e, 1, &n);
   } else {
-    MlirValue count = embCreateDim(before, loc, indices, 0);
-    MlirValue cast = mlirOperationGetResult(
-        embCreateOp(before, loc, "arith.index_cast", 1, &count, e, 0, NULL), 0);
+    MlirValue cast = bag->numIds;
+    if (!embDefinedAbove(&bag->g, cast) ||
+        !mlirTypeEqual(mlirValueGetType(cast), e)) {
+      MlirValue count = embCreateDim(before, loc, indices, 0);
+      cast = mlirOperationGetResult(
+          embCreateOp(before, loc, "arith.index_cast", 1, &count, e, 0, NULL),
+          0);
+    }
     last = mlirOperationGetResult(
         embCreateOp(before, loc, "tensor.from_elements", 1, &cast,
                     embTensorType(1, &one, e), 0, NULL),
@@ -285,7 +296,7 @@ static void raiseSum(MlirOperation op) {
   MlirLocation loc = mlirOperationGetLocation(op);
   MlirContext ctx = mlirOperationGetContext(op);
   MlirValue operands[] = {embSkipCasts(bag.weight), bag.indices,
-                          extendOffsets(op, loc, bag.offsets, bag.indices)};
+                          extendOffsets(op, loc, &bag)};
   MlirNamedAttribute attrs[] = {
       embNamedAttr(ctx, "mode", mlirStringAttrGet(ctx, embStr("sum"))),
       embNamedAttr(

@@ -148,12 +148,21 @@ static bool readGather(MlirOperation op, Gather *out) {
       out->wraps = wraps;
     }
   }
-  if (idAt != 0) {
-    if (idAt > 0)
+  if (idAt > 0) {
+    embEmitRemarkf(loc,
+                   "%s: gathers along dim %lld of its source, not rows "
+                   "(dim 0)",
+                   passName, (long long)idAt);
+    return false;
+  }
+  if (idAt < 0) {
+    // Rows read at something other than a loop: a computed row index.
+    MlirValue row = embStripIntCasts(mlirOperationGetOperand(extract, 1));
+    if (!embMadeBy(row, "linalg.index", NULL))
       embEmitRemarkf(loc,
-                     "%s: gathers along dim %lld of its source, not rows "
-                     "(dim 0)",
-                     passName, (long long)idAt);
+                     "%s: the row index is neither the id nor its wrap by "
+                     "the row count",
+                     passName);
     return false;
   }
   if (!embGenericAllParallel(g)) {
