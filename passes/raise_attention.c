@@ -367,6 +367,13 @@ static MlirValue readSoftmax(MlirValue p, MlirLocation loc) {
     s = src;
   if (embReadUnaryElementwise(s, "arith.truncf", &src))
     s = src;
+  // The dim the normaliser is summed over, before anything that assumes it
+  // is the last: a softmax over another dim is not attention over keys.
+  EmbGeneric div, total;
+  if (embReadGenericOf(s, &div) && div.numInputs == 2 &&
+      embReadGenericOf(embGenericOperand(&div, 1), &total) &&
+      total.numInputs == 1 && !reducesKeyDim(&total, "softmax", loc))
+    return (MlirValue){NULL};
   if (!readRowBinary(s, "arith.divf", &e, &sum)) {
     embEmitRemarkf(loc,
                    "%s: the probabilities are not exp(x - max) divided by "
