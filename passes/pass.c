@@ -12,6 +12,10 @@
 
 #include "ir.h"
 
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Linalg.h"
+#include "mlir-c/Dialect/Tensor.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -69,10 +73,17 @@ MlirPass embMakePass(const EmbPassDef *def, const void *options) {
       .clone = clonePass,
       .run = runPass,
   };
+  // The dialects whose ops emb's rewrites create, so that a host that loads
+  // dialects lazily (mlir-opt with emb's plugin) loads them before the pass
+  // runs. emb's own ops come from embLoadDialect, which has no handle.
+  MlirDialectHandle dialects[] = {mlirGetDialectHandle__arith__(),
+                                  mlirGetDialectHandle__tensor__(),
+                                  mlirGetDialectHandle__linalg__()};
   // The definition's address is unique and aligned: it serves as the TypeID.
-  return mlirCreateExternalPass(mlirTypeIDCreate(def), embStr(def->name),
-                                embStr(def->argument), embStr(def->summary),
-                                embStr(def->anchor), 0, NULL, callbacks, s);
+  return mlirCreateExternalPass(
+      mlirTypeIDCreate(def), embStr(def->name), embStr(def->argument),
+      embStr(def->summary), embStr(def->anchor),
+      (intptr_t)(sizeof dialects / sizeof dialects[0]), dialects, callbacks, s);
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,7 +9,8 @@
 #   Format/   clang-format cleanliness
 #
 # Features: emb-compiler (the MLIR half was built), cuda (kernels built),
-# cuda-gpu (kernels built and a GPU answers), clang-format.
+# cuda-gpu (kernels built and a GPU answers), clang-format, mlir-opt (the
+# stock MLIR tool, which loads emb's plugin).
 import os
 import subprocess
 
@@ -46,6 +47,13 @@ config.substitutions.append(("%clang_format", config.clang_format))
 
 if config.emb_have_compiler:
     config.available_features.add("emb-compiler")
+    # The stock MLIR tool, for the plugin (tools/emb-plugin).
+    mlir_opt = os.path.join(config.llvm_tools_dir or "", "mlir-opt")
+    if os.path.exists(mlir_opt):
+        config.available_features.add("mlir-opt")
+        config.substitutions.append(("%mlir_opt", mlir_opt))
+    config.substitutions.append(
+        ("%emb_plugin", os.path.join(config.emb_obj_root, "lib", "libEmbPlugin.so")))
 if config.clang_format and os.path.exists(config.clang_format):
     config.available_features.add("clang-format")
 
