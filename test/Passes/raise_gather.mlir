@@ -181,3 +181,32 @@ func.func @embedding_dynamic(%table: tensor<100x16xf32>, %ids: tensor<?xi64>) ->
   } -> tensor<?x16xf32>
   return %1 : tensor<?x16xf32>
 }
+
+// -----
+
+// A weight frozen as torch-mlir imports parameters, a dense_resource
+// constant: a table lookup like any 2-D float constant.
+// CHECK-LABEL: func.func @resource_table
+// CHECK: %[[TABLE:.+]] = arith.constant dense_resource<torch_tensor_3_2_torch.float32> : tensor<3x2xf32>
+// CHECK: "emb.embedding_bag"(%[[TABLE]], %{{.+}}, %{{.+}}) {mode = "none"} : (tensor<3x2xf32>, tensor<5xi64>, tensor<2xi64>) -> tensor<5x2xf32>
+#ids5 = affine_map<(d0, d1) -> (d0)>
+#rows5 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @resource_table(%ids: tensor<5xi64>) -> tensor<5x2xf32> {
+  %table = arith.constant dense_resource<torch_tensor_3_2_torch.float32> : tensor<3x2xf32>
+  %0 = tensor.empty() : tensor<5x2xf32>
+  %1 = linalg.generic {indexing_maps = [#ids5, #rows5], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<5xi64>) outs(%0 : tensor<5x2xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %2 = arith.index_cast %in : i64 to index
+    %3 = linalg.index 1 : index
+    %extracted = tensor.extract %table[%2, %3] : tensor<3x2xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<5x2xf32>
+  return %1 : tensor<5x2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      torch_tensor_3_2_torch.float32: "0x040000000000803F0000004000004040000080400000A0400000C040"
+    }
+  }
+#-}

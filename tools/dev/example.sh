@@ -3,6 +3,8 @@
 # target-attention block, emb-opt verifies the model and shows its emb-ikbo
 # rewrite, then emb-run runs it (on the GPU when one answers, else the CPU)
 # rewritten and as written on the same random inputs and prints the check.
+# Then a model in torch-mlir's form (examples/torch/): emb-opt raises and
+# rewrites it (emb-from-torch), and emb-run runs the result.
 set -euo pipefail
 build=${1:-build}
 device=cpu
@@ -16,3 +18,11 @@ for model in examples/ranking_block.mlir examples/target_attention.mlir; do
   "$build/bin/emb-run" "$model" --device "$device" --random-inputs \
     --compare-unoptimized --repeat 20
 done
+torch_model=examples/torch/lce_ranking.mlir
+raised=$(mktemp --suffix=.mlir)
+trap 'rm -f "$raised"' EXIT
+echo "== $torch_model: torch-mlir's form, raised and rewritten (emb-from-torch)"
+"$build/bin/emb-opt" --emb-from-torch "$torch_model" -o "$raised"
+cat "$raised"
+echo "== $torch_model: the raised model run on $device"
+"$build/bin/emb-run" "$raised" --device "$device" --random-inputs --repeat 20
