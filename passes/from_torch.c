@@ -19,21 +19,6 @@
 
 #include "pass.h"
 
-#include <stddef.h>
-
-static const EmbPassOption optionRows[] = {
-    {.name = "align",
-     .kind = EMB_OPTION_INT,
-     .offset = offsetof(EmbIkboOptions, align),
-     .defaultValue = "0",
-     .min = 0,
-     .max = EMB_PAD_K_MAX_ALIGN,
-     .help = "emb-ikbo's align"},
-};
-
-static const EmbOptionTable options = {optionRows, EMB_NUM_OPTIONS(optionRows),
-                                       sizeof(EmbIkboOptions)};
-
 static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
   if (mlirLogicalResultIsFailure(
           embPipelineAdd(b, &embRaisePipelineDef, NULL)) ||
@@ -43,10 +28,7 @@ static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
           embPipelineAdd(b, &embBatchTablesPassDef, NULL)) ||
       mlirLogicalResultIsFailure(
           embPipelineAdd(b, &embEraseDeadPassDef, NULL)) ||
-      mlirLogicalResultIsFailure(embPipelineAddUpstream(
-          b, mlirStringRefCreateFromCString("canonicalize"))) ||
-      mlirLogicalResultIsFailure(
-          embPipelineAddUpstream(b, mlirStringRefCreateFromCString("cse"))))
+      mlirLogicalResultIsFailure(embPipelineAddCleanup(b)))
     return mlirLogicalResultFailure();
   return mlirLogicalResultSuccess();
 }
@@ -57,6 +39,6 @@ const EmbPassDef embFromTorchPipelineDef = {
                "emb-batch-tables, clean up",
     .kind = EMB_PASS_KIND_PIPELINE,
     .anchor = "",
-    .options = &options,
+    .options = &embIkboOptions, // handed to emb-ikbo
     .build = build,
 };

@@ -40,7 +40,7 @@ static const EmbPassOption optionRows[] = {
      .help = "emb-pad-k's align"},
 };
 
-static const EmbOptionTable options = {optionRows, EMB_NUM_OPTIONS(optionRows),
+const EmbOptionTable embIkboOptions = {optionRows, EMB_NUM_OPTIONS(optionRows),
                                        sizeof(EmbIkboOptions)};
 
 //===----------------------------------------------------------------------===//
@@ -56,10 +56,7 @@ static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
       mlirLogicalResultIsFailure(
           embPipelineAdd(b, &embFuseBroadcastPassDef, NULL)) ||
       mlirLogicalResultIsFailure(embPipelineAdd(b, &embPadKPassDef, &pad)) ||
-      mlirLogicalResultIsFailure(embPipelineAddUpstream(
-          b, mlirStringRefCreateFromCString("canonicalize"))) ||
-      mlirLogicalResultIsFailure(
-          embPipelineAddUpstream(b, mlirStringRefCreateFromCString("cse"))))
+      mlirLogicalResultIsFailure(embPipelineAddCleanup(b)))
     return mlirLogicalResultFailure();
   return mlirLogicalResultSuccess();
 }
@@ -70,7 +67,7 @@ const EmbPassDef embIkboPipelineDef = {
         "In-kernel broadcast: sink, fuse, pad K, clean up (inference pipeline)",
     .kind = EMB_PASS_KIND_PIPELINE,
     .anchor = "",
-    .options = &options,
+    .options = &embIkboOptions,
     .build = build,
 };
 

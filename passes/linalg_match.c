@@ -216,6 +216,17 @@ MlirValue embStripIntCasts(MlirValue v) {
   return v;
 }
 
+bool embIsDimSize(MlirValue v, MlirValue t, int64_t dim) {
+  v = embStripIntCasts(v);
+  int64_t n = embDim(mlirValueGetType(t), dim), c, d;
+  MlirOperation op;
+  if (embConstInt(v, &c))
+    return n >= 0 && c == n;
+  return embMadeBy(v, "tensor.dim", &op) &&
+         mlirValueEqual(mlirOperationGetOperand(op, 0), t) &&
+         embConstInt(mlirOperationGetOperand(op, 1), &d) && d == dim;
+}
+
 bool embReadCmpI(MlirValue v, int *pred, MlirValue *lhs, MlirValue *rhs) {
   MlirOperation op;
   int64_t p;
@@ -508,28 +519,6 @@ MlirValue embCreateIntVector(MlirOperation before, MlirLocation loc,
   MlirNamedAttribute attr = embNamedAttr(ctx, "value", dense);
   return mlirOperationGetResult(
       embCreateOp(before, loc, "arith.constant", 0, NULL, type, 1, &attr), 0);
-}
-
-MlirValue embCreateIntConstant(MlirOperation before, MlirLocation loc,
-                               MlirType type, int64_t value) {
-  MlirNamedAttribute attr = embNamedAttr(mlirLocationGetContext(loc), "value",
-                                         mlirIntegerAttrGet(type, value));
-  return mlirOperationGetResult(
-      embCreateOp(before, loc, "arith.constant", 0, NULL, type, 1, &attr), 0);
-}
-
-MlirOperation embAppendOp(MlirBlock block, MlirLocation loc, const char *name,
-                          intptr_t numOperands, const MlirValue *operands,
-                          MlirType resultType, intptr_t numAttrs,
-                          const MlirNamedAttribute *attrs) {
-  MlirOperationState state = mlirOperationStateGet(embStr(name), loc);
-  mlirOperationStateAddOperands(&state, numOperands, operands);
-  if (!mlirTypeIsNull(resultType))
-    mlirOperationStateAddResults(&state, 1, &resultType);
-  mlirOperationStateAddAttributes(&state, numAttrs, attrs);
-  MlirOperation op = mlirOperationCreate(&state);
-  mlirBlockAppendOwnedOperation(block, op);
-  return op;
 }
 
 MlirOperation embCreateGeneric(MlirOperation before, MlirLocation loc,

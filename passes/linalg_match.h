@@ -123,6 +123,10 @@ bool embIsLoopIndex(MlirValue v, int64_t dim);
 /// `v` without arith.index_cast, arith.extsi and arith.extui around it.
 MlirValue embStripIntCasts(MlirValue v);
 
+/// True if `v` is the size of dim `dim` of tensor `t`, through integer
+/// casts: a constant equal to its static size, or `tensor.dim %t, dim`.
+bool embIsDimSize(MlirValue v, MlirValue t, int64_t dim);
+
 /// arith.cmpi predicates (the attribute's values).
 enum {
   EMB_CMPI_EQ = 0,
@@ -212,16 +216,6 @@ MlirValue embCreateReshape(MlirOperation before, MlirLocation loc,
 MlirValue embCreateIntVector(MlirOperation before, MlirLocation loc,
                              MlirType element, intptr_t n,
                              const int64_t *values);
-
-/// An integer (or index) `arith.constant` of `type`.
-MlirValue embCreateIntConstant(MlirOperation before, MlirLocation loc,
-                               MlirType type, int64_t value);
-
-/// Appends op `name` to the end of `block` (see embCreateOp).
-MlirOperation embAppendOp(MlirBlock block, MlirLocation loc, const char *name,
-                          intptr_t numOperands, const MlirValue *operands,
-                          MlirType resultType, intptr_t numAttrs,
-                          const MlirNamedAttribute *attrs);
 
 /// A linalg.generic of `numInputs` inputs and `numInits` inits (`operands`,
 /// inputs first) with `maps`, `iterators` ('p' or 'r' per loop, as many as

@@ -459,3 +459,10 @@ MlirLogicalResult embPipelineAddUpstream(EmbPipelineBuilder *b,
   addVerify(b);
   return mlirLogicalResultSuccess();
 }
+
+MlirLogicalResult embPipelineAddCleanup(EmbPipelineBuilder *b) {
+  if (mlirLogicalResultIsFailure(embPipelineAddUpstream(
+          b, mlirStringRefCreateFromCString("canonicalize"))))
+    return mlirLogicalResultFailure();
+  return embPipelineAddUpstream(b, mlirStringRefCreateFromCString("cse"));
+}

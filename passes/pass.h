@@ -149,6 +149,10 @@ MlirLogicalResult embPipelineAdd(EmbPipelineBuilder *b, const EmbPassDef *def,
 MlirLogicalResult embPipelineAddUpstream(EmbPipelineBuilder *b,
                                          MlirStringRef element);
 
+/// Adds upstream `canonicalize` and `cse`: the cleanup that ends emb's
+/// pipelines (folding what the rewrites left, merging equal values).
+MlirLogicalResult embPipelineAddCleanup(EmbPipelineBuilder *b);
+
 //===----------------------------------------------------------------------===//
 // The passes and pipelines of passes/
 //===----------------------------------------------------------------------===//
@@ -167,6 +171,10 @@ extern const EmbPassDef embRaiseAttentionPassDef;    // raise_attention.c
 extern const EmbPassDef embRaisePipelineDef;         // raise.c
 extern const EmbPassDef embEraseDeadPassDef;         // erase_dead.c
 extern const EmbPassDef embFromTorchPipelineDef;     // from_torch.c
+
+/// emb-ikbo's options (the fields of EmbIkboOptions), which emb-from-torch
+/// takes too.
+extern const EmbOptionTable embIkboOptions;
 
 /// The largest emb-pad-k (and emb-ikbo) align, in elements.
 enum { EMB_PAD_K_MAX_ALIGN = 1 << 16 };

@@ -41,12 +41,7 @@ static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
   for (size_t i = 0; i < sizeof passes / sizeof passes[0]; ++i)
     if (mlirLogicalResultIsFailure(embPipelineAdd(b, passes[i], NULL)))
       return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(embPipelineAddUpstream(
-          b, mlirStringRefCreateFromCString("canonicalize"))) ||
-      mlirLogicalResultIsFailure(
-          embPipelineAddUpstream(b, mlirStringRefCreateFromCString("cse"))))
-    return mlirLogicalResultFailure();
-  return mlirLogicalResultSuccess();
+  return embPipelineAddCleanup(b);
 }
 
 const EmbPassDef embRaisePipelineDef = {

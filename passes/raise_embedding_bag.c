@@ -59,19 +59,6 @@ typedef struct {
   int64_t padding;
 } Bag;
 
-/// True if `v` is the size of dim 0 of `t`: a constant equal to its static
-/// size, or tensor.dim of it, through integer casts.
-static bool isLength(MlirValue v, MlirValue t) {
-  v = embStripIntCasts(v);
-  int64_t n = embDim(mlirValueGetType(t), 0), c, d;
-  MlirOperation dim;
-  if (embConstInt(v, &c))
-    return n >= 0 && c == n;
-  return embMadeBy(v, "tensor.dim", &dim) &&
-         mlirValueEqual(mlirOperationGetOperand(dim, 0), t) &&
-         embConstInt(mlirOperationGetOperand(dim, 1), &d) && d == 0;
-}
-
 /// True if `v` is loop `dim`'s index, through casts.
 static bool isLoop(MlirValue v, int64_t dim) {
   return embIsLoopIndex(embStripIntCasts(v), dim);
@@ -93,8 +80,8 @@ static bool isLastBag(MlirValue v, MlirValue offsets) {
   int pred;
   MlirValue a, b;
   return embReadCmpI(v, &pred, &a, &b) && pred == EMB_CMPI_EQ &&
-         ((isNextBag(a) && isLength(b, offsets)) ||
-          (isNextBag(b) && isLength(a, offsets)));
+         ((isNextBag(a) && embIsDimSize(b, offsets, 0)) ||
+          (isNextBag(b) && embIsDimSize(a, offsets, 0)));
 }
 
 /// True if `v` is where bag b ends: select(b + 1 == B, N, offsets[b + 1]),
@@ -105,7 +92,7 @@ static bool isBagEnd(MlirValue v, Bag *bag) {
   MlirOperation select, extract;
   if (!embMadeBy(v, "arith.select", &select) ||
       !isLastBag(mlirOperationGetOperand(select, 0), offsets) ||
-      !isLength(mlirOperationGetOperand(select, 1), indices) ||
+      !embIsDimSize(mlirOperationGetOperand(select, 1), indices, 0) ||
       !embMadeBy(mlirOperationGetOperand(select, 2), "tensor.extract",
                  &extract) ||
       mlirOperationGetNumOperands(extract) != 2 ||
@@ -388,7 +375,7 @@ static bool isExtendedOffsetAt(MlirValue v, EmbGeneric g, int64_t k,
   // A dynamic N: from_elements of the ids' count.
   MlirOperation from;
   return embMadeBy(last, "tensor.from_elements", &from) &&
-         isLength(mlirOperationGetOperand(from, 0), len->indices);
+         embIsDimSize(mlirOperationGetOperand(from, 0), len->indices, 0);
 }
 
 /// True if `v` (in the context `g`) is ext[b+1] - ext[b], the bag's length.

@@ -54,19 +54,6 @@ typedef struct {
   bool asserts;      ///< aten.embedding: the id is asserted in bounds
 } Gather;
 
-/// True if `v` is dim 0 of `source`: its static size, or tensor.dim of it,
-/// through integer casts.
-static bool isRowCount(MlirValue v, MlirValue source) {
-  v = embStripIntCasts(v);
-  int64_t rows = embDim(mlirValueGetType(source), 0), c, d;
-  MlirOperation dim;
-  if (embConstInt(v, &c))
-    return rows >= 0 && c == rows;
-  return embMadeBy(v, "tensor.dim", &dim) &&
-         mlirValueEqual(mlirOperationGetOperand(dim, 0), source) &&
-         embConstInt(mlirOperationGetOperand(dim, 1), &d) && d == 0;
-}
-
 /// Reads the row index of the extract: `id` itself, or the wrap
 /// select(id < 0, id + rows, id). Sets `*wraps`.
 static bool readRowIndex(MlirValue v, MlirValue id, MlirValue source,
@@ -87,8 +74,8 @@ static bool readRowIndex(MlirValue v, MlirValue id, MlirValue source,
       !mlirValueEqual(mlirOperationGetOperand(select, 2), id) ||
       !embReadBinary(mlirOperationGetOperand(select, 1), "arith.addi", &a, &b))
     return false;
-  *wraps = (mlirValueEqual(a, id) && isRowCount(b, source)) ||
-           (mlirValueEqual(b, id) && isRowCount(a, source));
+  *wraps = (mlirValueEqual(a, id) && embIsDimSize(b, source, 0)) ||
+           (mlirValueEqual(b, id) && embIsDimSize(a, source, 0));
   return *wraps;
 }
 
@@ -101,7 +88,8 @@ static bool isBoundsCheck(MlirValue cond, MlirValue id, MlirValue source) {
   if (!embReadCmpI(cond, &pred, &lhs, &rhs))
     return false;
   if (pred == EMB_CMPI_SLT)
-    return mlirValueEqual(embStripIntCasts(lhs), id) && isRowCount(rhs, source);
+    return mlirValueEqual(embStripIntCasts(lhs), id) &&
+           embIsDimSize(rhs, source, 0);
   return pred == EMB_CMPI_SLE && embConstInt(lhs, &zero) && zero == 0 &&
          mlirValueEqual(embStripIntCasts(rhs), id);
 }

@@ -93,6 +93,39 @@ static MlirOperation matmulOfTail(MlirOperation op, const char *name) {
   return (MlirOperation){NULL};
 }
 
+/// Checks the product `mm` of `a` and `b` as an lce's: one float type, into
+/// zeros, its result that type or truncated back to it (the truncf in
+/// `*tail`). Remarks at the product when not.
+static bool readProduct(MlirOperation mm, MlirValue a, MlirValue b,
+                        MlirOperation *tail) {
+  MlirLocation loc = mlirOperationGetLocation(mm);
+  MlirType element = mlirShapedTypeGetElementType(mlirValueGetType(a));
+  if (!embIsFloat(element) ||
+      !mlirTypeEqual(element,
+                     mlirShapedTypeGetElementType(mlirValueGetType(b)))) {
+    embEmitRemarkf(loc, "%s: w and x are not one float type", passName);
+    return false;
+  }
+  if (!embIsZeroTensor(mlirOperationGetOperand(mm, 2))) {
+    embEmitRemarkf(loc, "%s: the product is not accumulated into zeros",
+                   passName);
+    return false;
+  }
+  return readAccumulation(mlirOperationGetResult(mm, 0), element, tail, loc);
+}
+
+/// Replaces `op`'s result by emb.lce(w, x) of its type.
+static void replaceByLce(MlirOperation op, MlirLocation loc, MlirValue w,
+                         MlirValue x) {
+  MlirValue result = mlirOperationGetResult(op, 0);
+  MlirValue operands[] = {embSkipCasts(w), x};
+  MlirValue lce =
+      mlirOperationGetResult(embCreateOp(op, loc, EMB_OP_LCE, 2, operands,
+                                         mlirValueGetType(result), 0, NULL),
+                             0);
+  embReplaceAndErase(op, 0, lce);
+}
+
 //===----------------------------------------------------------------------===//
 // Broadcast form: batch_matmul(copy of W to [B,M,K], X)
 //===----------------------------------------------------------------------===//
@@ -112,30 +145,10 @@ static bool raiseBroadcastForm(MlirOperation op) {
   // (attention), which is not an lce.
   if (!embReadCopy(wb, &w, &map) || !embMapIs(map, 2, mk))
     return false;
-  MlirLocation loc = mlirOperationGetLocation(bmm);
-  MlirType element = mlirShapedTypeGetElementType(mlirValueGetType(w));
-  if (!embIsFloat(element) ||
-      !mlirTypeEqual(element,
-                     mlirShapedTypeGetElementType(mlirValueGetType(x)))) {
-    embEmitRemarkf(loc, "%s: w and x are not one float type", passName);
-    return false;
-  }
-  if (!embIsZeroTensor(mlirOperationGetOperand(bmm, 2))) {
-    embEmitRemarkf(loc, "%s: the product is not accumulated into zeros",
-                   passName);
-    return false;
-  }
   MlirOperation tail;
-  if (!readAccumulation(mlirOperationGetResult(bmm, 0), element, &tail, loc) ||
-      !mlirOperationEqual(tail, op))
+  if (!readProduct(bmm, w, x, &tail) || !mlirOperationEqual(tail, op))
     return false;
-  MlirValue result = mlirOperationGetResult(op, 0);
-  MlirValue operands[] = {embSkipCasts(w), x};
-  MlirValue lce =
-      mlirOperationGetResult(embCreateOp(op, loc, EMB_OP_LCE, 2, operands,
-                                         mlirValueGetType(result), 0, NULL),
-                             0);
-  embReplaceAndErase(op, 0, lce);
+  replaceByLce(op, mlirOperationGetLocation(bmm), w, x);
   return true;
 }
 
@@ -175,20 +188,8 @@ static bool raiseFoldedForm(MlirOperation op) {
     return false;
   MlirLocation loc = mlirOperationGetLocation(mm);
   wt = mlirOperationGetOperand(mm, 1);
-  MlirType element = mlirShapedTypeGetElementType(mlirValueGetType(xRows));
-  if (!embIsFloat(element) ||
-      !mlirTypeEqual(element,
-                     mlirShapedTypeGetElementType(mlirValueGetType(wt)))) {
-    embEmitRemarkf(loc, "%s: w and x are not one float type", passName);
-    return false;
-  }
-  if (!embIsZeroTensor(mlirOperationGetOperand(mm, 2))) {
-    embEmitRemarkf(loc, "%s: the product is not accumulated into zeros",
-                   passName);
-    return false;
-  }
   MlirOperation tail;
-  if (!readAccumulation(mlirOperationGetResult(mm, 0), element, &tail, loc) ||
+  if (!readProduct(mm, xRows, wt, &tail) ||
       !mlirValueEqual(mlirOperationGetResult(tail, 0), y2))
     return false;
   // X[B,K,N] is the rows' source with its last two dims swapped back, W[M,K]
@@ -201,12 +202,7 @@ static bool raiseFoldedForm(MlirOperation op) {
   MlirValue w = embReadTranspose(wt, &xt, p) && permIs(p, 2, swap2)
                     ? xt
                     : embCreateTranspose(op, loc, wt, swap2);
-  MlirValue operands[] = {embSkipCasts(w), x};
-  MlirValue lce =
-      mlirOperationGetResult(embCreateOp(op, loc, EMB_OP_LCE, 2, operands,
-                                         mlirValueGetType(result), 0, NULL),
-                             0);
-  embReplaceAndErase(op, 0, lce);
+  replaceByLce(op, loc, w, x);
   return true;
 }
 

@@ -269,18 +269,37 @@ int embElementBytes(MlirType element) {
 // Builders
 //===----------------------------------------------------------------------===//
 
-MlirOperation embCreateOp(MlirOperation before, MlirLocation loc,
-                          const char *name, intptr_t numOperands,
-                          const MlirValue *operands, MlirType resultType,
-                          intptr_t numAttrs, const MlirNamedAttribute *attrs) {
+/// Creates op `name` (see embCreateOp) without inserting it.
+static MlirOperation buildOp(MlirLocation loc, const char *name,
+                             intptr_t numOperands, const MlirValue *operands,
+                             MlirType resultType, intptr_t numAttrs,
+                             const MlirNamedAttribute *attrs) {
   MlirOperationState state = mlirOperationStateGet(embStr(name), loc);
   mlirOperationStateAddOperands(&state, numOperands, operands);
   if (!mlirTypeIsNull(resultType))
     mlirOperationStateAddResults(&state, 1, &resultType);
   mlirOperationStateAddAttributes(&state, numAttrs, attrs);
-  MlirOperation op = mlirOperationCreate(&state);
+  return mlirOperationCreate(&state);
+}
+
+MlirOperation embCreateOp(MlirOperation before, MlirLocation loc,
+                          const char *name, intptr_t numOperands,
+                          const MlirValue *operands, MlirType resultType,
+                          intptr_t numAttrs, const MlirNamedAttribute *attrs) {
+  MlirOperation op =
+      buildOp(loc, name, numOperands, operands, resultType, numAttrs, attrs);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before,
                                       op);
+  return op;
+}
+
+MlirOperation embAppendOp(MlirBlock block, MlirLocation loc, const char *name,
+                          intptr_t numOperands, const MlirValue *operands,
+                          MlirType resultType, intptr_t numAttrs,
+                          const MlirNamedAttribute *attrs) {
+  MlirOperation op =
+      buildOp(loc, name, numOperands, operands, resultType, numAttrs, attrs);
+  mlirBlockAppendOwnedOperation(block, op);
   return op;
 }
 
@@ -293,14 +312,18 @@ MlirValue embCreateBroadcast(MlirOperation before, MlirLocation loc,
                                 0);
 }
 
+MlirValue embCreateIntConstant(MlirOperation before, MlirLocation loc,
+                               MlirType type, int64_t value) {
+  MlirNamedAttribute attr = embNamedAttr(mlirLocationGetContext(loc), "value",
+                                         mlirIntegerAttrGet(type, value));
+  return mlirOperationGetResult(
+      embCreateOp(before, loc, "arith.constant", 0, NULL, type, 1, &attr), 0);
+}
+
 MlirValue embCreateIndexConstant(MlirOperation before, MlirLocation loc,
                                  int64_t value) {
-  MlirContext ctx = mlirLocationGetContext(loc);
-  MlirType index = mlirIndexTypeGet(ctx);
-  MlirNamedAttribute attr =
-      embNamedAttr(ctx, "value", mlirIntegerAttrGet(index, value));
-  return mlirOperationGetResult(
-      embCreateOp(before, loc, "arith.constant", 0, NULL, index, 1, &attr), 0);
+  return embCreateIntConstant(
+      before, loc, mlirIndexTypeGet(mlirLocationGetContext(loc)), value);
 }
 
 MlirValue embCreateDim(MlirOperation before, MlirLocation loc, MlirValue v,

@@ -143,10 +143,20 @@ MlirOperation embCreateOp(MlirOperation before, MlirLocation loc,
                           const MlirValue *operands, MlirType resultType,
                           intptr_t numAttrs, const MlirNamedAttribute *attrs);
 
+/// Like embCreateOp, but appends the op to the end of `block`.
+MlirOperation embAppendOp(MlirBlock block, MlirLocation loc, const char *name,
+                          intptr_t numOperands, const MlirValue *operands,
+                          MlirType resultType, intptr_t numAttrs,
+                          const MlirNamedAttribute *attrs);
+
 /// "emb.broadcast"(ro, cand_to_user) -> resultType.
 MlirValue embCreateBroadcast(MlirOperation before, MlirLocation loc,
                              MlirValue ro, MlirValue candToUser,
                              MlirType resultType);
+
+/// An integer (or index) `arith.constant <value> : type`.
+MlirValue embCreateIntConstant(MlirOperation before, MlirLocation loc,
+                               MlirType type, int64_t value);
 
 /// `arith.constant <value> : index`.
 MlirValue embCreateIndexConstant(MlirOperation before, MlirLocation loc,

@@ -100,6 +100,16 @@ def function(out, name, blocks, first):
     return count
 
 
+def write_module(text, output, tool, total, functions):
+    """Writes the module to `output` ("-": stdout) and says its size."""
+    if output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(output, "w") as fh:
+            fh.write(text)
+    print(f"{tool}: {total} ops in {functions} functions", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ops", type=int, default=5000)
@@ -114,13 +124,7 @@ def main():
                           f * args.blocks_per_func)
         f += 1
     out.append("}")
-    text = "\n".join(out) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-    print(f"gen_module.py: {total} ops in {f} functions", file=sys.stderr)
+    write_module("\n".join(out) + "\n", args.output, "gen_module.py", total, f)
 
 
 if __name__ == "__main__":

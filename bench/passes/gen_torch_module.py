@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_forms as tf  # noqa: E402
+from gen_module import write_module  # noqa: E402
 
 U, B, N, M = 4, 64, 16, 16   # users, candidates, embedding dim, lce rows
 KU, KC = 3, 4                # user features, candidate features (+1 chained)
@@ -116,14 +117,8 @@ def main():
         out += lines
         total += n
         f += 1
-    text = "\n".join(out) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-    print(f"gen_torch_module.py: {total} ops in {f} functions", file=sys.stderr)
-
+    write_module("\n".join(out) + "\n", args.output, "gen_torch_module.py",
+                 total, f)
 
 if __name__ == "__main__":
     main()

@@ -11,48 +11,18 @@ every pass as emb-opt does by default. Prints the median and the spread of
 the wall time of each and what the raise made, and exits 1 if the median of
 `--emb-raise` is over the limit (default 1 s, the issue's bar).
 """
-import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def timed(cmd, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return times
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from time_passes import arguments, time_module, verdict  # noqa: E402
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--emb-opt", default=os.path.join(HERE, "..", "..", "build",
-                                                      "bin", "emb-opt"))
-    ap.add_argument("--ops", type=int, default=5000)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--limit", type=float, default=1.0)
-    args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        module = os.path.join(tmp, "torch_blocks.mlir")
-        subprocess.run([sys.executable, os.path.join(HERE, "gen_torch_module.py"),
-                        "--ops", str(args.ops), "-o", module], check=True)
-        runs = [("parse + verify + print", []),
-                ("--emb-raise", ["--emb-raise"]),
-                ("--emb-from-torch", ["--emb-from-torch"])]
-        medians = {}
-        print(f"{'emb-opt':32} {'median s':>9} {'min s':>7} {'max s':>7}")
-        for name, flags in runs:
-            t = timed([args.emb_opt, module] + flags, args.repeat)
-            medians[name] = statistics.median(t)
-            print(f"{name:32} {medians[name]:9.3f} {min(t):7.3f} {max(t):7.3f}")
+def what_it_made(args):
+    """Prints the emb ops and the linalg ops left after each pipeline."""
+    def after(module):
         for flag in ("--emb-raise", "--emb-from-torch"):
             out = subprocess.run([args.emb_opt, module, flag], check=True,
                                  capture_output=True, text=True).stdout
@@ -60,11 +30,17 @@ def main():
             counts = ", ".join(f"{out.count(chr(34) + o + chr(34))} {o}" for o in ops)
             left = len(re.findall(r"= linalg\.\w+", out))
             print(f"after {flag}: {counts}; {left} linalg ops left")
-    raise_s = medians["--emb-raise"]
-    verdict = "under" if raise_s < args.limit else "OVER"
-    print(f"emb-raise on {args.ops}+ ops: {raise_s:.3f} s, {verdict} the "
-          f"{args.limit:g} s limit")
-    return 0 if raise_s < args.limit else 1
+    return after
+
+
+def main():
+    args = arguments(__doc__, 7)
+    medians = time_module(args, "gen_torch_module.py", [
+        ("parse + verify + print", []),
+        ("--emb-raise", ["--emb-raise"]),
+        ("--emb-from-torch", ["--emb-from-torch"]),
+    ], what_it_made(args))
+    return verdict("emb-raise", medians["--emb-raise"], args)
 
 
 if __name__ == "__main__":

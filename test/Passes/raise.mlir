@@ -34,4 +34,4 @@
 // LIST: --emb-raise-embedding-bag
 // LIST: --emb-raise {{ *}}(pipeline) Raise torch-mlir's linalg-on-tensors into emb ops
 // LIST: --emb-from-torch {{ *}}(pipeline)
-// LIST-NEXT: align=<int>: emb-ikbo's align (default 0)
+// LIST-NEXT: align=<int>: emb-pad-k's align (default 0)
