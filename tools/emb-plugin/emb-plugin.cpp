@@ -93,12 +93,16 @@ void registerPasses() {
 
 } // namespace
 
-extern "C" LLVM_ATTRIBUTE_WEAK mlir::DialectPluginLibraryInfo
-mlirGetDialectPluginInfo() {
+// The two entry points the tool looks up by name: exported, where emb's
+// libraries hide everything else by default.
+extern "C" LLVM_ATTRIBUTE_WEAK
+    LLVM_ATTRIBUTE_VISIBILITY_DEFAULT mlir::DialectPluginLibraryInfo
+    mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "emb", "0.1.0", registerDialects};
 }
 
-extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
-mlirGetPassPluginInfo() {
+extern "C" LLVM_ATTRIBUTE_WEAK
+    LLVM_ATTRIBUTE_VISIBILITY_DEFAULT mlir::PassPluginLibraryInfo
+    mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "emb", "0.1.0", registerPasses};
 }
