@@ -140,9 +140,11 @@ static bool raiseRatio(MlirOperation op) {
   }
   MlirValue src;
   MlirAffineMap map;
-  if (!embReadReshape(mlirOperationGetResult(op, 0), "tensor.collapse_shape",
+  if (rank < 1 ||
+      !embReadReshape(mlirOperationGetResult(op, 0), "tensor.collapse_shape",
                       rank, (const int64_t(*)[EMB_MAX_LOOPS])groups, &copy) ||
-      !embReadCopy(copy, &src, &map))
+      !embReadCopy(copy, &src, &map) ||
+      mlirAffineMapGetNumDims(map) != rank + 1)
     return false;
   int64_t missing = missingLoops(map, rank + 1);
   if (missing != 1 && missing != 2)

@@ -80,6 +80,9 @@ static bool readAccumulation(MlirValue result, MlirType element,
 /// matmul named `name`, that matmul; if it is such a matmul and no truncf
 /// follows it (which the walk visits later), itself.
 static MlirOperation matmulOfTail(MlirOperation op, const char *name) {
+  // A matmul on memrefs has no result: it is no tensor program to raise.
+  if (mlirOperationGetNumResults(op) != 1)
+    return (MlirOperation){NULL};
   if (embOpIs(op, name))
     return truncatedLater(mlirOperationGetResult(op, 0)) ? (MlirOperation){NULL}
                                                          : op;
