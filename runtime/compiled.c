@@ -1,9 +1,10 @@
-//===- runtime/compiled.c - Memory of the compiled-model ABI ------*- C -*-===//
+//===- runtime/compiled.c - Memory and checks of the compiled ABI -*- C -*-===//
 //
 // The memory side of include/emb/compiled.h: the intermediates, copies and
-// constants of compiled models. The ABI's op decoders (embrtCompiledTbe,
-// ...) live with their families (runtime/tbe.c, ...). Statuses are left in
-// the context (sticky), not returned.
+// constants of compiled models, and the model's own assertions (cf.assert).
+// The ABI's op decoders (embrtCompiledTbe, ...) live with their families
+// (runtime/tbe.c, ...). Statuses are left in the context (sticky), not
+// returned.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,4 +75,14 @@ void *embrtCompiledConstant(embrtContext *ctx, const void *host, int64_t bytes,
   ctx->constants[ctx->numConstants++] =
       (embrtConstant){(uint64_t)hash, bytes, device};
   return device;
+}
+
+/// The first failure is the one to report: a failed bounds check fails for
+/// every out-of-range id, and an earlier error of another call explains more
+/// than an assertion that tripped after it.
+void embrtCompiledAssert(embrtContext *ctx, int64_t ok, const char *message) {
+  if (ok || !ctx || ctx->status != EMBRT_OK)
+    return;
+  embrtSetError(ctx, EMBRT_OUT_OF_RANGE, "%s",
+                message ? message : "assertion failed");
 }

@@ -15,7 +15,8 @@
 //
 // The layouts are the EMB_ABI_* indices below, shared by the compiler
 // (codegen/lower_to_runtime.c) and the runtime (the decoders in each op
-// family's runtime/<family>.c; memory and constants in runtime/compiled.c),
+// family's runtime/<family>.c; memory, constants and assertions in
+// runtime/compiled.c),
 // so the two cannot disagree. Errors are recorded in the context (sticky
 // status and message): compiled code does not branch on them; the caller
 // checks embrtContextGetStatus after the model returns. A failed allocation
@@ -64,6 +65,18 @@ void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
 /// into it. Returns NULL and records the error on failure.
 void *embrtCompiledConstant(embrtContext *ctx, const void *host, int64_t bytes,
                             int64_t hash);
+
+//===----------------------------------------------------------------------===//
+// The model's own checks
+//===----------------------------------------------------------------------===//
+
+/// A `cf.assert` of the model (torch-mlir's bounds and shape checks): when
+/// `ok` is 0, records EMBRT_OUT_OF_RANGE with `message` (a NUL-terminated
+/// string in the compiled code's read-only data, "assertion failed in @f
+/// (file:line:col): ..."), unless the context already holds an error, whose
+/// message is kept. Compiled code calls it on the failing path only and then
+/// skips what the assertion guards (docs/codegen.md), so it never aborts.
+void embrtCompiledAssert(embrtContext *ctx, int64_t ok, const char *message);
 
 //===----------------------------------------------------------------------===//
 // Ops

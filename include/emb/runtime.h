@@ -67,7 +67,8 @@ typedef enum embrtStatus {
   EMBRT_INVALID_ARGUMENT = 1,
   /// Input data is invalid: an id outside its table under `fatal` bounds
   /// checking, decreasing offsets or offsets past the end of the indices, a
-  /// cand_to_user entry outside the user batch.
+  /// cand_to_user entry outside the user batch, a failed cf.assert of a
+  /// compiled model.
   EMBRT_OUT_OF_RANGE = 2,
   /// A valid request this build or device cannot run (CUDA not built in, a
   /// dtype combination without a kernel).
