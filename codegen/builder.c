@@ -10,6 +10,8 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/LLVM.h"
 
+#include <stdlib.h>
+
 MlirOperation embBuildOp(EmbBuilder *b, const char *name, intptr_t nOperands,
                          const MlirValue *operands, intptr_t nResults,
                          const MlirType *results, intptr_t nAttrs,
@@ -147,6 +149,20 @@ MlirValue embBuildMemrefPtr(EmbBuilder *b, MlirValue memref,
       embBuildOp(b, "llvm.inttoptr", 1, &addr, 1, &ptr, 0, NULL), 0);
 }
 
+MlirValue embBuildMemrefAlloc(EmbBuilder *b, MlirType type, intptr_t nDynamic,
+                              const MlirValue *dynamicSizes) {
+  int32_t segments[2] = {(int32_t)nDynamic, 0}; // sizes, symbols
+  MlirNamedAttribute attrs[2] = {
+      embNamedAttr(b->ctx, "operandSegmentSizes",
+                   mlirDenseI32ArrayGet(b->ctx, 2, segments)),
+      embNamedAttr(b->ctx, "alignment",
+                   mlirIntegerAttrGet(embI64Type(b->ctx), 64)),
+  };
+  return mlirOperationGetResult(
+      embBuildOp(b, "memref.alloc", nDynamic, dynamicSizes, 1, &type, 2, attrs),
+      0);
+}
+
 MlirValue embBuildMemrefDim(EmbBuilder *b, MlirValue memref, int64_t dim) {
   MlirValue operands[2] = {memref, embBuildConstIndex(b, dim)};
   MlirType index = mlirIndexTypeGet(b->ctx);
@@ -163,4 +179,30 @@ MlirValue embBuildCall(EmbBuilder *b, const char *callee, intptr_t nArgs,
   MlirOperation call = embBuildOp(b, "func.call", nArgs, args,
                                   hasResult ? 1 : 0, &resultType, 1, &a);
   return hasResult ? mlirOperationGetResult(call, 0) : (MlirValue){NULL};
+}
+
+typedef struct {
+  bool (*match)(MlirOperation);
+  MlirOperation *ops;
+  size_t n, cap;
+} Collected;
+
+static MlirWalkResult collectMatching(MlirOperation op, void *userData) {
+  Collected *c = userData;
+  if (!c->match(op))
+    return MlirWalkResultAdvance;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 8;
+    c->ops = realloc(c->ops, c->cap * sizeof(MlirOperation));
+  }
+  c->ops[c->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+MlirOperation *embCollectOps(MlirOperation root, bool (*match)(MlirOperation),
+                             size_t *count) {
+  Collected c = {match, NULL, 0, 0};
+  mlirOperationWalk(root, collectMatching, &c, MlirWalkPreOrder);
+  *count = c.n;
+  return c.ops;
 }

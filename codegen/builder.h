@@ -69,8 +69,19 @@ MlirValue embBuildNullPtr(EmbBuilder *b);
 /// plus offset), for a memref of `elemBytes`-byte elements.
 MlirValue embBuildMemrefPtr(EmbBuilder *b, MlirValue memref, int64_t elemBytes);
 
+/// memref.alloc of `type` (64-byte aligned) with its dynamic sizes (index
+/// values, in order).
+MlirValue embBuildMemrefAlloc(EmbBuilder *b, MlirType type, intptr_t nDynamic,
+                              const MlirValue *dynamicSizes);
+
 /// memref.dim as i64.
 MlirValue embBuildMemrefDim(EmbBuilder *b, MlirValue memref, int64_t dim);
+
+/// The ops nested in `root` (itself included) for which `match` holds, in
+/// program order, as a malloc'ed array of `*count` (the caller frees it):
+/// what a rewrite that replaces ops collects before it starts.
+MlirOperation *embCollectOps(MlirOperation root, bool (*match)(MlirOperation),
+                             size_t *count);
 
 /// func.call @callee(args) with at most one result (resultType may be null).
 MlirValue embBuildCall(EmbBuilder *b, const char *callee, intptr_t nArgs,

@@ -27,6 +27,9 @@ extern const EmbOptionTable embLowerToRuntimeOptions;
 /// emb-lower-to-runtime (lower_to_runtime.c).
 extern const EmbPassDef embLowerToRuntimePassDef;
 
+/// emb-lower-strided-copies (lower_strided_copies.c).
+extern const EmbPassDef embLowerStridedCopiesPassDef;
+
 /// emb-lower-to-llvm: the pipeline from emb-level IR to the LLVM dialect
 /// (lower_to_llvm.c).
 extern const EmbPassDef embLowerToLlvmPipelineDef;

@@ -32,6 +32,7 @@ static const EmbPassDef *const entries[] = {
     &embFromTorchPipelineDef,
     &embLowerToRuntimePassDef,
     &embLowerToLlvmPipelineDef,
+    &embLowerStridedCopiesPassDef,
 };
 // clang-format on
 
