@@ -202,6 +202,44 @@ void embCallRuntimeOp(EmbLowering *l, EmbRuntimeFn fn, EmbCallArrays a) {
   embCallRuntime(l, fn, 4, args, (MlirType){NULL});
 }
 
+MlirValue embBuildConstantGlobal(EmbLowering *l, const char *prefix,
+                                 MlirAttribute value, int64_t bytes,
+                                 int64_t alignment) {
+  char name[64];
+  int n = 0;
+  do
+    snprintf(name, sizeof name, "%s%d", prefix, n++);
+  while (embHasSymbol(l, name));
+  MlirType i8 = mlirIntegerTypeGet(l->ctx, 8);
+  MlirNamedAttribute attrs[7] = {
+      embNamedAttr(l->ctx, "sym_name", mlirStringAttrGet(l->ctx, embStr(name))),
+      embNamedAttr(l->ctx, "global_type",
+                   mlirTypeAttrGet(mlirLLVMArrayTypeGet(i8, (unsigned)bytes))),
+      embNamedAttr(l->ctx, "value", value),
+      embNamedAttr(
+          l->ctx, "linkage",
+          mlirAttributeParseGet(l->ctx, embStr("#llvm.linkage<private>"))),
+      embNamedAttr(l->ctx, "constant", mlirUnitAttrGet(l->ctx)),
+      embNamedAttr(l->ctx, "addr_space",
+                   mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 32), 0)),
+      embNamedAttr(
+          l->ctx, "alignment",
+          mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64), alignment)),
+  };
+  MlirOperationState st =
+      mlirOperationStateGet(embStr("llvm.mlir.global"), l->b.loc);
+  mlirOperationStateAddAttributes(&st, alignment > 0 ? 7 : 6, attrs);
+  MlirRegion init = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&st, 1, &init);
+  mlirBlockInsertOwnedOperation(mlirModuleGetBody(l->module), 0,
+                                mlirOperationCreate(&st));
+  MlirType ptr = embPtrType(l->ctx);
+  MlirNamedAttribute ref = embNamedAttr(
+      l->ctx, "global_name", mlirFlatSymbolRefAttrGet(l->ctx, embStr(name)));
+  return mlirOperationGetResult(
+      embBuildOp(&l->b, "llvm.mlir.addressof", 0, NULL, 1, &ptr, 1, &ref), 0);
+}
+
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {
   MlirValue args[2] = {l->ctxArg, embDimValue(l, &bytes)};
   MlirValue p = embCallRuntime(l, EMB_RT_ALLOC, 2, args, embPtrType(l->ctx));

@@ -142,6 +142,14 @@ bool embDynamicResultDims(EmbLowering *l, MlirOperation op,
 /// the caller's out buffer if `r` is returned, else a new allocation.
 EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims);
 
+/// A private constant global of the module, `!llvm.array<bytes x i8>` named
+/// `<prefix><n>` and initialised with `value` (bytes or a string), aligned to
+/// `alignment` bytes (0: the default); returns its address at the builder's
+/// point.
+MlirValue embBuildConstantGlobal(EmbLowering *l, const char *prefix,
+                                 MlirAttribute value, int64_t bytes,
+                                 int64_t alignment);
+
 /// A runtime allocation of `bytes`, freed before the function returns.
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes);
 
@@ -192,6 +200,19 @@ bool embLowerTensorOp(EmbLowering *l, MlirOperation op);
 /// Tensor constants, tensor.splat and elementwise arith/math on tensors
 /// (constants.c): false if `op` is not one.
 bool embLowerConstantOp(EmbLowering *l, MlirOperation op);
+
+//===----------------------------------------------------------------------===//
+// dense_resource constants (constants.c)
+//===----------------------------------------------------------------------===//
+
+/// Whether the dense_resource value of constant `op` has its blob (the C
+/// API's element readers dereference a missing one).
+bool embResourceHasData(MlirOperation op);
+
+/// The bytes of a dense_resource tensor attribute of `type`, as the runtime
+/// lays them out (one byte an i1), in a malloc'ed buffer of `*bytes`; NULL
+/// if its element type has no runtime dtype or memory runs out.
+void *embReadResource(MlirAttribute value, MlirType type, int64_t *bytes);
 
 //===----------------------------------------------------------------------===//
 // What emb.ikbo_lce reads through (ikbo_read_through.c)

@@ -2,6 +2,8 @@
 // dtype: each function's result has a known sum. Non-splat dense constants
 // too: their bytes become a private global read through
 // embrtCompiledConstant, and the results show them element by element.
+// dense_resource constants (weights frozen into a torch-mlir model, their
+// bytes in the module's dialect_resources blob) lower like dense ones.
 // REQUIRES: emb-compiler
 // RUN: emb-run %s --entry f16_constant --random-inputs --print | FileCheck %s --check-prefix=F16
 // F16: result #0 tensor<2x4xf16>: sum 18, min 2.25, max 2.25
@@ -18,12 +20,26 @@
 // DENSE16: result #1 tensor<2x2xf16>: sum 0.625, min -1.25, max 1.5, first [0.25, -1.25, 1.5, 0.125]
 // RUN: emb-run %s --entry dense_i64 --random-inputs --print | FileCheck %s --check-prefix=DENSE64
 // DENSE64: result #0 tensor<3xi64>: sum -5e+09, min -5e+09, max 3, first [3, -5e+09, -2]
+// RUN: emb-run %s --entry resource_f32 --random-inputs --print | FileCheck %s --check-prefix=RES32
+// RES32: result #0 tensor<2x3xf32>: sum 4.5, min -6.5, max 5.5, first [1, -2.5, 3, 4, ...]
+// RUN: emb-run %s --entry resource_f16 --random-inputs --print | FileCheck %s --check-prefix=RES16
+// RES16: result #0 tensor<4xf16>: sum 0.625, min -1.25, max 1.5, first [0.25, -1.25, 1.5, 0.125]
+// RUN: emb-run %s --entry resource_i64 --random-inputs --print | FileCheck %s --check-prefix=RES64
+// RES64: result #0 tensor<3xi64>: sum -5e+09, min -5e+09, max 3, first [3, -5e+09, -2]
 // RUN: emb-opt --emb-lower-to-runtime=target=cuda %s | FileCheck %s --check-prefix=LOWERED
 // LOWERED: llvm.mlir.global private constant @[[$G:__emb_constant_[0-9]+]](dense<[0, 0, -128, 63, 0, 0, 32, -64, 0, 0, 64, 64, 0, 0, -128, 64, 0, 0, -80, 64, 0, 0, -64, -64]> : tensor<24xi8>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<24 x i8>
 // LOWERED-LABEL: func.func @dense_f32
 // LOWERED: %[[HOST:.+]] = llvm.mlir.addressof @[[$G]] : !llvm.ptr
 // LOWERED: %[[BYTES:.+]] = arith.constant 24 : i64
 // LOWERED: call @embrtCompiledConstant(%arg0, %[[HOST]], %[[BYTES]], %{{.+}})
+
+// A dense_resource's global holds its blob's bytes (without the blob's
+// alignment prefix), read through embrtCompiledConstant like a dense one's.
+// RUN: emb-opt --emb-lower-to-runtime=target=cuda %s | FileCheck %s --check-prefix=RESOURCE
+// RESOURCE: llvm.mlir.global private constant @[[$R:__emb_constant_[0-9]+]](dense<[0, 0, -128, 63, 0, 0, 32, -64, 0, 0, 64, 64, 0, 0, -128, 64, 0, 0, -80, 64, 0, 0, -48, -64]> : tensor<24xi8>)
+// RESOURCE-LABEL: func.func @resource_f32
+// RESOURCE: %[[RHOST:.+]] = llvm.mlir.addressof @[[$R]] : !llvm.ptr
+// RESOURCE: call @embrtCompiledConstant(%arg0, %[[RHOST]],
 
 func.func @f16_constant(%x: tensor<2x4xf16>) -> tensor<2x4xf16> {
   %c = arith.constant dense<1.5> : tensor<2x4xf16>
@@ -71,3 +87,28 @@ func.func @dense_i64(%x: tensor<3xi64>) -> tensor<3xi64> {
   %1 = arith.addi %0, %c : tensor<3xi64>
   return %1 : tensor<3xi64>
 }
+
+func.func @resource_f32(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = arith.constant dense_resource<weights_f32> : tensor<2x3xf32>
+  return %c : tensor<2x3xf32>
+}
+
+func.func @resource_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %c = arith.constant dense_resource<weights_f16> : tensor<4xf16>
+  return %c : tensor<4xf16>
+}
+
+func.func @resource_i64(%x: tensor<3xi64>) -> tensor<3xi64> {
+  %c = arith.constant dense_resource<weights_i64> : tensor<3xi64>
+  return %c : tensor<3xi64>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights_f32: "0x040000000000803F000020C000004040000080400000B0400000D0C0",
+      weights_f16: "0x02000000003400BD003E0030",
+      weights_i64: "0x080000000300000000000000000EFAD5FEFFFFFFFEFFFFFFFFFFFFFF"
+    }
+  }
+#-}
