@@ -240,6 +240,16 @@ MlirValue embBuildConstantGlobal(EmbLowering *l, const char *prefix,
       embBuildOp(&l->b, "llvm.mlir.addressof", 0, NULL, 1, &ptr, 1, &ref), 0);
 }
 
+void embEndFunction(EmbLowering *l) {
+  l->mixed = false;
+  free(l->map);
+  l->map = NULL;
+  free(l->plans);
+  l->plans = NULL;
+  free(l->skipped);
+  l->skipped = NULL;
+}
+
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {
   MlirValue args[2] = {l->ctxArg, embDimValue(l, &bytes)};
   MlirValue p = embCallRuntime(l, EMB_RT_ALLOC, 2, args, embPtrType(l->ctx));
@@ -281,11 +291,47 @@ EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims) {
       return embLookupValue(l, r);
     }
   }
+  if (l->mixed) {
+    // MLIR's deallocation frees it once its tensor is dead.
+    MlirValue sizes[EMBRT_MAX_RANK];
+    intptr_t n = 0;
+    for (int i = 0; i < m.rank; ++i)
+      if (embDim(type, i) < 0)
+        sizes[n++] = embBuildI64ToIndex(&l->b, embDimValue(l, &m.dims[i]));
+    m.memref = embBuildMemrefAlloc(&l->b, embMemrefTypeOf(type), n, sizes);
+    m.value = embBuildMemrefPtr(&l->b, m.memref, embTensorElementBytes(type));
+    embMapValue(l, r, &m);
+    return embLookupValue(l, r);
+  }
   EmbDim bytes = embMulDim(l, embDimProduct(l, &m, 0, m.rank),
                            embConstDim(embTensorElementBytes(type)));
   m.value = embAllocBytes(l, bytes);
   embMapValue(l, r, &m);
   return embLookupValue(l, r);
+}
+
+MlirType embMemrefTypeOf(MlirType tensor) {
+  intptr_t rank = mlirShapedTypeGetRank(tensor);
+  int64_t shape[EMBRT_MAX_RANK];
+  for (intptr_t i = 0; i < rank; ++i)
+    shape[i] = mlirShapedTypeGetDimSize(tensor, i);
+  return mlirMemRefTypeGet(mlirShapedTypeGetElementType(tensor), rank, shape,
+                           mlirAttributeGetNull(), mlirAttributeGetNull());
+}
+
+EmbMapped embBufferMapping(EmbLowering *l, MlirValue memref) {
+  MlirType t = mlirValueGetType(memref);
+  EmbMapped m;
+  memset(&m, 0, sizeof m);
+  m.isTensor = true;
+  m.rank = (int)mlirShapedTypeGetRank(t);
+  m.value = embBuildMemrefPtr(&l->b, memref, embTensorElementBytes(t));
+  for (int i = 0; i < m.rank; ++i) {
+    int64_t d = embDim(t, i);
+    m.dims[i] = d >= 0 ? embConstDim(d)
+                       : (EmbDim){embBuildMemrefDim(&l->b, memref, i), -1};
+  }
+  return m;
 }
 
 /// Sizes of a result: static dims from its type, dynamic ones from `from`

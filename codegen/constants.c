@@ -362,6 +362,12 @@ static void lowerElementwise(EmbLowering *l, MlirOperation op,
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+bool embIsRuntimeConstantOp(MlirOperation op) {
+  return embOpIs(op, "tensor.splat") ||
+         ((embOpIs(op, "arith.constant") || findElementwise(op)) &&
+          embHasTensor(op));
+}
+
 bool embLowerConstantOp(EmbLowering *l, MlirOperation op) {
   const ElementwiseOp *e;
   if (embOpIs(op, "tensor.splat"))

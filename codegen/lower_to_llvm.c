@@ -1,24 +1,42 @@
 //===- codegen/lower_to_llvm.c - emb-lower-to-llvm ------------------------===//
 //
 // The pipeline from emb-level IR to the LLVM dialect: emb-lower-to-runtime
-// (every op becomes a runtime call on buffers), then MLIR's own conversions
-// of what remains (memref descriptors, func, arith, index) to LLVM. Our
-// lowering assigns the buffers itself, so no bufferization pass is needed:
-// every buffer comes from the runtime (device memory on CUDA). Its options
-// are emb-lower-to-runtime's, handed on.
+// (every op a runtime call on buffers, or, in a mixed function on the cpu
+// target, emb ops as calls on buffers inside tensor IR), then MLIR's own
+// passes: bufferization of what stays at the tensor level (elementwise ops
+// on tensors become linalg, a tensor.empty that becomes a result writes into
+// the caller's buffer, every allocation is freed by the ownership-based
+// deallocation), linalg to loops, and the conversions of what remains to
+// LLVM (math to LLVM intrinsics and libm calls, which the JIT resolves in
+// the process and a linked program from -lm). A function of runtime calls
+// only has no tensors left for the bufferization passes, which leave it as
+// it is. Its options are emb-lower-to-runtime's, handed on.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen.h"
 
-/// What follows emb-lower-to-runtime, in order.
+/// What follows emb-lower-to-runtime, in order; NULL marks where
+/// emb-lower-strided-copies goes.
 static const char *const upstreamPasses[] = {
     "canonicalize",
+    "func.func(convert-elementwise-to-linalg)",
+    "eliminate-empty-tensors",
+    "empty-tensor-to-alloc-tensor",
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}",
+    "canonicalize",
+    "buffer-deallocation-pipeline",
+    "convert-bufferization-to-memref",
+    NULL,
+    "func.func(convert-linalg-to-loops)",
+    "lower-affine",
+    "convert-scf-to-cf",
     "expand-strided-metadata",
     "finalize-memref-to-llvm",
-    "convert-func-to-llvm",
-    "convert-arith-to-llvm",
-    "convert-index-to-llvm",
+    "convert-math-to-llvm",
+    "convert-math-to-libm",
+    "convert-to-llvm",
     "reconcile-unrealized-casts",
 };
 
@@ -26,10 +44,16 @@ static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
   if (mlirLogicalResultIsFailure(
           embPipelineAdd(b, &embLowerToRuntimePassDef, options)))
     return mlirLogicalResultFailure();
-  for (size_t i = 0; i < sizeof upstreamPasses / sizeof upstreamPasses[0]; ++i)
-    if (mlirLogicalResultIsFailure(embPipelineAddUpstream(
-            b, mlirStringRefCreateFromCString(upstreamPasses[i]))))
-      return mlirLogicalResultFailure();
+  for (size_t i = 0; i < sizeof upstreamPasses / sizeof upstreamPasses[0];
+       ++i) {
+    MlirLogicalResult r =
+        upstreamPasses[i]
+            ? embPipelineAddUpstream(
+                  b, mlirStringRefCreateFromCString(upstreamPasses[i]))
+            : embPipelineAdd(b, &embLowerStridedCopiesPassDef, NULL);
+    if (mlirLogicalResultIsFailure(r))
+      return r;
+  }
   return mlirLogicalResultSuccess();
 }
 

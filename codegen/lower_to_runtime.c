@@ -18,22 +18,30 @@
 // what is known at compile time (dtypes, enums, the launch configuration) and
 // whose dims array carries sizes, constant where the shape is static.
 //
-// The lowering is the same for both targets: the compiled code runs on the
-// device of the runtime context it is given, so every op must map to the
-// runtime (emb ops, tensor.concat/extract_slice/expand_shape/collapse_shape/
-// cast/empty/dim, splat constants, elementwise arith and math on tensors, and
-// scalar arith, which is copied). Anything else is an error naming the op.
+// Functions whose every op maps to the runtime (emb ops, tensor.concat/
+// extract_slice/expand_shape/collapse_shape/cast/empty/dim, splat, dense and
+// dense_resource constants, elementwise arith and math on tensors, and
+// scalar arith, which is copied) are lowered the same way for both targets:
+// the compiled code runs on the device of the runtime context it is given.
 // `target` selects the launch configurations and is recorded for the runner.
 // emb.ikbo_lce reads its weights as strided views and through zero padding of
 // K, so the copies that would feed it are not made (ikbo_read_through.c).
 //
-// Precondition: the module verifies. Postcondition: no tensor values remain;
-// the functions use only func, arith, memref and llvm ops.
+// A function with any other op (linalg, scf, cf.assert, tensor.pad, ...) is
+// a mixed function: on the cpu target it keeps those ops at the tensor level
+// for MLIR's bufferization and lowering, with emb ops as runtime calls on
+// buffers among them (mixed_functions.c); on the cuda target it is an error
+// naming the first such op (emb has no GPU lowering for them yet).
 //
-// This file is the pass: its options, the walk over functions and ops, the
-// new signatures and the copies and frees at the return. The ops themselves
-// are lowered in emb_ops.c, tensor_ops.c and constants.c, on the value map
-// and call helpers of buffers.c (lowering.h).
+// Precondition: the module verifies. Postcondition: no emb op remains; a
+// function of the first kind has no tensor values left and uses only func,
+// arith, memref and llvm ops; a mixed one keeps tensors inside a signature of
+// buffers.
+//
+// This file is the pass: its options, which path a function takes, the walk
+// over functions and ops, the new signatures and the copies and frees at the
+// return. The ops themselves are lowered in emb_ops.c, tensor_ops.c and
+// constants.c, on the value map and call helpers of buffers.c (lowering.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +109,13 @@ static void copyScalarOp(EmbLowering *l, MlirOperation op) {
   }
 }
 
+/// Scalar arith and index ops (sizes, scalar constants) are copied.
+static bool isScalarCopy(MlirOperation op) {
+  const char *name = mlirIdentifierStr(mlirOperationGetName(op)).data;
+  return !embHasTensor(op) && mlirOperationGetNumRegions(op) == 0 &&
+         (!strncmp(name, "arith.", 6) || !strncmp(name, "index.", 6));
+}
+
 static void lowerOp(EmbLowering *l, MlirOperation op) {
   if (embIsSkipped(l, op))
     return;
@@ -108,44 +123,38 @@ static void lowerOp(EmbLowering *l, MlirOperation op) {
   if (embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
       embLowerConstantOp(l, op))
     return;
-  if (!embHasTensor(op) && mlirOperationGetNumRegions(op) == 0 &&
-      (embOpIs(op, "arith.constant") ||
-       !strncmp(mlirIdentifierStr(mlirOperationGetName(op)).data, "arith.",
-                6) ||
-       !strncmp(mlirIdentifierStr(mlirOperationGetName(op)).data, "index.", 6)))
+  if (isScalarCopy(op))
     copyScalarOp(l, op);
+  else if (l->target == EMB_TARGET_CUDA)
+    // The cpu target compiles such ops with MLIR (mixed_functions.c).
+    embLowerFail(l, op,
+                 "every op must map to a runtime call, and emb has no GPU "
+                 "lowering for this one yet (issue #13; the cpu target "
+                 "compiles it)");
   else
     embLowerFail(l, op, "every op must map to a runtime call");
+}
+
+bool embIsMixedFunction(EmbLowering *l, MlirOperation func) {
+  if (l->target != EMB_TARGET_CPU)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  if (!mlirBlockIsNull(mlirBlockGetNextInRegion(body)))
+    return true;
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    if (!mlirOperationEqual(op, ret) && !embIsEmbOp(op) &&
+        !embIsRuntimeTensorOp(op) && !embIsRuntimeConstantOp(op) &&
+        !isScalarCopy(op))
+      return true;
+  }
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
 // Functions
 //===----------------------------------------------------------------------===//
-
-/// Maps a memref block argument to a lowered tensor.
-static EmbMapped memrefArg(EmbLowering *l, MlirValue arg) {
-  MlirType t = mlirValueGetType(arg);
-  EmbMapped m;
-  memset(&m, 0, sizeof m);
-  m.isTensor = true;
-  m.rank = (int)mlirShapedTypeGetRank(t);
-  m.value = embBuildMemrefPtr(&l->b, arg, embTensorElementBytes(t));
-  for (int i = 0; i < m.rank; ++i) {
-    int64_t d = embDim(t, i);
-    m.dims[i] = d >= 0 ? embConstDim(d)
-                       : (EmbDim){embBuildMemrefDim(&l->b, arg, i), -1};
-  }
-  return m;
-}
-
-static MlirType memrefOf(MlirType tensor) {
-  intptr_t rank = mlirShapedTypeGetRank(tensor);
-  int64_t shape[EMBRT_MAX_RANK];
-  for (intptr_t i = 0; i < rank; ++i)
-    shape[i] = mlirShapedTypeGetDimSize(tensor, i);
-  return mlirMemRefTypeGet(mlirShapedTypeGetElementType(tensor), rank, shape,
-                           mlirAttributeGetNull(), mlirAttributeGetNull());
-}
 
 static bool checkSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
   intptr_t i = embFindNonRuntimeTensor(ft);
@@ -170,8 +179,6 @@ static bool checkSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
 static void lowerFunction(EmbLowering *l, MlirOperation func) {
   MlirType ft = mlirTypeAttrGetValue(
       mlirOperationGetAttributeByName(func, embStr("function_type")));
-  if (!checkSignature(l, func, ft))
-    return;
   intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
   intptr_t no = mlirFunctionTypeGetNumResults(ft);
   MlirRegion oldRegion = mlirOperationGetRegion(func, 0);
@@ -193,9 +200,9 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   MlirLocation *locs = calloc((size_t)nargs, sizeof(MlirLocation));
   types[0] = embPtrType(l->ctx);
   for (intptr_t i = 0; i < ni; ++i)
-    types[1 + i] = memrefOf(mlirFunctionTypeGetInput(ft, i));
+    types[1 + i] = embMemrefTypeOf(mlirFunctionTypeGetInput(ft, i));
   for (intptr_t i = 0; i < no; ++i)
-    types[1 + ni + i] = memrefOf(mlirFunctionTypeGetResult(ft, i));
+    types[1 + ni + i] = embMemrefTypeOf(mlirFunctionTypeGetResult(ft, i));
   for (intptr_t i = 0; i < nargs; ++i)
     locs[i] = loc;
   MlirBlock block = mlirBlockCreate(nargs, types, locs);
@@ -210,7 +217,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->mapCount = 0;
   l->map = calloc(l->mapCap, sizeof(EmbMapped));
   for (intptr_t i = 0; i < ni; ++i) {
-    EmbMapped m = memrefArg(l, mlirBlockGetArgument(block, 1 + i));
+    EmbMapped m = embBufferMapping(l, mlirBlockGetArgument(block, 1 + i));
     embMapValue(l, mlirBlockGetArgument(oldBlock, i), &m);
   }
 
@@ -221,7 +228,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->outs = calloc((size_t)no + 1, sizeof(EmbMapped));
   l->claimed = calloc((size_t)no + 1, sizeof(bool));
   for (intptr_t i = 0; i < no; ++i) {
-    l->outs[i] = memrefArg(l, mlirBlockGetArgument(block, 1 + ni + i));
+    l->outs[i] = embBufferMapping(l, mlirBlockGetArgument(block, 1 + ni + i));
     MlirValue v = mlirOperationGetOperand(ret, i);
     // An argument returned as is, or a value returned twice, is copied.
     bool seen = false;
@@ -303,12 +310,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
                                        newFunc);
     mlirOperationDestroy(func);
   }
-  free(l->map);
-  l->map = NULL;
-  free(l->plans);
-  l->plans = NULL;
-  free(l->skipped);
-  l->skipped = NULL;
+  embEndFunction(l);
   free(l->returned);
   free(l->outs);
   free(l->claimed);
@@ -338,7 +340,15 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
   }
   for (size_t i = 0; i < n && !l.failed; ++i) {
     MlirRegion r = mlirOperationGetRegion(funcs[i], 0);
-    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(r)))
+    if (mlirBlockIsNull(mlirRegionGetFirstBlock(r)))
+      continue; // a declaration
+    MlirType ft = mlirTypeAttrGetValue(
+        mlirOperationGetAttributeByName(funcs[i], embStr("function_type")));
+    if (!checkSignature(&l, funcs[i], ft))
+      break;
+    if (embIsMixedFunction(&l, funcs[i]))
+      embLowerMixedFunction(&l, funcs[i]);
+    else
       lowerFunction(&l, funcs[i]);
   }
   free(funcs);

@@ -3,9 +3,11 @@
 // emb-lower-to-runtime in one file per concept: the value map and the runtime
 // calls (buffers.c), emb ops (emb_ops.c), tensor ops (tensor_ops.c),
 // constants and elementwise ops (constants.c), what emb.ikbo_lce reads
-// through (ikbo_read_through.c) and the pass itself (lower_to_runtime.c). This
-// header is what they share: the state of one lowering and the helpers that
-// turn a lowered op into a call. Private to codegen/.
+// through (ikbo_read_through.c), functions that keep ops MLIR compiles
+// (mixed_functions.c), cf.assert (asserts.c) and the pass itself
+// (lower_to_runtime.c). This header is what they share: the state of one
+// lowering and the helpers that turn a lowered op into a call. Private to
+// codegen/.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +46,9 @@ typedef struct EmbMapped {
   const void *key;
   bool isTensor;
   MlirValue value; ///< !llvm.ptr for tensors, the new value for scalars
+  /// Mixed functions: the memref of a result's buffer (memref.alloc), which
+  /// becomes the result's tensor after the call; null otherwise.
+  MlirValue memref;
   int rank;
   EmbDim dims[EMBRT_MAX_RANK];
 } EmbMapped;
@@ -60,6 +65,10 @@ typedef struct EmbIkboPlan {
 /// The state of one run of the pass, reset for each function.
 typedef struct EmbLowering {
   EmbTarget target;
+  /// Lowering a mixed function (mixed_functions.c): emb ops become calls on
+  /// buffers inside tensor IR, results are memref.alloc buffers, and the
+  /// workspaces of one op are freed right after its call.
+  bool mixed;
   MlirContext ctx;
   MlirModule module;
   EmbBuilder b;
@@ -139,8 +148,17 @@ bool embDynamicResultDims(EmbLowering *l, MlirOperation op,
 //===----------------------------------------------------------------------===//
 
 /// Makes the buffer of result `r` (a tensor of `type` with sizes `dims`):
-/// the caller's out buffer if `r` is returned, else a new allocation.
+/// the caller's out buffer if `r` is returned, else a new allocation (a
+/// memref.alloc in a mixed function, recorded in the mapping's `memref`).
 EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims);
+
+/// The identity-layout memref type of a ranked tensor type.
+MlirType embMemrefTypeOf(MlirType tensor);
+
+/// A lowered tensor whose buffer is `memref` (an identity-layout memref):
+/// its first element's address and its sizes, read from the descriptor
+/// where dynamic.
+EmbMapped embBufferMapping(EmbLowering *l, MlirValue memref);
 
 /// A private constant global of the module, `!llvm.array<bytes x i8>` named
 /// `<prefix><n>` and initialised with `value` (bytes or a string), aligned to
@@ -149,6 +167,10 @@ EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims);
 MlirValue embBuildConstantGlobal(EmbLowering *l, const char *prefix,
                                  MlirAttribute value, int64_t bytes,
                                  int64_t alignment);
+
+/// Frees what the lowering of one function kept (the value map, the
+/// read-through plans) once the function is done.
+void embEndFunction(EmbLowering *l);
 
 /// A runtime allocation of `bytes`, freed before the function returns.
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes);
@@ -201,6 +223,11 @@ bool embLowerTensorOp(EmbLowering *l, MlirOperation op);
 /// (constants.c): false if `op` is not one.
 bool embLowerConstantOp(EmbLowering *l, MlirOperation op);
 
+/// Whether embLowerTensorOp / embLowerConstantOp take `op`, without
+/// lowering it (what decides between the two paths of a function).
+bool embIsRuntimeTensorOp(MlirOperation op);
+bool embIsRuntimeConstantOp(MlirOperation op);
+
 //===----------------------------------------------------------------------===//
 // dense_resource constants (constants.c)
 //===----------------------------------------------------------------------===//
@@ -213,6 +240,24 @@ bool embResourceHasData(MlirOperation op);
 /// lays them out (one byte an i1), in a malloc'ed buffer of `*bytes`; NULL
 /// if its element type has no runtime dtype or memory runs out.
 void *embReadResource(MlirAttribute value, MlirType type, int64_t *bytes);
+
+//===----------------------------------------------------------------------===//
+// Functions that keep ops MLIR compiles (mixed_functions.c, asserts.c)
+//===----------------------------------------------------------------------===//
+
+/// Whether function `func` takes the mixed path: on the cpu target, when an
+/// op of it has no runtime call (or it has more than one block).
+bool embIsMixedFunction(EmbLowering *l, MlirOperation func);
+
+/// Lowers `func` in place: a signature of buffers with the entry ABI, emb
+/// ops as runtime calls on buffers, everything else left to MLIR's
+/// bufferization and lowering (emb-lower-to-llvm).
+void embLowerMixedFunction(EmbLowering *l, MlirOperation func);
+
+/// Rewrites every cf.assert of `func` (whose argument 0 is the runtime
+/// context) so that a failure records its message in the context and the
+/// rest of its block does not run.
+void embGuardAsserts(EmbLowering *l, MlirOperation func);
 
 //===----------------------------------------------------------------------===//
 // What emb.ikbo_lce reads through (ikbo_read_through.c)

@@ -231,6 +231,18 @@ static void lowerDim(EmbLowering *l, MlirOperation op) {
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+bool embIsRuntimeTensorOp(MlirOperation op) {
+  static const char *const names[] = {
+      "tensor.concat",       "tensor.extract_slice",
+      "tensor.expand_shape", "tensor.collapse_shape",
+      "tensor.cast",         "tensor.empty",
+      "tensor.dim"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (embOpIs(op, names[i]))
+      return true;
+  return false;
+}
+
 bool embLowerTensorOp(EmbLowering *l, MlirOperation op) {
   if (embOpIs(op, "tensor.concat"))
     lowerConcat(l, op);

@@ -150,6 +150,12 @@ typedef enum EmbTarget {
 /// `(tensors...) -> (tensors...)` becomes
 /// `(!llvm.ptr ctx, memrefs..., result memrefs...) -> ()` with
 /// `llvm.emit_c_interface`; results are written into the trailing memrefs.
+/// On the cpu target a function with ops the runtime has no call for
+/// (linalg, scf, cf.assert, ...) keeps them at the tensor level, with its emb
+/// ops as runtime calls on buffers among them, for the bufferization and
+/// lowering passes of emb-lower-to-llvm; the cuda target refuses such ops.
+/// The upstream ops the lowering creates (bufferization, memref, scf,
+/// linalg, llvm) must be loadable in the context (embRegisterDialects).
 MlirPass embCreateLowerToRuntimePass(EmbTarget target);
 
 /// Describes entry function `func` (a func.func at the tensor level, before

@@ -32,15 +32,7 @@ static const char *const invalidModule =
 static int runPipeline(MlirContext ctx, const char *pipeline,
                        const char *source) {
   MlirModule m = mlirModuleCreateParse(ctx, str(source));
-  MlirPassManager pm =
-      mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
-  int ok = mlirLogicalResultIsSuccess(
-      embAddPassPipeline(mlirPassManagerGetAsOpPassManager(pm), str(pipeline),
-                         false, printError, NULL));
-  if (ok)
-    ok = mlirLogicalResultIsSuccess(
-        mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m)));
-  mlirPassManagerDestroy(pm);
+  int ok = runPipelineOn(m, pipeline);
   mlirModuleDestroy(m);
   return ok;
 }

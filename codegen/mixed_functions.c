@@ -1,0 +1,310 @@
+//===- codegen/mixed_functions.c - Functions that keep ops MLIR compiles --===//
+//
+// A model from torch-mlir is more than its emb ops: linalg.generic and named
+// linalg ops, tensor ops, arith, math, scf and cf.assert around them. On the
+// cpu target a function with an op the runtime has no call for is lowered
+// here, in place, and stays at the tensor level: emb ops become opaque
+// runtime calls on buffers, everything else is left to MLIR's own
+// bufferization and lowering (emb-lower-to-llvm runs them next):
+//
+//   func.func @f(%a: tensor<8x4xf32>, %ids: tensor<6xi64>) -> tensor<2x4xf32>
+// becomes
+//   func.func @f(%ctx: !llvm.ptr, %a: memref<8x4xf32>, %ids: memref<6xi64>,
+//                %out: memref<2x4xf32>)
+//       attributes {llvm.emit_c_interface, emb.target = "cpu",
+//                   emb.num_results = 1}
+//   %at = bufferization.to_tensor %a restrict : ... to tensor<8x4xf32>
+//   ...
+//   %buf = bufferization.to_buffer %x read_only : tensor<...> to memref<...>
+//   %res = memref.alloc() {alignment = 64} : memref<...>
+//   call @embrtCompiledTbe(%ctx, ...)          // on %buf's and %res's address
+//   %y = bufferization.to_tensor %res restrict writable : ...
+//   ...
+//   bufferization.materialize_in_destination %r in restrict writable %out
+//   return
+//
+// The signature is the entry ABI of emb-lower-to-runtime's other path
+// (include/emb/model.h), so runners, the JIT and the AOT header see no
+// difference. Each emb op's operands are read through a fresh to_buffer
+// right before its call (a buffer is only known to hold its tensor there);
+// its result is a memref.alloc that MLIR's deallocation frees, and its
+// workspaces are runtime allocations freed right after the call. The
+// returned values are copied into the caller's buffers by
+// materialize_in_destination (eliminate-empty-tensors lets a linalg op that
+// computes a result write there directly). cf.assert is rewritten by
+// asserts.c. Precondition: the function's ops are emb ops or ops of the
+// dialects MLIR's CPU pipeline lowers (checked here, naming the first other
+// op); emb ops sit in the function's own block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering.h"
+
+#include "ir.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// What the CPU pipeline takes
+//===----------------------------------------------------------------------===//
+
+/// The dialects whose ops emb-lower-to-llvm's upstream passes bufferize and
+/// lower on the CPU.
+static const char *const cpuDialects[] = {
+    "arith",  "math",          "tensor", "linalg", "scf",  "cf",
+    "affine", "bufferization", "memref", "index",  "func", "llvm"};
+
+static bool inCpuDialect(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  const char *dot = memchr(name.data, '.', name.length);
+  size_t len = dot ? (size_t)(dot - name.data) : name.length;
+  for (size_t i = 0; i < sizeof cpuDialects / sizeof cpuDialects[0]; ++i)
+    if (strlen(cpuDialects[i]) == len &&
+        !memcmp(cpuDialects[i], name.data, len))
+      return true;
+  return false;
+}
+
+typedef struct {
+  EmbLowering *l;
+  MlirBlock body;
+} Check;
+
+static MlirWalkResult checkOp(MlirOperation op, void *userData) {
+  Check *c = userData;
+  EmbLowering *l = c->l;
+  if (embIsEmbOp(op)) {
+    if (!mlirBlockEqual(mlirOperationGetBlock(op), c->body))
+      embLowerFail(l, op, "emb ops inside regions are not lowered");
+  } else if (embOpIs(op, "func.call")) {
+    embLowerFail(l, op, "calls between functions are not lowered");
+  } else if (!inCpuDialect(op)) {
+    embLowerFail(l, op,
+                 "it has no runtime call, and MLIR's cpu pipeline lowers only "
+                 "arith, math, tensor, linalg, scf, cf, affine, index, memref "
+                 "and bufferization ops");
+  } else if (embOpIs(op, "arith.constant")) {
+    MlirAttribute v = mlirOperationGetAttributeByName(op, embStr("value"));
+    if (mlirAttributeIsADenseResourceElements(v) && !embResourceHasData(op))
+      embLowerFail(l, op,
+                   "its dense_resource has no data (the module's "
+                   "dialect_resources section has no blob of that name)");
+  }
+  return l->failed ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+//===----------------------------------------------------------------------===//
+// The signature
+//===----------------------------------------------------------------------===//
+
+/// Builds `name` (operands, at most one result, unit attributes `flags`)
+/// before `before` in `block`.
+static MlirOperation buildBefore(EmbLowering *l, MlirBlock block,
+                                 MlirOperation before, const char *name,
+                                 intptr_t nOperands, const MlirValue *operands,
+                                 MlirType result, const char *const *flags,
+                                 int nFlags) {
+  l->b = (EmbBuilder){l->ctx, l->b.loc, block, before};
+  MlirNamedAttribute attrs[2];
+  for (int i = 0; i < nFlags && i < 2; ++i)
+    attrs[i] = embNamedAttr(l->ctx, flags[i], mlirUnitAttrGet(l->ctx));
+  return embBuildOp(&l->b, name, nOperands, operands,
+                    mlirTypeIsNull(result) ? 0 : 1, &result, nFlags, attrs);
+}
+
+static const char *const restrictOnly[] = {"restrict"};
+static const char *const restrictWritable[] = {"restrict", "writable"};
+
+/// (ctx, memrefs of the inputs..., memrefs of the results...) -> (): the
+/// inputs become tensors again at the top of the body, and every return
+/// copies its values into the result buffers.
+static void rewriteSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
+  intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
+  intptr_t no = mlirFunctionTypeGetNumResults(ft);
+  MlirLocation loc = mlirOperationGetLocation(func);
+  MlirRegion region = mlirOperationGetRegion(func, 0);
+  MlirBlock entry = mlirRegionGetFirstBlock(region);
+  MlirOperation first = mlirBlockGetFirstOperation(entry);
+  l->b.loc = loc;
+  l->ctxArg = mlirBlockInsertArgument(entry, 0, embPtrType(l->ctx), loc);
+  for (intptr_t i = 0; i < ni; ++i) {
+    MlirType t = mlirFunctionTypeGetInput(ft, i);
+    MlirValue buffer = mlirBlockAddArgument(entry, embMemrefTypeOf(t), loc);
+    // Not writable: bufferization copies before writing into an input.
+    MlirOperation toTensor =
+        buildBefore(l, entry, first, "bufferization.to_tensor", 1, &buffer, t,
+                    restrictOnly, 1);
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, 1 + i),
+                                  mlirOperationGetResult(toTensor, 0));
+  }
+  for (intptr_t i = 0; i < ni; ++i)
+    mlirBlockEraseArgument(entry, 1);
+  for (intptr_t i = 0; i < no; ++i)
+    mlirBlockAddArgument(
+        entry, embMemrefTypeOf(mlirFunctionTypeGetResult(ft, i)), loc);
+
+  for (MlirBlock b = entry; !mlirBlockIsNull(b);
+       b = mlirBlockGetNextInRegion(b)) {
+    MlirOperation ret = mlirBlockGetTerminator(b);
+    if (mlirOperationIsNull(ret) || !embOpIs(ret, "func.return"))
+      continue;
+    l->b.loc = mlirOperationGetLocation(ret);
+    for (intptr_t i = 0; i < no; ++i) {
+      MlirValue operands[2] = {mlirOperationGetOperand(ret, i),
+                               mlirBlockGetArgument(entry, 1 + ni + i)};
+      buildBefore(l, b, ret, "bufferization.materialize_in_destination", 2,
+                  operands, (MlirType){NULL}, restrictWritable, 2);
+    }
+    mlirOperationSetOperands(ret, 0, NULL);
+  }
+
+  intptr_t nargs = 1 + ni + no;
+  MlirType *types = calloc((size_t)nargs, sizeof(MlirType));
+  for (intptr_t i = 0; i < nargs; ++i)
+    types[i] = mlirValueGetType(mlirBlockGetArgument(entry, i));
+  mlirOperationSetAttributeByName(
+      func, embStr("function_type"),
+      mlirTypeAttrGet(mlirFunctionTypeGet(l->ctx, nargs, types, 0, NULL)));
+  free(types);
+  // Argument and result attributes described the old signature.
+  mlirOperationRemoveAttributeByName(func, embStr("arg_attrs"));
+  mlirOperationRemoveAttributeByName(func, embStr("res_attrs"));
+}
+
+//===----------------------------------------------------------------------===//
+// emb ops
+//===----------------------------------------------------------------------===//
+
+/// Maps tensor `v` to a fresh read-only buffer of it, made at the builder's
+/// point (right before the op that reads it).
+static void mapBuffer(EmbLowering *l, MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  MlirNamedAttribute readOnly =
+      embNamedAttr(l->ctx, "read_only", mlirUnitAttrGet(l->ctx));
+  MlirType mt = embMemrefTypeOf(t);
+  MlirValue buffer = mlirOperationGetResult(
+      embBuildOp(&l->b, "bufferization.to_buffer", 1, &v, 1, &mt, 1, &readOnly),
+      0);
+  EmbMapped m = embBufferMapping(l, buffer);
+  embMapValue(l, v, &m);
+}
+
+/// Maps what `op` reads: its tensor operands and the tables behind its
+/// table handles, or for an emb.ikbo_lce what its plan reads instead of its
+/// weights and embeddings (ikbo_read_through.c), and its index.
+static void mapOperands(EmbLowering *l, MlirOperation op) {
+  EmbIkboPlan *p = embFindIkboPlan(l, op);
+  if (p) {
+    for (int s = 0; s < 2; ++s) {
+      mapBuffer(l, p->w[s]);
+      mapBuffer(l, p->x[s]);
+    }
+    mapBuffer(l, mlirOperationGetOperand(op, 4));
+    return;
+  }
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    if (mlirTypeIsATensor(mlirValueGetType(v))) {
+      mapBuffer(l, v);
+    } else if (mlirValueIsAOpResult(v) &&
+               embOpIs(mlirOpResultGetOwner(v), EMB_OP_TABLE)) {
+      MlirValue table = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+      mapBuffer(l, table);
+      embMapValue(l, v, embLookupValue(l, table));
+    }
+  }
+}
+
+/// One emb op: its call on buffers, its workspaces freed after it, its
+/// results back as tensors.
+static void lowerEmbOp(EmbLowering *l, MlirOperation op) {
+  MlirBlock block = mlirOperationGetBlock(op);
+  l->b = (EmbBuilder){l->ctx, mlirOperationGetLocation(op), block, op};
+  mapOperands(l, op);
+  if (!embLowerEmbOp(l, op) || l->failed)
+    return;
+  for (size_t i = 0; i < l->numOwned; ++i) {
+    MlirValue args[2] = {l->ctxArg, l->owned[i]};
+    embCallRuntime(l, EMB_RT_FREE, 2, args, (MlirType){NULL});
+  }
+  l->numOwned = 0;
+  for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i) {
+    MlirValue r = mlirOperationGetResult(op, i);
+    EmbMapped *m = embLookupValue(l, r);
+    if (!m || mlirValueIsNull(m->memref)) {
+      embLowerFail(l, op, "a result was not lowered");
+      return;
+    }
+    MlirOperation t =
+        buildBefore(l, block, op, "bufferization.to_tensor", 1, &m->memref,
+                    mlirValueGetType(r), restrictWritable, 2);
+    mlirValueReplaceAllUsesOfWith(r, mlirOperationGetResult(t, 0));
+  }
+  mlirOperationDestroy(op);
+}
+
+static void lowerEmbOps(EmbLowering *l, MlirBlock body) {
+  size_t n = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    n += embIsEmbOp(op);
+  // emb.table names a table for its users; the tables go once they are
+  // lowered, so they are listed after the ops.
+  MlirOperation *ops = calloc(n + 1, sizeof(MlirOperation));
+  size_t numOps = 0, numTables = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    if (embOpIs(op, EMB_OP_TABLE))
+      ops[n - ++numTables] = op;
+    else if (embIsEmbOp(op))
+      ops[numOps++] = op;
+  }
+  for (size_t i = 0; i < numOps && !l->failed; ++i)
+    lowerEmbOp(l, ops[i]);
+  for (size_t i = numOps; i < n && !l->failed; ++i)
+    mlirOperationDestroy(ops[i]);
+  free(ops);
+}
+
+//===----------------------------------------------------------------------===//
+// The function
+//===----------------------------------------------------------------------===//
+
+void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
+  MlirType ft = mlirTypeAttrGetValue(
+      mlirOperationGetAttributeByName(func, embStr("function_type")));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  Check c = {l, body};
+  mlirOperationWalk(func, checkOp, &c, MlirWalkPreOrder);
+  if (l->failed)
+    return;
+
+  l->mixed = true;
+  l->numResults = 0; // results are copied out: no op claims an out buffer
+  l->numOwned = 0;
+  l->mapCap = 1024;
+  l->mapCount = 0;
+  l->map = calloc(l->mapCap, sizeof(EmbMapped));
+  l->numPlans = 0;
+  l->numSkipped = 0;
+  rewriteSignature(l, func, ft);
+  // emb ops first: a cf.assert of the function's own block moves the rest of
+  // the block, emb ops and their calls with it, into its passing path.
+  embPlanReadThrough(l, body);
+  lowerEmbOps(l, body);
+  if (!l->failed)
+    embGuardAsserts(l, func);
+  MlirAttribute no = mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64),
+                                        mlirFunctionTypeGetNumResults(ft));
+  mlirOperationSetAttributeByName(func, embStr("llvm.emit_c_interface"),
+                                  mlirUnitAttrGet(l->ctx));
+  mlirOperationSetAttributeByName(func, embStr("emb.target"),
+                                  mlirStringAttrGet(l->ctx, embStr("cpu")));
+  mlirOperationSetAttributeByName(func, embStr("emb.num_results"), no);
+  embEndFunction(l);
+}

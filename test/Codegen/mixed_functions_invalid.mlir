@@ -1,0 +1,75 @@
+// What emb-lower-to-runtime refuses in a function with ops the runtime has no
+// call for: on the cuda target any such op (emb has no GPU lowering for them
+// yet), on the cpu target the ops MLIR's cpu pipeline does not lower either;
+// each error names the first such op at its location.
+// RUN: not emb-opt --split-input-file --emb-lower-to-runtime=target=cuda %s 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: not emb-opt --split-input-file --emb-lower-to-runtime %s 2>&1 | FileCheck %s --check-prefix=CPU
+// REQUIRES: emb-compiler
+
+// torch-mlir's relu after an embedding bag: the cpu target compiles the
+// generic, the cuda target names it (the bag before it is fine).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu(%table: tensor<10x4xf32>, %ids: tensor<8xi64>, %offsets: tensor<3xi64>) -> tensor<2x4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %bags = "emb.embedding_bag"(%table, %ids, %offsets) {mode = "sum"} : (tensor<10x4xf32>, tensor<8xi64>, tensor<3xi64>) -> tensor<2x4xf32>
+  %0 = tensor.empty() : tensor<2x4xf32>
+  // CUDA: mixed_functions_invalid.mlir:[[@LINE+1]]:8: error: 'linalg.generic' op cannot be lowered to the emb runtime (target cuda): every op must map to a runtime call, and emb has no GPU lowering for this one yet (issue #13; the cpu target compiles it)
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%bags : tensor<2x4xf32>) outs(%0 : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = arith.maximumf %in, %cst : f32
+    linalg.yield %2 : f32
+  } -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// An op of a dialect the cpu pipeline does not lower (tosa, as another
+// frontend's importer writes it).
+func.func @tosa(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CPU: [[@LINE+2]]:8: error: 'tosa.abs' op cannot be lowered to the emb runtime (target cpu): it has no runtime call, and MLIR's cpu pipeline lowers only arith, math, tensor, linalg, scf, cf, affine, index, memref and bufferization ops
+  // CUDA: [[@LINE+1]]:8: error: 'tosa.abs' op cannot be lowered to the emb runtime (target cuda): every op must map to a runtime call, and emb has no GPU lowering for this one yet
+  %0 = tosa.abs %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// emb ops are lowered in the function's own block only.
+func.func @nested(%cond: tensor<i1>, %table: tensor<10x4xf32>, %ids: tensor<8xi64>, %offsets: tensor<3xi64>) -> tensor<2x4xf32> {
+  %c = tensor.extract %cond[] : tensor<i1>
+  %0 = scf.if %c -> tensor<2x4xf32> {
+    // CPU: [[@LINE+1]]:10: error: 'emb.embedding_bag' op cannot be lowered to the emb runtime (target cpu): emb ops inside regions are not lowered
+    %1 = "emb.embedding_bag"(%table, %ids, %offsets) {mode = "sum"} : (tensor<10x4xf32>, tensor<8xi64>, tensor<3xi64>) -> tensor<2x4xf32>
+    scf.yield %1 : tensor<2x4xf32>
+  } else {
+    %2 = arith.constant dense<0.0> : tensor<2x4xf32>
+    scf.yield %2 : tensor<2x4xf32>
+  }
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Every function is an entry of the compiled module: calls between them are
+// not lowered.
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CPU: [[@LINE+1]]:8: error: 'func.call' op cannot be lowered to the emb runtime (target cpu): calls between functions are not lowered
+  %0 = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A dense_resource without its blob, in a mixed function.
+func.func @missing_blob(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CPU: [[@LINE+1]]:8: error: 'arith.constant' op cannot be lowered to the emb runtime (target cpu): its dense_resource has no data (the module's dialect_resources section has no blob of that name)
+  %w = arith.constant dense_resource<missing> : tensor<2xf32>
+  %0 = tensor.empty() : tensor<2xf32>
+  %1 = linalg.add ins(%x, %w : tensor<2xf32>, tensor<2xf32>) outs(%0 : tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
