@@ -4,8 +4,10 @@
 // each argument, what it holds: ids and offsets of a lookup, a cand_to_user
 // index, user lengths, per-sample weights or plain data, with the ranges that
 // make random inputs valid (ids below the smallest table a lookup uses,
-// users below the user batch). Runners use it to make inputs and to size
-// outputs; the AOT header carries it as data.
+// users below the user batch). Lookups are emb ops, or torch-mlir's gathers
+// in linalg bodies (a row of a table read with tensor.extract at an id).
+// Runners use it to make inputs and to size outputs; the AOT header carries it
+// as data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,10 +96,49 @@ static void lookupRoles(Describe *d, MlirOperation op, intptr_t idx,
   }
 }
 
+/// torch-mlir's gathers (aten.embedding, index_select, x[idx]) read a row of
+/// a table in a linalg body: `tensor.extract %table[%row, ...]` where %row is
+/// an element of an input of the linalg op, cast to index (and, for x[idx],
+/// wrapped when negative: select(%in < 0, %in + rows, %in)). Returns that
+/// input, or null.
+static MlirValue gatheredIds(MlirOperation extract) {
+  MlirValue none = {NULL};
+  if (mlirOperationGetNumOperands(extract) < 2)
+    return none;
+  MlirValue v = mlirOperationGetOperand(extract, 1);
+  while (mlirValueIsAOpResult(v)) {
+    MlirOperation def = mlirOpResultGetOwner(v);
+    if (embOpIs(def, "arith.index_cast") || embOpIs(def, "arith.extsi") ||
+        embOpIs(def, "arith.extui") || embOpIs(def, "arith.trunci"))
+      v = mlirOperationGetOperand(def, 0);
+    else if (embOpIs(def, "arith.select"))
+      v = mlirOperationGetOperand(def, 2); // the id as it is, not wrapped
+    else
+      return none;
+  }
+  MlirBlock body = mlirBlockArgumentGetOwner(v);
+  MlirOperation linalg = mlirBlockGetParentOperation(body);
+  intptr_t k = mlirBlockArgumentGetArgNumber(v);
+  if (mlirOperationIsNull(linalg) ||
+      strncmp(mlirIdentifierStr(mlirOperationGetName(linalg)).data, "linalg.",
+              7) ||
+      k >= mlirOperationGetNumOperands(linalg))
+    return none;
+  return mlirOperationGetOperand(linalg, k);
+}
+
 static MlirWalkResult visit(MlirOperation op, void *userData) {
   Describe *d = userData;
   intptr_t n = mlirOperationGetNumOperands(op);
-  if (embOpIs(op, EMB_OP_EMBEDDING_BAG)) {
+  if (embOpIs(op, "tensor.extract")) {
+    // Ids of a gather: below the rows of the table it reads.
+    MlirValue ids = gatheredIds(op);
+    MlirType table = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    if (!mlirValueIsNull(ids) && mlirShapedTypeGetRank(table) >= 1 &&
+        embDim(table, 0) >= 0 &&
+        !embIsFloat(mlirShapedTypeGetElementType(mlirValueGetType(ids))))
+      setRole(d, ids, EMB_ARG_IDS, 0, embDim(table, 0));
+  } else if (embOpIs(op, EMB_OP_EMBEDDING_BAG)) {
     lookupRoles(d, op, 1, 2, 0, 1, n == 4 ? 3 : -1);
   } else if (embOpIs(op, EMB_OP_TBE)) {
     MlirAttribute seg =

@@ -14,14 +14,20 @@
 // RUN: emb-run %s --entry embedding --inputs %t/ids_in_range.result0.npy --print | FileCheck %s --check-prefix=ROWS
 // ROWS: result #0 tensor<3x4xf32>: sum 114, min 0, max 19, first [16, 17, 18, 19, ...]
 
+// Random ids are drawn below the rows of the table the gather reads
+// (embDescribeEntry reads torch-mlir's gathers too), so no check fails: here
+// rows 1, 3 and 4.
+// RUN: emb-run %s --entry embedding --random-inputs --seed 1 --print | FileCheck %s --check-prefix=RANDOM
+// RANDOM: result #0 tensor<3x4xf32>: sum 146, min 4, max 19
+
 // RUN: not emb-run %s --entry embedding --inputs %t/ids_too_large.result0.npy --print > %t/large.out 2> %t/large.err
 // RUN: FileCheck %s --check-prefix=LARGE < %t/large.err
 // RUN: FileCheck %s --check-prefix=NORESULT --allow-empty < %t/large.out
-// LARGE: emb-run: error: embedding: EMBRT_OUT_OF_RANGE: assertion failed in @embedding ({{.*}}asserts_numbers.mlir:[[#@LINE+23]]:5): index must be smaller than dim size
+// LARGE: emb-run: error: embedding: EMBRT_OUT_OF_RANGE: assertion failed in @embedding ({{.*}}asserts_numbers.mlir:[[#@LINE+29]]:5): index must be smaller than dim size
 // NORESULT-NOT: result #0
 
 // RUN: not emb-run %s --entry embedding --inputs %t/ids_negative.result0.npy 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: emb-run: error: embedding: EMBRT_OUT_OF_RANGE: assertion failed in @embedding ({{.*}}asserts_numbers.mlir:[[#@LINE+21]]:5): index must be larger or equal to 0
+// NEGATIVE: emb-run: error: embedding: EMBRT_OUT_OF_RANGE: assertion failed in @embedding ({{.*}}asserts_numbers.mlir:[[#@LINE+27]]:5): index must be larger or equal to 0
 
 // Sizes that agree: (1 + 2) summed over 2 rows, plus the bag of rows 1 and 2
 // of a table whose row r holds r; sizes that do not (2 and 3 rows): the
