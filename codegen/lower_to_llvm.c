@@ -21,8 +21,9 @@
 static const char *const upstreamPasses[] = {
     "canonicalize",
     "func.func(convert-elementwise-to-linalg)",
+    // LLVM 22's one-shot-bufferize allocates for a tensor.empty itself:
+    // empty-tensor-to-alloc-tensor is not needed.
     "eliminate-empty-tensors",
-    "empty-tensor-to-alloc-tensor",
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}",
     "canonicalize",
