@@ -31,10 +31,11 @@
 // workspaces are runtime allocations freed right after the call. The
 // returned values are copied into the caller's buffers by
 // materialize_in_destination (eliminate-empty-tensors lets a linalg op that
-// computes a result write there directly). cf.assert is rewritten by
-// asserts.c. Precondition: the function's ops are emb ops or ops of the
-// dialects MLIR's CPU pipeline lowers (checked here, naming the first other
-// op); emb ops sit in the function's own block.
+// computes a result write there directly). A tensor.empty that several ops
+// write into gets a copy per use, which keeps bufferization's analysis
+// linear. cf.assert is rewritten by asserts.c. Precondition: the function's ops
+// are emb ops or ops of the dialects MLIR's CPU pipeline lowers (checked here,
+// naming the first other op); emb ops sit in the function's own block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,6 +178,49 @@ static void rewriteSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
 }
 
 //===----------------------------------------------------------------------===//
+// tensor.empty
+//===----------------------------------------------------------------------===//
+
+static bool isEmpty(MlirOperation op) { return embOpIs(op, "tensor.empty"); }
+
+/// torch-mlir's output, after its CSE, has one tensor.empty feed every op of
+/// its shape; one-shot-bufferize and eliminate-empty-tensors then analyse
+/// one alias set through all of them, in time quadratic in their number (10 s
+/// each for 500 generics here). An empty tensor holds nothing, so each use
+/// gets a copy of its own, made right before the user (its dynamic sizes
+/// dominate the original, hence the user), and the original goes: the
+/// analysis is linear again.
+static void splitEmptyTensors(MlirOperation func) {
+  size_t n = 0;
+  MlirOperation *empties = embCollectOps(func, isEmpty, &n);
+  for (size_t i = 0; i < n; ++i) {
+    MlirValue v = mlirOperationGetResult(empties[i], 0);
+    size_t numUses = 0;
+    for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+         u = mlirOpOperandGetNextUse(u))
+      ++numUses;
+    if (numUses < 2)
+      continue;
+    MlirOpOperand *uses = calloc(numUses, sizeof(MlirOpOperand));
+    numUses = 0;
+    for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+         u = mlirOpOperandGetNextUse(u))
+      uses[numUses++] = u;
+    for (size_t k = 0; k < numUses; ++k) {
+      MlirOperation user = mlirOpOperandGetOwner(uses[k]);
+      MlirOperation copy = mlirOperationClone(empties[i]);
+      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(user), user,
+                                          copy);
+      mlirOperationSetOperand(user, mlirOpOperandGetOperandNumber(uses[k]),
+                              mlirOperationGetResult(copy, 0));
+    }
+    free(uses);
+    mlirOperationDestroy(empties[i]);
+  }
+  free(empties);
+}
+
+//===----------------------------------------------------------------------===//
 // emb ops
 //===----------------------------------------------------------------------===//
 
@@ -293,6 +337,7 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   l->numPlans = 0;
   l->numSkipped = 0;
   rewriteSignature(l, func, ft);
+  splitEmptyTensors(func);
   // emb ops first: a cf.assert of the function's own block moves the rest of
   // the block, emb ops and their calls with it, into its passing path.
   embPlanReadThrough(l, body);

@@ -153,3 +153,29 @@ func.func @returns(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3
   %1 = tensor.extract %x[%c] : tensor<3xf32>
   return %x, %0, %0 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// One tensor.empty written by two generics (torch-mlir's output after its
+// CSE) becomes one per use, right before it: bufferization's analysis of one
+// alias set through every such op is quadratic in their number.
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E0:.+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[A:.+]] = linalg.generic {{.*}} outs(%[[E0]] : tensor<4xf32>)
+// CHECK: %[[E1:.+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[A]] : tensor<4xf32>) outs(%[[E1]] : tensor<4xf32>)
+#vec = affine_map<(d0) -> (d0)>
+func.func @shared_empty(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = math.tanh %in : f32
+    linalg.yield %2 : f32
+  } -> tensor<4xf32>
+  %3 = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%1 : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = math.exp %in : f32
+    linalg.yield %4 : f32
+  } -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
