@@ -20,7 +20,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_common.cuh"
-#include "kernels/attention_wgmma.cuh"
 #include "kernels/sm90_sync.cuh"
 #include "kernels/sm90_wgmma.cuh"
 
@@ -87,7 +86,7 @@ __device__ __forceinline__ void issueQK(float (&s)[BN / 2], uint32_t qRows,
                                 8 * kPanelRow);
     uint64_t b = wgmmaDescSw128(kTile + panel * BN * kPanelRow + inner, 16,
                                 8 * kPanelRow);
-    wgmmaSS<T, BN>(s, a, b, kk > 0);
+    wgmmaSS<T, BN, 0, 0>(s, a, b, kk > 0);
   }
   wgmmaCommit();
 }
@@ -101,8 +100,8 @@ issuePV(float (&o)[DH / 2], const uint32_t (&pf)[BN / 4], uint32_t vTile) {
   for (int kk = 0; kk < BN / 16; ++kk) {
     uint64_t b = wgmmaDescSw128(vTile + (uint32_t)kk * 16 * kPanelRow,
                                 BN * kPanelRow, 8 * kPanelRow);
-    wgmmaRS<T, DH>(o, pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2],
-                   pf[4 * kk + 3], b);
+    wgmmaRS<T, DH, 1>(o, pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2],
+                      pf[4 * kk + 3], b);
   }
   wgmmaCommit();
 }

@@ -25,7 +25,6 @@
 
 #include "kernels/device_errors.cuh"
 #include "kernels/ikbo_lce_config.cuh"
-#include "kernels/ikbo_lce_wgmma.cuh"
 #include "kernels/launch.h"
 #include "kernels/sm90_sync.cuh"
 #include "kernels/sm90_wgmma.cuh"
@@ -36,7 +35,6 @@
 #include <cuda_runtime.h>
 
 #include <string.h>
-#include <type_traits>
 
 namespace {
 
@@ -198,7 +196,6 @@ __device__ __forceinline__ Work decodeWork(int w, int mGroups, int nGroups) {
 template <typename T, int MT, int STAGES, bool kYuSmem>
 __global__ void __launch_bounds__(kThreads, 1)
     ikboLceSm90aKernel(const __grid_constant__ Sm90aParams p) {
-  constexpr bool kBf16 = std::is_same<T, __nv_bfloat16>::value;
   constexpr int kWStageBytes = MT * 128;
   constexpr int kJBlocks = MT / 8; // n8 blocks of the wgmma accumulator
   constexpr int kStagingBytes = 2 * MT * 128;
@@ -379,7 +376,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // X: 16 k rows of 128 B per step; W: 32 B further along each row.
           const uint64_t da = wgmmaDescSw128(x + kk * 2048, kAHalfBytes, 1024);
           const uint64_t db = wgmmaDescSw128(wt + kk * 32, 16, 1024);
-          ikboWgmma<MT, kBf16>(acc, da, db, (kb | kk) != 0);
+          wgmmaSS<T, MT, 1, 0>(acc, da, db, (kb | kk) != 0);
         }
         wgmmaCommit();
         // Once the previous tile's store has read the staging buffer out,

@@ -5,7 +5,7 @@
 // mbarriers, named barriers, thread-block clusters, the tensor memory
 // accelerator (TMA: tensor loads, multicast loads, stores), bulk async-groups,
 // proxy fences and programmatic dependent launch. The warpgroup matrix
-// bookkeeping (wgmma fences, descriptors) is in kernels/sm90_wgmma.cuh.
+// products and their bookkeeping are in kernels/sm90_wgmma.cuh.
 //
 // Everything but smemAddr needs sm_90 (griddepcontrol, cluster and TMA
 // instructions) and is only emitted when called, so the header may be
