@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_common.cuh"
+#include "kernels/sm90_sync.cuh"
 
 #include <limits.h>
 #include <math.h>
@@ -243,7 +244,7 @@ __global__ void __launch_bounds__(128)
     attentionMmaKernel(const AttentionParams p) {
   constexpr int BM = 64, BN = 64, CH = DH / 8, RB = DH * 2;
   extern __shared__ uint4 smemMma[];
-  const uint32_t qS = attentionSmemAddr(smemMma);
+  const uint32_t qS = smemAddr(smemMma);
   const uint32_t kS = qS + BM * RB, vS = kS + 2 * BN * RB;
 
   const int tile = blockIdx.x / p.heads, h = blockIdx.x % p.heads;

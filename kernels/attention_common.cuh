@@ -179,10 +179,6 @@ template <> struct AttentionPack<float> {
   static __device__ __forceinline__ float toFloat(float x) { return x; }
 };
 
-__device__ __forceinline__ uint32_t attentionSmemAddr(const void *p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-
 /// 16-byte asynchronous copy global -> shared; zero-fills when !valid.
 __device__ __forceinline__ void
 attentionCpAsync16(uint32_t dst, const void *src, bool valid) {

@@ -20,7 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_common.cuh"
-#include "kernels/attention_wgmma.cuh"
+#include "kernels/sm90_sync.cuh"
+#include "kernels/sm90_wgmma.cuh"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -63,131 +64,10 @@ template <int DH, int BN> struct Sm90Layout {
 // PTX helpers
 //===----------------------------------------------------------------------===//
 
-__device__ __forceinline__ void mbarInit(uint32_t bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
-               "r"(count)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarArrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarArriveExpectTx(uint32_t bar,
-                                                   uint32_t bytes) {
-  asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-      "r"(bytes)
-      : "memory");
-}
-
-/// Waits until the phase of parity `parity` of the barrier has completed.
-__device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  do {
-    asm volatile("{\n.reg .pred p;\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-  } while (!done);
-}
-
-/// TMA: a box of a 3-d tensor map into shared memory, completing on `bar`.
-__device__ __forceinline__ void tmaLoad3d(uint32_t dst, const CUtensorMap *map,
-                                          uint32_t bar, int c0, int c1,
-                                          int c2) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
-      "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
-      "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
-      : "memory");
-}
-
-/// TMA: a box of a 2-d tensor map into shared memory, completing on `bar`.
-__device__ __forceinline__ void tmaLoad2d(uint32_t dst, const CUtensorMap *map,
-                                          uint32_t bar, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-               "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1)
-               : "memory");
-}
-
-/// TMA: a box of shared memory to a 2-d tensor map (bulk async group).
-__device__ __forceinline__ void tmaStore2d(const CUtensorMap *map, uint32_t src,
-                                           int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, "
-               "{%2, %3}], [%1];\n" ::"l"((uint64_t)map),
-               "r"(src), "r"(c0), "r"(c1)
-               : "memory");
-}
-
-__device__ __forceinline__ void bulkCommit() {
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-
-/// Waits until the bulk stores issued by this thread have read their
-/// shared-memory source.
-__device__ __forceinline__ void bulkWaitRead() {
-  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-}
-
-/// Waits until the bulk stores issued by this thread are complete.
-__device__ __forceinline__ void bulkWait() {
-  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-}
-
 __device__ __forceinline__ float fastExp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
-}
-
-__device__ __forceinline__ void namedBarSync(int id, int count) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void namedBarArrive(int id, int count) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void wgmmaFence() {
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void wgmmaCommit() {
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-
-template <int N> __device__ __forceinline__ void wgmmaWait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-/// Keeps the compiler from moving accesses of `r` across an asynchronous
-/// wgmma that reads or writes it.
-template <int N> __device__ __forceinline__ void fenceRegs(float (&r)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i)
-    asm volatile("" : "+f"(r[i])::"memory");
-}
-
-template <int N> __device__ __forceinline__ void fenceRegs(uint32_t (&r)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i)
-    asm volatile("" : "+r"(r[i])::"memory");
-}
-
-/// A wgmma shared-memory descriptor with the 128-byte swizzle. K-major
-/// operands: sbo is the stride of 8-row groups (1024), lbo unused (16).
-/// MN-major operands: lbo is the stride between 64-column panels, sbo the
-/// stride of 8-row groups along K.
-__device__ __forceinline__ uint64_t makeDesc(uint32_t addr, uint32_t lbo,
-                                             uint32_t sbo) {
-  return (uint64_t)((addr & 0x3FFFF) >> 4) |
-         ((uint64_t)((lbo >> 4) & 0x3FFF) << 16) |
-         ((uint64_t)((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
 }
 
 //===----------------------------------------------------------------------===//
@@ -202,11 +82,11 @@ __device__ __forceinline__ void issueQK(float (&s)[BN / 2], uint32_t qRows,
 #pragma unroll
   for (int kk = 0; kk < DH / 16; ++kk) {
     uint32_t panel = (uint32_t)(kk >> 2), inner = (uint32_t)(kk & 3) * 32;
-    uint64_t a = makeDesc(qRows + panel * kBlockM * kPanelRow + inner, 16,
-                          8 * kPanelRow);
-    uint64_t b =
-        makeDesc(kTile + panel * BN * kPanelRow + inner, 16, 8 * kPanelRow);
-    wgmmaSS<T, BN>(s, a, b, kk > 0);
+    uint64_t a = wgmmaDescSw128(qRows + panel * kBlockM * kPanelRow + inner, 16,
+                                8 * kPanelRow);
+    uint64_t b = wgmmaDescSw128(kTile + panel * BN * kPanelRow + inner, 16,
+                                8 * kPanelRow);
+    wgmmaSS<T, BN, 0, 0>(s, a, b, kk > 0);
   }
   wgmmaCommit();
 }
@@ -218,10 +98,10 @@ issuePV(float (&o)[DH / 2], const uint32_t (&pf)[BN / 4], uint32_t vTile) {
   wgmmaFence();
 #pragma unroll
   for (int kk = 0; kk < BN / 16; ++kk) {
-    uint64_t b = makeDesc(vTile + (uint32_t)kk * 16 * kPanelRow, BN * kPanelRow,
-                          8 * kPanelRow);
-    wgmmaRS<T, DH>(o, pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2],
-                   pf[4 * kk + 3], b);
+    uint64_t b = wgmmaDescSw128(vTile + (uint32_t)kk * 16 * kPanelRow,
+                                BN * kPanelRow, 8 * kPanelRow);
+    wgmmaRS<T, DH, 1>(o, pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2],
+                      pf[4 * kk + 3], b);
   }
   wgmmaCommit();
 }
@@ -347,7 +227,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                          const AttentionParams p) {
   using L = Sm90Layout<DH, BN>;
   extern __shared__ uint8_t smemRaw[];
-  const uint32_t raw = attentionSmemAddr(smemRaw);
+  const uint32_t raw = smemAddr(smemRaw);
   const uint32_t base = (raw + 1023u) & ~1023u;
   const uint32_t qSmem = base + L::kQ, kSmem = base + L::kK,
                  vSmem = base + L::kV, oSmem = base + L::kO;
@@ -365,7 +245,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbarInit(vFull + 8 * s, 1);
       mbarInit(vEmpty + 8 * s, 256);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    fenceMbarInit();
   }
   __syncthreads();
 
@@ -376,9 +256,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (wg == 0) {
     //===--- Producer ---------------------------------------------------===//
     if (BN > 128)
-      asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
+      setmaxnregDec<24>();
     else
-      asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+      setmaxnregDec<40>();
     const int tid = threadIdx.x;
     if (contiguous && tid != 0)
       return;
@@ -394,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int pn = 0; pn < L::kPanels; ++pn)
         tmaLoad3d(ring + s * L::kKVBytes + pn * BN * kPanelRow, map,
-                  full + 8 * s, h * DH + 64 * pn, j * BN, t.group);
+                  h * DH + 64 * pn, j * BN, t.group, full + 8 * s);
     };
     AttentionTile next;
     if (KV_FIRST && blockIdx.x < total)
@@ -416,8 +296,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbarArriveExpectTx(qFull, L::kQBytes);
 #pragma unroll
         for (int pn = 0; pn < L::kPanels; ++pn)
-          tmaLoad2d(qSmem + pn * kBlockM * kPanelRow, &tmQ, qFull,
-                    h * DH + 64 * pn, t.first * p.lq + t.rowStart);
+          tmaLoad2d(qSmem + pn * kBlockM * kPanelRow, &tmQ, h * DH + 64 * pn,
+                    t.first * p.lq + t.rowStart, qFull);
       } else {
         const int r = t.rowStart + tid;
         const bool valid = r < t.rows;
@@ -429,7 +309,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         attentionCpAsyncCommit();
         attentionCpAsyncWait<0>();
         // The consumers read Q through the async proxy (wgmma).
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        fenceProxyAsync();
         mbarArrive(qFull);
       }
       if (tid == 0) {
@@ -445,9 +325,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   //===--- Consumers ------------------------------------------------------===//
   if (BN > 128)
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n" ::: "memory");
+    setmaxnregInc<240>();
   else
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    setmaxnregInc<232>();
   const int cw = wg - 1;
   const int wt = threadIdx.x - 128 * wg;
   const int warp = wt >> 5, lane = wt & 31, g8 = lane >> 2, tq = lane & 3;
@@ -467,7 +347,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     s[i] = 0.f;
 
   if (PINGPONG && cw == 1)
-    namedBarArrive(kScheduleBarrier, 256);
+    namedBarrierArrive(kScheduleBarrier, 256);
 
   uint32_t kv = 0;
   int it = 0;
@@ -493,12 +373,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t st = kv % kStages, ph = (kv / kStages) & 1;
         mbarWait(kFull + 8 * st, ph);
         if (PINGPONG)
-          namedBarSync(kScheduleBarrier + cw, 256);
+          namedBarrierSync(kScheduleBarrier + cw, 256);
         issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
         if (PINGPONG)
-          namedBarArrive(kScheduleBarrier + 1 - cw, 256);
+          namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
         wgmmaWait<0>();
-        fenceRegs(s);
+        fenceOperands(s);
         mbarArrive(kEmpty + 8 * st);
         if (blocks == 1)
           mbarArrive(qEmpty);
@@ -516,17 +396,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t sp = prev % kStages, pp = (prev / kStages) & 1;
         mbarWait(kFull + 8 * st, ph);
         if (PINGPONG)
-          namedBarSync(kScheduleBarrier + cw, 256);
-        fenceRegs(s);
+          namedBarrierSync(kScheduleBarrier + cw, 256);
+        fenceOperands(s);
         issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
         rescale<DH>(o, c0, c1);
         mbarWait(vFull + 8 * sp, pp);
-        fenceRegs(o);
+        fenceOperands(o);
         issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
         if (PINGPONG)
-          namedBarArrive(kScheduleBarrier + 1 - cw, 256);
+          namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
         wgmmaWait<1>();
-        fenceRegs(s);
+        fenceOperands(s);
         mbarArrive(kEmpty + 8 * st);
         if (j == blocks - 1)
           mbarArrive(qEmpty);
@@ -536,8 +416,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           maskTail<BN>(s, tailValid, tq);
         softmaxBlock<BN>(s, m0, m1, l0, l1, c0, c1, sl2);
         wgmmaWait<0>();
-        fenceRegs(o);
-        fenceRegs(pf);
+        fenceOperands(o);
+        fenceOperands(pf);
         mbarArrive(vEmpty + 8 * sp);
         toFragments<T, BN>(s, pf);
       }
@@ -547,11 +427,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t sp = last % kStages, pp = (last / kStages) & 1;
         rescale<DH>(o, c0, c1);
         mbarWait(vFull + 8 * sp, pp);
-        fenceRegs(o);
+        fenceOperands(o);
         issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
         wgmmaWait<0>();
-        fenceRegs(o);
-        fenceRegs(pf);
+        fenceOperands(o);
+        fenceOperands(pf);
         mbarArrive(vEmpty + 8 * sp);
       }
       kv += blocks;
@@ -569,8 +449,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int r0 = warp * 16 + g8, r1 = r0 + 8;
     const int slab = t.rowStart + 64 * cw; // first row of this warpgroup
     if (wt == 0)
-      bulkWaitRead(); // the last tile's TMA store has read the staging tile
-    namedBarSync(kEpilogueBarrier + cw, 128);
+      bulkWaitRead<0>(); // the last tile's TMA store has read the staging tile
+    namedBarrierSync(kEpilogueBarrier + cw, 128);
 #pragma unroll
     for (int j = 0; j < DH / 8; ++j) {
       asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
@@ -585,8 +465,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     if (contiguous && slab + 64 <= t.rows) {
       // The TMA engine reads the staging tile: async proxy.
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      namedBarSync(kEpilogueBarrier + cw, 128);
+      fenceProxyAsync();
+      namedBarrierSync(kEpilogueBarrier + cw, 128);
       if (wt == 0) {
 #pragma unroll
         for (int pn = 0; pn < DH / 64; ++pn)
@@ -595,7 +475,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         bulkCommit();
       }
     } else {
-      namedBarSync(kEpilogueBarrier + cw, 128);
+      namedBarrierSync(kEpilogueBarrier + cw, 128);
       constexpr int kChunks = DH / 8;
 #pragma unroll 2
       for (int idx = wt; idx < 64 * kChunks; idx += 128) {
@@ -616,7 +496,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   if (wt == 0)
-    bulkWait(); // this warpgroup's last TMA store is complete
+    bulkWaitAll(); // this warpgroup's last TMA store is complete
 }
 
 //===----------------------------------------------------------------------===//

@@ -25,8 +25,9 @@
 
 #include "kernels/device_errors.cuh"
 #include "kernels/ikbo_lce_config.cuh"
-#include "kernels/ikbo_lce_wgmma.cuh"
 #include "kernels/launch.h"
+#include "kernels/sm90_sync.cuh"
+#include "kernels/sm90_wgmma.cuh"
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -34,7 +35,6 @@
 #include <cuda_runtime.h>
 
 #include <string.h>
-#include <type_traits>
 
 namespace {
 
@@ -73,129 +73,8 @@ struct Sm90aParams {
 };
 
 //===----------------------------------------------------------------------===//
-// Device helpers: shared memory, mbarriers, TMA, wgmma bookkeeping
+// Device helpers: warp matrix loads and stores, packing, work decoding
 //===----------------------------------------------------------------------===//
-
-__device__ __forceinline__ uint32_t smemAddr(const void *p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void mbarInit(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarExpectTx(uint32_t bar, uint32_t bytes) {
-  asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-      "r"(bytes)
-      : "memory");
-}
-
-__device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  do {
-    asm volatile("{\n.reg .pred p;\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-  } while (!done);
-}
-
-__device__ __forceinline__ void mbarArriveLocal(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar)
-               : "memory");
-}
-
-/// Arrives on the barrier at the same shared-memory offset in CTA `rank` of
-/// the cluster. Default (CTA-scope release) semantics: the stage's readers
-/// are wgmma operations already retired by wgmma.wait_group, and the writer
-/// is TMA, so no generic-proxy writes need publishing; the .release.cluster
-/// form would cost a GPU-scope MEMBAR per warp and k block.
-__device__ __forceinline__ void mbarArriveCluster(uint32_t bar, uint32_t rank) {
-  asm volatile("{\n.reg .b32 r;\n"
-               "mapa.shared::cluster.u32 r, %0, %1;\n"
-               "mbarrier.arrive.shared::cluster.b64 _, [r];\n"
-               "}\n" ::"r"(bar),
-               "r"(rank)
-               : "memory");
-}
-
-__device__ __forceinline__ uint32_t clusterCtaRank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-/// All threads of all CTAs of the cluster; divergence allowed.
-__device__ __forceinline__ void clusterSync() {
-  asm volatile("barrier.cluster.arrive.release;\n"
-               "barrier.cluster.wait.acquire;\n" ::
-                   : "memory");
-}
-
-__device__ __forceinline__ void namedBarrierSync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
-__device__ __forceinline__ uint64_t mapAddr(const CUtensorMap *map) {
-  return reinterpret_cast<uint64_t>(map);
-}
-
-__device__ __forceinline__ void tmaLoad3d(uint32_t dst, const CUtensorMap *map,
-                                          int c0, int c1, int c2,
-                                          uint32_t bar) {
-  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
-               "l"(mapAddr(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-               : "memory");
-}
-
-/// Loads a 3D box into the same shared-memory offset of every CTA in `mask`.
-__device__ __forceinline__ void
-tmaLoad3dMulticast(uint32_t dst, const CUtensorMap *map, int c0, int c1, int c2,
-                   uint32_t bar, uint16_t mask) {
-  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, "
-               "%4}], [%5], %6;" ::"r"(dst),
-               "l"(mapAddr(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(mask)
-               : "memory");
-}
-
-__device__ __forceinline__ void tmaLoad2d(uint32_t dst, const CUtensorMap *map,
-                                          int c0, int c1, uint32_t bar) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-               "l"(mapAddr(map)), "r"(c0), "r"(c1), "r"(bar)
-               : "memory");
-}
-
-/// Loads a box into the same shared-memory offset of every CTA in `mask`,
-/// completing bytes on each one's barrier at `bar`'s offset.
-__device__ __forceinline__ void tmaLoad2dMulticast(uint32_t dst,
-                                                   const CUtensorMap *map,
-                                                   int c0, int c1, uint32_t bar,
-                                                   uint16_t mask) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-               "complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], "
-               "[%4], %5;" ::"r"(dst),
-               "l"(mapAddr(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
-               : "memory");
-}
-
-__device__ __forceinline__ void tmaStore3d(const CUtensorMap *map, uint32_t src,
-                                           int c0, int c1, int c2) {
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group "
-               "[%0, {%2, %3, %4}], [%1];" ::"l"(mapAddr(map)),
-               "r"(src), "r"(c0), "r"(c1), "r"(c2)
-               : "memory");
-}
-
-__device__ __forceinline__ void bulkCommit() {
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
 
 __device__ __forceinline__ void ldmatrixX4Trans(uint32_t addr,
                                                 uint32_t (&r)[4]) {
@@ -204,50 +83,6 @@ __device__ __forceinline__ void ldmatrixX4Trans(uint32_t addr,
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr)
                : "memory");
-}
-
-/// Waits until at most N committed bulk stores are still reading shared
-/// memory.
-template <int N> __device__ __forceinline__ void bulkWaitRead() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void bulkWaitAll() {
-  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-
-/// Orders this thread's generic-proxy shared-memory writes before later
-/// async-proxy (TMA) reads.
-__device__ __forceinline__ void fenceProxyAsync() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
-__device__ __forceinline__ void wgmmaFence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-
-__device__ __forceinline__ void wgmmaCommit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-
-template <int N> __device__ __forceinline__ void wgmmaWait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-
-/// Keeps the compiler from moving reads or writes of `r` across the
-/// surrounding asynchronous wgmma bookkeeping.
-__device__ __forceinline__ void fenceOperand(float &r) {
-  asm volatile("" : "+f"(r)::"memory");
-}
-
-/// A wgmma shared-memory descriptor with the 128-byte swizzle. Offsets in
-/// bytes: `lbo` between MN atoms of an MN-major operand (unused for a
-/// K-major one), `sbo` between groups of 8 rows (K-groups of an MN-major
-/// operand, M/N-groups of a K-major one).
-__device__ __forceinline__ uint64_t makeDesc(uint32_t addr, uint32_t lbo,
-                                             uint32_t sbo) {
-  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) |
-         ((uint64_t)(sbo >> 4) << 32) | (1ull << 62);
 }
 
 __device__ __forceinline__ void stmatrixX4Trans(uint32_t addr, uint32_t r0,
@@ -361,7 +196,6 @@ __device__ __forceinline__ Work decodeWork(int w, int mGroups, int nGroups) {
 template <typename T, int MT, int STAGES, bool kYuSmem>
 __global__ void __launch_bounds__(kThreads, 1)
     ikboLceSm90aKernel(const __grid_constant__ Sm90aParams p) {
-  constexpr bool kBf16 = std::is_same<T, __nv_bfloat16>::value;
   constexpr int kWStageBytes = MT * 128;
   constexpr int kJBlocks = MT / 8; // n8 blocks of the wgmma accumulator
   constexpr int kStagingBytes = 2 * MT * 128;
@@ -400,13 +234,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     mbarInit(yuFull, 1);
     mbarInit(stagingEmpty, 2);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fenceMbarInit();
     // The padded W must be complete before this thread loads it and before
     // the candidate launch (which reads W before its own wait) may start.
     if (p.pdlWaitFirst)
-      asm volatile("griddepcontrol.wait;" ::: "memory");
+      gridDependencyWait();
     if (p.pdlTrigger)
-      asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+      gridLaunchDependents();
   }
   if (cluster > 1)
     clusterSync();
@@ -417,12 +251,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     //===------------------------------------------------------------------===//
     // Producer
     //===------------------------------------------------------------------===//
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
+    setmaxnregDec<kProducerRegs>();
     if (threadIdx.x == 0) {
-      asm volatile("prefetch.tensormap [%0];" ::"l"(mapAddr(&p.tmX))
-                   : "memory");
-      asm volatile("prefetch.tensormap [%0];" ::"l"(mapAddr(&p.tmW))
-                   : "memory");
+      tmaPrefetchMap(&p.tmX);
+      tmaPrefetchMap(&p.tmW);
       const int wRows = MT / p.clusterN;
       // W: CTAs with this mIdx; X: CTAs with this nIdx.
       const uint16_t wMask =
@@ -448,7 +280,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kb = 0; kb < p.numK; ++kb) {
           mbarWait(emptyBar(stage), phase ^ 1);
           const uint32_t full = fullBar(stage);
-          mbarExpectTx(full, kATileBytes + kWStageBytes);
+          mbarArriveExpectTx(full, kATileBytes + kWStageBytes);
           const uint32_t x = xBase + stage * kATileBytes;
           if (p.clusterM > 1) {
             tmaLoad3dMulticast(x + mIdx * kAHalfBytes, &p.tmX, n0 + 64 * mIdx,
@@ -473,17 +305,17 @@ __global__ void __launch_bounds__(kThreads, 1)
             // The user rows of this tile, into the staging buffer once the
             // previous tile's stores have read it out.
             if (!waitedForUsers) {
-              asm volatile("griddepcontrol.wait;" ::: "memory");
+              gridDependencyWait();
               waitedForUsers = true;
             }
             mbarWait(stagingEmpty, tilePhase ^ 1);
             if (user >= 0 && user < p.users) {
-              mbarExpectTx(yuFull, kStagingBytes);
+              mbarArriveExpectTx(yuFull, kStagingBytes);
               tmaLoad3d(stagingBase, &p.tmY, n0, m0, (int)user, yuFull);
               tmaLoad3d(stagingBase + MT * 128, &p.tmY, n0 + 64, m0, (int)user,
                         yuFull);
             } else {
-              mbarArriveLocal(yuFull); // nothing to add
+              mbarArrive(yuFull); // nothing to add
             }
             tilePhase ^= 1;
           }
@@ -495,7 +327,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     //===------------------------------------------------------------------===//
     // Consumers
     //===------------------------------------------------------------------===//
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
+    setmaxnregInc<kConsumerRegs>();
     const int cw = wg - 1;
     const int tid = threadIdx.x - 128 * wg;
     const int warp = tid / 32;
@@ -542,16 +374,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int kk = 0; kk < kBlockK / 16; ++kk) {
           // X: 16 k rows of 128 B per step; W: 32 B further along each row.
-          const uint64_t da = makeDesc(x + kk * 2048, kAHalfBytes, 1024);
-          const uint64_t db = makeDesc(wt + kk * 32, 16, 1024);
-          ikboWgmma<MT, kBf16>(acc, da, db, (kb | kk) != 0);
+          const uint64_t da = wgmmaDescSw128(x + kk * 2048, kAHalfBytes, 1024);
+          const uint64_t db = wgmmaDescSw128(wt + kk * 32, 16, 1024);
+          wgmmaSS<T, MT, 1, 0>(acc, da, db, (kb | kk) != 0);
         }
         wgmmaCommit();
         // Once the previous tile's store has read the staging buffer out,
         // the producer may load this tile's user rows into it.
         if (kb == 0 && yuFromSmem && storePending && tid == 0) {
           bulkWaitRead<0>();
-          mbarArriveLocal(stagingEmpty);
+          mbarArrive(stagingEmpty);
         }
       };
       auto release = [&](int kb) {
@@ -560,7 +392,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (lane < cluster)
               mbarArriveCluster(emptyBar(prevStage), lane);
           } else if (lane == 0) {
-            mbarArriveLocal(emptyBar(prevStage));
+            mbarArrive(emptyBar(prevStage));
           }
         }
         prevStage = stage;
@@ -577,7 +409,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       mma(lastK);
       if (!waitedForUsers) {
-        asm volatile("griddepcontrol.wait;" ::: "memory");
+        gridDependencyWait();
         waitedForUsers = true;
       }
       if (addUser && !kYuSmem) {
@@ -591,14 +423,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmmaWait<1>();
       release(lastK);
       wgmmaWait<0>();
-#pragma unroll
-      for (int i = 0; i < MT / 2; ++i)
-        fenceOperand(acc[i]);
+      fenceOperands(acc);
       if (cluster > 1) {
         if (lane < cluster)
           mbarArriveCluster(emptyBar(prevStage), lane);
       } else if (lane == 0) {
-        mbarArriveLocal(emptyBar(prevStage));
+        mbarArrive(emptyBar(prevStage));
       }
 
       if (!p.addMode && !kYuSmem) {
@@ -710,7 +540,7 @@ struct PadRowsJob {
 __global__ void ikboLcePadRowsKernel(const PadRowsJob j0, const PadRowsJob j1,
                                      long long rows) {
   // The user launch may start now; it waits for this grid before loading W.
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  gridLaunchDependents();
   const PadRowsJob &j = blockIdx.z == 0 ? j0 : j1;
   const long long c0 = 8 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
   if (c0 >= j.pitch)

@@ -226,11 +226,11 @@ void embrtCompiledConcat(embrtContext *ctx, const int64_t *attrs,
   a.structSize = sizeof a;
   a.dtype = (embrtDtype)attrs[EMB_ABI_CONCAT_DTYPE];
   a.numInputs = attrs[EMB_ABI_CONCAT_NUM_INPUTS];
-  a.output = buffers[0];
-  a.inputs = (const void *const *)(buffers + 1);
-  a.outerSize = dims[0];
-  a.innerSize = dims[1];
-  a.inputDimSizes = dims + 2;
+  a.output = buffers[EMB_ABI_CONCAT_BUF_OUTPUT];
+  a.inputs = (const void *const *)(buffers + EMB_ABI_CONCAT_BUF_INPUTS);
+  a.outerSize = dims[EMB_ABI_CONCAT_DIM_OUTER];
+  a.innerSize = dims[EMB_ABI_CONCAT_DIM_INNER];
+  a.inputDimSizes = dims + EMB_ABI_CONCAT_DIM_SIZES;
   embrtConcat(ctx, &a);
 }
 
@@ -241,16 +241,18 @@ void embrtCompiledStridedCopy(embrtContext *ctx, const int64_t *attrs,
   a.structSize = sizeof a;
   a.dtype = (embrtDtype)attrs[EMB_ABI_COPY_DTYPE];
   a.rank = attrs[EMB_ABI_COPY_RANK];
-  a.input = buffers[0];
-  a.output = buffers[1];
+  a.input = buffers[EMB_ABI_COPY_BUF_INPUT];
+  a.output = buffers[EMB_ABI_COPY_BUF_OUTPUT];
   if (a.rank < 0 || a.rank > EMBRT_MAX_RANK) {
     embrtStridedCopy(ctx, NULL);
     return;
   }
-  a.inputOffset = dims[0];
+  // dims: the offset, then `rank` sizes, then `rank` input strides.
+  const int64_t *sizes = dims + EMB_ABI_COPY_DIM_SIZES;
+  a.inputOffset = dims[EMB_ABI_COPY_DIM_OFFSET];
   for (int64_t i = 0; i < a.rank; ++i) {
-    a.sizes[i] = dims[1 + i];
-    a.inputStrides[i] = dims[1 + a.rank + i];
+    a.sizes[i] = sizes[i];
+    a.inputStrides[i] = sizes[a.rank + i];
   }
   embrtStridedCopy(ctx, &a);
 }
@@ -266,10 +268,10 @@ void embrtCompiledElementwise(embrtContext *ctx, const int64_t *attrs,
     a.unaryOp = (embrtUnaryOp)attrs[EMB_ABI_ELEMENTWISE_OP];
   else
     a.binaryOp = (embrtBinaryOp)attrs[EMB_ABI_ELEMENTWISE_OP];
-  a.a = buffers[0];
-  a.b = buffers[1];
-  a.output = buffers[2];
-  a.numElements = dims[0];
+  a.a = buffers[EMB_ABI_ELEMENTWISE_BUF_A];
+  a.b = buffers[EMB_ABI_ELEMENTWISE_BUF_B];
+  a.output = buffers[EMB_ABI_ELEMENTWISE_BUF_OUTPUT];
+  a.numElements = dims[EMB_ABI_ELEMENTWISE_DIM_ELEMENTS];
   embrtElementwise(ctx, &a);
 }
 
@@ -278,6 +280,7 @@ void embrtCompiledFill(embrtContext *ctx, const int64_t *attrs,
   int64_t bits = dims[EMB_ABI_FILL_DIM_BITS];
   unsigned char value[8];
   memcpy(value, &bits, sizeof value); // little-endian: low bytes first
-  embrtFill(ctx, buffers[0], (embrtDtype)attrs[EMB_ABI_FILL_DTYPE],
+  embrtFill(ctx, buffers[EMB_ABI_FILL_BUF_OUTPUT],
+            (embrtDtype)attrs[EMB_ABI_FILL_DTYPE],
             dims[EMB_ABI_FILL_DIM_ELEMENTS], value);
 }

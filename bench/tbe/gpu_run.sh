@@ -1,10 +1,12 @@
 #!/bin/bash
-# One call on the GPU machine for the TBE forward: builds (unless the binaries
-# were carried in $BUILD and run there; a carried $BUILD/bins.tar.xz of them
-# is unpacked first: the binaries alone are over the carry limit), runs the
-# config test and the GPU test (also against the 64-bit-position kernels,
-# tbe_test_pos64), runs compute-sanitizer memcheck and racecheck on the quick
-# test, counts the kernel's SASS memory instructions, times ours (all
+# One call on the GPU machine for the TBE forward: builds with CMake in
+# $BUILD (the runtime half, no MLIR: the GPU test, its 64-bit-position twin
+# tbe_pos64, the config test, the benchmark with its tuning variants and the
+# ptxas report; incremental, so a warm machine rebuilds only what changed;
+# skipped when a $BUILD/bins.tar.xz of those binaries was carried instead),
+# runs the config test and the GPU test (also against the 64-bit-position
+# kernels), runs compute-sanitizer memcheck and racecheck on the quick test,
+# counts the kernel's SASS memory instructions, times ours (all
 # configurations and tuning variants) and the torch peers in the same run,
 # and writes the bench/results records and the chart. Prints a short table
 # last.
@@ -12,6 +14,14 @@
 #   OUT=/tmp/tbe MERGE=bench/results/tbe_forward.json RUN=5 bench/tbe/gpu_run.sh
 #   then: cp $OUT/tbe_forward.json bench/results/
 #         cp $OUT/tbe_forward.png docs/kernels/
+#
+# To run binaries built on another machine instead (same paths, relative to
+# its build folder B, configured as above):
+#   tar cJf .tbe-build/bins.tar.xz -C B test/Kernels/tbe \
+#     test/Kernels/tbe_pos64 test/Runtime/tbe_config bench/tbe_bench \
+#     bench/tbe_sm90.o bench/tbe_sm90_ptxas.txt
+# and carry .tbe-build/bins.tar.xz; it is removed once unpacked, so a later
+# call on the same machine builds from the sources again.
 #
 # STEPS (comma list, default all but quick):
 #   quick,test,memcheck,racecheck,sass,bench,regress,peers,report,ncu
@@ -49,28 +59,41 @@ onlyArgs=()
 
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv,noheader
-[ -f "$BUILD/bins.tar.xz" ] && tar xJf "$BUILD/bins.tar.xz" -C "$BUILD"
-# tbe_config links the same libraries as the others: if it runs, they load.
-if ! "$BUILD/tbe_config" >/dev/null 2>&1 || [ ! -x "$BUILD/tbe_bench" ] ||
-  [ ! -x "$BUILD/tbe_test" ]; then
-  stamp "building here"
-  BUILD=$BUILD bench/tbe/build.sh | tail -n 12 || exit 1
+# Where CMake puts the binaries under $BUILD.
+TEST=$BUILD/test/Kernels/tbe
+TEST_POS64=$BUILD/test/Kernels/tbe_pos64
+CONFIG_TEST=$BUILD/test/Runtime/tbe_config
+BENCH=$BUILD/bench/tbe_bench
+if [ -f "$BUILD/bins.tar.xz" ]; then
+  # Carried, built elsewhere: paths as above, relative to $BUILD.
+  tar xJf "$BUILD/bins.tar.xz" -C "$BUILD" && rm "$BUILD/bins.tar.xz"
+else
+  stamp "building (CMake, runtime half)"
+  { cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
+    >"$OUT/configure.log" 2>&1 &&
+    ninja -C "$BUILD" embrt-test-tbe_config embrt-kernel-test-tbe \
+      embrt-kernel-test-tbe-pos64 emb-bench-tbe emb-bench-tbe-ptxas \
+      >"$OUT/build.log" 2>&1; } ||
+    { tail -n 30 "$OUT/configure.log" "$OUT/build.log"; exit 1; }
+  # Registers, spills and stack frames of the library's TBE kernels.
+  grep -hE "Used|spill" "$BUILD/bench/tbe_sm90_ptxas.txt" | sort | uniq -c |
+    sort -rn | head -n 12
 fi
 
 if has test; then
   stamp "config test"
-  "$BUILD/tbe_config" 2>&1 | tail -n 1
+  "$CONFIG_TEST" 2>&1 | tail -n 1
   if has quick; then
-    timeout 120 "$BUILD/tbe_test" --quick >"$OUT/test.txt" 2>&1
+    timeout 120 "$TEST" --quick >"$OUT/test.txt" 2>&1
     echo "quick rc=$?"
   fi
   stamp "GPU test (full)"
-  timeout 120 "$BUILD/tbe_test" >>"$OUT/test.txt" 2>&1
+  timeout 120 "$TEST" >>"$OUT/test.txt" 2>&1
   echo "full rc=$?"
-  if [ -x "$BUILD/tbe_test_pos64" ]; then
+  if [ -x "$TEST_POS64" ]; then
     stamp "GPU test (full), 64-bit-position kernels"
-    echo "--- tbe_test_pos64" >>"$OUT/test.txt"
-    timeout 120 "$BUILD/tbe_test_pos64" >>"$OUT/test.txt" 2>&1
+    echo "--- tbe_pos64" >>"$OUT/test.txt"
+    timeout 120 "$TEST_POS64" >>"$OUT/test.txt" 2>&1
     echo "full pos64 rc=$?"
   fi
   grep -vE "^@" "$OUT/test.txt" | head -n 30
@@ -79,7 +102,7 @@ fi
 sanitize() { # tool
   echo "--- $1" >>"$OUT/sanitizer.txt"
   timeout 100 compute-sanitizer --tool "$1" --error-exitcode 9 \
-    "$BUILD/tbe_test" --quick >>"$OUT/sanitizer.txt" 2>&1
+    "$TEST" --quick >>"$OUT/sanitizer.txt" 2>&1
   echo "compute-sanitizer $1 rc=$?"
 }
 if has memcheck; then
@@ -89,7 +112,7 @@ fi
 
 if has sass; then
   stamp sass
-  cuobjdump -sass "$BUILD/obj/tbe.o" >/tmp/tbe_sass.txt 2>&1
+  cuobjdump -sass "$BUILD/bench/tbe_sm90.o" >/tmp/tbe_sass.txt 2>&1
   awk '/Function :/ {f=$3} /LDGSTS/ {g[f]++} /LDG/ {l[f]++} /LDL|STL/ {s[f]++}
        /LDS/ {d[f]++} /STG/ {t[f]++} END {for (k in l) printf "%s LDGSTS=%d LDG=%d LDS=%d STG=%d local=%d\n",
        substr(k, 1, 90), g[k], l[k], d[k], t[k], s[k]}' /tmp/tbe_sass.txt |
@@ -98,7 +121,7 @@ fi
 
 if has bench; then
   stamp "bench (ours)"
-  timeout 150 "$BUILD/tbe_bench" --out "$OUT/ours.jsonl" "${onlyArgs[@]}" \
+  timeout 150 "$BENCH" --out "$OUT/ours.jsonl" "${onlyArgs[@]}" \
     ${PROBES:+--probes} >/dev/null
   echo "bench rc=$?"
 fi
@@ -107,7 +130,7 @@ if has regress && [ -n "$REGRESS" ]; then
   stamp "regression check (ours only, no sweep)"
   regressArgs=(--no-sweep)
   [ -n "${REGRESS_VARIANTS:-}" ] && regressArgs=(--no-configs)
-  timeout 90 "$BUILD/tbe_bench" --out "$OUT/regress.jsonl" --only "$REGRESS" \
+  timeout 90 "$BENCH" --out "$OUT/regress.jsonl" --only "$REGRESS" \
     "${regressArgs[@]}" >/dev/null
   echo "regress rc=$?"
   python3 -c '
@@ -163,7 +186,7 @@ if has ncu; then
         --launch-count 1 --section SpeedOfLight \
         --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
         --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,regex:sm__inst_executed_pipe_.*avg.pct_of_peak_sustained_active \
-        "$BUILD/tbe_bench" --only "$c" --no-sweep >/tmp/ncu.txt 2>&1
+        "$BENCH" --only "$c" --no-sweep >/tmp/ncu.txt 2>&1
       grep -E "Duration|Throughput|Busy|dram__|lts__|Issue|Ipc|Hit|ERR" /tmp/ncu.txt |
         head -n 24
       grep -E "pipe_" /tmp/ncu.txt | sort -k3 -g -r | head -n 8

@@ -15,9 +15,11 @@
 //
 // Each shape is timed through the public API (embrtTbeForward, run-time
 // configuration: impl "emb"), with every configuration forced
-// ("emb cfg=NAME"), and through tuning variants of kernels/tbe.cu built by
-// bench/tbe/build.sh ("emb var=NAME"). After timing, 256 sampled bags are
-// checked against a host reference computed from the same table values.
+// ("emb cfg=NAME"), and through tuning variants of kernels/tbe.cu
+// ("emb var=NAME"): the same file compiled again with other knob values,
+// EMB_TBE_BENCH_VARIANTS in bench/CMakeLists.txt. After timing, 256 sampled
+// bags are checked against a host reference computed from the same table
+// values.
 //
 // --no-configs: variants only (a check of the variants on shapes whose
 // configuration sweep is not needed). --probes: the first-access probes of
@@ -44,11 +46,12 @@
 
 typedef embrtStatus (*Launcher)(embrtLaunchEnv *, const embrtTbeArgs *);
 
-// Tuning variants of kernels/tbe.cu (bench/tbe/build.sh; EMB_TBE_SUFFIX).
+// Tuning variants of kernels/tbe.cu: the names of EMB_TBE_BENCH_VARIANTS in
+// bench/CMakeLists.txt, whose objects define the entry points with
+// EMB_TBE_SUFFIX=_<name> appended; then the name each is recorded under.
 #define VARIANT(suffix)                                                        \
   extern "C" embrtStatus embrtCudaLaunchTbeForward##suffix(                    \
       embrtLaunchEnv *, const embrtTbeArgs *);
-#ifdef TBE_BENCH_VARIANTS
 VARIANT(_pos64)
 VARIANT(_pfpages)
 static const struct {
@@ -58,7 +61,6 @@ static const struct {
     {"pos64", embrtCudaLaunchTbeForward_pos64},
     {"pf-pages", embrtCudaLaunchTbeForward_pfpages},
 };
-#endif
 
 //===----------------------------------------------------------------------===//
 // Shapes
@@ -447,7 +449,6 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
       emit(std::string("emb cfg=") + embrtTbeGetConfig(id)->name,
            embrtTbeGetConfig(id)->name, r.first, r.second);
     }
-#ifdef TBE_BENCH_VARIANTS
     a.configId = -1;
     for (const auto &v : kVariants) {
       CUDA_CHECK(cudaMemsetAsync(dOut, 0xFF, outBytes, stream));
@@ -468,7 +469,6 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
       emit(std::string("emb var=") + v.name,
            embrtTbeGetConfig(autoConfig)->name, ms, ok);
     }
-#endif
   }
 
   cudaFree(tables);

@@ -13,10 +13,13 @@
 //   buffers  every tensor the op reads or writes (device pointers on CUDA);
 //   dims     sizes, known at compile time or read at run time.
 //
-// The layouts are the EMB_ABI_* indices below, shared by the compiler
-// (codegen/lower_to_runtime.c) and the runtime (the decoders in each op
-// family's runtime/<family>.c; memory, constants and assertions in
-// runtime/compiled.c),
+// The layouts are the EMB_ABI_* indices below, shared by the compiler (the
+// lowering's call builders: codegen/emb_ops.c for the emb ops,
+// codegen/tensor_ops.c for concat and strided copies, codegen/constants.c for
+// fills and elementwise ops, codegen/asserts.c for cf.assert;
+// codegen/runtime_symbols.def lists the functions and their signatures for the
+// lowering and the JIT) and the runtime (the decoders in each op family's
+// runtime/<family>.c; memory, constants and assertions in runtime/compiled.c),
 // so the two cannot disagree. Errors are recorded in the context (sticky
 // status and message): compiled code does not branch on them; the caller
 // checks embrtContextGetStatus after the model returns. A failed allocation

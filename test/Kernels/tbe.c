@@ -1,5 +1,6 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe
+// RUN: %kernel_test_dir/tbe_pos64
 //===- test/Kernels/tbe.c - GPU test of the TBE forward -------------------===//
 //
 // embrtTbeForward (and embrtEmbeddingBag) on a CUDA context against the CPU
@@ -15,9 +16,10 @@
 // sizes (4 and 2 ids with 8-row stages: stages that lie inside one bag, and
 // stages that cross one or two bag ends).
 //
-// bench/tbe/build.sh also links this test against the kernel built with
-// EMB_TBE_POS32=0 (tbe_test_pos64), so that the 64-bit-position kernels,
-// which only launches with N >= 2^31 take, pass the same cases.
+// Built twice (test/Kernels/CMakeLists.txt): tbe against the library, and
+// tbe_pos64 against kernels/tbe.cu built with EMB_TBE_POS32=0, so that the
+// 64-bit-position kernels, which only launches with N >= 2^31 take
+// otherwise, pass the same cases.
 //
 // The GPU output is poisoned with 0xFF bytes (NaN in every float type) before
 // each run and every element is compared, so an unwritten element fails.
