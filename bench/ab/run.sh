@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# A/B of the runtime between two trees, in one call on the GPU machine: for a
+# change that must leave every figure as it was (a refactor of the runtime or
+# the launchers), time the same benchmarks built from the old tree and from
+# this one, alternating, and print the ratio of each case with the spread of
+# its runs. The comparison runs through the same paths users take: the
+# compiled IKBO models (emb-run-aot, through the compiled ABI, the entry points
+# and the backend), the TBE forward through the public API (tbe_bench), and
+# the IKBO LCE and attention launchers (their benches).
+#
+#   OLD=.ab/old OLD_AOT=.ab/old-aot RUNS=3 OUT=/tmp/ab bench/ab/run.sh
+#
+# OLD: the old tree's sources (git archive <commit> | tar -x -C .ab/old).
+# OLD_AOT, .aot: the benchmark models compiled ahead of time by each tree's
+#   emb-compile (tools/dev/aot-examples.sh). This tree's .aot may also hold
+#   torch_ikbo_benchmark (the IKBO benchmark as torch-mlir writes it, raised):
+#   it is timed beside the emb-dialect version and its outputs compared.
+# TBE_CASES: tbe_bench cases (default all of its headline and small cases).
+# Writes $OUT/ab.json (one record per case and side, every run kept) and
+# prints the table last.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OLD=${OLD:?OLD: the old tree}
+OLD_AOT=${OLD_AOT:?OLD_AOT: the old tree\'s compiled models}
+OUT=${OUT:-/tmp/ab}
+RUNS=${RUNS:-3}
+TBE_CASES=${TBE_CASES:-tbe_fbgemm_default,tbe_f16,tbe_f32,tbe_f32_zipf,tbe_f16_weighted_d64,tbe_f16_l4,ebag_mean_d32_l1,ebag_mean_d64_l4,ebag_mean_d128_l8,ebag_mean_big}
+NEW_B=/tmp/ab-new OLD_B=/tmp/ab-old
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+t0=$(date +%s)
+stamp() { echo "=== $1 ($(($(date +%s) - t0)) s)"; }
+models() { ls "$PWD/$1"/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';'; }
+
+stamp "build both trees (runtime half, with their compiled models)"
+cmake -G Ninja -S . -B $NEW_B -DEMB_ENABLE_COMPILER=OFF \
+  -DEMB_AOT_MODELS="$(models .aot)" >"$OUT/new-configure.log" 2>&1 &&
+  ninja -C $NEW_B >"$OUT/new-build.log" 2>&1 &
+newPid=$!
+(cmake -G Ninja -S "$OLD" -B $OLD_B -DEMB_ENABLE_COMPILER=OFF \
+  -DEMB_AOT_MODELS="$(models "$OLD_AOT")" >"$OUT/old-configure.log" 2>&1 &&
+  ninja -C $OLD_B >"$OUT/old-build.log" 2>&1 &&
+  if [ -f "$OLD/bench/tbe/build.sh" ]; then
+    (cd "$OLD" && BUILD=/tmp/ab-old-tbe bench/tbe/build.sh) >"$OUT/old-tbe.log" 2>&1
+  fi) &
+oldPid=$!
+wait $newPid || { tail -30 "$OUT/new-build.log"; exit 1; }
+wait $oldPid || { tail -30 "$OUT"/old-*.log; exit 1; }
+oldTbe=$OLD_B/bench/tbe_bench
+[ -x "$oldTbe" ] || oldTbe=/tmp/ab-old-tbe/tbe_bench
+
+stamp "GPU test suite of this tree"
+PYTHONPATH=.lit python3 -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
+  -sv $NEW_B/test >"$OUT/lit.log" 2>&1
+grep -E "^(PASS|FAIL|UNSUP|XFAIL|XPASS)|Passed|Failed|Unsupported" "$OUT/lit.log" | tail -8
+
+stamp "A/B runs ($RUNS a side, alternating)"
+for run in $(seq "$RUNS"); do
+  for side in new old; do
+    if [ $side = new ]; then b=$NEW_B tbe=$NEW_B/bench/tbe_bench; else b=$OLD_B tbe=$oldTbe; fi
+    d="$OUT/$side-$run"
+    mkdir -p "$d"
+    timeout 120 "$tbe" --out "$d/tbe.jsonl" --only "$TBE_CASES" --no-sweep >/dev/null 2>"$d/tbe.err"
+    timeout 60 "$b/bench/ikbo_lce_bench" --set main >"$d/ikbo_lce.jsonl" 2>"$d/ikbo_lce.err"
+    timeout 60 "$b/bench/attention_bench" --uniform --lk 512 --lk 2048 \
+      --out "$d/attention.jsonl" >/dev/null 2>"$d/attention.err"
+    for m in ikbo_benchmark target_attention_benchmark; do
+      timeout 60 "$b/bin/emb-run-aot-$m" --device cuda --random-inputs \
+        --repeat 30 >"$d/$m.txt" 2>&1
+    done
+    if [ $side = new ] && [ -x "$b/bin/emb-run-aot-torch_ikbo_benchmark" ]; then
+      timeout 60 "$b/bin/emb-run-aot-torch_ikbo_benchmark" --device cuda \
+        --random-inputs --repeat 30 >"$d/torch_ikbo_benchmark.txt" 2>&1
+    fi
+  done
+done
+# The torch-form model against the emb-dialect one on the same inputs.
+if [ -x "$NEW_B/bin/emb-run-aot-torch_ikbo_benchmark" ]; then
+  for m in ikbo_benchmark torch_ikbo_benchmark; do
+    "$NEW_B/bin/emb-run-aot-$m" --device cuda --random-inputs --seed 11 \
+      --output-dir "$OUT/outputs-$m" >/dev/null 2>&1
+  done
+fi
+stamp "report"
+python3 bench/ab/report.py "$OUT" "$RUNS"
