@@ -16,8 +16,8 @@
 #   torch_ikbo_benchmark (the IKBO benchmark as torch-mlir writes it, raised):
 #   it is timed beside the emb-dialect version and its outputs compared.
 # TBE_CASES: tbe_bench cases (default all of its headline and small cases).
-# Writes $OUT/ab.json (one record per case and side, every run kept) and
-# prints the table last.
+# Writes $OUT/ab.json (one record per case and side, every run kept), runs
+# this tree's GPU test suite, and prints the table last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OLD=${OLD:?OLD: the old tree}
@@ -49,11 +49,6 @@ wait $oldPid || { tail -30 "$OUT"/old-*.log; exit 1; }
 oldTbe=$OLD_B/bench/tbe_bench
 [ -x "$oldTbe" ] || oldTbe=/tmp/ab-old-tbe/tbe_bench
 
-stamp "GPU test suite of this tree"
-PYTHONPATH=.lit python3 -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
-  -sv $NEW_B/test >"$OUT/lit.log" 2>&1
-grep -E "^(PASS|FAIL|UNSUP|XFAIL|XPASS)|Passed|Failed|Unsupported" "$OUT/lit.log" | tail -8
-
 stamp "A/B runs ($RUNS a side, alternating)"
 for run in $(seq "$RUNS"); do
   for side in new old; do
@@ -82,4 +77,13 @@ if [ -x "$NEW_B/bin/emb-run-aot-torch_ikbo_benchmark" ]; then
   done
 fi
 stamp "report"
-python3 bench/ab/report.py "$OUT" "$RUNS"
+python3 bench/ab/report.py "$OUT" "$RUNS" | tee "$OUT/ab.txt"
+
+# Last, so that a call cut short still brings the timings back.
+stamp "GPU test suite of this tree"
+PYTHONPATH=.lit timeout "${LIT_TIMEOUT:-300}" python3 -c \
+  'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
+  -sv $NEW_B/test >"$OUT/lit.log" 2>&1
+echo "lit rc=$?"
+grep -E "^(FAIL|XPASS)|Passed|Failed|Unsupported|Expectedly" "$OUT/lit.log" | tail -8
+cat "$OUT/ab.txt"
