@@ -86,4 +86,12 @@ PYTHONPATH=.lit timeout "${LIT_TIMEOUT:-300}" python3 -c \
   -sv $NEW_B/test >"$OUT/lit.log" 2>&1
 echo "lit rc=$?"
 grep -E "^(FAIL|XPASS)|Passed|Failed|Unsupported|Expectedly" "$OUT/lit.log" | tail -8
+# Every other compiled example on the GPU against the model as written.
+for runner in $NEW_B/bin/emb-run-aot-*; do
+  [[ -x "$runner" && "$runner" != *benchmark* ]] || continue
+  "$runner" --device cuda --random-inputs --compare-unoptimized --repeat 5 \
+    >"$OUT/$(basename "$runner").txt" 2>&1
+  echo "$(basename "$runner") rc=$? $(grep -c ': ok' "$OUT/$(basename "$runner").txt") ok" \
+    "$(grep -c MISMATCH "$OUT/$(basename "$runner").txt") mismatch"
+done
 cat "$OUT/ab.txt"
