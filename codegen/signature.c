@@ -131,13 +131,23 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
   Describe *d = userData;
   intptr_t n = mlirOperationGetNumOperands(op);
   if (embOpIs(op, "tensor.extract")) {
-    // Ids of a gather: below the rows of the table it reads.
+    // Ids of a gather: below the rows of the table it reads. A 1-D gather
+    // of anything but a 2-D float table is a user->candidate broadcast (as
+    // emb-raise-gather reads it): its ids are a cand_to_user, drawn in
+    // sorted groups like emb.broadcast's, so that the model as torch-mlir
+    // writes it and as emb-raise makes it get the same random inputs.
     MlirValue ids = gatheredIds(op);
     MlirType table = mlirValueGetType(mlirOperationGetOperand(op, 0));
     if (!mlirValueIsNull(ids) && mlirShapedTypeGetRank(table) >= 1 &&
         embDim(table, 0) >= 0 &&
-        !embIsFloat(mlirShapedTypeGetElementType(mlirValueGetType(ids))))
-      setRole(d, ids, EMB_ARG_IDS, 0, embDim(table, 0));
+        !embIsFloat(mlirShapedTypeGetElementType(mlirValueGetType(ids)))) {
+      bool tableLike = mlirShapedTypeGetRank(table) == 2 &&
+                       embIsFloat(mlirShapedTypeGetElementType(table));
+      bool broadcast =
+          !tableLike && mlirShapedTypeGetRank(mlirValueGetType(ids)) == 1;
+      setRole(d, ids, broadcast ? EMB_ARG_INDEX : EMB_ARG_IDS, 0,
+              embDim(table, 0));
+    }
   } else if (embOpIs(op, EMB_OP_EMBEDDING_BAG)) {
     lookupRoles(d, op, 1, 2, 0, 1, n == 4 ? 3 : -1);
   } else if (embOpIs(op, EMB_OP_TBE)) {
