@@ -42,14 +42,23 @@ typedef struct TbeBwdConfig {
   /// Positions of a chunk of a long run: a run of n positions is split into
   /// max(1, n / chunk) chunks, the last one taking the remainder.
   int64_t chunk;
+  /// 64: sort 64-bit keys even where the rows fit 32 bits (a test row: the
+  /// 64-bit path otherwise needs 2^32 rows); 0: the narrowest that fits.
+  int keyBits;
 } TbeBwdConfig;
 
 /// Ids are stable (compiled models store them): new rows go at the end.
+// clang-format off
 static const TbeBwdConfig kTbeBwdConfigs[] = {
-    // name          threshold   chunk
-    {"seg256", 256, 256}, {"all_short", INT32_MAX, 256}, {"all_long", 1, 32},
-    {"seg64", 64, 64},    {"seg1024", 1024, 512},
+    // name            threshold  chunk  keyBits
+    {"seg256",         256,       256,   0},
+    {"all_short",      INT32_MAX, 256,   0},
+    {"all_long",       1,         32,    0},
+    {"seg64",          64,        64,    0},
+    {"seg1024",        1024,      512,   0},
+    {"seg256_key64",   256,       256,   64},
 };
+// clang-format on
 
 enum {
   TBE_BWD_NUM_CONFIGS =
@@ -61,6 +70,8 @@ enum {
   /// Every run long: even a run of one position goes through a partial sum
   /// and the last-chunk update.
   TBE_BWD_CONFIG_ALL_LONG = 2,
+  /// The default routing with 64-bit keys.
+  TBE_BWD_CONFIG_KEY64 = 5,
 };
 
 /// The configuration `configId`, or NULL when out of range.
@@ -72,7 +83,7 @@ static inline const TbeBwdConfig *tbeBwdGetConfig(int64_t configId) {
 
 /// The configuration a call with `configId` runs (-1: the default).
 static inline int64_t tbeBwdSelectConfig(int64_t configId) {
-  return configId < 0 ? TBE_BWD_CONFIG_DEFAULT : configId;
+  return configId < 0 ? (int64_t)TBE_BWD_CONFIG_DEFAULT : configId;
 }
 
 /// The fewest positions any chunk of `cfg` holds: chunks start at least this
