@@ -22,7 +22,8 @@
 # RUNS: runs a side (default 3). ONLY: cases for the bench and the peers.
 # SWEEP=1: the first run also times the routing configurations and the
 #   accumulate variant (backward only).
-# DEADLINE: seconds after the start past which racecheck is skipped.
+# DEADLINE: seconds after the start past which racecheck (run last) is
+#   skipped.
 # Files under $OUT (at most 8 come back): run.log, test.txt, sanitizer.txt,
 # ours.jsonl, peers.jsonl, binding.txt, tbe_train.json, tbe_train.png.
 set -u
@@ -87,18 +88,6 @@ if has memcheck; then
   stamp memcheck
   sanitize memcheck
 fi
-if has racecheck; then
-  if [ "$(elapsed)" -lt "$DEADLINE" ]; then
-    stamp racecheck
-    sanitize racecheck
-  else
-    echo "racecheck skipped: past the deadline"
-  fi
-fi
-if has memcheck || has racecheck; then
-  grep -E "^---|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Hazard|PASSED|FAILED" \
-    "$OUT/sanitizer.txt" | sort | uniq -c | head -n 12
-fi
 
 if has bench; then
   rm -f "$OUT/ours.jsonl" "$OUT/peers.jsonl"
@@ -140,6 +129,19 @@ if has report && [ -f "$OUT/ours.jsonl" ]; then
   python3 bench/tbe_train/report.py --ours "$OUT/ours.jsonl" \
     --peers "$OUT/peers.jsonl" --json "$OUT/tbe_train.json" \
     --png "$OUT/tbe_train.png" --commit "$COMMIT"
+fi
+# Last, being the slowest and optional: skipped past DEADLINE.
+if has racecheck; then
+  if [ "$(elapsed)" -lt "$DEADLINE" ]; then
+    stamp racecheck
+    sanitize racecheck
+  else
+    echo "racecheck skipped: past the deadline"
+  fi
+fi
+if has memcheck || has racecheck; then
+  grep -E "^---|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Hazard|PASSED|FAILED" \
+    "$OUT/sanitizer.txt" | sort | uniq -c | head -n 12
 fi
 grep -E "rc=|PASSED|FAILED|cases$" "$OUT/test.txt" 2>/dev/null | head -n 12
 stamp done
