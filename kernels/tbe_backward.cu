@@ -118,12 +118,22 @@ constexpr int kMaxBuckets = 8;
 /// go through the workspace.
 constexpr int kParamTables = 64;
 constexpr int kParamFeatures = 256;
-/// Short runs a group takes at a time.
+/// Short runs a group takes at a time: the pipelined path's unit, and the
+/// stream's (a longer stream amortises its fill and drain).
 constexpr int kUnitRuns = 8;
+constexpr int kStreamUnitRuns = 32;
+/// The short-run stream: stages of kStreamRows positions, kStreamStages in
+/// flight (bench/tbe_train/build variants: EMB_TBE_BWD_STREAM_ROWS).
+#ifndef EMB_TBE_BWD_STREAM_ROWS
+#define EMB_TBE_BWD_STREAM_ROWS 4
+#endif
+constexpr int kStreamRows = EMB_TBE_BWD_STREAM_ROWS;
+constexpr int kStreamStages = 2;
 /// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256
-/// threads, 128 registers; 3, 80). bench/tbe_train/build.sh builds variants
-/// of this file with other values (and EMB_TBE_BWD_SUFFIX appended to the
-/// entry points' names) to time them in one run.
+/// threads, 128 registers; 3, 80, where the stream's kernels spill a little).
+/// bench/tbe_train/build.sh builds variants of this file with other values (and
+/// EMB_TBE_BWD_SUFFIX appended to the entry points' names) to time them in one
+/// run.
 #ifndef EMB_TBE_BWD_MIN_BLOCKS
 #define EMB_TBE_BWD_MIN_BLOCKS 2
 #endif
@@ -980,6 +990,253 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Short runs as one stream of gradient rows through shared memory
+//===----------------------------------------------------------------------===//
+
+/// The slots of the short-run stream in one warp's shared memory. Slot j of
+/// a stage holds, for each lane, its piece of one position's gradient row,
+/// and, where that position is the first of its run, the lane's piece of
+/// the run's table row and the run's state (rowwise Adagrad). A warp's 32
+/// lanes' pieces of one slot lie side by side (conflict-free), pieces wider
+/// than 16 bytes in two planes.
+template <typename TT, typename GT, int E> struct StreamSlots {
+  static constexpr int kGradBytes = E * (int)sizeof(GT);
+  static constexpr int kRowBytes = E * (int)sizeof(TT);
+  static constexpr int kGradPiece = kGradBytes > 16 ? 16 : kGradBytes;
+  static constexpr int kGradPlanes = kGradBytes / kGradPiece;
+  static constexpr int kRowPiece = kRowBytes > 16 ? 16 : kRowBytes;
+  static constexpr int kRowPlanes = kRowBytes / kRowPiece;
+  /// cp.async copies 4, 8 or 16 bytes: 2-byte pieces take the pipelined path.
+  static constexpr bool kStreamable = kGradBytes >= 4 && kRowBytes >= 4;
+  static constexpr int kSlots = kStreamStages * kStreamRows;
+  static constexpr int kGradRegion = kSlots * kGradPlanes * 32 * kGradPiece;
+  static constexpr int kRowRegion = kSlots * kRowPlanes * 32 * kRowPiece;
+  static constexpr int kWarpBytes = kGradRegion + kRowRegion + kSlots * 32 * 4;
+  static constexpr int kCtaBytes = kStreamable ? kWarps * kWarpBytes : 0;
+
+  __device__ static unsigned grad(unsigned warp, int slot, int plane,
+                                  int lane) {
+    return warp + ((slot * kGradPlanes + plane) * 32 + lane) * kGradPiece;
+  }
+  __device__ static unsigned row(unsigned warp, int slot, int plane, int lane) {
+    return warp + kGradRegion +
+           ((slot * kRowPlanes + plane) * 32 + lane) * kRowPiece;
+  }
+  __device__ static unsigned state(unsigned warp, int slot, int lane) {
+    return warp + kGradRegion + kRowRegion + (slot * 32 + lane) * 4;
+  }
+};
+
+/// Starts copying kBytes (4, 8 or 16) from `src` to shared address `dst`,
+/// or zeros when `!pred` (src-size 0: nothing is read).
+template <int kBytes>
+__device__ __forceinline__ void copyAsync(unsigned dst, const void *src,
+                                          bool pred) {
+  if constexpr (kBytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
+                 "l"(src), "r"(pred ? 16 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst),
+                 "l"(src), "n"(kBytes), "r"(pred ? kBytes : 0)
+                 : "memory");
+}
+
+__device__ __forceinline__ void commitCopies() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/// Waits until at most kPending groups of copies are in flight.
+template <int kPending> __device__ __forceinline__ void waitCopies() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
+/// kBytes (4, 8 or 16) of shared memory as words.
+template <int kBytes>
+__device__ __forceinline__ void loadShared(unsigned src, unsigned *w) {
+  if constexpr (kBytes == 16)
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                 : "r"(src)
+                 : "memory");
+  else if constexpr (kBytes == 8)
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(w[0]), "=r"(w[1])
+                 : "r"(src)
+                 : "memory");
+  else
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(w[0]) : "r"(src) : "memory");
+}
+
+/// Where a stream stands in its unit's short runs: the run, the next
+/// position of it, its end; `fresh` until its first position is taken.
+struct Cursor {
+  long long run;
+  unsigned pos, end;
+  bool fresh;
+  bool cols; ///< the lane holds columns of the run's table (issue side)
+};
+
+/// Moves `c` to the first short run at or after `r` in [r, rb) (run = rb
+/// when none is left); long runs are the chunks' work.
+__device__ __forceinline__ void seekShort(const Shared &s, Cursor &c,
+                                          long long r, long long rb,
+                                          long long numRuns) {
+  for (; r < rb; ++r) {
+    const unsigned st = __ldg(s.starts + r);
+    const unsigned en =
+        r + 1 < numRuns ? __ldg(s.starts + r + 1) : (unsigned)s.numIndices;
+    if (en > st && en - st < s.threshold) {
+      c.run = r;
+      c.pos = st;
+      c.end = en;
+      c.fresh = true;
+      return;
+    }
+  }
+  c.run = rb;
+}
+
+/// Streams the short runs of [ra, rb) (consecutive runs, so their
+/// positions lie in order) for one group: stages of kStreamRows positions
+/// through shared memory, kStreamStages in flight; a stage may hold the
+/// ends and starts of several runs. A run's table row (and state) is copied
+/// with its first position; the consumer takes it into registers there,
+/// accumulates the run's rows in f32, and updates the row when the next run
+/// starts or the stream ends. Called by the whole group.
+template <typename TT, typename GT, int E>
+__device__ __forceinline__ void
+streamShortRuns(const Params &p, const Hyper &h, const Group &g, float *red,
+                int bucket, long long ra, long long rb, long long numRuns,
+                unsigned warpBase) {
+  using L = StreamSlots<TT, GT, E>;
+  const Shared &s = p.s;
+  const int lane = (int)threadIdx.x & 31;
+  const unsigned col0 = (unsigned)g.lane * E;
+  const GT *grad = static_cast<const GT *>(s.grad) + col0;
+
+  // Issues the next kStreamRows positions into stage `stage`; returns how
+  // many, and in `starts` which of them begin a run.
+  Cursor ic;
+  seekShort(s, ic, ra, rb, numRuns);
+  auto issue = [&](int stage, unsigned &starts) {
+    int n = 0;
+    starts = 0;
+    // Not unrolled: each position depends on the one before through the
+    // cursor, and one copy of the run-start code keeps registers down.
+#pragma unroll 1
+    for (int j = 0; j < kStreamRows; ++j) {
+      if (ic.run < rb) {
+        const int slot = stage * kStreamRows + j;
+        if (ic.fresh) {
+          starts |= 1u << j;
+          ic.fresh = false;
+          const unsigned long long key = loadKey(s.unique, s.key64, ic.run);
+          const RowRef ref = rowRefOf<TT, E, true>(p, bucket, key, g);
+          const TableMeta &tm = tableAt(p, ref.slot);
+          ic.cols = ref.n > 0;
+          const char *src = reinterpret_cast<const char *>(
+              reinterpret_cast<const TT *>(tm.table) +
+              (size_t)ref.row * tm.dim + col0);
+#pragma unroll
+          for (int k = 0; k < L::kRowPlanes; ++k)
+            copyAsync<L::kRowPiece>(L::row(warpBase, slot, k, lane),
+                                    src + k * 16, ref.n > 0);
+          if (s.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
+            copyAsync<4>(L::state(warpBase, slot, lane), tm.m1 + ref.row, true);
+          else if (s.optimizer == EMBRT_OPTIMIZER_ADAM && ref.n > 0) {
+            const size_t at = (size_t)ref.row * tm.dim + col0;
+            prefetchL1(tm.m1 + at);
+            prefetchL1(tm.m2 + at);
+          }
+        }
+        unsigned long long rowOff;
+        if (s.mode == MODE_ROW) {
+          rowOff = __ldg(s.sortedVals + ic.pos);
+        } else {
+          float unused;
+          rowOff = gradRowOf(p, ic.pos, unused);
+        }
+        const char *src = reinterpret_cast<const char *>(grad + rowOff);
+#pragma unroll
+        for (int k = 0; k < L::kGradPlanes; ++k)
+          copyAsync<L::kGradPiece>(L::grad(warpBase, slot, k, lane),
+                                   src + k * 16, ic.cols);
+        ++n;
+        if (++ic.pos == ic.end)
+          seekShort(s, ic, ic.run + 1, rb, numRuns);
+      }
+    }
+    commitCopies();
+    return n;
+  };
+
+  // The consumer: its own cursor over the same runs, the current run's row.
+  Cursor cc;
+  cc.run = ra - 1;
+  bool have = false;
+  RowRef ref = {};
+  RowData<TT, E> row = {};
+  float acc[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i)
+    acc[i] = 0.0f;
+  auto consume = [&](int stage, int n, unsigned starts) {
+    for (int j = 0; j < n; ++j) {
+      const int slot = stage * kStreamRows + j;
+      if ((starts >> j) & 1) {
+        if (have)
+          applyRow<TT, E, true>(p, h, g, red, ref, row, acc);
+        seekShort(s, cc, cc.run + 1, rb, numRuns);
+        ref = rowRefOf<TT, E, true>(p, bucket,
+                                    loadKey(s.unique, s.key64, cc.run), g);
+#pragma unroll
+        for (int k = 0; k < L::kRowPlanes; ++k)
+          loadShared<L::kRowPiece>(L::row(warpBase, slot, k, lane),
+                                   row.w.w + k * (L::kRowPiece / 4));
+        if (s.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD) {
+          unsigned st;
+          loadShared<4>(L::state(warpBase, slot, lane), &st);
+          row.state = __uint_as_float(st);
+        }
+#pragma unroll
+        for (int i = 0; i < E; ++i)
+          acc[i] = 0.0f;
+        have = true;
+      }
+      Raw<L::kGradBytes> r;
+#pragma unroll
+      for (int k = 0; k < L::kGradPlanes; ++k)
+        loadShared<L::kGradPiece>(L::grad(warpBase, slot, k, lane),
+                                  r.w + k * (L::kGradPiece / 4));
+      float scale = 1.0f;
+      if (s.mode != MODE_ROW)
+        gradRowOf(p, cc.pos, scale);
+      ++cc.pos;
+#pragma unroll
+      for (int i = 0; i < E; ++i)
+        acc[i] = fmaf(scale, Elem<GT>::get(r.w, i), acc[i]);
+    }
+  };
+
+  unsigned startsCur;
+  int nCur = issue(0, startsCur);
+  int stage = 0;
+  while (nCur > 0) {
+    unsigned startsNext;
+    const int nNext = issue(stage ^ 1, startsNext);
+    waitCopies<1>();
+    consume(stage, nCur, startsCur);
+    stage ^= 1;
+    nCur = nNext;
+    startsCur = startsNext;
+  }
+  waitCopies<0>();
+  if (have)
+    applyRow<TT, E, true>(p, h, g, red, ref, row, acc);
+}
+
 /// accumulateKernel<TT, GT, E, kVec>: one D bucket's runs; TT the table's
 /// storage type, GT the gradient's, E columns a lane (vectors when kVec).
 ///
@@ -1067,9 +1324,27 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
     }
   }
 
-  // Short runs: units of kUnitRuns consecutive runs, two-deep pipeline.
   const long long runBegin = ctrl->runBegin[bucket],
                   runEnd = ctrl->runEnd[bucket];
+  if constexpr (kVec && StreamSlots<TT, GT, E>::kStreamable) {
+    // Short runs: units of kStreamUnitRuns consecutive runs, streamed.
+    extern __shared__ __align__(16) unsigned char slots[];
+    const unsigned warpBase =
+        (unsigned)__cvta_generic_to_shared(slots) +
+        (threadIdx.x >> 5) * StreamSlots<TT, GT, E>::kWarpBytes;
+    const long long numUnits =
+        (runEnd - runBegin + kStreamUnitRuns - 1) / kStreamUnitRuns;
+    for (long long u = gid; u < numUnits; u += numGroups) {
+      const long long ra = runBegin + u * kStreamUnitRuns;
+      const long long rb =
+          ra + kStreamUnitRuns < runEnd ? ra + kStreamUnitRuns : runEnd;
+      streamShortRuns<TT, GT, E>(p, h, g, red, bucket, ra, rb, numRuns,
+                                 warpBase);
+    }
+    return;
+  }
+
+  // Short runs: units of kUnitRuns consecutive runs, two-deep pipeline.
   const long long numUnits = (runEnd - runBegin + kUnitRuns - 1) / kUnitRuns;
   // The k-th run this group takes, or -1.
   auto runAt = [&](long long k) -> long long {
@@ -1117,24 +1392,36 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
 
 using AccumulateFn = void (*)(Params, int);
 
+/// An accumulate kernel and the dynamic shared memory of its stream.
+struct Accumulate {
+  AccumulateFn fn;
+  int smem;
+};
+
+template <typename TT, typename GT, int E, bool kVec>
+Accumulate accumulateOf() {
+  return {accumulateKernel<TT, GT, E, kVec>,
+          kVec ? StreamSlots<TT, GT, E>::kCtaBytes : 0};
+}
+
 template <typename TT, typename GT>
-AccumulateFn accumulateFor(int elems, int vector) {
+Accumulate accumulateFor(int elems, int vector) {
   if (!vector)
-    return accumulateKernel<TT, GT, 8, false>;
+    return accumulateOf<TT, GT, 8, false>();
   switch (elems) {
   case 1:
-    return accumulateKernel<TT, GT, 1, true>;
+    return accumulateOf<TT, GT, 1, true>();
   case 2:
-    return accumulateKernel<TT, GT, 2, true>;
+    return accumulateOf<TT, GT, 2, true>();
   case 4:
-    return accumulateKernel<TT, GT, 4, true>;
+    return accumulateOf<TT, GT, 4, true>();
   default:
-    return accumulateKernel<TT, GT, 8, true>;
+    return accumulateOf<TT, GT, 8, true>();
   }
 }
 
-AccumulateFn accumulateFor(embrtDtype table, embrtDtype grad, int elems,
-                           int vector) {
+Accumulate accumulateFor(embrtDtype table, embrtDtype grad, int elems,
+                         int vector) {
   if (table == EMBRT_F32)
     return accumulateFor<float, float>(elems, vector);
   if (table == EMBRT_F16)
@@ -1436,7 +1723,8 @@ embrtStatus buildMeta(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
 /// per kernel and thread (a step launches up to a dozen kernels; the host
 /// time of small steps counts).
 template <typename Kernel>
-unsigned persistentGrid(embrtLaunchEnv *env, Kernel kernel, long long needed) {
+unsigned persistentGrid(embrtLaunchEnv *env, Kernel kernel, long long needed,
+                        int smem = 0) {
   static thread_local const void *known[64];
   static thread_local int knownPerSm[64], numKnown;
   int perSm = 0;
@@ -1445,7 +1733,7 @@ unsigned persistentGrid(embrtLaunchEnv *env, Kernel kernel, long long needed) {
       perSm = knownPerSm[i];
   if (perSm == 0) {
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads,
-                                                      0) != cudaSuccess ||
+                                                      smem) != cudaSuccess ||
         perSm < 1) {
       cudaGetLastError();
       perSm = 1;
@@ -1524,14 +1812,20 @@ embrtStatus launchSteps(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   // 5. Accumulate and update, one launch per bucket.
   for (int b = 0; b < P.s.numBuckets; ++b) {
     const BucketMeta &bm = P.buckets[b];
-    AccumulateFn kernel =
+    const Accumulate acc =
         accumulateFor(l->tableDtype, a->gradDtype, bm.elems, bm.vector);
+    if (acc.smem > 48 * 1024)
+      TRY(embrtCudaCheck(
+          env,
+          cudaFuncSetAttribute(
+              acc.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, acc.smem),
+          "tbe_backward: cudaFuncSetAttribute"));
     const long long groupsPerCta = kThreads / bm.lanes;
     // Work items a group takes: at most N / spacing chunks plus the units.
     const long long work = (long long)L.cap + (N + kUnitRuns - 1) / kUnitRuns;
-    const unsigned grid =
-        persistentGrid(env, kernel, (work + groupsPerCta - 1) / groupsPerCta);
-    kernel<<<grid, kThreads, 0, stream>>>(P, b);
+    const unsigned grid = persistentGrid(
+        env, acc.fn, (work + groupsPerCta - 1) / groupsPerCta, acc.smem);
+    acc.fn<<<grid, kThreads, acc.smem, stream>>>(P, b);
     TRY(embrtCudaCheck(env, cudaGetLastError(),
                        "tbe_backward: accumulate kernel launch"));
   }

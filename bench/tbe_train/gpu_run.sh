@@ -112,7 +112,7 @@ fi
 
 if has profile; then
   stamp "profile (kernels of a step)"
-  PYTHONUNBUFFERED=1 timeout 200 python3 bench/tbe_train/profile.py \
+  PYTHONUNBUFFERED=1 timeout 200 python3 bench/tbe_train/kernel_times.py \
     --lib "$BUILD/lib/libembrt.so" 2>&1 | grep -v Warning
 fi
 

@@ -53,11 +53,14 @@ typedef embrtStatus (*BackwardLauncher)(embrtLaunchEnv *,
 #ifdef TBE_TRAIN_VARIANTS
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_mb3(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_r6(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
 } kVariants[] = {
     {"mb3", embrtCudaLaunchTbeBackward_mb3},
+    {"r6", embrtCudaLaunchTbeBackward_r6},
 };
 #endif
 

@@ -318,7 +318,10 @@ static Side makeSide(embrtContext *ctx, const Case *c, const Inputs *in) {
     s.weights = in->weights;
     s.grad = in->grad;
     s.hyper = (void *)in->hyper;
-    s.step = (void *)&in->step;
+    // Its own step: runSteps counts it up (the GPU side starts from in->step
+    // too).
+    s.step = malloc(8);
+    memcpy(s.step, &in->step, 8);
   }
   return s;
 }
@@ -346,6 +349,7 @@ static void freeSide(embrtContext *ctx, const Case *c, Side *s) {
     embrtFree(ctx, s->workspace);
   } else {
     free(s->workspace);
+    free(s->step);
   }
 }
 

@@ -5,7 +5,7 @@ Prints, per shape, each kernel's mean device time per step (ours run on PyTorch'
 profiler sees them: the linearize, CUB's radix sort passes, the run-length encode and scan, the
 classify, the accumulate launches, the forward).
 
-    PYTHONUNBUFFERED=1 python3 bench/tbe_train/profile.py --lib build/lib/libembrt.so
+    PYTHONUNBUFFERED=1 python3 bench/tbe_train/kernel_times.py --lib build/lib/libembrt.so
 """
 import argparse
 import os
