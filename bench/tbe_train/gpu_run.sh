@@ -22,8 +22,8 @@
 # RUNS: runs a side (default 3). ONLY: cases for the bench and the peers.
 # SWEEP=1: the first run also times the routing configurations and the
 #   accumulate variant (backward only).
-# DEADLINE: seconds after the start past which racecheck (run last) is
-#   skipped.
+# DEADLINE: seconds after the start past which later bench runs and
+#   racecheck (run last) are skipped.
 # Files under $OUT (at most 8 come back): run.log, test.txt, sanitizer.txt,
 # ours.jsonl, peers.jsonl, binding.txt, tbe_train.json, tbe_train.png.
 set -u
@@ -70,7 +70,7 @@ if has test; then
     echo "config rc=$?"
     "$BUILD/test/Runtime/tbe_backward" 2>&1 | tail -n 3
     echo "cpu reference rc=${PIPESTATUS[0]}"
-    timeout 300 "$BUILD/test/Kernels/tbe_backward" 2>&1
+    timeout 150 "$BUILD/test/Kernels/tbe_backward" 2>&1
     echo "gpu backward rc=$?"
     timeout 120 "$BUILD/test/Kernels/tbe" 2>&1 | tail -n 3
     echo "gpu forward rc=${PIPESTATUS[0]}"
@@ -80,7 +80,7 @@ fi
 
 sanitize() { # tool
   echo "--- $1" >>"$OUT/sanitizer.txt"
-  timeout 240 compute-sanitizer --tool "$1" --error-exitcode 9 \
+  timeout 150 compute-sanitizer --tool "$1" --error-exitcode 9 \
     "$BUILD/test/Kernels/tbe_backward" --quick >>"$OUT/sanitizer.txt" 2>&1
   echo "compute-sanitizer $1 rc=$?"
 }
@@ -92,16 +92,20 @@ fi
 if has bench; then
   rm -f "$OUT/ours.jsonl" "$OUT/peers.jsonl"
   for r in $(seq 1 "$RUNS"); do
+    if [ "$r" -gt 1 ] && [ "$(elapsed)" -gt "$DEADLINE" ]; then
+      echo "bench run $r skipped: past the deadline"
+      break
+    fi
     stamp "bench run $r (ours)"
     sweepArg=()
     [ "$r" = 1 ] && [ -n "${SWEEP:-}" ] && sweepArg=(--sweep)
-    timeout 300 "$BUILD/bench/tbe_train_bench" --out "$OUT/ours_$r.jsonl" \
+    timeout 150 "$BUILD/bench/tbe_train_bench" --out "$OUT/ours_$r.jsonl" \
       --run "$r" "${sweepArg[@]}" "${onlyArgs[@]}" >/dev/null
     echo "ours rc=$?"
     cat "$OUT/ours_$r.jsonl" >>"$OUT/ours.jsonl" 2>/dev/null
     rm -f "$OUT/ours_$r.jsonl"
     stamp "bench run $r (torch)"
-    PYTHONUNBUFFERED=1 timeout 300 python3 bench/tbe_train/peers.py \
+    PYTHONUNBUFFERED=1 timeout 150 python3 bench/tbe_train/peers.py \
       --out "$OUT/peers_$r.jsonl" --run "$r" "${onlyArgs[@]}" >/tmp/peers.txt 2>&1
     echo "peers rc=$?"
     grep -v "^{" /tmp/peers.txt | head -n 5
@@ -118,7 +122,7 @@ fi
 
 if has binding; then
   stamp "PyTorch binding test"
-  PYTHONUNBUFFERED=1 timeout 300 python3 bindings/torch/test_emb_torch.py \
+  PYTHONUNBUFFERED=1 timeout 150 python3 bindings/torch/test_emb_torch.py \
     --device cuda --lib "$BUILD/lib/libembrt.so" >"$OUT/binding.txt" 2>&1
   echo "binding rc=$?"
   tail -n 4 "$OUT/binding.txt"
