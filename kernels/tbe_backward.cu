@@ -129,13 +129,23 @@ constexpr int kStreamUnitRuns = 32;
 #endif
 constexpr int kStreamRows = EMB_TBE_BWD_STREAM_ROWS;
 constexpr int kStreamStages = 2;
+/// Short runs through the shared-memory stream (streamShortRuns) instead of
+/// the per-run pipeline. Off: measured slower on an H200 (bench/tbe_train/
+/// NOTES.md, call 2: 4.7 ms against 3.6 at B=16384 T=32 D=128 L=20; the
+/// stream's issue side is a chain of dependent loads a position). Kept as
+/// the benchmark's variant "stream".
+#ifndef EMB_TBE_BWD_SHORT_STREAM
+#define EMB_TBE_BWD_SHORT_STREAM 0
+#endif
+constexpr bool kShortStream = EMB_TBE_BWD_SHORT_STREAM;
 /// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256
-/// threads, 128 registers; 3, 80, where the stream's kernels spill a little).
+/// threads, 128 registers; 3, 80). Measured on an H200 (bench/tbe_train/
+/// NOTES.md, calls 1-2): 3 CTAs 15-20% faster than 2, small spills and all.
 /// bench/tbe_train/build.sh builds variants of this file with other values (and
 /// EMB_TBE_BWD_SUFFIX appended to the entry points' names) to time them in one
 /// run.
 #ifndef EMB_TBE_BWD_MIN_BLOCKS
-#define EMB_TBE_BWD_MIN_BLOCKS 2
+#define EMB_TBE_BWD_MIN_BLOCKS 3
 #endif
 constexpr int kAccumulateMinBlocks = EMB_TBE_BWD_MIN_BLOCKS;
 #ifdef EMB_TBE_BWD_SUFFIX
@@ -761,12 +771,11 @@ __device__ __forceinline__ void loadHyper(const Shared &s, Hyper &h) {
   h.c2 = 1.0f - powf(h.b2, (float)h.step);
 }
 
-/// The first gradient element of the row of sorted position q, and its
-/// scale (generic modes; MODE_ROW is inlined in gather).
+/// The first gradient element of the row of a position whose sort value is
+/// v, and its scale (generic modes; MODE_ROW is inlined in gather).
 __device__ __forceinline__ unsigned long long
-gradRowOf(const Params &p, unsigned q, float &scale) {
+gradRowOfValue(const Params &p, unsigned v, float &scale) {
   const Shared &s = p.s;
-  const unsigned v = __ldg(s.sortedVals + q);
   unsigned bag = v;
   scale = 1.0f;
   switch (s.mode) {
@@ -787,12 +796,34 @@ gradRowOf(const Params &p, unsigned q, float &scale) {
   return (unsigned long long)b * s.sumD + featureAt(p, (int)f).col;
 }
 
+/// The same for sorted position q.
+__device__ __forceinline__ unsigned long long
+gradRowOf(const Params &p, unsigned q, float &scale) {
+  return gradRowOfValue(p, __ldg(p.s.sortedVals + q), scale);
+}
+
+/// Sort values of a run's first positions, loaded a run ahead.
+constexpr int kPreVals = 4;
+struct PreVals {
+  unsigned v[kPreVals];
+};
+
+/// The first kPreVals sort values of positions [start, end) (0 past end).
+__device__ __forceinline__ PreVals loadPreVals(const Shared &s, unsigned start,
+                                               unsigned end) {
+  PreVals pv;
+#pragma unroll
+  for (int u = 0; u < kPreVals; ++u)
+    pv.v[u] = start + u < end ? __ldg(s.sortedVals + start + u) : 0u;
+  return pv;
+}
+
 /// Adds the gradient rows of sorted positions [start, end) (this lane's
 /// columns col0 .., n of them valid) to acc, kBatch rows in flight.
-template <typename GT, int E, bool kVec>
-__device__ __forceinline__ void gather(const Params &p, unsigned start,
-                                       unsigned end, unsigned col0, int n,
-                                       float *acc) {
+template <typename GT, int E, bool kVec, bool kPre = false>
+__device__ __forceinline__ void
+gather(const Params &p, unsigned start, unsigned end, unsigned col0, int n,
+       float *acc, const PreVals *pre = nullptr) {
   using C = Cols<GT, E, kVec>;
   constexpr int kRowRegs = C::kBytes >= 4 ? C::kBytes / 4 : 1;
   constexpr int kBatch = 32 / kRowRegs < 2   ? 2
@@ -805,7 +836,11 @@ __device__ __forceinline__ void gather(const Params &p, unsigned start,
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         if (q0 + u < end && n > 0) {
-          const unsigned v = __ldg(p.s.sortedVals + q0 + u);
+          // The first positions' values came a run ahead: their rows are
+          // asked for at once.
+          const unsigned v = kPre && u < kPreVals && q0 == start
+                                 ? pre->v[u < kPreVals ? u : 0]
+                                 : __ldg(p.s.sortedVals + q0 + u);
           r[u] = C::load(grad + v, n);
         } else {
 #pragma unroll
@@ -830,7 +865,10 @@ __device__ __forceinline__ void gather(const Params &p, unsigned start,
     for (int u = 0; u < kHalf; ++u) {
       scale[u] = 0.0f;
       if (q0 + u < end && n > 0) {
-        const unsigned long long row = gradRowOf(p, q0 + u, scale[u]);
+        const unsigned long long row =
+            kPre && u < kPreVals && q0 == start
+                ? gradRowOfValue(p, pre->v[u < kPreVals ? u : 0], scale[u])
+                : gradRowOf(p, q0 + u, scale[u]);
         r[u] = C::load(grad + row, n);
       } else {
 #pragma unroll
@@ -1043,7 +1081,7 @@ __device__ __forceinline__ void copyAsync(unsigned dst, const void *src,
                  : "memory");
 }
 
-__device__ __forceinline__ void commitCopies() {
+[[maybe_unused]] __device__ __forceinline__ void commitCopies() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
@@ -1080,9 +1118,9 @@ struct Cursor {
 
 /// Moves `c` to the first short run at or after `r` in [r, rb) (run = rb
 /// when none is left); long runs are the chunks' work.
-__device__ __forceinline__ void seekShort(const Shared &s, Cursor &c,
-                                          long long r, long long rb,
-                                          long long numRuns) {
+[[maybe_unused]] __device__ __forceinline__ void
+seekShort(const Shared &s, Cursor &c, long long r, long long rb,
+          long long numRuns) {
   for (; r < rb; ++r) {
     const unsigned st = __ldg(s.starts + r);
     const unsigned en =
@@ -1326,7 +1364,7 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
 
   const long long runBegin = ctrl->runBegin[bucket],
                   runEnd = ctrl->runEnd[bucket];
-  if constexpr (kVec && StreamSlots<TT, GT, E>::kStreamable) {
+  if constexpr (kShortStream && kVec && StreamSlots<TT, GT, E>::kStreamable) {
     // Short runs: units of kStreamUnitRuns consecutive runs, streamed.
     extern __shared__ __align__(16) unsigned char slots[];
     const unsigned warpBase =
@@ -1358,30 +1396,39 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
     return run.valid && run.end > run.start &&
            run.end - run.start < s.threshold;
   };
+  // Run k + 2's descriptor, k + 1's table row and first sort values, and
+  // k's gather and update are in flight together.
   Run cur = loadRun(p, runAt(0), numRuns), next = loadRun(p, runAt(1), numRuns);
   RowRef curRef = rowRefOf<TT, E, kVec>(p, bucket, cur.key, g);
   RowData<TT, E> curRow = {};
-  if (isShort(cur))
+  PreVals curVals = {};
+  if (isShort(cur)) {
     curRow = loadRow<TT, E, kVec>(p, curRef);
+    curVals = loadPreVals(s, cur.start, cur.end);
+  }
   for (long long k = 0; cur.valid; ++k) {
     const Run after = loadRun(p, runAt(k + 2), numRuns);
     RowRef nextRef = curRef;
     RowData<TT, E> nextRow = curRow;
+    PreVals nextVals = curVals;
     if (isShort(next)) {
       nextRef = rowRefOf<TT, E, kVec>(p, bucket, next.key, g);
       nextRow = loadRow<TT, E, kVec>(p, nextRef);
+      nextVals = loadPreVals(s, next.start, next.end);
     }
     if (isShort(cur)) {
       float acc[E];
 #pragma unroll
       for (int i = 0; i < E; ++i)
         acc[i] = 0.0f;
-      gather<GT, E, kVec>(p, cur.start, cur.end, curRef.col0, curRef.n, acc);
+      gather<GT, E, kVec, true>(p, cur.start, cur.end, curRef.col0, curRef.n,
+                                acc, &curVals);
       applyRow<TT, E, kVec>(p, h, g, red, curRef, curRow, acc);
     }
     cur = next;
     curRef = nextRef;
     curRow = nextRow;
+    curVals = nextVals;
     next = after;
   }
 }
@@ -1401,7 +1448,7 @@ struct Accumulate {
 template <typename TT, typename GT, int E, bool kVec>
 Accumulate accumulateOf() {
   return {accumulateKernel<TT, GT, E, kVec>,
-          kVec ? StreamSlots<TT, GT, E>::kCtaBytes : 0};
+          kShortStream && kVec ? StreamSlots<TT, GT, E>::kCtaBytes : 0};
 }
 
 template <typename TT, typename GT>

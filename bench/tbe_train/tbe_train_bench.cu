@@ -52,15 +52,16 @@ typedef embrtStatus (*BackwardLauncher)(embrtLaunchEnv *,
 // EMB_TBE_BWD_SUFFIX), called as launchers with a launch environment.
 #ifdef TBE_TRAIN_VARIANTS
 extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_mb3(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+embrtCudaLaunchTbeBackward_mb2(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_r6(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+embrtCudaLaunchTbeBackward_stream(embrtLaunchEnv *,
+                                  const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
 } kVariants[] = {
-    {"mb3", embrtCudaLaunchTbeBackward_mb3},
-    {"r6", embrtCudaLaunchTbeBackward_r6},
+    {"mb2", embrtCudaLaunchTbeBackward_mb2},
+    {"stream", embrtCudaLaunchTbeBackward_stream},
 };
 #endif
 
