@@ -123,7 +123,7 @@ constexpr int kParamFeatures = 256;
 constexpr int kUnitRuns = 8;
 constexpr int kStreamUnitRuns = 32;
 /// The short-run stream: stages of kStreamRows positions, kStreamStages in
-/// flight (bench/tbe_train/build variants: EMB_TBE_BWD_STREAM_ROWS).
+/// flight (EMB_TBE_BWD_STREAM_ROWS sets the rows).
 #ifndef EMB_TBE_BWD_STREAM_ROWS
 #define EMB_TBE_BWD_STREAM_ROWS 4
 #endif
@@ -140,8 +140,9 @@ constexpr int kStreamStages = 2;
 constexpr bool kShortStream = EMB_TBE_BWD_SHORT_STREAM;
 /// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256
 /// threads, 128 registers; 3, 80). Measured on an H200 (bench/tbe_train/
-/// NOTES.md, calls 1-2): 3 CTAs 15-20% faster than 2, small spills and all.
-/// bench/tbe_train/build.sh builds variants of this file with other values (and
+/// NOTES.md, call 1): 3 CTAs 15-20% faster than 2 with the per-run
+/// pipeline.
+/// bench/CMakeLists.txt builds variants of this file with other values (and
 /// EMB_TBE_BWD_SUFFIX appended to the entry points' names) to time them in one
 /// run.
 #ifndef EMB_TBE_BWD_MIN_BLOCKS
@@ -802,7 +803,15 @@ gradRowOf(const Params &p, unsigned q, float &scale) {
   return gradRowOfValue(p, __ldg(p.s.sortedVals + q), scale);
 }
 
-/// Sort values of a run's first positions, loaded a run ahead.
+/// Sort values of a run's first positions, loaded a run ahead (with its
+/// table row) so that the run's gradient rows are asked for at once. Off:
+/// measured slower on an H200 (bench/tbe_train/NOTES.md, call 3: backward
+/// 4.63 ms against 3.40 at B=16384 T=32 D=128 L=20, at 2 and 3 CTAs an SM
+/// alike); kept behind EMB_TBE_BWD_PRE_VALS for the next measurement.
+#ifndef EMB_TBE_BWD_PRE_VALS
+#define EMB_TBE_BWD_PRE_VALS 0
+#endif
+constexpr bool kUsePreVals = EMB_TBE_BWD_PRE_VALS;
 constexpr int kPreVals = 4;
 struct PreVals {
   unsigned v[kPreVals];
@@ -1396,15 +1405,16 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
     return run.valid && run.end > run.start &&
            run.end - run.start < s.threshold;
   };
-  // Run k + 2's descriptor, k + 1's table row and first sort values, and
-  // k's gather and update are in flight together.
+  // Run k + 2's descriptor, k + 1's table row (and, with kUsePreVals, its
+  // first sort values), and k's gather and update are in flight together.
   Run cur = loadRun(p, runAt(0), numRuns), next = loadRun(p, runAt(1), numRuns);
   RowRef curRef = rowRefOf<TT, E, kVec>(p, bucket, cur.key, g);
   RowData<TT, E> curRow = {};
   PreVals curVals = {};
   if (isShort(cur)) {
     curRow = loadRow<TT, E, kVec>(p, curRef);
-    curVals = loadPreVals(s, cur.start, cur.end);
+    if (kUsePreVals)
+      curVals = loadPreVals(s, cur.start, cur.end);
   }
   for (long long k = 0; cur.valid; ++k) {
     const Run after = loadRun(p, runAt(k + 2), numRuns);
@@ -1414,15 +1424,16 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
     if (isShort(next)) {
       nextRef = rowRefOf<TT, E, kVec>(p, bucket, next.key, g);
       nextRow = loadRow<TT, E, kVec>(p, nextRef);
-      nextVals = loadPreVals(s, next.start, next.end);
+      if (kUsePreVals)
+        nextVals = loadPreVals(s, next.start, next.end);
     }
     if (isShort(cur)) {
       float acc[E];
 #pragma unroll
       for (int i = 0; i < E; ++i)
         acc[i] = 0.0f;
-      gather<GT, E, kVec, true>(p, cur.start, cur.end, curRef.col0, curRef.n,
-                                acc, &curVals);
+      gather<GT, E, kVec, kUsePreVals>(p, cur.start, cur.end, curRef.col0,
+                                       curRef.n, acc, &curVals);
       applyRow<TT, E, kVec>(p, h, g, red, curRef, curRow, acc);
     }
     cur = next;

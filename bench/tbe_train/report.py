@@ -101,12 +101,14 @@ def chart(records, copy, device, png):
     ax1.set_yscale("log")
     ax1.set_ylabel("ms per training step (log)")
     ax1.set_title("TBE training step on %s" % device)
-    ax1.legend(fontsize=7, loc="upper left")
+    ax1.legend(fontsize=7, loc="lower left")
+    ax1.set_ylim(top=ax1.get_ylim()[1] * 3)
     if copy:
         ax2.axhline(copy, color="k", ls="--", lw=1, label="device copy %.0f GB/s" % copy)
     ax2.set_ylabel("GB/s of the step's floor bytes")
-    ax2.set_title("achieved bandwidth (%% of copy)")
-    ax2.legend(fontsize=7)
+    ax2.set_title("achieved bandwidth (% of copy)")
+    ax2.legend(fontsize=7, loc="upper right")
+    ax2.set_ylim(top=(copy or 4000) * 1.1)
     for ax in (ax1, ax2):
         ax.set_xticks(xs)
         ax.set_xticklabels([r["case"].replace("train_", "") for r in rows], rotation=40, ha="right",

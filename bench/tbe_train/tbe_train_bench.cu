@@ -26,7 +26,7 @@
 // Usage: tbe_train_bench [--out FILE.jsonl] [--only CASE,...] [--sweep]
 //                        [--run N]
 //   --sweep: also every routing configuration and the accumulate variants
-//   (bench/tbe_train/build.sh) on the cases that name them.
+//   (bench/CMakeLists.txt) on the cases that name them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,7 +48,7 @@
 typedef embrtStatus (*BackwardLauncher)(embrtLaunchEnv *,
                                         const embrtTbeBackwardArgs *);
 
-// Variants of kernels/tbe_backward.cu (bench/tbe_train/build.sh,
+// Variants of kernels/tbe_backward.cu (bench/CMakeLists.txt,
 // EMB_TBE_BWD_SUFFIX), called as launchers with a launch environment.
 #ifdef TBE_TRAIN_VARIANTS
 extern "C" embrtStatus
@@ -56,12 +56,15 @@ embrtCudaLaunchTbeBackward_mb2(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_stream(embrtLaunchEnv *,
                                   const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_pre(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
 } kVariants[] = {
     {"mb2", embrtCudaLaunchTbeBackward_mb2},
     {"stream", embrtCudaLaunchTbeBackward_stream},
+    {"pre", embrtCudaLaunchTbeBackward_pre},
 };
 #endif
 
