@@ -139,6 +139,15 @@ embrtStatus embrtCudaLaunchTbeForward(embrtLaunchEnv *env,
 embrtStatus embrtCudaTbeWorkspaceSize(embrtLaunchEnv *env,
                                       const embrtTbeArgs *args, size_t *bytes);
 
+/// emb.tbe_backward (and emb.embedding_bag_backward as a TBE backward of one
+/// table): kernels/tbe_backward.cu. The workspace holds the sort, the runs
+/// and CUB's temporary storage, sized from the shapes and N alone.
+embrtStatus embrtCudaLaunchTbeBackward(embrtLaunchEnv *env,
+                                       const embrtTbeBackwardArgs *args);
+embrtStatus embrtCudaTbeBackwardWorkspaceSize(embrtLaunchEnv *env,
+                                              const embrtTbeBackwardArgs *args,
+                                              size_t *bytes);
+
 /// emb.broadcast and emb.broadcast_add: kernels/broadcast.cu.
 embrtStatus embrtCudaLaunchBroadcast(embrtLaunchEnv *env,
                                      const embrtBroadcastArgs *args);

@@ -94,6 +94,13 @@ struct embrtBackend {
   embrtStatus (*tbeWorkspaceSize)(embrtContext *ctx, const embrtTbeArgs *args,
                                   size_t *bytes);
   embrtStatus (*tbeForward)(embrtContext *ctx, const embrtTbeArgs *args);
+  /// emb.tbe_backward (and emb.embedding_bag_backward as a TBE backward of
+  /// one table): the fused backward and optimizer step.
+  embrtStatus (*tbeBackwardWorkspaceSize)(embrtContext *ctx,
+                                          const embrtTbeBackwardArgs *args,
+                                          size_t *bytes);
+  embrtStatus (*tbeBackward)(embrtContext *ctx,
+                             const embrtTbeBackwardArgs *args);
 
   embrtStatus (*broadcast)(embrtContext *ctx, const embrtBroadcastArgs *args);
   embrtStatus (*broadcastAdd)(embrtContext *ctx,

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/tbe.h"
 #include "emb/compiled.h"
 #include "kernels/tbe_config.cuh"
 #include "runtime/backend.h"
@@ -28,12 +29,14 @@
 
 /// Checks the parts shared by tbe and embedding_bag: enums, the dtypes, the
 /// per-sample weights and the index counts.
-static embrtStatus checkLookupCommon(
-    embrtContext *ctx, const char *op, const char *poolingName,
-    embrtPooling pooling, embrtBoundsCheck boundsCheck, embrtDtype tableDtype,
-    const char *tableDtypeName, embrtDtype indexDtype, embrtDtype offsetDtype,
-    int64_t numIndices, const void *perSampleWeights,
-    embrtDtype perSampleWeightDtype, embrtDtype outputDtype, int64_t configId) {
+static embrtStatus
+checkLookupCommon(embrtContext *ctx, const char *op, const char *poolingName,
+                  embrtPooling pooling, embrtBoundsCheck boundsCheck,
+                  embrtDtype tableDtype, const char *tableDtypeName,
+                  embrtDtype indexDtype, embrtDtype offsetDtype,
+                  int64_t numIndices, const void *perSampleWeights,
+                  embrtDtype perSampleWeightDtype, embrtDtype outputDtype,
+                  int64_t configId, int withOutput) {
   if (pooling != EMBRT_POOLING_SUM && pooling != EMBRT_POOLING_MEAN &&
       pooling != EMBRT_POOLING_NONE)
     return embrtInvalid(ctx, "%s: %s is %d, not an embrtPooling", op,
@@ -58,6 +61,8 @@ static embrtStatus checkLookupCommon(
           ctx, "%s: perSampleWeightDtype is %s, must be f32 or %s", op,
           embrtDtypeName(perSampleWeightDtype), embrtDtypeName(tableDtype));
   }
+  if (!withOutput)
+    return EMBRT_OK;
   if (outputDtype != EMBRT_F32 && outputDtype != tableDtype)
     return embrtInvalid(ctx, "%s: outputDtype is %s, must be f32 or %s", op,
                         embrtDtypeName(outputDtype),
@@ -65,16 +70,16 @@ static embrtStatus checkLookupCommon(
   return embrtCheckConfigId(ctx, op, configId);
 }
 
-static embrtStatus checkTbe(embrtContext *ctx, const embrtTbeArgs *args,
-                            embrtCheckMode mode) {
-  const char *op = "tbe";
+embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
+                                const embrtTbeArgs *args, embrtCheckMode mode,
+                                int withOutput) {
   EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
                              sizeof(embrtTbeArgs), "embrtTbeArgs"));
   EMBRT_TRY(checkLookupCommon(
       ctx, op, "pooling", args->pooling, args->boundsCheck, args->tableDtype,
       "tableDtype", args->indexDtype, args->offsetDtype, args->numIndices,
       args->perSampleWeights, args->perSampleWeightDtype, args->outputDtype,
-      args->configId));
+      args->configId, withOutput));
   int64_t T = args->numTables, F = args->numFeatures, B = args->batchSize;
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numTables", T));
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "numFeatures", F));
@@ -130,6 +135,13 @@ static embrtStatus checkTbe(embrtContext *ctx, const embrtTbeArgs *args,
                             numBags + 1, 1, 1, 1));
   EMBRT_TRY(embrtCheckCount(ctx, op, "indices", args->indexDtype, NULL,
                             args->numIndices, 1, 1, 1));
+  if (!withOutput) {
+    if (mode == EMBRT_CHECK_SHAPES)
+      return EMBRT_OK;
+    EMBRT_TRY(
+        embrtCheckData(ctx, op, "indices", args->indices, args->numIndices));
+    return embrtCheckData(ctx, op, "offsets", args->offsets, 1);
+  }
   if (args->pooling == EMBRT_POOLING_NONE) {
     int64_t dim = F > 0 ? args->tableDims[args->featureTables[0]] : 0;
     EMBRT_TRY(embrtCheckCount(ctx, op, "output", args->outputDtype,
@@ -147,10 +159,9 @@ static embrtStatus checkTbe(embrtContext *ctx, const embrtTbeArgs *args,
   return EMBRT_OK;
 }
 
-static embrtStatus checkEmbeddingBag(embrtContext *ctx,
-                                     const embrtEmbeddingBagArgs *args,
-                                     embrtCheckMode mode) {
-  const char *op = "embedding_bag";
+embrtStatus embrtCheckEmbeddingBagLookup(embrtContext *ctx, const char *op,
+                                         const embrtEmbeddingBagArgs *args,
+                                         embrtCheckMode mode, int withOutput) {
   EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
                              sizeof(embrtEmbeddingBagArgs),
                              "embrtEmbeddingBagArgs"));
@@ -158,7 +169,7 @@ static embrtStatus checkEmbeddingBag(embrtContext *ctx,
       ctx, op, "mode", args->mode, args->boundsCheck, args->weightDtype,
       "weightDtype", args->indexDtype, args->offsetDtype, args->numIndices,
       args->perSampleWeights, args->perSampleWeightDtype, args->outputDtype,
-      args->configId));
+      args->configId, withOutput));
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "rows", args->rows));
   if (args->dim < 1 || args->dim > MAX_TABLE_DIM)
     return embrtInvalid(ctx, "%s: dim is %lld, must be in 1..%d", op,
@@ -173,6 +184,14 @@ static embrtStatus checkEmbeddingBag(embrtContext *ctx,
                             args->batchSize + 1, 1, 1, 1));
   EMBRT_TRY(embrtCheckCount(ctx, op, "indices", args->indexDtype, NULL,
                             args->numIndices, 1, 1, 1));
+  if (!withOutput) {
+    if (mode == EMBRT_CHECK_SHAPES)
+      return EMBRT_OK;
+    EMBRT_TRY(embrtCheckData(ctx, op, "weight", args->weight, weightElements));
+    EMBRT_TRY(
+        embrtCheckData(ctx, op, "indices", args->indices, args->numIndices));
+    return embrtCheckData(ctx, op, "offsets", args->offsets, 1);
+  }
   EMBRT_TRY(embrtCheckCount(
       ctx, op, "output", args->outputDtype, &outputElements,
       args->mode == EMBRT_POOLING_NONE ? args->numIndices : args->batchSize,
@@ -196,7 +215,7 @@ embrtStatus embrtTbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
   EMBRT_TRY(embrtCheckBytesOut(ctx, "tbe", bytes));
-  EMBRT_TRY(checkTbe(ctx, args, EMBRT_CHECK_SHAPES));
+  EMBRT_TRY(embrtCheckTbeLookup(ctx, "tbe", args, EMBRT_CHECK_SHAPES, 1));
   return ctx->backend->tbeWorkspaceSize(ctx, args, bytes);
 }
 
@@ -213,19 +232,12 @@ static embrtStatus runTbe(embrtContext *ctx, const char *op,
 embrtStatus embrtTbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
-  EMBRT_TRY(checkTbe(ctx, args, EMBRT_CHECK_CALL));
+  EMBRT_TRY(embrtCheckTbeLookup(ctx, "tbe", args, EMBRT_CHECK_CALL, 1));
   return runTbe(ctx, "tbe", args);
 }
 
-/// An embedding bag as a TBE with one table and one feature; the arrays the
-/// TBE arguments point to live beside them.
-typedef struct SingleTableTbe {
-  embrtTbeArgs args;
-  const void *tables[1];
-  int64_t tableRows[1], tableDims[1], featureTables[1];
-} SingleTableTbe;
-
-static void toTbe(const embrtEmbeddingBagArgs *bag, SingleTableTbe *tbe) {
+void embrtEmbeddingBagToTbe(const embrtEmbeddingBagArgs *bag,
+                            embrtSingleTableTbe *tbe) {
   tbe->tables[0] = bag->weight;
   tbe->tableRows[0] = bag->rows;
   tbe->tableDims[0] = bag->dim;
@@ -264,9 +276,10 @@ embrtStatus embrtEmbeddingBagWorkspaceSize(embrtContext *ctx,
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
   EMBRT_TRY(embrtCheckBytesOut(ctx, "embedding_bag", bytes));
-  EMBRT_TRY(checkEmbeddingBag(ctx, args, EMBRT_CHECK_SHAPES));
-  SingleTableTbe tbe = {0};
-  toTbe(args, &tbe);
+  EMBRT_TRY(embrtCheckEmbeddingBagLookup(ctx, "embedding_bag", args,
+                                         EMBRT_CHECK_SHAPES, 1));
+  embrtSingleTableTbe tbe = {0};
+  embrtEmbeddingBagToTbe(args, &tbe);
   return ctx->backend->tbeWorkspaceSize(ctx, &tbe.args, bytes);
 }
 
@@ -274,9 +287,10 @@ embrtStatus embrtEmbeddingBag(embrtContext *ctx,
                               const embrtEmbeddingBagArgs *args) {
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
-  EMBRT_TRY(checkEmbeddingBag(ctx, args, EMBRT_CHECK_CALL));
-  SingleTableTbe tbe = {0};
-  toTbe(args, &tbe);
+  EMBRT_TRY(embrtCheckEmbeddingBagLookup(ctx, "embedding_bag", args,
+                                         EMBRT_CHECK_CALL, 1));
+  embrtSingleTableTbe tbe = {0};
+  embrtEmbeddingBagToTbe(args, &tbe);
   return runTbe(ctx, "embedding_bag", &tbe.args);
 }
 

@@ -6,11 +6,13 @@
 #   CAPI/     the C library, from C
 #   Runtime/  runtime unit tests on the CPU (self-checking executables)
 #   Kernels/  GPU tests against the CPU reference (REQUIRES: cuda-gpu)
+#   Bindings/ the PyTorch binding against PyTorch (REQUIRES: cuda-gpu, torch)
 #   Format/   clang-format cleanliness
 #
 # Features: emb-compiler (the MLIR half was built), cuda (kernels built),
 # cuda-gpu (kernels built and a GPU answers), clang-format, mlir-opt (the
-# stock MLIR tool, which loads emb's plugin).
+# stock MLIR tool, which loads emb's plugin), torch (the configured Python
+# imports torch).
 import os
 import subprocess
 
@@ -42,6 +44,7 @@ config.substitutions.append(("%kernel_test_dir", os.path.join(test_bin, "Kernels
 config.substitutions.append(("%capi_test_dir", os.path.join(test_bin, "CAPI")))
 config.substitutions.append(("%examples", os.path.join(config.emb_src_root, "examples")))
 config.substitutions.append(("%emb_tools_dir", config.emb_tools_dir))
+config.substitutions.append(("%emb_lib_dir", os.path.join(config.emb_obj_root, "lib")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%clang_format", config.clang_format))
 
@@ -70,10 +73,21 @@ def gpu_answers():
         return False
 
 
+def python_imports(module):
+    try:
+        return subprocess.run([config.python_executable, "-c", "import " + module],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 if config.emb_have_cuda:
     config.available_features.add("cuda")
     if gpu_answers():
         config.available_features.add("cuda-gpu")
+        if python_imports("torch"):
+            config.available_features.add("torch")
     lit_config.note("GPU tests (cuda-gpu): %s" %
                     ("run" if "cuda-gpu" in config.available_features
                      else "unsupported here: no GPU answers"))

@@ -119,6 +119,50 @@ void embrtCompiledTbe(embrtContext *ctx, const int64_t *attrs,
 int64_t embrtCompiledTbeWorkspace(embrtContext *ctx, const int64_t *attrs,
                                   void *const *buffers, const int64_t *dims);
 
+/// emb.tbe_backward and emb.embedding_bag_backward (T = F = 1): the lookup's
+/// layout first (as for emb.tbe, so the decoders share it), then the
+/// backward's own fields.
+enum {
+  EMB_ABI_TBE_BWD_POOLING = 0, ///< embrtPooling
+  EMB_ABI_TBE_BWD_BOUNDS_CHECK,
+  EMB_ABI_TBE_BWD_HAS_PADDING,
+  EMB_ABI_TBE_BWD_PADDING_IDX,
+  EMB_ABI_TBE_BWD_TABLE_DTYPE,
+  EMB_ABI_TBE_BWD_INDEX_DTYPE,
+  EMB_ABI_TBE_BWD_PSW_DTYPE, ///< -1 without per-sample weights
+  EMB_ABI_TBE_BWD_GRAD_DTYPE,
+  EMB_ABI_TBE_BWD_OPTIMIZER, ///< embrtOptimizer
+  EMB_ABI_TBE_BWD_SEED,
+  EMB_ABI_TBE_BWD_CONFIG_ID,
+  EMB_ABI_TBE_BWD_NUM_TABLES,
+  EMB_ABI_TBE_BWD_NUM_FEATURES,
+  EMB_ABI_TBE_BWD_FEATURE_TABLES, ///< F entries follow
+};
+enum {
+  EMB_ABI_TBE_BWD_BUF_INDICES = 0,
+  EMB_ABI_TBE_BWD_BUF_OFFSETS,
+  EMB_ABI_TBE_BWD_BUF_PSW, ///< NULL without per-sample weights
+  EMB_ABI_TBE_BWD_BUF_GRAD,
+  EMB_ABI_TBE_BWD_BUF_HYPER,
+  EMB_ABI_TBE_BWD_BUF_STEP, ///< NULL without a step operand
+  EMB_ABI_TBE_BWD_BUF_WORKSPACE,
+  /// T table pointers, then T momentum1 pointers, then T momentum2 pointers
+  /// (NULL where the optimizer has no such state).
+  EMB_ABI_TBE_BWD_BUF_TABLES,
+};
+enum {
+  EMB_ABI_TBE_BWD_DIM_INDICES = 0, ///< N
+  EMB_ABI_TBE_BWD_DIM_BATCH,       ///< B
+  EMB_ABI_TBE_BWD_DIM_WORKSPACE,   ///< bytes
+  EMB_ABI_TBE_BWD_DIM_TABLES,      ///< T rows, then T widths
+};
+void embrtCompiledTbeBackward(embrtContext *ctx, const int64_t *attrs,
+                              void *const *buffers, const int64_t *dims);
+int64_t embrtCompiledTbeBackwardWorkspace(embrtContext *ctx,
+                                          const int64_t *attrs,
+                                          void *const *buffers,
+                                          const int64_t *dims);
+
 /// emb.broadcast and emb.broadcast_add.
 enum { EMB_ABI_BCAST_DTYPE = 0, EMB_ABI_BCAST_INDEX_DTYPE };
 enum {

@@ -309,6 +309,116 @@ embrtStatus embrtEmbeddingBag(embrtContext *ctx,
                               const embrtEmbeddingBagArgs *args);
 
 //===----------------------------------------------------------------------===//
+// Training: the backward of a lookup with the optimizer fused
+// (emb.tbe_backward, emb.embedding_bag_backward)
+//===----------------------------------------------------------------------===//
+
+/// The optimizer a backward applies to every table row its batch touched,
+/// exactly once, with the sum of that row's gradients g (f32, D entries).
+/// lr, eps, beta1, beta2 and wd are embrtTbeBackwardArgs::hyperParams.
+typedef enum embrtOptimizer {
+  /// w -= lr * (g + wd * w).
+  EMBRT_OPTIMIZER_SGD = 0,
+  /// Exact rowwise Adagrad (FBGEMM's EXACT_ROWWISE_ADAGRAD, L2 weight decay):
+  /// g' = g + wd * w; s += mean(g'^2) over the row; w -= lr * g' /
+  /// (sqrt(s) + eps). One f32 state s per row (momentum1, [rows]).
+  EMBRT_OPTIMIZER_ROWWISE_ADAGRAD = 1,
+  /// Adam with decoupled weight decay (as FBGEMM's ADAM): m = b1 m + (1-b1)
+  /// g; v = b2 v + (1-b2) g^2; w -= lr * ((m / (1-b1^t)) / (sqrt(v /
+  /// (1-b2^t)) + eps) + wd * w), t = *step. f32 m and v per element
+  /// (momentum1 and momentum2, [rows, D]).
+  EMBRT_OPTIMIZER_ADAM = 2,
+} embrtOptimizer;
+
+/// Entries of embrtTbeBackwardArgs::hyperParams.
+enum {
+  EMBRT_HYPER_LEARNING_RATE = 0,
+  EMBRT_HYPER_EPS,
+  EMBRT_HYPER_BETA1,
+  EMBRT_HYPER_BETA2,
+  EMBRT_HYPER_WEIGHT_DECAY,
+  EMBRT_NUM_HYPER_PARAMS
+};
+
+/// Arguments of embrtTbeBackward: the forward's lookup, the gradient of its
+/// output, and the optimizer. For every (table, row) that some bag position
+/// of the batch touched (padding ids and ids skipped by the bounds check
+/// touch nothing), the gradient of that row is the sum over those positions
+/// of the output-gradient row of the position's bag (pooling SUM), divided by
+/// the bag's count of ids that contribute (MEAN), or of the position's own
+/// gradient row (NONE), times the position's per-sample weight when given;
+/// the optimizer then updates the row once. No weight gradient is stored:
+/// tables and optimizer states are updated in place.
+typedef struct embrtTbeBackwardArgs {
+  size_t structSize;
+  /// The forward's arguments: pooling, bounds check, tables, ids, offsets,
+  /// per-sample weights, padding id. The tables are updated in place (each
+  /// lookup.tables[t] must be writable memory of the context's device).
+  /// lookup.output, outputDtype, configId and workspace are not read.
+  embrtTbeArgs lookup;
+  /// [B, sum of D over features] for SUM and MEAN (the forward's output
+  /// layout), [N, D] for NONE.
+  const void *gradOutput;
+  embrtDtype gradDtype; ///< F32 or the table dtype
+  embrtOptimizer optimizer;
+  /// T pointers, f32: ROWWISE_ADAGRAD's [rows_t] row states, ADAM's
+  /// [rows_t, D_t] first moments; NULL for SGD. Updated in place.
+  void *const *momentum1;
+  /// T pointers, f32: ADAM's [rows_t, D_t] second moments; NULL otherwise.
+  void *const *momentum2;
+  /// [EMBRT_NUM_HYPER_PARAMS] f32 in the context's device memory (so that a
+  /// compiled or captured step is reusable with another learning rate):
+  /// learning rate, eps, beta1, beta2, weight decay.
+  const float *hyperParams;
+  /// One i64 in the context's device memory: the step t >= 1 (ADAM's bias
+  /// correction; mixed into the stochastic rounding). May be NULL for SGD
+  /// and ROWWISE_ADAGRAD.
+  const int64_t *step;
+  /// Seed of the stochastic rounding with which f16 and bf16 rows are
+  /// written back (f32 tables are rounded to nearest).
+  uint64_t seed;
+  int64_t configId; ///< -1: the runtime chooses
+  void *workspace;
+  size_t workspaceBytes;
+} embrtTbeBackwardArgs;
+
+/// Bytes of workspace embrtTbeBackward needs for `args`: an upper bound from
+/// the shapes and the id count alone (no data is read, nothing synchronises).
+embrtStatus embrtTbeBackwardWorkspaceSize(embrtContext *ctx,
+                                          const embrtTbeBackwardArgs *args,
+                                          size_t *bytes);
+
+/// The fused backward and optimizer step of emb.tbe. Accumulates each row's
+/// gradient in f32 on CUDA (f64 on the CPU), applies the optimizer once per
+/// touched row. Ordered on the context's stream; no host synchronisation.
+embrtStatus embrtTbeBackward(embrtContext *ctx,
+                             const embrtTbeBackwardArgs *args);
+
+/// The same for emb.embedding_bag (one table, one feature).
+typedef struct embrtEmbeddingBagBackwardArgs {
+  size_t structSize;
+  embrtEmbeddingBagArgs lookup; ///< as embrtTbeBackwardArgs::lookup
+  const void *gradOutput;       ///< [B, D] pooled, [N, D] for NONE
+  embrtDtype gradDtype;
+  embrtOptimizer optimizer;
+  void *momentum1; ///< [rows] (ROWWISE_ADAGRAD), [rows, D] (ADAM), or NULL
+  void *momentum2; ///< [rows, D] (ADAM) or NULL
+  const float *hyperParams;
+  const int64_t *step;
+  uint64_t seed;
+  int64_t configId;
+  void *workspace;
+  size_t workspaceBytes;
+} embrtEmbeddingBagBackwardArgs;
+
+embrtStatus embrtEmbeddingBagBackwardWorkspaceSize(
+    embrtContext *ctx, const embrtEmbeddingBagBackwardArgs *args,
+    size_t *bytes);
+embrtStatus
+embrtEmbeddingBagBackward(embrtContext *ctx,
+                          const embrtEmbeddingBagBackwardArgs *args);
+
+//===----------------------------------------------------------------------===//
 // Broadcast of request-only rows (emb.broadcast, emb.broadcast_add)
 //===----------------------------------------------------------------------===//
 

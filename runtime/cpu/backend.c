@@ -109,6 +109,8 @@ const struct embrtBackend embrtCpuBackend = {
 
     .tbeWorkspaceSize = embrtCpuTbeWorkspaceSize,
     .tbeForward = embrtCpuTbeForward,
+    .tbeBackwardWorkspaceSize = embrtCpuTbeBackwardWorkspaceSize,
+    .tbeBackward = embrtCpuTbeBackward,
     .broadcast = embrtCpuBroadcast,
     .broadcastAdd = embrtCpuBroadcastAdd,
     .lceWorkspaceSize = embrtCpuLceWorkspaceSize,

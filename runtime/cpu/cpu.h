@@ -25,6 +25,11 @@
 embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
                                      const embrtTbeArgs *args, size_t *bytes);
 embrtStatus embrtCpuTbeForward(embrtContext *ctx, const embrtTbeArgs *args);
+embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
+                                             const embrtTbeBackwardArgs *args,
+                                             size_t *bytes);
+embrtStatus embrtCpuTbeBackward(embrtContext *ctx,
+                                const embrtTbeBackwardArgs *args);
 embrtStatus embrtCpuBroadcast(embrtContext *ctx,
                               const embrtBroadcastArgs *args);
 embrtStatus embrtCpuBroadcastAdd(embrtContext *ctx,

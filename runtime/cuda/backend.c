@@ -34,7 +34,7 @@ static embrtStatus launched(embrtContext *ctx, embrtStatus status) {
 }
 
 //===----------------------------------------------------------------------===//
-// emb.tbe and emb.embedding_bag (kernels/tbe.cu)
+// emb.tbe and emb.embedding_bag (kernels/tbe.cu, kernels/tbe_backward.cu)
 //===----------------------------------------------------------------------===//
 
 static embrtStatus tbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
@@ -55,6 +55,24 @@ static embrtStatus tbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
   if (rows == 0 || width == 0)
     return EMBRT_OK;
   return launched(ctx, embrtCudaLaunchTbeForward(envOf(ctx), args));
+}
+
+static embrtStatus tbeBackwardWorkspaceSize(embrtContext *ctx,
+                                            const embrtTbeBackwardArgs *args,
+                                            size_t *bytes) {
+  // CUB's size queries read the current device's properties.
+  EMBRT_TRY(enter(ctx, "tbe_backward: cudaSetDevice"));
+  return launched(ctx,
+                  embrtCudaTbeBackwardWorkspaceSize(envOf(ctx), args, bytes));
+}
+
+static embrtStatus tbeBackward(embrtContext *ctx,
+                               const embrtTbeBackwardArgs *args) {
+  EMBRT_TRY(enter(ctx, "tbe_backward: cudaSetDevice"));
+  const embrtTbeArgs *l = &args->lookup;
+  if (l->numFeatures == 0 || l->batchSize == 0)
+    return EMBRT_OK; // no bags: nothing is touched
+  return launched(ctx, embrtCudaLaunchTbeBackward(envOf(ctx), args));
 }
 
 //===----------------------------------------------------------------------===//
@@ -205,6 +223,8 @@ const struct embrtBackend embrtCudaBackend = {
 
     .tbeWorkspaceSize = tbeWorkspaceSize,
     .tbeForward = tbeForward,
+    .tbeBackwardWorkspaceSize = tbeBackwardWorkspaceSize,
+    .tbeBackward = tbeBackward,
     .broadcast = broadcast,
     .broadcastAdd = broadcastAdd,
     .lceWorkspaceSize = lceWorkspaceSize,

@@ -1,0 +1,151 @@
+#!/bin/bash
+# One call on the GPU machine for the TBE training step (issue 14): builds the
+# runtime half with CMake (no MLIR there) unless binaries were carried, runs
+# the GPU test of the backward (and the CPU and config tests), runs
+# compute-sanitizer memcheck and racecheck on its quick case, times ours and
+# the torch peers three times a side in one call, runs the PyTorch binding's
+# test, and writes the results (bench/results/tbe_train.json's records) and
+# the chart. Prints a short table last.
+#
+#   OUT=/tmp/train bench/tbe_train/gpu_run.sh
+#   then: cp $OUT/tbe_train.json bench/results/
+#         cp $OUT/tbe_train.png docs/kernels/
+#
+# Binaries built on another machine (same CUDA 13, sm_90) can travel instead
+# of being built here: bench/tbe_train/pack.sh BUILD_DIR writes
+# .bwd-carry/bins.tar.xz (carry .bwd-carry), which is unpacked into $BUILD.
+#
+# STEPS (comma list, default all):
+#   test,memcheck,racecheck,bench,profile,binding,report
+#   (profile: each kernel's time in a step, PyTorch's profiler through the
+#   binding; printed into run.log)
+# RUNS: runs a side (default 3). ONLY: cases for the bench and the peers.
+# SWEEP=1: the first run also times the routing configurations and the
+#   accumulate variant (backward only).
+# DEADLINE: seconds after the start past which later bench runs and
+#   racecheck (run last) are skipped.
+# Files under $OUT (at most 8 come back): run.log, test.txt, sanitizer.txt,
+# ours.jsonl, peers.jsonl, binding.txt, tbe_train.json, tbe_train.png.
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/tbe-train-out}
+BUILD=${BUILD:-/tmp/b}
+CARRY=${CARRY:-.bwd-carry}
+STEPS=${STEPS:-test,memcheck,racecheck,bench,profile,binding,report}
+RUNS=${RUNS:-3}
+ONLY=${ONLY:-}
+DEADLINE=${DEADLINE:-10000}
+COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo uncommitted)}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/run.log") 2>&1
+has() { [[ ",$STEPS," == *",$1,"* ]]; }
+t0=$(date +%s)
+elapsed() { echo $(($(date +%s) - t0)); }
+stamp() { echo "=== $1 ($(elapsed) s)"; }
+onlyArgs=()
+[ -n "$ONLY" ] && onlyArgs=(--only "$ONLY")
+
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv,noheader
+if [ -f "$CARRY/bins.tar.xz" ]; then
+  mkdir -p "$BUILD"
+  tar xJf "$CARRY/bins.tar.xz" -C "$BUILD"
+fi
+if ! "$BUILD/test/Kernels/tbe_backward_config" >/dev/null 2>&1 ||
+  [ ! -x "$BUILD/bench/tbe_train_bench" ]; then
+  stamp "building (CMake, runtime half)"
+  cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF >"$OUT/build.txt" 2>&1 &&
+    ninja -C "$BUILD" embrt-kernel-test-tbe-backward \
+      embrt-kernel-test-tbe-backward-config embrt-test-tbe_backward \
+      embrt-kernel-test-tbe emb-bench-tbe-train embrt_shared >>"$OUT/build.txt" 2>&1 ||
+    { tail -n 30 "$OUT/build.txt"; exit 1; }
+  rm -f "$OUT/build.txt"
+fi
+
+if has test; then
+  stamp "tests: config (CPU), reference (CPU), backward (GPU), forward (GPU)"
+  {
+    "$BUILD/test/Kernels/tbe_backward_config"
+    echo "config rc=$?"
+    "$BUILD/test/Runtime/tbe_backward" 2>&1 | tail -n 3
+    echo "cpu reference rc=${PIPESTATUS[0]}"
+    timeout 150 "$BUILD/test/Kernels/tbe_backward" 2>&1
+    echo "gpu backward rc=$?"
+    timeout 120 "$BUILD/test/Kernels/tbe" 2>&1 | tail -n 3
+    echo "gpu forward rc=${PIPESTATUS[0]}"
+  } >"$OUT/test.txt" 2>&1
+  grep -vE "^@" "$OUT/test.txt" | head -n 40
+fi
+
+sanitize() { # tool
+  echo "--- $1" >>"$OUT/sanitizer.txt"
+  timeout 150 compute-sanitizer --tool "$1" --error-exitcode 9 \
+    "$BUILD/test/Kernels/tbe_backward" --quick >>"$OUT/sanitizer.txt" 2>&1
+  echo "compute-sanitizer $1 rc=$?"
+}
+if has memcheck; then
+  stamp memcheck
+  sanitize memcheck
+fi
+
+if has bench; then
+  rm -f "$OUT/ours.jsonl" "$OUT/peers.jsonl"
+  for r in $(seq 1 "$RUNS"); do
+    if [ "$r" -gt 1 ] && [ "$(elapsed)" -gt "$DEADLINE" ]; then
+      echo "bench run $r skipped: past the deadline"
+      break
+    fi
+    stamp "bench run $r (ours)"
+    sweepArg=()
+    [ "$r" = 1 ] && [ -n "${SWEEP:-}" ] && sweepArg=(--sweep)
+    timeout 150 "$BUILD/bench/tbe_train_bench" --out "$OUT/ours_$r.jsonl" \
+      --run "$r" "${sweepArg[@]}" "${onlyArgs[@]}" >/dev/null
+    echo "ours rc=$?"
+    cat "$OUT/ours_$r.jsonl" >>"$OUT/ours.jsonl" 2>/dev/null
+    rm -f "$OUT/ours_$r.jsonl"
+    stamp "bench run $r (torch)"
+    PYTHONUNBUFFERED=1 timeout 150 python3 bench/tbe_train/peers.py \
+      --out "$OUT/peers_$r.jsonl" --run "$r" "${onlyArgs[@]}" >/tmp/peers.txt 2>&1
+    echo "peers rc=$?"
+    grep -v "^{" /tmp/peers.txt | head -n 5
+    cat "$OUT/peers_$r.jsonl" >>"$OUT/peers.jsonl" 2>/dev/null
+    rm -f "$OUT/peers_$r.jsonl"
+  done
+fi
+
+if has profile; then
+  stamp "profile (kernels of a step)"
+  PYTHONUNBUFFERED=1 timeout 200 python3 bench/tbe_train/kernel_times.py \
+    --lib "$BUILD/lib/libembrt.so" 2>&1 | grep -v Warning
+fi
+
+if has binding; then
+  stamp "PyTorch binding test"
+  PYTHONUNBUFFERED=1 timeout 150 python3 bindings/torch/test_emb_torch.py \
+    --device cuda --lib "$BUILD/lib/libembrt.so" >"$OUT/binding.txt" 2>&1
+  echo "binding rc=$?"
+  tail -n 4 "$OUT/binding.txt"
+fi
+
+if has report && [ -f "$OUT/ours.jsonl" ]; then
+  stamp report
+  python3 bench/tbe_train/report.py --ours "$OUT/ours.jsonl" \
+    --peers "$OUT/peers.jsonl" --json "$OUT/tbe_train.json" \
+    --png "$OUT/tbe_train.png" --commit "$COMMIT"
+fi
+# Last, being the slowest and optional: skipped past DEADLINE.
+if has racecheck; then
+  if [ "$(elapsed)" -lt "$DEADLINE" ]; then
+    stamp racecheck
+    sanitize racecheck
+  else
+    echo "racecheck skipped: past the deadline"
+  fi
+fi
+if has memcheck || has racecheck; then
+  grep -E "^---|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Hazard|PASSED|FAILED" \
+    "$OUT/sanitizer.txt" | sort | uniq -c | head -n 12
+fi
+grep -E "rc=|PASSED|FAILED|cases$" "$OUT/test.txt" 2>/dev/null | head -n 12
+stamp done

@@ -1,0 +1,17 @@
+#!/bin/bash
+# Packs what bench/tbe_train/gpu_run.sh runs from a CMake build of the runtime
+# half (cmake -G Ninja -S . -B BUILD -DEMB_ENABLE_COMPILER=OFF; ninja -C BUILD)
+# into .bwd-carry/bins.tar.xz, so that a device call can carry the binaries
+# instead of building them (device time). Add /.bwd-carry/ to
+# .git/info/exclude and name .bwd-carry in the call's carry list.
+#
+#   bench/tbe_train/pack.sh /tmp/b
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:?usage: pack.sh BUILD_DIR}
+mkdir -p .bwd-carry
+tar cJf .bwd-carry/bins.tar.xz -C "$BUILD" \
+  test/Kernels/tbe_backward test/Kernels/tbe_backward_config \
+  test/Kernels/tbe test/Runtime/tbe_backward bench/tbe_train_bench \
+  lib/libembrt.so
+ls -la .bwd-carry/bins.tar.xz

@@ -1,0 +1,298 @@
+//===- runtime/cpu/tbe_backward.c - The fused backward on the CPU -*- C -*-===//
+//
+// The reference emb.tbe_backward (and, through it, emb.embedding_bag_backward).
+// Every bag position whose id is a row of its feature's table (not padding,
+// not outside the table) contributes its gradient row, scaled by its
+// per-sample weight (SUM) or by 1 / the bag's count of contributing ids
+// (MEAN), to that (table, row); pooling NONE contributes the position's own
+// gradient row. The positions are listed with their (table, row) key, sorted
+// by key and position (the workspace holds the list), and each run of one
+// key is summed in f64 in position order; the optimizer then updates the row
+// once, in f64:
+//
+//   SGD              w -= lr * (g + wd * w)
+//   rowwise Adagrad  g' = g + wd * w; s += mean(g'^2); w -= lr * g' / (sqrt(s)
+//                    + eps)
+//   Adam             m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+//                    w -= lr * ((m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+//                    + wd * w)
+//
+// Rows are stored rounded to f32 (nearest), then f16 and bf16 rows are
+// rounded stochastically with the seeded hash the GPU uses
+// (kernels/stochastic_rounding.h): the same f32 value gives the same bits on
+// both; the f32 values themselves may differ by the GPU's f32 accumulation.
+// States are stored as f32, rounded to nearest.
+//
+// Data errors are found before anything is written, as in the forward:
+// invalid offsets always, the first out-of-range id under
+// EMBRT_BOUNDS_FATAL. On EMBRT_OUT_OF_RANGE tables and states are untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/stochastic_rounding.h"
+#include "runtime/cpu/cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/// The widest row the checks admit.
+#define MAX_DIM 2048
+
+/// One contributing position: its (table, row) key, where it is, where its
+/// gradient row starts and how it is scaled.
+typedef struct Entry {
+  int64_t key, pos, gradBase;
+  double scale;
+} Entry;
+
+/// Workspace: the entries, the T key bases, two f64 rows.
+static size_t entriesBytes(const embrtTbeBackwardArgs *args) {
+  return (size_t)args->lookup.numIndices * sizeof(Entry);
+}
+
+embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
+                                             const embrtTbeBackwardArgs *args,
+                                             size_t *bytes) {
+  *bytes = entriesBytes(args) +
+           (size_t)(args->lookup.numTables + 1) * sizeof(int64_t) +
+           2 * MAX_DIM * sizeof(double);
+  return EMBRT_OK;
+}
+
+/// offsets[0] == 0, never decreasing, offsets[F*B] == N.
+static embrtStatus checkOffsets(embrtContext *ctx, const embrtTbeArgs *l) {
+  int64_t B = l->batchSize, numBags = l->numFeatures * B, N = l->numIndices;
+  int64_t previous = embrtLoadIndex(l->offsets, l->offsetDtype, 0);
+  if (previous != 0)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "tbe_backward: offsets[0] is %lld, must be 0",
+                         (long long)previous);
+  for (int64_t i = 1; i <= numBags; ++i) {
+    int64_t offset = embrtLoadIndex(l->offsets, l->offsetDtype, i);
+    long long feature = (long long)((i - 1) / B),
+              bag = (long long)((i - 1) % B);
+    if (offset < previous)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "tbe_backward: feature %lld bag %lld: offsets[%lld] "
+                           "is %lld, below offsets[%lld] = %lld",
+                           feature, bag, (long long)i, (long long)offset,
+                           (long long)(i - 1), (long long)previous);
+    if (offset > N)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "tbe_backward: feature %lld bag %lld: offsets[%lld] "
+                           "is %lld, past the %lld indices",
+                           feature, bag, (long long)i, (long long)offset,
+                           (long long)N);
+    previous = offset;
+  }
+  if (previous != N)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "tbe_backward: offsets[%lld] (the last) is %lld, must "
+                         "equal numIndices %lld",
+                         (long long)numBags, (long long)previous, (long long)N);
+  return EMBRT_OK;
+}
+
+/// Whether id `id` of a table of `rows` rows contributes (0: padding or
+/// outside the table), and whether it is outside the table.
+static int contributes(const embrtTbeArgs *l, int64_t id, int64_t rows,
+                       int *outside) {
+  *outside = 0;
+  if (l->hasPaddingIdx && id == l->paddingIdx)
+    return 0;
+  if (id < 0 || id >= rows) {
+    *outside = 1;
+    return 0;
+  }
+  return 1;
+}
+
+static int compareEntries(const void *a, const void *b) {
+  const Entry *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/// Lists the contributing positions; counts and notes out-of-range ids.
+/// Returns the number of entries.
+static int64_t listEntries(const embrtTbeBackwardArgs *args,
+                           const int64_t *keyBase, Entry *entries,
+                           int64_t *badCount, int64_t bad[5]) {
+  const embrtTbeArgs *l = &args->lookup;
+  int64_t B = l->batchSize, n = 0, column = 0, sumDims = 0;
+  for (int64_t f = 0; f < l->numFeatures; ++f)
+    sumDims += l->tableDims[l->featureTables[f]];
+  for (int64_t f = 0; f < l->numFeatures; ++f) {
+    int64_t t = l->featureTables[f], rows = l->tableRows[t];
+    int64_t D = l->tableDims[t];
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t begin = embrtLoadIndex(l->offsets, l->offsetDtype, f * B + b);
+      int64_t end = embrtLoadIndex(l->offsets, l->offsetDtype, f * B + b + 1);
+      int64_t count = 0;
+      int outside;
+      for (int64_t i = begin; i < end; ++i)
+        count += contributes(l, embrtLoadIndex(l->indices, l->indexDtype, i),
+                             rows, &outside);
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t id = embrtLoadIndex(l->indices, l->indexDtype, i);
+        if (!contributes(l, id, rows, &outside)) {
+          if (outside && (*badCount)++ == 0) {
+            bad[0] = f;
+            bad[1] = b;
+            bad[2] = id;
+            bad[3] = t;
+            bad[4] = rows;
+          }
+          continue;
+        }
+        Entry *e = &entries[n++];
+        e->key = keyBase[t] + id;
+        e->pos = i;
+        e->gradBase =
+            l->pooling == EMBRT_POOLING_NONE ? i * D : b * sumDims + column;
+        e->scale = 1.0;
+        if (l->perSampleWeights)
+          e->scale =
+              embrtCpuLoad(l->perSampleWeights, l->perSampleWeightDtype, i);
+        else if (l->pooling == EMBRT_POOLING_MEAN)
+          e->scale = 1.0 / (double)count;
+      }
+    }
+    column += D;
+  }
+  return n;
+}
+
+/// Stores the updated row `w` (f64) as the table's dtype: f32 to nearest,
+/// f16 and bf16 through f32 with stochastic rounding.
+static void storeRow(const embrtTbeBackwardArgs *args, int64_t t, int64_t row,
+                     const double *w, int64_t D) {
+  const embrtTbeArgs *l = &args->lookup;
+  void *table = (void *)l->tables[t];
+  int64_t step = args->step ? *args->step : 0;
+  uint32_t rowSeed = embSrRowSeed(args->seed, step, t, row);
+  for (int64_t d = 0; d < D; ++d) {
+    float x = (float)w[d];
+    switch (l->tableDtype) {
+    case EMBRT_F16:
+      ((uint16_t *)table)[row * D + d] =
+          embSrToF16(x, embSrColumnBits(rowSeed, (uint32_t)d));
+      break;
+    case EMBRT_BF16:
+      ((uint16_t *)table)[row * D + d] =
+          embSrToBF16(x, embSrColumnBits(rowSeed, (uint32_t)d));
+      break;
+    default:
+      ((float *)table)[row * D + d] = x;
+      break;
+    }
+  }
+}
+
+/// Applies the optimizer to row `row` of table `t` with gradient `g`;
+/// `w` is scratch for D values.
+static void update(const embrtTbeBackwardArgs *args, int64_t t, int64_t row,
+                   const double *g, double *w) {
+  const embrtTbeArgs *l = &args->lookup;
+  int64_t D = l->tableDims[t];
+  const float *h = args->hyperParams;
+  double lr = h[EMBRT_HYPER_LEARNING_RATE], eps = h[EMBRT_HYPER_EPS];
+  double b1 = h[EMBRT_HYPER_BETA1], b2 = h[EMBRT_HYPER_BETA2];
+  double wd = h[EMBRT_HYPER_WEIGHT_DECAY];
+  for (int64_t d = 0; d < D; ++d)
+    w[d] = embrtCpuLoad(l->tables[t], l->tableDtype, row * D + d);
+
+  switch (args->optimizer) {
+  case EMBRT_OPTIMIZER_SGD:
+    for (int64_t d = 0; d < D; ++d)
+      w[d] -= lr * (g[d] + wd * w[d]);
+    break;
+  case EMBRT_OPTIMIZER_ROWWISE_ADAGRAD: {
+    float *state = (float *)args->momentum1[t];
+    double sum = 0;
+    for (int64_t d = 0; d < D; ++d) {
+      double gd = g[d] + wd * w[d];
+      sum += gd * gd;
+    }
+    double s = (double)state[row] + sum / (double)D;
+    double scale = lr / (sqrt(s) + eps);
+    for (int64_t d = 0; d < D; ++d)
+      w[d] -= scale * (g[d] + wd * w[d]);
+    state[row] = (float)s;
+    break;
+  }
+  case EMBRT_OPTIMIZER_ADAM: {
+    float *m = (float *)args->momentum1[t], *v = (float *)args->momentum2[t];
+    double step = (double)*args->step;
+    double c1 = 1.0 - pow(b1, step), c2 = 1.0 - pow(b2, step);
+    for (int64_t d = 0; d < D; ++d) {
+      int64_t i = row * D + d;
+      double md = b1 * m[i] + (1.0 - b1) * g[d];
+      double vd = b2 * v[i] + (1.0 - b2) * g[d] * g[d];
+      w[d] -= lr * ((md / c1) / (sqrt(vd / c2) + eps) + wd * w[d]);
+      m[i] = (float)md;
+      v[i] = (float)vd;
+    }
+    break;
+  }
+  }
+  storeRow(args, t, row, w, D);
+}
+
+embrtStatus embrtCpuTbeBackward(embrtContext *ctx,
+                                const embrtTbeBackwardArgs *args) {
+  const embrtTbeArgs *l = &args->lookup;
+  if (l->numFeatures > 0 && l->batchSize > 0) {
+    embrtStatus status = checkOffsets(ctx, l);
+    if (status != EMBRT_OK)
+      return status;
+  }
+
+  // The workspace: entries, key bases (table t's rows are keys
+  // keyBase[t] .. keyBase[t + 1] - 1), then two rows of f64.
+  Entry *entries = (Entry *)args->workspace;
+  int64_t *keyBase = (int64_t *)((char *)args->workspace + entriesBytes(args));
+  double *g = (double *)(keyBase + l->numTables + 1), *w = g + MAX_DIM;
+  keyBase[0] = 0;
+  for (int64_t t = 0; t < l->numTables; ++t)
+    keyBase[t + 1] = keyBase[t] + l->tableRows[t];
+
+  int64_t badCount = 0, bad[5] = {0};
+  int64_t n = listEntries(args, keyBase, entries, &badCount, bad);
+  if (badCount > 0 && l->boundsCheck == EMBRT_BOUNDS_FATAL)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "tbe_backward: feature %lld bag %lld: id %lld is "
+                         "outside table %lld (%lld rows)",
+                         (long long)bad[0], (long long)bad[1],
+                         (long long)bad[2], (long long)bad[3],
+                         (long long)bad[4]);
+
+  qsort(entries, (size_t)n, sizeof(Entry), compareEntries);
+  int64_t t = 0;
+  for (int64_t begin = 0, end; begin < n; begin = end) {
+    int64_t key = entries[begin].key;
+    while (keyBase[t + 1] <= key)
+      ++t;
+    int64_t D = l->tableDims[t];
+    for (int64_t d = 0; d < D; ++d)
+      g[d] = 0.0;
+    for (end = begin; end < n && entries[end].key == key; ++end)
+      for (int64_t d = 0; d < D; ++d)
+        g[d] +=
+            entries[end].scale * embrtCpuLoad(args->gradOutput, args->gradDtype,
+                                              entries[end].gradBase + d);
+    update(args, t, key - keyBase[t], g, w);
+  }
+
+  if (badCount > 0 && l->boundsCheck == EMBRT_BOUNDS_WARNING) {
+    ctx->invalidIdCount += badCount;
+    embrtSetNote(ctx,
+                 "tbe_backward: skipped %lld ids outside their tables (bounds "
+                 "check warning); the first: feature %lld bag %lld: id %lld "
+                 "is outside table %lld (%lld rows)",
+                 (long long)badCount, (long long)bad[0], (long long)bad[1],
+                 (long long)bad[2], (long long)bad[3], (long long)bad[4]);
+  }
+  return EMBRT_OK;
+}

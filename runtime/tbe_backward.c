@@ -1,0 +1,310 @@
+//===- runtime/tbe_backward.c - The fused TBE backward ------------*- C -*-===//
+//
+// The backend-neutral side of training a lookup: the argument checks, the
+// public entry points (embrtTbeBackward*, embrtEmbeddingBagBackward*) and the
+// compiled-ABI decoders (embrtCompiledTbeBackward*). The lookup fields are
+// checked as the forward checks them (runtime/tbe.c), less its output; then
+// the gradient, the optimizer and its state, the hyper-parameters, the step
+// and the routing configuration (kernels/tbe_backward_config.cuh). An
+// embedding bag runs as a TBE of one table and one feature.
+//
+// Contract of the update (docs/runtime.md): tables and optimizer states are
+// updated in place. Their buffers must not overlap one another or the
+// lookup's inputs; the caller keeps them alive until the stream has run the
+// call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emb/compiled.h"
+#include "kernels/tbe_backward_config.cuh"
+#include "runtime/backend.h"
+#include "runtime/check.h"
+#include "runtime/context.h"
+#include "runtime/tbe.h"
+
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Argument checks
+//===----------------------------------------------------------------------===//
+
+static const char *optimizerName(embrtOptimizer optimizer) {
+  switch (optimizer) {
+  case EMBRT_OPTIMIZER_SGD:
+    return "sgd";
+  case EMBRT_OPTIMIZER_ROWWISE_ADAGRAD:
+    return "rowwise_adagrad";
+  case EMBRT_OPTIMIZER_ADAM:
+    return "adam";
+  }
+  return "?";
+}
+
+/// What each state of `optimizer` holds, for messages ("" when it has none).
+static const char *stateNeed(embrtOptimizer optimizer, int which) {
+  if (optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD && which == 1)
+    return "needs one f32 state per row";
+  if (optimizer == EMBRT_OPTIMIZER_ADAM)
+    return which == 1 ? "needs f32 first moments [rows, D] per table"
+                      : "needs f32 second moments [rows, D] per table";
+  return "";
+}
+
+/// Checks one optimizer state array (`which` 1 or 2): present when the
+/// optimizer has that state, with an f32-aligned entry for every table that
+/// has rows.
+static embrtStatus checkState(embrtContext *ctx, const char *op,
+                              const embrtTbeBackwardArgs *args, int which) {
+  const char *need = stateNeed(args->optimizer, which);
+  if (!*need)
+    return EMBRT_OK;
+  void *const *states = which == 1 ? args->momentum1 : args->momentum2;
+  const char *name = which == 1 ? "momentum1" : "momentum2";
+  const char *opt = optimizerName(args->optimizer);
+  if (!states)
+    return embrtInvalid(ctx, "%s: %s is NULL, %s %s", op, name, opt, need);
+  for (int64_t t = 0; t < args->lookup.numTables; ++t) {
+    if (args->lookup.tableRows[t] == 0)
+      continue;
+    if (!states[t])
+      return embrtInvalid(ctx, "%s: %s[%lld] is NULL, %s %s", op, name,
+                          (long long)t, opt, need);
+    if ((uintptr_t)states[t] % 4 != 0)
+      return embrtInvalid(ctx, "%s: %s[%lld] is not 4-byte aligned (f32)", op,
+                          name, (long long)t);
+  }
+  return EMBRT_OK;
+}
+
+/// Checks the fields of the backward beyond the lookup (already checked,
+/// under the op's own names, by the caller).
+static embrtStatus checkBackwardFields(embrtContext *ctx, const char *op,
+                                       const embrtTbeBackwardArgs *args,
+                                       embrtCheckMode mode) {
+  const embrtTbeArgs *l = &args->lookup;
+  if ((int)args->optimizer < EMBRT_OPTIMIZER_SGD ||
+      (int)args->optimizer > EMBRT_OPTIMIZER_ADAM)
+    return embrtInvalid(ctx, "%s: optimizer is %d, not an embrtOptimizer", op,
+                        (int)args->optimizer);
+  if (args->gradDtype != EMBRT_F32 && args->gradDtype != l->tableDtype)
+    return embrtInvalid(ctx, "%s: gradDtype is %s, must be f32 or %s", op,
+                        embrtDtypeName(args->gradDtype),
+                        embrtDtypeName(l->tableDtype));
+  if (args->configId < -1 || args->configId >= TBE_BWD_NUM_CONFIGS)
+    return embrtInvalid(ctx, "%s: configId is %lld, must be -1 or below %d", op,
+                        (long long)args->configId, TBE_BWD_NUM_CONFIGS);
+
+  int64_t gradElements = 0;
+  if (l->pooling == EMBRT_POOLING_NONE) {
+    int64_t dim = l->numFeatures > 0 ? l->tableDims[l->featureTables[0]] : 0;
+    EMBRT_TRY(embrtCheckCount(ctx, op, "gradOutput", args->gradDtype,
+                              &gradElements, l->numIndices, dim, 1, 1));
+  } else {
+    int64_t sumDims = 0;
+    for (int64_t f = 0; f < l->numFeatures; ++f)
+      sumDims += l->tableDims[l->featureTables[f]];
+    EMBRT_TRY(embrtCheckCount(ctx, op, "gradOutput", args->gradDtype,
+                              &gradElements, l->batchSize, sumDims, 1, 1));
+  }
+  if (mode == EMBRT_CHECK_SHAPES)
+    return EMBRT_OK;
+
+  EMBRT_TRY(
+      embrtCheckData(ctx, op, "gradOutput", args->gradOutput, gradElements));
+  if (!args->hyperParams)
+    return embrtInvalid(ctx,
+                        "%s: hyperParams is NULL, %s reads %d f32 "
+                        "hyper-parameters (learning rate, eps, beta1, beta2, "
+                        "weight decay) from device memory",
+                        op, optimizerName(args->optimizer),
+                        EMBRT_NUM_HYPER_PARAMS);
+  if ((uintptr_t)args->hyperParams % 4 != 0)
+    return embrtInvalid(ctx, "%s: hyperParams is not 4-byte aligned (f32)", op);
+  if (!args->step && args->optimizer == EMBRT_OPTIMIZER_ADAM)
+    return embrtInvalid(ctx,
+                        "%s: step is NULL, adam needs the step count (one i64 "
+                        "in device memory) for its bias correction",
+                        op);
+  if (args->step && (uintptr_t)args->step % 8 != 0)
+    return embrtInvalid(ctx, "%s: step is not 8-byte aligned (i64)", op);
+  EMBRT_TRY(checkState(ctx, op, args, 1));
+  return checkState(ctx, op, args, 2);
+}
+
+static embrtStatus checkTbeBackward(embrtContext *ctx,
+                                    const embrtTbeBackwardArgs *args,
+                                    embrtCheckMode mode) {
+  const char *op = "tbe_backward";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtTbeBackwardArgs),
+                             "embrtTbeBackwardArgs"));
+  EMBRT_TRY(embrtCheckTbeLookup(ctx, op, &args->lookup, mode, 0));
+  return checkBackwardFields(ctx, op, args, mode);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+/// Runs checked arguments: workspace query and check, then the backend.
+static embrtStatus runBackward(embrtContext *ctx, const char *op,
+                               const embrtTbeBackwardArgs *args) {
+  size_t needed = 0;
+  EMBRT_TRY(ctx->backend->tbeBackwardWorkspaceSize(ctx, args, &needed));
+  EMBRT_TRY(embrtCheckWorkspace(ctx, op, args->workspace, args->workspaceBytes,
+                                needed));
+  return ctx->backend->tbeBackward(ctx, args);
+}
+
+embrtStatus embrtTbeBackwardWorkspaceSize(embrtContext *ctx,
+                                          const embrtTbeBackwardArgs *args,
+                                          size_t *bytes) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(embrtCheckBytesOut(ctx, "tbe_backward", bytes));
+  EMBRT_TRY(checkTbeBackward(ctx, args, EMBRT_CHECK_SHAPES));
+  return ctx->backend->tbeBackwardWorkspaceSize(ctx, args, bytes);
+}
+
+embrtStatus embrtTbeBackward(embrtContext *ctx,
+                             const embrtTbeBackwardArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(checkTbeBackward(ctx, args, EMBRT_CHECK_CALL));
+  return runBackward(ctx, "tbe_backward", args);
+}
+
+/// An embedding bag's backward as a TBE backward of one table; the arrays
+/// the TBE arguments point to live beside them.
+typedef struct SingleTableBackward {
+  embrtTbeBackwardArgs args;
+  embrtSingleTableTbe lookup;
+  void *momentum1[1], *momentum2[1];
+} SingleTableBackward;
+
+static void toTbeBackward(const embrtEmbeddingBagBackwardArgs *bag,
+                          SingleTableBackward *out) {
+  memset(out, 0, sizeof *out);
+  embrtEmbeddingBagToTbe(&bag->lookup, &out->lookup);
+  embrtTbeBackwardArgs *a = &out->args;
+  a->structSize = sizeof *a;
+  a->lookup = out->lookup.args;
+  // The copy's arrays still point into out->lookup, which outlives it.
+  a->gradOutput = bag->gradOutput;
+  a->gradDtype = bag->gradDtype;
+  a->optimizer = bag->optimizer;
+  out->momentum1[0] = bag->momentum1;
+  out->momentum2[0] = bag->momentum2;
+  a->momentum1 = bag->momentum1 ? out->momentum1 : NULL;
+  a->momentum2 = bag->momentum2 ? out->momentum2 : NULL;
+  a->hyperParams = bag->hyperParams;
+  a->step = bag->step;
+  a->seed = bag->seed;
+  a->configId = bag->configId;
+  a->workspace = bag->workspace;
+  a->workspaceBytes = bag->workspaceBytes;
+}
+
+static embrtStatus
+checkEmbeddingBagBackward(embrtContext *ctx,
+                          const embrtEmbeddingBagBackwardArgs *args,
+                          embrtCheckMode mode, SingleTableBackward *tbe) {
+  const char *op = "embedding_bag_backward";
+  EMBRT_TRY(embrtCheckStruct(ctx, op, args, args ? args->structSize : 0,
+                             sizeof(embrtEmbeddingBagBackwardArgs),
+                             "embrtEmbeddingBagBackwardArgs"));
+  EMBRT_TRY(embrtCheckEmbeddingBagLookup(ctx, op, &args->lookup, mode, 0));
+  toTbeBackward(args, tbe);
+  return checkBackwardFields(ctx, op, &tbe->args, mode);
+}
+
+embrtStatus embrtEmbeddingBagBackwardWorkspaceSize(
+    embrtContext *ctx, const embrtEmbeddingBagBackwardArgs *args,
+    size_t *bytes) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  EMBRT_TRY(embrtCheckBytesOut(ctx, "embedding_bag_backward", bytes));
+  SingleTableBackward tbe;
+  EMBRT_TRY(checkEmbeddingBagBackward(ctx, args, EMBRT_CHECK_SHAPES, &tbe));
+  return ctx->backend->tbeBackwardWorkspaceSize(ctx, &tbe.args, bytes);
+}
+
+embrtStatus
+embrtEmbeddingBagBackward(embrtContext *ctx,
+                          const embrtEmbeddingBagBackwardArgs *args) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  SingleTableBackward tbe;
+  EMBRT_TRY(checkEmbeddingBagBackward(ctx, args, EMBRT_CHECK_CALL, &tbe));
+  return runBackward(ctx, "embedding_bag_backward", &tbe.args);
+}
+
+//===----------------------------------------------------------------------===//
+// Compiled ABI (include/emb/compiled.h)
+//===----------------------------------------------------------------------===//
+
+/// Decodes an emb.tbe_backward (or emb.embedding_bag_backward) call. The
+/// tables, states, rows and widths are read in place: they are contiguous in
+/// `buffers` and `dims`.
+static embrtTbeBackwardArgs decodeTbeBackward(const int64_t *attrs,
+                                              void *const *buffers,
+                                              const int64_t *dims) {
+  embrtTbeBackwardArgs a;
+  int64_t numTables = attrs[EMB_ABI_TBE_BWD_NUM_TABLES];
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  embrtTbeArgs *l = &a.lookup;
+  l->structSize = sizeof *l;
+  l->pooling = (embrtPooling)attrs[EMB_ABI_TBE_BWD_POOLING];
+  l->boundsCheck = (embrtBoundsCheck)attrs[EMB_ABI_TBE_BWD_BOUNDS_CHECK];
+  l->hasPaddingIdx = (int)attrs[EMB_ABI_TBE_BWD_HAS_PADDING];
+  l->paddingIdx = attrs[EMB_ABI_TBE_BWD_PADDING_IDX];
+  l->tableDtype = (embrtDtype)attrs[EMB_ABI_TBE_BWD_TABLE_DTYPE];
+  l->indexDtype = (embrtDtype)attrs[EMB_ABI_TBE_BWD_INDEX_DTYPE];
+  l->offsetDtype = l->indexDtype;
+  l->outputDtype = l->tableDtype;
+  l->configId = -1;
+  l->numTables = numTables;
+  l->numFeatures = attrs[EMB_ABI_TBE_BWD_NUM_FEATURES];
+  l->featureTables = attrs + EMB_ABI_TBE_BWD_FEATURE_TABLES;
+  l->indices = buffers[EMB_ABI_TBE_BWD_BUF_INDICES];
+  l->offsets = buffers[EMB_ABI_TBE_BWD_BUF_OFFSETS];
+  if (attrs[EMB_ABI_TBE_BWD_PSW_DTYPE] >= 0) {
+    l->perSampleWeights = buffers[EMB_ABI_TBE_BWD_BUF_PSW];
+    l->perSampleWeightDtype = (embrtDtype)attrs[EMB_ABI_TBE_BWD_PSW_DTYPE];
+  }
+  l->numIndices = dims[EMB_ABI_TBE_BWD_DIM_INDICES];
+  l->batchSize = dims[EMB_ABI_TBE_BWD_DIM_BATCH];
+  l->tables = (const void *const *)(buffers + EMB_ABI_TBE_BWD_BUF_TABLES);
+  l->tableRows = dims + EMB_ABI_TBE_BWD_DIM_TABLES;
+  l->tableDims = dims + EMB_ABI_TBE_BWD_DIM_TABLES + numTables;
+  a.gradOutput = buffers[EMB_ABI_TBE_BWD_BUF_GRAD];
+  a.gradDtype = (embrtDtype)attrs[EMB_ABI_TBE_BWD_GRAD_DTYPE];
+  a.optimizer = (embrtOptimizer)attrs[EMB_ABI_TBE_BWD_OPTIMIZER];
+  a.momentum1 = buffers + EMB_ABI_TBE_BWD_BUF_TABLES + numTables;
+  a.momentum2 = buffers + EMB_ABI_TBE_BWD_BUF_TABLES + 2 * numTables;
+  a.hyperParams = (const float *)buffers[EMB_ABI_TBE_BWD_BUF_HYPER];
+  a.step = (const int64_t *)buffers[EMB_ABI_TBE_BWD_BUF_STEP];
+  a.seed = (uint64_t)attrs[EMB_ABI_TBE_BWD_SEED];
+  a.configId = attrs[EMB_ABI_TBE_BWD_CONFIG_ID];
+  a.workspace = buffers[EMB_ABI_TBE_BWD_BUF_WORKSPACE];
+  a.workspaceBytes = (size_t)dims[EMB_ABI_TBE_BWD_DIM_WORKSPACE];
+  return a;
+}
+
+void embrtCompiledTbeBackward(embrtContext *ctx, const int64_t *attrs,
+                              void *const *buffers, const int64_t *dims) {
+  embrtTbeBackwardArgs a = decodeTbeBackward(attrs, buffers, dims);
+  embrtTbeBackward(ctx, &a);
+}
+
+int64_t embrtCompiledTbeBackwardWorkspace(embrtContext *ctx,
+                                          const int64_t *attrs,
+                                          void *const *buffers,
+                                          const int64_t *dims) {
+  embrtTbeBackwardArgs a = decodeTbeBackward(attrs, buffers, dims);
+  size_t bytes = 0;
+  return embrtTbeBackwardWorkspaceSize(ctx, &a, &bytes) == EMBRT_OK
+             ? (int64_t)bytes
+             : 0;
+}
