@@ -1,16 +1,18 @@
-// The emb dialect: table-batched embedding lookups and the broadcast of
-// request-only (user) tensors to candidate rows.
+// The emb dialect: table-batched embedding lookups, their backward fused with
+// an optimizer, and the broadcast of request-only (user) tensors to candidate
+// rows.
 //
 // This file is the single definition of the ops' names, operands (with their
 // optional and variadic groups), results and required attributes. It is
 // embedded into libemb at build time and loaded into a context by
-// embLoadDialect. The types are checked by dialect/verify.c, not here: IRDL's
-// own messages do not say which operand or attribute is wrong, and a failed
-// IRDL check stops verification before ours can run. So every operand,
-// result and attribute is `irdl.any` here (operands are ranked tensors,
-// `mode`/`pooling` strings, `feature_tables` an i64 array), and verify.c
-// checks kinds, element types, shapes that must agree, attribute values and
-// the optional attributes IRDL cannot declare, naming what is wrong.
+// embLoadDialect. The types are checked by dialect/op_verifier.c, not here:
+// IRDL's own messages do not say which operand or attribute is wrong, and a
+// failed IRDL check stops verification before ours can run. So every
+// operand, result and attribute is `irdl.any` here (operands are ranked
+// tensors, `mode`/`pooling`/`optimizer` strings, `feature_tables` an i64
+// array), and op_verifier.c checks kinds, element types, shapes that must
+// agree, attribute values and the optional attributes IRDL cannot declare,
+// naming what is wrong.
 // docs/dialect.md describes each op.
 //
 // Each operand gets its own constraint value: IRDL makes values that share one
