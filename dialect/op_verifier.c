@@ -868,9 +868,10 @@ static void verifyBackward(Checker *c, bool isTbe) {
   EmbBackwardOperands ops;
   if (!embGetBackwardOperands(c->op, &ops)) {
     fail(c,
-         "operandSegmentSizes must be array<i32: %s, 1, 0 or 1, 1, 0 or T, 0 "
-         "or T, 1, 0 or 1> summing to the %lld operands",
-         isTbe ? "1, 1, T" : "1, 1, 1",
+         "operandSegmentSizes must be array<i32: %s> summing to the %lld "
+         "operands",
+         isTbe ? "1, 1, T, 0 or 1, 1, 0 or T, 0 or T, 1, 0 or 1"
+               : "1, 1, 1, 0 or 1, 1, 0 or 1, 0 or 1, 1, 0 or 1",
          (long long)mlirOperationGetNumOperands(c->op));
     return;
   }
