@@ -58,14 +58,15 @@ typedef struct {
 /// backward call (their first attrs, buffers and all dims are one layout).
 typedef struct {
   int64_t numTablesAttr, numFeaturesAttr, featureTablesAttr, tablesBuf;
+  int64_t buffersPerTable; ///< the table, and for the backward its states
 } LookupAbi;
 
 static const LookupAbi forwardAbi = {
     EMB_ABI_TBE_NUM_TABLES, EMB_ABI_TBE_NUM_FEATURES,
-    EMB_ABI_TBE_FEATURE_TABLES, EMB_ABI_TBE_BUF_TABLES};
+    EMB_ABI_TBE_FEATURE_TABLES, EMB_ABI_TBE_BUF_TABLES, 1};
 static const LookupAbi backwardAbi = {
     EMB_ABI_TBE_BWD_NUM_TABLES, EMB_ABI_TBE_BWD_NUM_FEATURES,
-    EMB_ABI_TBE_BWD_FEATURE_TABLES, EMB_ABI_TBE_BWD_BUF_TABLES};
+    EMB_ABI_TBE_BWD_FEATURE_TABLES, EMB_ABI_TBE_BWD_BUF_TABLES, 3};
 
 /// The layouts are distinct enums; compare their values.
 #define SAME(a, b) ((int)(a) == (int)(b))
@@ -141,22 +142,45 @@ static bool lookupOperands(EmbLowering *l, MlirOperation op,
   return true;
 }
 
-/// What the forward and backward calls share, filled in by lowerLookupArgs:
-/// the lowered operands and the batch.
+/// A forward or backward call's arrays (on the heap while they are built:
+/// they grow with the features and tables), the lowered operands they share
+/// and the batch.
 typedef struct {
+  int64_t *attrs;
+  MlirValue *bufs;
+  EmbDim *dims;
+  int64_t numAttrs, numBufs, numDims;
   EmbMapped *idx, *off, *psw, *t0;
   EmbDim batch;
   bool pooled;
 } LookupArgs;
 
-/// Fills what the forward and the backward call share: the lookup's attrs
-/// (pooling to psw dtype, counts, feature -> table), the indices, offsets,
-/// per-sample weights and table buffers, and every dim. `out` is the
-/// forward's output or its gradient, whose static rows give B when pooled.
+static void freeLookupArgs(LookupArgs *a) {
+  free(a->attrs);
+  free(a->bufs);
+  free(a->dims);
+}
+
+/// Allocates the call's arrays and fills what the forward and the backward
+/// call share: the lookup's attrs (pooling to psw dtype, counts, feature ->
+/// table), the indices, offsets, per-sample weights and table buffers, and
+/// every dim. `out` is the forward's output or its gradient, whose static
+/// rows give B when pooled. The caller frees the arrays (freeLookupArgs),
+/// also when this fails.
 static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
                             const LookupOperands *lo, const LookupAbi *abi,
-                            MlirType out, int64_t *attrs, MlirValue *bufs,
-                            EmbDim *dims, LookupArgs *a) {
+                            MlirType out, LookupArgs *a) {
+  memset(a, 0, sizeof *a);
+  a->numAttrs = abi->featureTablesAttr + lo->numFeatures;
+  a->numBufs = abi->tablesBuf + abi->buffersPerTable * lo->numTables;
+  a->numDims = EMB_ABI_TBE_DIM_TABLES + 2 * lo->numTables;
+  int64_t *attrs = a->attrs = calloc((size_t)a->numAttrs, sizeof *attrs);
+  MlirValue *bufs = a->bufs = calloc((size_t)a->numBufs, sizeof *bufs);
+  EmbDim *dims = a->dims = calloc((size_t)a->numDims, sizeof *dims);
+  if (!attrs || !bufs || !dims) {
+    embLowerFail(l, op, "out of memory");
+    return false;
+  }
   a->idx = embTensorOperand(l, op, lo->indices);
   a->off = embTensorOperand(l, op, lo->offsets);
   a->psw = lo->psw >= 0 ? embTensorOperand(l, op, lo->psw) : NULL;
@@ -232,58 +256,46 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
 /// emb.tbe and emb.embedding_bag share one runtime call.
 static void lowerLookup(EmbLowering *l, MlirOperation op) {
   LookupOperands lo;
+  LookupArgs a;
+  MlirValue result = mlirOperationGetResult(op, 0);
   if (!lookupOperands(l, op, &lo))
     return;
-  int64_t numTables = lo.numTables;
-  int64_t numAttrs = EMB_ABI_TBE_FEATURE_TABLES + lo.numFeatures;
-  int64_t numBufs = EMB_ABI_TBE_BUF_TABLES + numTables;
-  int64_t numDims = EMB_ABI_TBE_DIM_TABLES + 2 * numTables;
-  int64_t *attrs = calloc((size_t)numAttrs, sizeof *attrs);
-  MlirValue *bufs = calloc((size_t)numBufs, sizeof *bufs);
-  EmbDim *dims = calloc((size_t)numDims, sizeof *dims);
-  MlirValue result = mlirOperationGetResult(op, 0);
-  LookupArgs a;
-  if (!attrs || !bufs || !dims) {
-    embLowerFail(l, op, "out of memory");
-    goto done;
+  if (!lowerLookupArgs(l, op, &lo, &forwardAbi, mlirValueGetType(result), &a)) {
+    freeLookupArgs(&a);
+    return;
   }
-  if (!lowerLookupArgs(l, op, &lo, &forwardAbi, mlirValueGetType(result), attrs,
-                       bufs, dims, &a))
-    goto done;
-  attrs[EMB_ABI_TBE_OUTPUT_DTYPE] = embValueDtype(result);
-  attrs[EMB_ABI_TBE_CONFIG_ID] = -1;
+  a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE] = embValueDtype(result);
+  a.attrs[EMB_ABI_TBE_CONFIG_ID] = -1;
 
   // Result sizes: [B, sum D] pooled or [N, D] unpooled.
   EmbDim rdims[2];
   EmbDim fallback[2] = {a.pooled ? a.batch : a.idx->dims[0], a.t0->dims[1]};
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
-  bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
-  bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
+  a.bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
+  a.bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
   // With static shapes the CUDA launch configuration is chosen here.
+  int64_t numTables = lo.numTables;
   if (l->target == EMB_TARGET_CUDA && a.idx->dims[0].c >= 0 && a.batch.c > 0) {
     int64_t maxDim = 0;
     bool known = true;
     for (int64_t t = 0; t < numTables; ++t) {
-      int64_t d = dims[EMB_ABI_TBE_DIM_TABLES + numTables + t].c;
+      int64_t d = a.dims[EMB_ABI_TBE_DIM_TABLES + numTables + t].c;
       known &= d >= 0;
       maxDim = d > maxDim ? d : maxDim;
     }
     int64_t bags = lo.numFeatures * a.batch.c;
     if (known && a.pooled)
-      attrs[EMB_ABI_TBE_CONFIG_ID] =
-          embrtTbeSelectConfig((embrtDtype)attrs[EMB_ABI_TBE_TABLE_DTYPE],
+      a.attrs[EMB_ABI_TBE_CONFIG_ID] =
+          embrtTbeSelectConfig((embrtDtype)a.attrs[EMB_ABI_TBE_TABLE_DTYPE],
                                maxDim, a.idx->dims[0].c / bags, bags);
   }
-  EmbCallArrays arrays =
-      embBuildCallArrays(l, attrs, numAttrs, bufs, numBufs, dims, numDims);
+  EmbCallArrays arrays = embBuildCallArrays(l, a.attrs, a.numAttrs, a.bufs,
+                                            a.numBufs, a.dims, a.numDims);
   embAddWorkspace(l, EMB_RT_TBE_WORKSPACE, arrays, EMB_ABI_TBE_BUF_WORKSPACE,
                   EMB_ABI_TBE_DIM_WORKSPACE);
   embCallRuntimeOp(l, EMB_RT_TBE, arrays);
-done:
-  free(attrs);
-  free(bufs);
-  free(dims);
+  freeLookupArgs(&a);
 }
 
 //===----------------------------------------------------------------------===//
@@ -335,27 +347,15 @@ static bool checkWritable(EmbLowering *l, MlirOperation op,
 static void lowerBackward(EmbLowering *l, MlirOperation op) {
   EmbBackwardOperands ops;
   LookupOperands lo;
+  LookupArgs a;
   if (!embGetBackwardOperands(op, &ops)) {
     embLowerFail(l, op, "its operandSegmentSizes is malformed");
     return;
   }
   if (!lookupOperands(l, op, &lo) || !checkWritable(l, op, &ops))
     return;
-  int64_t numTables = lo.numTables;
-  int64_t numAttrs = EMB_ABI_TBE_BWD_FEATURE_TABLES + lo.numFeatures;
-  int64_t numBufs = EMB_ABI_TBE_BWD_BUF_TABLES + 3 * numTables;
-  int64_t numDims = EMB_ABI_TBE_BWD_DIM_TABLES + 2 * numTables;
-  int64_t *attrs = calloc((size_t)numAttrs, sizeof *attrs);
-  MlirValue *bufs = calloc((size_t)numBufs, sizeof *bufs);
-  EmbDim *dims = calloc((size_t)numDims, sizeof *dims);
   MlirValue grad = mlirOperationGetOperand(op, ops.grad);
-  LookupArgs a;
-  if (!attrs || !bufs || !dims) {
-    embLowerFail(l, op, "out of memory");
-    goto done;
-  }
-  if (!lowerLookupArgs(l, op, &lo, &backwardAbi, mlirValueGetType(grad), attrs,
-                       bufs, dims, &a))
+  if (!lowerLookupArgs(l, op, &lo, &backwardAbi, mlirValueGetType(grad), &a))
     goto done;
   EmbMapped *g = embTensorOperand(l, op, ops.grad);
   EmbMapped *hyper = embTensorOperand(l, op, ops.hyper);
@@ -364,35 +364,32 @@ static void lowerBackward(EmbLowering *l, MlirOperation op) {
     goto done;
   int64_t seed = 0;
   embGetIntAttr(op, "seed", &seed);
-  attrs[EMB_ABI_TBE_BWD_GRAD_DTYPE] = embValueDtype(grad);
-  attrs[EMB_ABI_TBE_BWD_OPTIMIZER] = runtimeOptimizer(op);
-  attrs[EMB_ABI_TBE_BWD_SEED] = seed;
-  attrs[EMB_ABI_TBE_BWD_CONFIG_ID] = -1;
-  bufs[EMB_ABI_TBE_BWD_BUF_GRAD] = g->value;
-  bufs[EMB_ABI_TBE_BWD_BUF_HYPER] = hyper->value;
-  bufs[EMB_ABI_TBE_BWD_BUF_STEP] = step ? step->value : (MlirValue){NULL};
-  bufs[EMB_ABI_TBE_BWD_BUF_WORKSPACE] = (MlirValue){NULL};
+  a.attrs[EMB_ABI_TBE_BWD_GRAD_DTYPE] = embValueDtype(grad);
+  a.attrs[EMB_ABI_TBE_BWD_OPTIMIZER] = runtimeOptimizer(op);
+  a.attrs[EMB_ABI_TBE_BWD_SEED] = seed;
+  a.attrs[EMB_ABI_TBE_BWD_CONFIG_ID] = -1;
+  a.bufs[EMB_ABI_TBE_BWD_BUF_GRAD] = g->value;
+  a.bufs[EMB_ABI_TBE_BWD_BUF_HYPER] = hyper->value;
+  a.bufs[EMB_ABI_TBE_BWD_BUF_STEP] = step ? step->value : (MlirValue){NULL};
+  a.bufs[EMB_ABI_TBE_BWD_BUF_WORKSPACE] = (MlirValue){NULL};
   // Tables, then T momentum1 and T momentum2 pointers (null where the
   // optimizer keeps no such state); each result is its operand's buffer.
-  intptr_t numResults = mlirOperationGetNumResults(op);
-  for (intptr_t r = 0; r < numResults; ++r) {
+  for (intptr_t r = 0, n = mlirOperationGetNumResults(op); r < n; ++r) {
     EmbMapped *m = embTensorOperand(l, op, embBackwardUpdatedOperand(&ops, r));
     if (!m)
       goto done;
     int64_t t;
     int group = embBackwardGroup(&ops, r, &t);
-    bufs[EMB_ABI_TBE_BWD_BUF_TABLES + group * numTables + t] = m->value;
+    a.bufs[EMB_ABI_TBE_BWD_BUF_TABLES + group * lo.numTables + t] = m->value;
     embMapValue(l, mlirOperationGetResult(op, r), m);
   }
-  EmbCallArrays arrays =
-      embBuildCallArrays(l, attrs, numAttrs, bufs, numBufs, dims, numDims);
+  EmbCallArrays arrays = embBuildCallArrays(l, a.attrs, a.numAttrs, a.bufs,
+                                            a.numBufs, a.dims, a.numDims);
   embAddWorkspace(l, EMB_RT_TBE_BACKWARD_WORKSPACE, arrays,
                   EMB_ABI_TBE_BWD_BUF_WORKSPACE, EMB_ABI_TBE_BWD_DIM_WORKSPACE);
   embCallRuntimeOp(l, EMB_RT_TBE_BACKWARD, arrays);
 done:
-  free(attrs);
-  free(bufs);
-  free(dims);
+  freeLookupArgs(&a);
 }
 
 //===----------------------------------------------------------------------===//
