@@ -2,12 +2,16 @@
 //
 // Each emb op becomes one call of its embrtCompiled<Op> entry
 // (include/emb/compiled.h): emb.tbe and emb.embedding_bag share the TBE
+// call, emb.tbe_backward and emb.embedding_bag_backward the TBE backward
 // call, emb.broadcast and emb.broadcast_add the broadcast calls, emb.lce,
 // emb.ikbo_lce and emb.attention / emb.ikbo_attention have their own. An op
 // that needs scratch memory asks the runtime for its size first. For
 // target=cuda with static shapes the TBE launch configuration is chosen here
-// (embrtTbeSelectConfig), not at run time. emb.table is its operand's buffer.
-// emb.ikbo_lce reads what ikbo_read_through.c planned for it.
+// (embrtTbeSelectConfig), not at run time. emb.table and emb.state are their
+// operand's buffer, emb.table_value its handle's, and a backward op's results
+// the buffers of the tables and states it updates in place (the aliasing
+// contract of docs/dialect.md, which the verifier checks). emb.ikbo_lce
+// reads what ikbo_read_through.c planned for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +28,12 @@
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
-// Lookups: emb.table, emb.tbe, emb.embedding_bag
+// Lookups: emb.table, emb.state, emb.table_value, emb.tbe, emb.embedding_bag
 //===----------------------------------------------------------------------===//
 
-static void lowerTable(EmbLowering *l, MlirOperation op) {
+/// emb.table and emb.state are their operand's buffer, emb.table_value its
+/// handle's.
+static void lowerAlias(EmbLowering *l, MlirOperation op) {
   EmbMapped *t = embTensorOperand(l, op, 0);
   if (t)
     embMapValue(l, mlirOperationGetResult(op, 0), t);
@@ -38,66 +44,155 @@ static void lowerTable(EmbLowering *l, MlirOperation op) {
 /// code's stack, so their size is bounded.
 enum { maxTbeFeatures = 4096 };
 
-/// emb.tbe and emb.embedding_bag share one runtime call.
-static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
+/// Where a lookup's operands are: emb.tbe, emb.embedding_bag and their
+/// backward ops.
+typedef struct {
+  bool isTbe;
+  intptr_t indices, offsets, firstTable;
+  intptr_t psw; ///< -1 without per-sample weights
+  int64_t numTables, numFeatures;
+  MlirAttribute featureTables; ///< null: one feature on table 0
+} LookupOperands;
+
+/// Where the call's layout puts what differs between the forward and the
+/// backward call (their first attrs, buffers and all dims are one layout).
+typedef struct {
+  int64_t numTablesAttr, numFeaturesAttr, featureTablesAttr, tablesBuf;
+  int64_t buffersPerTable; ///< the table, and for the backward its states
+} LookupAbi;
+
+static const LookupAbi forwardAbi = {
+    EMB_ABI_TBE_NUM_TABLES, EMB_ABI_TBE_NUM_FEATURES,
+    EMB_ABI_TBE_FEATURE_TABLES, EMB_ABI_TBE_BUF_TABLES, 1};
+static const LookupAbi backwardAbi = {
+    EMB_ABI_TBE_BWD_NUM_TABLES, EMB_ABI_TBE_BWD_NUM_FEATURES,
+    EMB_ABI_TBE_BWD_FEATURE_TABLES, EMB_ABI_TBE_BWD_BUF_TABLES, 3};
+
+/// The layouts are distinct enums; compare their values.
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(EMB_ABI_TBE_BWD_POOLING, EMB_ABI_TBE_POOLING) &&
+                   SAME(EMB_ABI_TBE_BWD_BOUNDS_CHECK,
+                        EMB_ABI_TBE_BOUNDS_CHECK) &&
+                   SAME(EMB_ABI_TBE_BWD_HAS_PADDING, EMB_ABI_TBE_HAS_PADDING) &&
+                   SAME(EMB_ABI_TBE_BWD_PADDING_IDX, EMB_ABI_TBE_PADDING_IDX) &&
+                   SAME(EMB_ABI_TBE_BWD_TABLE_DTYPE, EMB_ABI_TBE_TABLE_DTYPE) &&
+                   SAME(EMB_ABI_TBE_BWD_INDEX_DTYPE, EMB_ABI_TBE_INDEX_DTYPE) &&
+                   SAME(EMB_ABI_TBE_BWD_PSW_DTYPE, EMB_ABI_TBE_PSW_DTYPE),
+               "the backward's attrs begin with the lookup's");
+_Static_assert(SAME(EMB_ABI_TBE_BWD_BUF_INDICES, EMB_ABI_TBE_BUF_INDICES) &&
+                   SAME(EMB_ABI_TBE_BWD_BUF_OFFSETS, EMB_ABI_TBE_BUF_OFFSETS) &&
+                   SAME(EMB_ABI_TBE_BWD_BUF_PSW, EMB_ABI_TBE_BUF_PSW),
+               "the backward's buffers begin with the lookup's");
+_Static_assert(SAME(EMB_ABI_TBE_BWD_DIM_INDICES, EMB_ABI_TBE_DIM_INDICES) &&
+                   SAME(EMB_ABI_TBE_BWD_DIM_BATCH, EMB_ABI_TBE_DIM_BATCH) &&
+                   SAME(EMB_ABI_TBE_BWD_DIM_WORKSPACE,
+                        EMB_ABI_TBE_DIM_WORKSPACE) &&
+                   SAME(EMB_ABI_TBE_BWD_DIM_TABLES, EMB_ABI_TBE_DIM_TABLES),
+               "the backward's dims are the lookup's");
+_Static_assert(SAME(EMB_NUM_HYPER_PARAMS, EMBRT_NUM_HYPER_PARAMS),
+               "the verifier checks the runtime's count of hyper-parameters");
+#undef SAME
+
+/// Reads where `op`'s lookup operands are; fails the lowering if it has
+/// more features or tables than a call takes.
+static bool lookupOperands(EmbLowering *l, MlirOperation op,
+                           LookupOperands *lo) {
   intptr_t n = mlirOperationGetNumOperands(op);
-  int64_t numTables = 1, numFeatures = 1;
-  bool weighted;
-  intptr_t firstTable, pswIndex, idxIndex, offIndex;
-  MlirAttribute featureTables = mlirAttributeGetNull();
-  if (isTbe) {
+  EmbBackwardOperands bwd;
+  memset(lo, 0, sizeof *lo);
+  lo->isTbe = embOpIs(op, EMB_OP_TBE) || embOpIs(op, EMB_OP_TBE_BACKWARD);
+  if (embOpIs(op, EMB_OP_TBE)) {
     MlirAttribute seg =
         mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
-    numTables = mlirDenseI32ArrayGetElement(seg, 2);
-    weighted = mlirDenseI32ArrayGetElement(seg, 3) == 1;
-    featureTables =
-        mlirOperationGetAttributeByName(op, embStr("feature_tables"));
-    numFeatures = mlirDenseArrayGetNumElements(featureTables);
-    if (numFeatures > maxTbeFeatures || numTables > maxTbeFeatures) {
-      char what[64];
-      snprintf(what, sizeof what, "more than %d features or tables",
-               maxTbeFeatures);
-      embLowerFail(l, op, what);
-      return;
-    }
-    idxIndex = 0;
-    offIndex = 1;
-    firstTable = 2;
-    pswIndex = n - 1;
-  } else {
-    weighted = n == 4;
-    firstTable = 0;
-    idxIndex = 1;
-    offIndex = 2;
-    pswIndex = 3;
+    *lo = (LookupOperands){
+        .isTbe = true,
+        .indices = 0,
+        .offsets = 1,
+        .firstTable = 2,
+        .psw = mlirDenseI32ArrayGetElement(seg, 3) == 1 ? n - 1 : -1,
+        .numTables = mlirDenseI32ArrayGetElement(seg, 2)};
+  } else if (embOpIs(op, EMB_OP_EMBEDDING_BAG)) {
+    *lo = (LookupOperands){.indices = 1,
+                           .offsets = 2,
+                           .firstTable = 0,
+                           .psw = n == 4 ? 3 : -1,
+                           .numTables = 1};
+  } else if (embGetBackwardOperands(op, &bwd)) {
+    *lo = (LookupOperands){.isTbe = bwd.isTbe,
+                           .indices = bwd.indices,
+                           .offsets = bwd.offsets,
+                           .firstTable = bwd.firstTable,
+                           .psw = bwd.psw,
+                           .numTables = bwd.numTables};
   }
-  EmbMapped *idx = embTensorOperand(l, op, idxIndex);
-  EmbMapped *off = embTensorOperand(l, op, offIndex);
-  EmbMapped *psw = weighted ? embTensorOperand(l, op, pswIndex) : NULL;
-  if (!idx || !off || (weighted && !psw))
-    return;
+  lo->numFeatures = 1;
+  lo->featureTables = mlirAttributeGetNull();
+  if (lo->isTbe) {
+    lo->featureTables =
+        mlirOperationGetAttributeByName(op, embStr("feature_tables"));
+    lo->numFeatures = mlirDenseArrayGetNumElements(lo->featureTables);
+  }
+  if (lo->numFeatures > maxTbeFeatures || lo->numTables > maxTbeFeatures) {
+    char what[64];
+    snprintf(what, sizeof what, "more than %d features or tables",
+             maxTbeFeatures);
+    embLowerFail(l, op, what);
+    return false;
+  }
+  return true;
+}
+
+/// A forward or backward call's arrays (on the heap while they are built:
+/// they grow with the features and tables), the lowered operands they share
+/// and the batch.
+typedef struct {
+  int64_t *attrs;
+  MlirValue *bufs;
+  EmbDim *dims;
+  int64_t numAttrs, numBufs, numDims;
+  EmbMapped *idx, *off, *psw, *t0;
+  EmbDim batch;
+  bool pooled;
+} LookupArgs;
+
+static void freeLookupArgs(LookupArgs *a) {
+  free(a->attrs);
+  free(a->bufs);
+  free(a->dims);
+}
+
+/// Allocates the call's arrays and fills what the forward and the backward
+/// call share: the lookup's attrs (pooling to psw dtype, counts, feature ->
+/// table), the indices, offsets, per-sample weights and table buffers, and
+/// every dim. `out` is the forward's output or its gradient, whose static
+/// rows give B when pooled. The caller frees the arrays (freeLookupArgs),
+/// also when this fails.
+static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
+                            const LookupOperands *lo, const LookupAbi *abi,
+                            MlirType out, LookupArgs *a) {
+  memset(a, 0, sizeof *a);
+  a->numAttrs = abi->featureTablesAttr + lo->numFeatures;
+  a->numBufs = abi->tablesBuf + abi->buffersPerTable * lo->numTables;
+  a->numDims = EMB_ABI_TBE_DIM_TABLES + 2 * lo->numTables;
+  int64_t *attrs = a->attrs = calloc((size_t)a->numAttrs, sizeof *attrs);
+  MlirValue *bufs = a->bufs = calloc((size_t)a->numBufs, sizeof *bufs);
+  EmbDim *dims = a->dims = calloc((size_t)a->numDims, sizeof *dims);
+  if (!attrs || !bufs || !dims) {
+    embLowerFail(l, op, "out of memory");
+    return false;
+  }
+  a->idx = embTensorOperand(l, op, lo->indices);
+  a->off = embTensorOperand(l, op, lo->offsets);
+  a->psw = lo->psw >= 0 ? embTensorOperand(l, op, lo->psw) : NULL;
+  a->t0 = embTensorOperand(l, op, lo->firstTable);
+  if (!a->idx || !a->off || (lo->psw >= 0 && !a->psw) || !a->t0)
+    return false;
 
   char mode[16] = "sum", bc[16] = "fatal";
-  embGetStringAttr(op, isTbe ? "pooling" : "mode", mode, sizeof mode);
+  embGetStringAttr(op, lo->isTbe ? "pooling" : "mode", mode, sizeof mode);
   embGetStringAttr(op, "bounds_check", bc, sizeof bc);
   int64_t padding = -1;
   bool hasPadding = embGetIntAttr(op, "padding_idx", &padding);
-  MlirValue result = mlirOperationGetResult(op, 0);
-  MlirValue table0 = mlirOperationGetOperand(op, firstTable);
-  EmbMapped *t0 = embTensorOperand(l, op, firstTable);
-  if (!t0)
-    return;
-
-  int64_t numAttrs = EMB_ABI_TBE_FEATURE_TABLES + numFeatures;
-  int64_t numBufs = EMB_ABI_TBE_BUF_TABLES + numTables;
-  int64_t numDims = EMB_ABI_TBE_DIM_TABLES + 2 * numTables;
-  int64_t *attrs = calloc((size_t)numAttrs, sizeof *attrs);
-  MlirValue *bufs = calloc((size_t)numBufs, sizeof *bufs);
-  EmbDim *dims = calloc((size_t)numDims, sizeof *dims);
-  if (!attrs || !bufs || !dims) {
-    embLowerFail(l, op, "out of memory");
-    goto done;
-  }
   attrs[EMB_ABI_TBE_POOLING] = !strcmp(mode, "mean")   ? EMBRT_POOLING_MEAN
                                : !strcmp(mode, "none") ? EMBRT_POOLING_NONE
                                                        : EMBRT_POOLING_SUM;
@@ -109,89 +204,192 @@ static void lowerLookup(EmbLowering *l, MlirOperation op, bool isTbe) {
   attrs[EMB_ABI_TBE_HAS_PADDING] = hasPadding;
   attrs[EMB_ABI_TBE_PADDING_IDX] = hasPadding ? padding : 0;
   // The table's element type: through its handle for emb.tbe.
-  MlirType tableType = mlirValueGetType(table0);
-  if (isTbe) {
-    MlirOperation def = mlirOpResultGetOwner(table0);
-    tableType = mlirValueGetType(mlirOperationGetOperand(def, 0));
-  }
+  MlirValue table0 = mlirOperationGetOperand(op, lo->firstTable);
+  MlirType tableType =
+      lo->isTbe ? embHandleTensorType(table0) : mlirValueGetType(table0);
   attrs[EMB_ABI_TBE_TABLE_DTYPE] =
       embRuntimeDtype(mlirShapedTypeGetElementType(tableType));
   attrs[EMB_ABI_TBE_INDEX_DTYPE] =
-      embValueDtype(mlirOperationGetOperand(op, idxIndex));
+      embValueDtype(mlirOperationGetOperand(op, lo->indices));
   attrs[EMB_ABI_TBE_PSW_DTYPE] =
-      weighted ? embValueDtype(mlirOperationGetOperand(op, pswIndex)) : -1;
-  attrs[EMB_ABI_TBE_OUTPUT_DTYPE] = embValueDtype(result);
-  attrs[EMB_ABI_TBE_CONFIG_ID] = -1;
-  attrs[EMB_ABI_TBE_NUM_TABLES] = numTables;
-  attrs[EMB_ABI_TBE_NUM_FEATURES] = numFeatures;
+      a->psw ? embValueDtype(mlirOperationGetOperand(op, lo->psw)) : -1;
+  attrs[abi->numTablesAttr] = lo->numTables;
+  attrs[abi->numFeaturesAttr] = lo->numFeatures;
   // emb.embedding_bag: one feature on table 0.
-  for (int64_t f = 0; f < numFeatures; ++f)
-    attrs[EMB_ABI_TBE_FEATURE_TABLES + f] =
-        isTbe ? mlirDenseI64ArrayGetElement(featureTables, f) : 0;
+  for (int64_t f = 0; f < lo->numFeatures; ++f)
+    attrs[abi->featureTablesAttr + f] =
+        lo->isTbe ? mlirDenseI64ArrayGetElement(lo->featureTables, f) : 0;
+
+  // B: from the output's rows when pooled and static, else (offsets - 1)
+  // / F.
+  a->pooled = attrs[EMB_ABI_TBE_POOLING] != EMBRT_POOLING_NONE;
+  int64_t staticB = embDim(out, 0);
+  if (a->pooled && staticB >= 0)
+    a->batch = embConstDim(staticB);
+  else if (a->off->dims[0].c >= 0)
+    a->batch = embConstDim((a->off->dims[0].c - 1) / lo->numFeatures);
+  else {
+    MlirValue minus = embBuildAddI64(&l->b, embDimValue(l, &a->off->dims[0]),
+                                     embBuildConstI64(&l->b, -1));
+    a->batch = (EmbDim){
+        embBuildDivI64(&l->b, minus, embBuildConstI64(&l->b, lo->numFeatures)),
+        -1};
+  }
+
+  bufs[EMB_ABI_TBE_BUF_INDICES] = a->idx->value;
+  bufs[EMB_ABI_TBE_BUF_OFFSETS] = a->off->value;
+  bufs[EMB_ABI_TBE_BUF_PSW] = a->psw ? a->psw->value : (MlirValue){NULL};
+  dims[EMB_ABI_TBE_DIM_INDICES] = a->idx->dims[0];
+  dims[EMB_ABI_TBE_DIM_BATCH] = a->batch;
+  dims[EMB_ABI_TBE_DIM_WORKSPACE] = embConstDim(0);
+  for (int64_t t = 0; t < lo->numTables; ++t) {
+    EmbMapped *tm = embTensorOperand(l, op, lo->firstTable + t);
+    if (!tm)
+      return false;
+    bufs[abi->tablesBuf + t] = tm->value;
+    dims[EMB_ABI_TBE_DIM_TABLES + t] = tm->dims[0];
+    dims[EMB_ABI_TBE_DIM_TABLES + lo->numTables + t] = tm->dims[1];
+  }
+  return true;
+}
+
+/// emb.tbe and emb.embedding_bag share one runtime call.
+static void lowerLookup(EmbLowering *l, MlirOperation op) {
+  LookupOperands lo;
+  LookupArgs a;
+  MlirValue result = mlirOperationGetResult(op, 0);
+  if (!lookupOperands(l, op, &lo))
+    return;
+  if (!lowerLookupArgs(l, op, &lo, &forwardAbi, mlirValueGetType(result), &a)) {
+    freeLookupArgs(&a);
+    return;
+  }
+  a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE] = embValueDtype(result);
+  a.attrs[EMB_ABI_TBE_CONFIG_ID] = -1;
 
   // Result sizes: [B, sum D] pooled or [N, D] unpooled.
   EmbDim rdims[2];
-  bool pooled = attrs[EMB_ABI_TBE_POOLING] != EMBRT_POOLING_NONE;
-  EmbDim batch = {{NULL}, -1};
-  int64_t staticB = embDim(mlirValueGetType(result), 0);
-  if (pooled && staticB >= 0)
-    batch = embConstDim(staticB);
-  else {
-    // B = (offsets - 1) / F.
-    EmbDim o = off->dims[0];
-    if (o.c >= 0)
-      batch = embConstDim((o.c - 1) / numFeatures);
-    else {
-      MlirValue minus = embBuildAddI64(&l->b, embDimValue(l, &o),
-                                       embBuildConstI64(&l->b, -1));
-      batch.v =
-          embBuildDivI64(&l->b, minus, embBuildConstI64(&l->b, numFeatures));
-    }
-  }
-  EmbDim fallback[2] = {pooled ? batch : idx->dims[0], t0->dims[1]};
+  EmbDim fallback[2] = {a.pooled ? a.batch : a.idx->dims[0], a.t0->dims[1]};
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
-
-  bufs[EMB_ABI_TBE_BUF_INDICES] = idx->value;
-  bufs[EMB_ABI_TBE_BUF_OFFSETS] = off->value;
-  bufs[EMB_ABI_TBE_BUF_PSW] = psw ? psw->value : (MlirValue){NULL};
-  bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
-  bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
-  dims[EMB_ABI_TBE_DIM_INDICES] = idx->dims[0];
-  dims[EMB_ABI_TBE_DIM_BATCH] = batch;
-  dims[EMB_ABI_TBE_DIM_WORKSPACE] = embConstDim(0);
-  for (int64_t t = 0; t < numTables; ++t) {
-    EmbMapped *tm = embTensorOperand(l, op, firstTable + t);
-    if (!tm)
-      goto done;
-    bufs[EMB_ABI_TBE_BUF_TABLES + t] = tm->value;
-    dims[EMB_ABI_TBE_DIM_TABLES + t] = tm->dims[0];
-    dims[EMB_ABI_TBE_DIM_TABLES + numTables + t] = tm->dims[1];
-  }
+  a.bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
+  a.bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
   // With static shapes the CUDA launch configuration is chosen here.
-  if (l->target == EMB_TARGET_CUDA && idx->dims[0].c >= 0 && batch.c > 0) {
+  int64_t numTables = lo.numTables;
+  if (l->target == EMB_TARGET_CUDA && a.idx->dims[0].c >= 0 && a.batch.c > 0) {
     int64_t maxDim = 0;
     bool known = true;
     for (int64_t t = 0; t < numTables; ++t) {
-      int64_t d = dims[EMB_ABI_TBE_DIM_TABLES + numTables + t].c;
+      int64_t d = a.dims[EMB_ABI_TBE_DIM_TABLES + numTables + t].c;
       known &= d >= 0;
       maxDim = d > maxDim ? d : maxDim;
     }
-    int64_t bags = numFeatures * batch.c;
-    if (known && pooled)
-      attrs[EMB_ABI_TBE_CONFIG_ID] =
-          embrtTbeSelectConfig((embrtDtype)attrs[EMB_ABI_TBE_TABLE_DTYPE],
-                               maxDim, idx->dims[0].c / bags, bags);
+    int64_t bags = lo.numFeatures * a.batch.c;
+    if (known && a.pooled)
+      a.attrs[EMB_ABI_TBE_CONFIG_ID] =
+          embrtTbeSelectConfig((embrtDtype)a.attrs[EMB_ABI_TBE_TABLE_DTYPE],
+                               maxDim, a.idx->dims[0].c / bags, bags);
   }
-  EmbCallArrays a =
-      embBuildCallArrays(l, attrs, numAttrs, bufs, numBufs, dims, numDims);
-  embAddWorkspace(l, EMB_RT_TBE_WORKSPACE, a, EMB_ABI_TBE_BUF_WORKSPACE,
+  EmbCallArrays arrays = embBuildCallArrays(l, a.attrs, a.numAttrs, a.bufs,
+                                            a.numBufs, a.dims, a.numDims);
+  embAddWorkspace(l, EMB_RT_TBE_WORKSPACE, arrays, EMB_ABI_TBE_BUF_WORKSPACE,
                   EMB_ABI_TBE_DIM_WORKSPACE);
-  embCallRuntimeOp(l, EMB_RT_TBE, a);
+  embCallRuntimeOp(l, EMB_RT_TBE, arrays);
+  freeLookupArgs(&a);
+}
+
+//===----------------------------------------------------------------------===//
+// Training: emb.tbe_backward and emb.embedding_bag_backward
+//===----------------------------------------------------------------------===//
+
+/// The runtime's optimizer for the op's `optimizer` attribute.
+static int64_t runtimeOptimizer(MlirOperation op) {
+  char name[24] = "sgd";
+  embGetStringAttr(op, "optimizer", name, sizeof name);
+  return !strcmp(name, "adam")              ? EMBRT_OPTIMIZER_ADAM
+         : !strcmp(name, "rowwise_adagrad") ? EMBRT_OPTIMIZER_ROWWISE_ADAGRAD
+                                            : EMBRT_OPTIMIZER_SGD;
+}
+
+/// Fails if an updated table or state is a dense constant: compiled code
+/// reads those where the module holds them (read-only) and never writes
+/// them. (A splat constant is a filled buffer of its own: it may be.)
+static bool checkWritable(EmbLowering *l, MlirOperation op,
+                          const EmbBackwardOperands *ops) {
+  intptr_t n = ops->numTables + ops->numMomentum1 + ops->numMomentum2;
+  for (intptr_t r = 0; r < n; ++r) {
+    MlirValue root = embBufferRoot(
+        mlirOperationGetOperand(op, embBackwardUpdatedOperand(ops, r)));
+    if (!mlirValueIsAOpResult(root) ||
+        !embOpIs(mlirOpResultGetOwner(root), "arith.constant"))
+      continue;
+    MlirAttribute value = mlirOperationGetAttributeByName(
+        mlirOpResultGetOwner(root), embStr("value"));
+    if (mlirAttributeIsADenseElements(value) &&
+        mlirDenseElementsAttrIsSplat(value))
+      continue;
+    char name[32], what[256];
+    embBackwardUpdatedName(ops, r, name, sizeof name);
+    snprintf(what, sizeof what,
+             "%s is a dense constant, which compiled code reads in place and "
+             "never writes; pass it as an argument",
+             name);
+    embLowerFail(l, op, what);
+    return false;
+  }
+  return true;
+}
+
+/// One call of embrtCompiledTbeBackward (emb.embedding_bag_backward: one
+/// table, one feature) that updates the tables and states in place: each
+/// result is its operand's buffer, so nothing is allocated or copied for
+/// them.
+static void lowerBackward(EmbLowering *l, MlirOperation op) {
+  EmbBackwardOperands ops;
+  LookupOperands lo;
+  LookupArgs a;
+  if (!embGetBackwardOperands(op, &ops)) {
+    embLowerFail(l, op, "its operandSegmentSizes is malformed");
+    return;
+  }
+  if (!lookupOperands(l, op, &lo) || !checkWritable(l, op, &ops))
+    return;
+  MlirValue grad = mlirOperationGetOperand(op, ops.grad);
+  if (!lowerLookupArgs(l, op, &lo, &backwardAbi, mlirValueGetType(grad), &a))
+    goto done;
+  EmbMapped *g = embTensorOperand(l, op, ops.grad);
+  EmbMapped *hyper = embTensorOperand(l, op, ops.hyper);
+  EmbMapped *step = ops.step >= 0 ? embTensorOperand(l, op, ops.step) : NULL;
+  if (!g || !hyper || (ops.step >= 0 && !step))
+    goto done;
+  int64_t seed = 0;
+  embGetIntAttr(op, "seed", &seed);
+  a.attrs[EMB_ABI_TBE_BWD_GRAD_DTYPE] = embValueDtype(grad);
+  a.attrs[EMB_ABI_TBE_BWD_OPTIMIZER] = runtimeOptimizer(op);
+  a.attrs[EMB_ABI_TBE_BWD_SEED] = seed;
+  a.attrs[EMB_ABI_TBE_BWD_CONFIG_ID] = -1;
+  a.bufs[EMB_ABI_TBE_BWD_BUF_GRAD] = g->value;
+  a.bufs[EMB_ABI_TBE_BWD_BUF_HYPER] = hyper->value;
+  a.bufs[EMB_ABI_TBE_BWD_BUF_STEP] = step ? step->value : (MlirValue){NULL};
+  a.bufs[EMB_ABI_TBE_BWD_BUF_WORKSPACE] = (MlirValue){NULL};
+  // Tables, then T momentum1 and T momentum2 pointers (null where the
+  // optimizer keeps no such state); each result is its operand's buffer.
+  for (intptr_t r = 0, n = mlirOperationGetNumResults(op); r < n; ++r) {
+    EmbMapped *m = embTensorOperand(l, op, embBackwardUpdatedOperand(&ops, r));
+    if (!m)
+      goto done;
+    int64_t t;
+    int group = embBackwardGroup(&ops, r, &t);
+    a.bufs[EMB_ABI_TBE_BWD_BUF_TABLES + group * lo.numTables + t] = m->value;
+    embMapValue(l, mlirOperationGetResult(op, r), m);
+  }
+  EmbCallArrays arrays = embBuildCallArrays(l, a.attrs, a.numAttrs, a.bufs,
+                                            a.numBufs, a.dims, a.numDims);
+  embAddWorkspace(l, EMB_RT_TBE_BACKWARD_WORKSPACE, arrays,
+                  EMB_ABI_TBE_BWD_BUF_WORKSPACE, EMB_ABI_TBE_BWD_DIM_WORKSPACE);
+  embCallRuntimeOp(l, EMB_RT_TBE_BACKWARD, arrays);
 done:
-  free(attrs);
-  free(bufs);
-  free(dims);
+  freeLookupArgs(&a);
 }
 
 //===----------------------------------------------------------------------===//
@@ -412,12 +610,14 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
 //===----------------------------------------------------------------------===//
 
 bool embLowerEmbOp(EmbLowering *l, MlirOperation op) {
-  if (embOpIs(op, EMB_OP_TABLE))
-    lowerTable(l, op);
-  else if (embOpIs(op, EMB_OP_TBE))
-    lowerLookup(l, op, true);
-  else if (embOpIs(op, EMB_OP_EMBEDDING_BAG))
-    lowerLookup(l, op, false);
+  if (embOpIs(op, EMB_OP_TABLE) || embOpIs(op, EMB_OP_STATE) ||
+      embOpIs(op, EMB_OP_TABLE_VALUE))
+    lowerAlias(l, op);
+  else if (embOpIs(op, EMB_OP_TBE) || embOpIs(op, EMB_OP_EMBEDDING_BAG))
+    lowerLookup(l, op);
+  else if (embOpIs(op, EMB_OP_TBE_BACKWARD) ||
+           embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD))
+    lowerBackward(l, op);
   else if (embOpIs(op, EMB_OP_BROADCAST))
     lowerBroadcast(l, op, false);
   else if (embOpIs(op, EMB_OP_BROADCAST_ADD))

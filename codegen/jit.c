@@ -33,10 +33,13 @@ EmbJit *embJitCreate(MlirModule module, int optLevel, EmbErrorCallback onError,
     return NULL;
   }
   // Every function compiled code may call (runtime_symbols.def), bound to
-  // this process's runtime.
+  // this process's runtime; one this runtime lacks (a null address) stays
+  // unbound, so that a call of it is a missing symbol, not a jump to null.
   for (int i = 0; i < EMB_RT_NUM_SYMBOLS; ++i)
-    mlirExecutionEngineRegisterSymbol(engine, embStr(embRuntimeSymbols[i].name),
-                                      embRuntimeSymbols[i].address);
+    if (embRuntimeSymbols[i].address)
+      mlirExecutionEngineRegisterSymbol(engine,
+                                        embStr(embRuntimeSymbols[i].name),
+                                        embRuntimeSymbols[i].address);
   EmbJit *jit = malloc(sizeof *jit);
   jit->engine = engine;
   return jit;

@@ -2,12 +2,13 @@
 //
 // Reads an entry function at the tensor level (before lowering) and says, for
 // each argument, what it holds: ids and offsets of a lookup, a cand_to_user
-// index, user lengths, per-sample weights or plain data, with the ranges that
+// index, user lengths, per-sample weights, a training step's optimizer
+// states, hyper-parameters and step, or plain data, with the ranges that
 // make random inputs valid (ids below the smallest table a lookup uses,
-// users below the user batch). Lookups are emb ops, or torch-mlir's gathers
-// in linalg bodies (a row of a table read with tensor.extract at an id).
-// Runners use it to make inputs and to size outputs; the AOT header carries it
-// as data.
+// users below the user batch, steps from 1). Lookups are emb ops, or
+// torch-mlir's gathers in linalg bodies (a row of a table read with
+// tensor.extract at an id). Runners use it to make inputs and to size outputs;
+// the AOT header carries it as data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,6 +128,32 @@ static MlirValue gatheredIds(MlirOperation extract) {
   return mlirOperationGetOperand(linalg, k);
 }
 
+/// The most steps random inputs start a backward's step at (t in [1, this]).
+enum { maxRandomStep = 100 };
+
+/// A backward op: its lookup's ids, offsets and weights as for the forward;
+/// optimizer states (behind emb.state for emb.tbe_backward) and the
+/// hyper-parameters as per-sample weights are, uniform in [0, 1), which
+/// every optimizer takes (states non-negative, positive rates and eps,
+/// betas below 1); the step in [1, maxRandomStep].
+static void backwardRoles(Describe *d, MlirOperation op,
+                          const EmbBackwardOperands *b) {
+  lookupRoles(d, op, b->indices, b->offsets, b->firstTable, b->numTables,
+              b->psw);
+  intptr_t numStates = b->numMomentum1 + b->numMomentum2;
+  for (intptr_t r = b->numTables; r < b->numTables + numStates; ++r) {
+    MlirValue v = mlirOperationGetOperand(op, embBackwardUpdatedOperand(b, r));
+    if (mlirValueIsAOpResult(v) &&
+        embOpIs(mlirOpResultGetOwner(v), EMB_OP_STATE))
+      v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+    setRole(d, v, EMB_ARG_WEIGHTS, 0, -1);
+  }
+  setRole(d, mlirOperationGetOperand(op, b->hyper), EMB_ARG_WEIGHTS, 0, -1);
+  if (b->step >= 0)
+    setRole(d, mlirOperationGetOperand(op, b->step), EMB_ARG_IDS, 1,
+            maxRandomStep + 1);
+}
+
 static MlirWalkResult visit(MlirOperation op, void *userData) {
   Describe *d = userData;
   intptr_t n = mlirOperationGetNumOperands(op);
@@ -158,6 +185,11 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
       bool weighted = mlirDenseI32ArrayGetElement(seg, 3) == 1;
       lookupRoles(d, op, 0, 1, 2, t, weighted ? n - 1 : -1);
     }
+  } else if (embOpIs(op, EMB_OP_TBE_BACKWARD) ||
+             embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD)) {
+    EmbBackwardOperands b;
+    if (embGetBackwardOperands(op, &b))
+      backwardRoles(d, op, &b);
   } else if (embOpIs(op, EMB_OP_BROADCAST) ||
              embOpIs(op, EMB_OP_BROADCAST_ADD)) {
     int64_t users = embDim(mlirValueGetType(mlirOperationGetOperand(op, 0)), 0);

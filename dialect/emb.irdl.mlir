@@ -1,16 +1,18 @@
-// The emb dialect: table-batched embedding lookups and the broadcast of
-// request-only (user) tensors to candidate rows.
+// The emb dialect: table-batched embedding lookups, their backward fused with
+// an optimizer, and the broadcast of request-only (user) tensors to candidate
+// rows.
 //
 // This file is the single definition of the ops' names, operands (with their
 // optional and variadic groups), results and required attributes. It is
 // embedded into libemb at build time and loaded into a context by
-// embLoadDialect. The types are checked by dialect/verify.c, not here: IRDL's
-// own messages do not say which operand or attribute is wrong, and a failed
-// IRDL check stops verification before ours can run. So every operand,
-// result and attribute is `irdl.any` here (operands are ranked tensors,
-// `mode`/`pooling` strings, `feature_tables` an i64 array), and verify.c
-// checks kinds, element types, shapes that must agree, attribute values and
-// the optional attributes IRDL cannot declare, naming what is wrong.
+// embLoadDialect. The types are checked by dialect/op_verifier.c, not here:
+// IRDL's own messages do not say which operand or attribute is wrong, and a
+// failed IRDL check stops verification before ours can run. So every
+// operand, result and attribute is `irdl.any` here (operands are ranked
+// tensors, `mode`/`pooling`/`optimizer` strings, `feature_tables` an i64
+// array), and op_verifier.c checks kinds, element types, shapes that must
+// agree, attribute values and the optional attributes IRDL cannot declare,
+// naming what is wrong.
 // docs/dialect.md describes each op.
 //
 // Each operand gets its own constraint value: IRDL makes values that share one
@@ -69,6 +71,116 @@ irdl.dialect @emb {
                   weights: variadic %weights,
                   per_sample_weights: optional %psw)
     irdl.results(result: %result)
+  }
+
+  // The handle of one optimizer state of one table (momentum1 or momentum2
+  // of a backward): what emb.tbe_backward takes and returns beside the
+  // tables' handles.
+  irdl.type @state_handle {
+  }
+
+  // emb.state(state[E] or [E,D], f32) -> !emb.state_handle
+  //
+  // Names a tensor as the optimizer state of one table of an
+  // emb.tbe_backward, as emb.table names a table.
+  irdl.operation @state {
+    %state = irdl.any
+    %handle = irdl.any
+    irdl.operands(state: %state)
+    irdl.results(handle: %handle)
+  }
+
+  // emb.table_value(handle) -> tensor
+  //
+  // The tensor a handle names: the updated table or state an
+  // emb.tbe_backward returns (or the tensor of an emb.table / emb.state).
+  irdl.operation @table_value {
+    %handle = irdl.any
+    %result = irdl.any
+    irdl.operands(handle: %handle)
+    irdl.results(result: %result)
+  }
+
+  // emb.tbe_backward(indices[N], offsets[F*B+1], weights_0..weights_{T-1},
+  //                  per_sample_weights[N]?, grad_output,
+  //                  momentum1_0..momentum1_{T-1}?,
+  //                  momentum2_0..momentum2_{T-1}?, hyper_params[5], step[]?)
+  //   {optimizer, pooling, feature_tables, bounds_check?, padding_idx?,
+  //    seed?}
+  //   -> (new weights x T, new momentum1 x (0 or T), new momentum2 x (0 or T))
+  // The fused backward and optimizer step of the emb.tbe with the same
+  // operands: functional here, in place once lowered (each result is its
+  // operand's buffer). Tables are !emb.table_handle (emb.table), states
+  // !emb.state_handle (emb.state). Generic form: operandSegmentSizes =
+  // array<i32: 1, 1, T, 0 or 1, 1, 0 or T, 0 or T, 1, 0 or 1> and
+  // resultSegmentSizes = array<i32: T, 0 or T, 0 or T>.
+  irdl.operation @tbe_backward {
+    %indices = irdl.any
+    %offsets = irdl.any
+    %weights = irdl.any
+    %psw = irdl.any
+    %grad = irdl.any
+    %momentum1 = irdl.any
+    %momentum2 = irdl.any
+    %hyper = irdl.any
+    %step = irdl.any
+    %new_weights = irdl.any
+    %new_momentum1 = irdl.any
+    %new_momentum2 = irdl.any
+    %optimizer = irdl.any
+    %pooling = irdl.any
+    %feature_tables = irdl.any
+    irdl.attributes { "optimizer" = %optimizer, "pooling" = %pooling,
+                      "feature_tables" = %feature_tables }
+    irdl.operands(indices: %indices, offsets: %offsets,
+                  weights: variadic %weights,
+                  per_sample_weights: optional %psw,
+                  grad_output: %grad,
+                  momentum1: variadic %momentum1,
+                  momentum2: variadic %momentum2,
+                  hyper_params: %hyper,
+                  step: optional %step)
+    irdl.results(new_weights: variadic %new_weights,
+                 new_momentum1: variadic %new_momentum1,
+                 new_momentum2: variadic %new_momentum2)
+  }
+
+  // emb.embedding_bag_backward(weight[E,D], indices[N], offsets[B+1],
+  //                            per_sample_weights[N]?, grad_output,
+  //                            momentum1?, momentum2?, hyper_params[5],
+  //                            step[]?)
+  //   {optimizer, mode, bounds_check?, padding_idx?, seed?}
+  //   -> (new_weight[E,D], new_momentum1?, new_momentum2?)
+  // emb.tbe_backward for one table and one feature; tensors, not handles.
+  // Generic form: operandSegmentSizes = array<i32: 1, 1, 1, 0 or 1, 1,
+  // 0 or 1, 0 or 1, 1, 0 or 1>, resultSegmentSizes = array<i32: 1, 0 or 1,
+  // 0 or 1>.
+  irdl.operation @embedding_bag_backward {
+    %weight = irdl.any
+    %indices = irdl.any
+    %offsets = irdl.any
+    %psw = irdl.any
+    %grad = irdl.any
+    %momentum1 = irdl.any
+    %momentum2 = irdl.any
+    %hyper = irdl.any
+    %step = irdl.any
+    %new_weight = irdl.any
+    %new_momentum1 = irdl.any
+    %new_momentum2 = irdl.any
+    %optimizer = irdl.any
+    %mode = irdl.any
+    irdl.attributes { "optimizer" = %optimizer, "mode" = %mode }
+    irdl.operands(weight: %weight, indices: %indices, offsets: %offsets,
+                  per_sample_weights: optional %psw,
+                  grad_output: %grad,
+                  momentum1: optional %momentum1,
+                  momentum2: optional %momentum2,
+                  hyper_params: %hyper,
+                  step: optional %step)
+    irdl.results(new_weight: %new_weight,
+                 new_momentum1: optional %new_momentum1,
+                 new_momentum2: optional %new_momentum2)
   }
 
   // emb.broadcast(ro[U,...], cand_to_user[B]) -> [B,...]

@@ -115,6 +115,127 @@ int64_t embNumElements(MlirType shaped) {
   return n;
 }
 
+//===----------------------------------------------------------------------===//
+// Training: the backward ops' operands, handles and the buffers they update
+//===----------------------------------------------------------------------===//
+
+bool embGetBackwardOperands(MlirOperation op, EmbBackwardOperands *out) {
+  MlirAttribute seg =
+      mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
+  if (mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg) ||
+      mlirDenseArrayGetNumElements(seg) != 9)
+    return false;
+  // Groups: 0-2 the lookup's (single but the tables of emb.tbe_backward),
+  // 3 per-sample weights?, 4 grad_output, 5-6 the states, 7 hyper_params,
+  // 8 step?.
+  bool isTbe = embOpIs(op, EMB_OP_TBE_BACKWARD);
+  intptr_t at[9], next = 0;
+  for (int i = 0; i < 9; ++i) {
+    int32_t n = mlirDenseI32ArrayGetElement(seg, i);
+    bool single = i == 0 || i == 1 || (i == 2 && !isTbe) || i == 4 || i == 7;
+    bool optional = i == 3 || i == 8;
+    if (n < 0 || (single && n != 1) || (optional && n > 1))
+      return false;
+    at[i] = next;
+    next += n;
+  }
+  if (next != mlirOperationGetNumOperands(op))
+    return false;
+  int32_t s[9];
+  for (int i = 0; i < 9; ++i)
+    s[i] = mlirDenseI32ArrayGetElement(seg, i);
+  out->isTbe = isTbe;
+  out->indices = isTbe ? at[0] : at[1];
+  out->offsets = isTbe ? at[1] : at[2];
+  out->firstTable = isTbe ? at[2] : at[0];
+  out->numTables = isTbe ? s[2] : 1;
+  out->psw = s[3] ? at[3] : -1;
+  out->grad = at[4];
+  out->momentum1 = at[5];
+  out->numMomentum1 = s[5];
+  out->momentum2 = at[6];
+  out->numMomentum2 = s[6];
+  out->hyper = at[7];
+  out->step = s[8] ? at[8] : -1;
+  return true;
+}
+
+intptr_t embBackwardUpdatedOperand(const EmbBackwardOperands *ops, intptr_t r) {
+  if (r < 0)
+    return -1;
+  if (r < ops->numTables)
+    return ops->firstTable + r;
+  r -= ops->numTables;
+  if (r < ops->numMomentum1)
+    return ops->momentum1 + r;
+  r -= ops->numMomentum1;
+  return r < ops->numMomentum2 ? ops->momentum2 + r : -1;
+}
+
+int embBackwardGroup(const EmbBackwardOperands *ops, intptr_t r,
+                     int64_t *index) {
+  if (r < ops->numTables) {
+    *index = r;
+    return EMB_BACKWARD_TABLES;
+  }
+  r -= ops->numTables;
+  *index = r < ops->numMomentum1 ? r : r - ops->numMomentum1;
+  return r < ops->numMomentum1 ? EMB_BACKWARD_MOMENTUM1
+                               : EMB_BACKWARD_MOMENTUM2;
+}
+
+void embBackwardUpdatedName(const EmbBackwardOperands *ops, intptr_t r,
+                            char *buf, size_t size) {
+  static const char *const groups[] = {"weights", "momentum1", "momentum2"};
+  int64_t t;
+  int group = embBackwardGroup(ops, r, &t);
+  if (!ops->isTbe)
+    snprintf(buf, size, "%s",
+             group == EMB_BACKWARD_TABLES ? "weight" : groups[group]);
+  else if (group == EMB_BACKWARD_TABLES)
+    snprintf(buf, size, "weights_%lld", (long long)t);
+  else
+    snprintf(buf, size, "%s #%lld", groups[group], (long long)t);
+}
+
+MlirType embHandleTensorType(MlirValue v) {
+  // A chain longer than this is not made by the backward ops (each takes
+  // handles of emb.table and emb.state); stop rather than follow it.
+  for (int depth = 0; depth < 8 && mlirValueIsAOpResult(v); ++depth) {
+    MlirOperation def = mlirOpResultGetOwner(v);
+    if ((embOpIs(def, EMB_OP_TABLE) || embOpIs(def, EMB_OP_STATE)) &&
+        mlirOperationGetNumOperands(def) == 1)
+      return mlirValueGetType(mlirOperationGetOperand(def, 0));
+    EmbBackwardOperands ops;
+    if (!embOpIs(def, EMB_OP_TBE_BACKWARD) ||
+        !embGetBackwardOperands(def, &ops))
+      break;
+    intptr_t i =
+        embBackwardUpdatedOperand(&ops, mlirOpResultGetResultNumber(v));
+    if (i < 0)
+      break;
+    v = mlirOperationGetOperand(def, i);
+  }
+  return (MlirType){NULL};
+}
+
+bool embIsBufferAlias(MlirOperation op) {
+  static const char *const aliases[] = {
+      EMB_OP_TABLE,  EMB_OP_STATE,          EMB_OP_TABLE_VALUE,
+      "tensor.cast", "tensor.expand_shape", "tensor.collapse_shape",
+  };
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i)
+    if (embOpIs(op, aliases[i]))
+      return mlirOperationGetNumOperands(op) >= 1;
+  return false;
+}
+
+MlirValue embBufferRoot(MlirValue v) {
+  while (mlirValueIsAOpResult(v) && embIsBufferAlias(mlirOpResultGetOwner(v)))
+    v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+  return v;
+}
+
 void embEmitErrorf(MlirLocation loc, const char *fmt, ...) {
   char msg[EMB_MAX_MESSAGE];
   va_list ap;

@@ -32,6 +32,10 @@ extern "C" {
 #define EMB_OP_ATTENTION "emb.attention"
 #define EMB_OP_IKBO_ATTENTION "emb.ikbo_attention"
 #define EMB_OP_BROADCAST_ADD "emb.broadcast_add"
+#define EMB_OP_STATE "emb.state"
+#define EMB_OP_TABLE_VALUE "emb.table_value"
+#define EMB_OP_TBE_BACKWARD "emb.tbe_backward"
+#define EMB_OP_EMBEDDING_BAG_BACKWARD "emb.embedding_bag_backward"
 
 /// The longest message emb formats for a diagnostic or an error callback,
 /// with its NUL; longer ones are truncated.
@@ -40,6 +44,11 @@ enum { EMB_MAX_MESSAGE = 1024 };
 /// The most columns an embedding table may have: what the runtime's TBE
 /// takes (embrtTbeArgs.tableDims in emb/runtime.h).
 enum { EMB_MAX_TABLE_DIM = 2048 };
+
+/// The hyper-parameters of a backward op's optimizer (learning rate, eps,
+/// beta1, beta2, weight decay): EMBRT_NUM_HYPER_PARAMS of emb/runtime.h,
+/// which the lowering asserts it equals.
+enum { EMB_NUM_HYPER_PARAMS = 5 };
 
 /// Makes a string ref of a C string.
 static inline MlirStringRef embStr(const char *s) {
@@ -83,6 +92,66 @@ int64_t embDim(MlirType shaped, intptr_t i);
 
 /// Number of elements of a statically shaped type, -1 if any dim is dynamic.
 int64_t embNumElements(MlirType shaped);
+
+//===----------------------------------------------------------------------===//
+// Training: the backward ops' operands, handles and the buffers they update
+//===----------------------------------------------------------------------===//
+
+/// Where the operand groups of an emb.tbe_backward or an
+/// emb.embedding_bag_backward are, read from its operandSegmentSizes
+/// (array<i32: 1, 1, T, 0 or 1, 1, 0 or T, 0 or T, 1, 0 or 1>; the first
+/// three are indices, offsets, tables for emb.tbe_backward and weight,
+/// indices, offsets for emb.embedding_bag_backward).
+typedef struct EmbBackwardOperands {
+  bool isTbe; ///< emb.tbe_backward (tables through handles, F features)
+  intptr_t indices, offsets;
+  intptr_t firstTable, numTables; ///< one table for the bag
+  intptr_t psw;                   ///< -1 without per-sample weights
+  intptr_t grad;
+  intptr_t momentum1, numMomentum1; ///< first operand and count (0 or T)
+  intptr_t momentum2, numMomentum2;
+  intptr_t hyper;
+  intptr_t step; ///< -1 without a step
+} EmbBackwardOperands;
+
+/// Reads the operand groups of backward op `op`; false if its
+/// operandSegmentSizes is missing or does not have the form above with
+/// every single operand present, optional ones at most once, and sizes
+/// that sum to the operands (the verifier says which).
+bool embGetBackwardOperands(MlirOperation op, EmbBackwardOperands *out);
+
+/// The operand whose buffer result `r` of a backward op is once lowered:
+/// the updated tables, then momentum1, then momentum2, in operand order.
+intptr_t embBackwardUpdatedOperand(const EmbBackwardOperands *ops, intptr_t r);
+
+/// The operand groups a backward op updates, in the order of its results.
+enum { EMB_BACKWARD_TABLES, EMB_BACKWARD_MOMENTUM1, EMB_BACKWARD_MOMENTUM2 };
+
+/// The group (EMB_BACKWARD_*) of result `r` of a backward op, and in
+/// `*index` its place in the group (its table).
+int embBackwardGroup(const EmbBackwardOperands *ops, intptr_t r,
+                     int64_t *index);
+
+/// How messages name the operand result `r` updates: weights_0, momentum1
+/// #0 (emb.tbe_backward); weight, momentum1 (emb.embedding_bag_backward).
+void embBackwardUpdatedName(const EmbBackwardOperands *ops, intptr_t r,
+                            char *buf, size_t size);
+
+/// The tensor type a table or state handle names: the operand of the
+/// emb.table or emb.state that made it, or, for a result of
+/// emb.tbe_backward, that of the operand it updates. Null if `handle` is
+/// none of these.
+MlirType embHandleTensorType(MlirValue handle);
+
+/// Whether `op`'s result is its first operand's buffer once lowered
+/// (emb-lower-to-runtime): emb.table, emb.state, emb.table_value,
+/// tensor.cast, tensor.expand_shape and tensor.collapse_shape. A backward
+/// op's results are also its operands' buffers, but new values of them.
+bool embIsBufferAlias(MlirOperation op);
+
+/// The value whose buffer `v` is once lowered: `v` followed up through the
+/// ops of embIsBufferAlias.
+MlirValue embBufferRoot(MlirValue v);
 
 /// Emits an error at `loc` with a printf-style message.
 void embEmitErrorf(MlirLocation loc, const char *fmt, ...)

@@ -245,68 +245,129 @@ static bool checkCounts(Checker *c, intptr_t lo, intptr_t hi) {
 }
 
 //===----------------------------------------------------------------------===//
+// Lookups: what emb.embedding_bag, emb.tbe and their backward ops share
+//===----------------------------------------------------------------------===//
+
+/// A lookup's operands (where its op has them) and what checking them
+/// learned, for the check of the lookup's output or of the output's
+/// gradient: the backward ops check the same rules on the same operands.
+typedef struct {
+  intptr_t indices, offsets, firstTable, numTables;
+  intptr_t psw; ///< -1 without per-sample weights
+  // Learned by checkBagLookup / checkTbeLookup.
+  char pooling[16];
+  MlirType table0; ///< the (first) table's tensor type
+  int64_t numFeatures;
+  int64_t sumD;    ///< the pooled output's width; -1 if a D is dynamic
+  int64_t commonD; ///< every feature's D; -1 if they differ, -2 if unknown
+} Lookup;
+
+/// Per-sample weights: [N] floats, f32 or the table's type, only with sum
+/// pooling (`poolingAttr` names the attribute that says the pooling).
+static void checkPerSampleWeights(Checker *c, const Lookup *lk,
+                                  const char *poolingAttr,
+                                  const char *table0Name) {
+  MlirType psw = operandType(c, lk->psw), idx = operandType(c, lk->indices);
+  if (!checkRank(c, psw, "per_sample_weights", 1) ||
+      !checkFloat(c, psw, "per_sample_weights"))
+    return;
+  if (strcmp(lk->pooling, "sum") != 0)
+    fail(c, "per_sample_weights are only allowed with %s sum, got %s %s",
+         poolingAttr, poolingAttr, lk->pooling);
+  checkF32OrSame(c, psw, "per_sample_weights", lk->table0, table0Name);
+  checkDimsAgree(c, psw, 0, "per_sample_weights has %lld elements", idx, 0,
+                 "indices has %lld");
+}
+
+//===----------------------------------------------------------------------===//
 // emb.embedding_bag
 //===----------------------------------------------------------------------===//
+
+/// emb.embedding_bag's operands and attributes: weight, indices, offsets,
+/// per-sample weights, mode, bounds_check, padding_idx. False if the
+/// operands are too malformed for the output to be checked.
+static bool checkBagLookup(Checker *c, Lookup *lk) {
+  MlirType w = operandType(c, lk->firstTable),
+           idx = operandType(c, lk->indices), off = operandType(c, lk->offsets);
+  if (!checkRank(c, w, "weight", 2) || !checkRank(c, idx, "indices", 1) ||
+      !checkRank(c, off, "offsets", 1))
+    return false;
+  if (!checkFloat(c, w, "weight") || !checkIndexInt(c, idx, "indices") ||
+      !checkIndexInt(c, off, "offsets"))
+    return false;
+  checkSameElement(c, idx, "indices", off, "offsets");
+  checkEnumAttr(c, "mode", true, poolingModes, lk->pooling, sizeof lk->pooling);
+  char bc[16];
+  checkEnumAttr(c, "bounds_check", false, boundsCheckModes, bc, sizeof bc);
+  checkPaddingIdx(c, embDim(w, 0), "weight");
+  if (embDim(off, 0) == 0)
+    fail(c, "offsets must have at least one element (B+1)");
+  lk->table0 = w;
+  lk->numFeatures = 1;
+  lk->sumD = lk->commonD = embDim(w, 1);
+  if (lk->psw >= 0)
+    checkPerSampleWeights(c, lk, "mode", "weight");
+  return true;
+}
+
+/// The output of an emb.embedding_bag, [B,D] ([N,D] for mode none), or its
+/// gradient: `name` in "must" messages, `the` in sentences ("result", "the
+/// result").
+static void checkBagOutput(Checker *c, const Lookup *lk, MlirType out,
+                           const char *name, const char *the) {
+  MlirType w = lk->table0, idx = operandType(c, lk->indices);
+  if (!checkRank(c, out, name, 2) || !checkFloat(c, out, name))
+    return;
+  checkF32OrSame(c, out, the, w, "weight");
+  char what[96];
+  snprintf(what, sizeof what, "%s has %%lld columns", the);
+  checkDimsAgree(c, out, 1, what, w, 1, "weight has %lld (D)");
+  if (strcmp(lk->pooling, "none") == 0) {
+    snprintf(what, sizeof what, "%s has %%lld rows", the);
+    checkDimsAgree(c, out, 0, what, idx, 0,
+                   "indices has %lld (mode none gives one row per index)");
+    return;
+  }
+  int64_t o = embDim(operandType(c, lk->offsets), 0), b = embDim(out, 0);
+  if (o > 0 && b >= 0 && o != b + 1)
+    fail(c,
+         "offsets has %lld elements but %s has %lld rows (offsets must "
+         "have B+1)",
+         (long long)o, the, (long long)b);
+}
 
 static void verifyEmbeddingBag(Checker *c) {
   if (!checkCounts(c, 3, 4))
     return;
-  MlirType w = operandType(c, 0), idx = operandType(c, 1),
-           off = operandType(c, 2), res = resultType(c);
   bool weighted = mlirOperationGetNumOperands(c->op) == 4;
-  if (!checkRank(c, w, "weight", 2) || !checkRank(c, idx, "indices", 1) ||
-      !checkRank(c, off, "offsets", 1) || !checkRank(c, res, "result", 2))
-    return;
-  if (!checkFloat(c, w, "weight") || !checkIndexInt(c, idx, "indices") ||
-      !checkIndexInt(c, off, "offsets") || !checkFloat(c, res, "result"))
-    return;
-  checkSameElement(c, idx, "indices", off, "offsets");
-  char mode[16];
-  checkEnumAttr(c, "mode", true, poolingModes, mode, sizeof mode);
-  char bc[16];
-  checkEnumAttr(c, "bounds_check", false, boundsCheckModes, bc, sizeof bc);
-  checkPaddingIdx(c, embDim(w, 0), "weight");
-
-  checkF32OrSame(c, res, "the result", w, "weight");
-  if (embDim(off, 0) == 0)
-    fail(c, "offsets must have at least one element (B+1)");
-  checkDimsAgree(c, res, 1, "the result has %lld columns", w, 1,
-                 "weight has %lld (D)");
-  if (strcmp(mode, "none") == 0)
-    checkDimsAgree(c, res, 0, "the result has %lld rows", idx, 0,
-                   "indices has %lld (mode none gives one row per index)");
-  else {
-    int64_t o = embDim(off, 0), b = embDim(res, 0);
-    if (o > 0 && b >= 0 && o != b + 1)
-      fail(c,
-           "offsets has %lld elements but the result has %lld rows "
-           "(offsets must have B+1)",
-           (long long)o, (long long)b);
-  }
-  if (weighted) {
-    MlirType psw = operandType(c, 3);
-    if (!checkRank(c, psw, "per_sample_weights", 1) ||
-        !checkFloat(c, psw, "per_sample_weights"))
-      return;
-    if (strcmp(mode, "sum") != 0)
-      fail(c,
-           "per_sample_weights are only allowed with mode sum, got "
-           "mode %s",
-           mode);
-    checkF32OrSame(c, psw, "per_sample_weights", w, "weight");
-    checkDimsAgree(c, psw, 0, "per_sample_weights has %lld elements", idx, 0,
-                   "indices has %lld");
-  }
+  Lookup lk = {.indices = 1,
+               .offsets = 2,
+               .firstTable = 0,
+               .numTables = 1,
+               .psw = weighted ? 3 : -1};
+  if (checkBagLookup(c, &lk))
+    checkBagOutput(c, &lk, resultType(c), "result", "the result");
 }
 
 //===----------------------------------------------------------------------===//
-// emb.table and emb.tbe
+// emb.table, emb.state and emb.tbe
 //===----------------------------------------------------------------------===//
 
-/// True if `t` is !emb.table_handle.
-static bool isTableHandle(MlirType t) {
-  MlirType handle =
-      mlirTypeParseGet(mlirTypeGetContext(t), embStr("!emb.table_handle"));
+/// What makes a handle: its type and the op that names a tensor with it.
+typedef struct {
+  const char *type;  ///< "!emb.table_handle"
+  const char *maker; ///< EMB_OP_TABLE
+  const char *what;  ///< "table"
+} HandleKind;
+
+static const HandleKind tableHandle = {"!emb.table_handle", EMB_OP_TABLE,
+                                       "table"};
+static const HandleKind stateHandle = {"!emb.state_handle", EMB_OP_STATE,
+                                       "state"};
+
+/// True if `t` is the handle type of `k`.
+static bool isHandle(MlirType t, const HandleKind *k) {
+  MlirType handle = mlirTypeParseGet(mlirTypeGetContext(t), embStr(k->type));
   return !mlirTypeIsNull(handle) && mlirTypeEqual(t, handle);
 }
 
@@ -323,47 +384,203 @@ static bool checkTableTensor(Checker *c, MlirType w, const char *name) {
   return true;
 }
 
+/// Checks that the result is the handle type of `k`.
+static void checkHandleResult(Checker *c, const HandleKind *k) {
+  MlirType res = resultType(c);
+  if (isHandle(res, k))
+    return;
+  char ts[128];
+  embPrintType(res, ts, sizeof ts);
+  fail(c, "the result must be %s, got %s", k->type, ts);
+}
+
 static void verifyTable(Checker *c) {
   if (!checkCounts(c, 1, 1))
     return;
   checkTableTensor(c, operandType(c, 0), "weight");
-  MlirType res = resultType(c);
-  if (!isTableHandle(res)) {
-    char ts[128];
-    embPrintType(res, ts, sizeof ts);
-    fail(c, "the result must be !emb.table_handle, got %s", ts);
-  }
+  checkHandleResult(c, &tableHandle);
 }
 
-/// The tensor type behind a table handle (the operand of the emb.table that
-/// made it), or a null type if `v` is not such a handle.
-static MlirType handleTable(MlirValue v) {
+/// emb.state: an optimizer state, f32, [E] (one a row) or [E,D] (one an
+/// element); which one an optimizer needs is checked where it is used.
+static void verifyState(Checker *c) {
+  if (!checkCounts(c, 1, 1))
+    return;
+  MlirType s = operandType(c, 0);
+  if (checkRank(c, s, "state", -1)) {
+    MlirType e = mlirShapedTypeGetElementType(s);
+    char es[64];
+    embPrintType(e, es, sizeof es);
+    if (mlirShapedTypeGetRank(s) > 2)
+      fail(c,
+           "state must have rank 1 (one f32 a row) or 2 (one f32 an "
+           "element), got rank %lld",
+           (long long)mlirShapedTypeGetRank(s));
+    else if (!mlirTypeIsAF32(e))
+      fail(c, "state must hold f32, got %s", es);
+  }
+  checkHandleResult(c, &stateHandle);
+}
+
+/// The tensor type behind a handle made by `k`'s op (its operand), or a
+/// null type if `v` is not such a handle.
+static MlirType handleTensor(MlirValue v, const HandleKind *k) {
   if (!mlirValueIsAOpResult(v))
     return (MlirType){NULL};
   MlirOperation def = mlirOpResultGetOwner(v);
-  if (!embOpIs(def, EMB_OP_TABLE) || mlirOperationGetNumOperands(def) != 1)
+  if (!embOpIs(def, k->maker) || mlirOperationGetNumOperands(def) != 1)
     return (MlirType){NULL};
   return mlirValueGetType(mlirOperationGetOperand(def, 0));
 }
 
-/// The tensor type of table operand `i` of an emb.tbe; reports and returns a
-/// null type if the operand is not a handle made by emb.table.
-static MlirType tableOfHandle(Checker *c, intptr_t i, const char *name) {
+/// The tensor type of handle operand `i`; reports and returns a null type
+/// if the operand is not a handle made by `k`'s op.
+static MlirType handleOperand(Checker *c, intptr_t i, const char *name,
+                              const HandleKind *k) {
   MlirValue v = mlirOperationGetOperand(c->op, i);
   char ts[128];
-  if (!isTableHandle(mlirValueGetType(v))) {
+  if (!isHandle(mlirValueGetType(v), k)) {
     embPrintType(mlirValueGetType(v), ts, sizeof ts);
-    fail(c, "%s must be an !emb.table_handle made by 'emb.table', got %s", name,
+    fail(c, "%s must be an %s made by '%s', got %s", name, k->type, k->maker,
          ts);
     return (MlirType){NULL};
   }
-  MlirType table = handleTable(v);
-  if (mlirTypeIsNull(table))
+  MlirType tensor = handleTensor(v, k);
+  if (mlirTypeIsNull(tensor))
     fail(c,
-         "%s must be made by 'emb.table' (the table's shape is read "
-         "from it), not passed in",
-         name);
-  return table;
+         "%s must be made by '%s' (the %s's shape is read from it), not "
+         "passed in",
+         name, k->maker, k->what);
+  return tensor;
+}
+
+/// emb.tbe's operands and attributes: indices, offsets, the tables through
+/// their handles, feature_tables, pooling, bounds_check, padding_idx,
+/// per-sample weights. False if they are too malformed for the output to
+/// be checked.
+static bool checkTbeLookup(Checker *c, Lookup *lk) {
+  MlirType idx = operandType(c, lk->indices), off = operandType(c, lk->offsets);
+  if (!checkRank(c, idx, "indices", 1) || !checkRank(c, off, "offsets", 1))
+    return false;
+  if (!checkIndexInt(c, idx, "indices") || !checkIndexInt(c, off, "offsets"))
+    return false;
+  checkSameElement(c, idx, "indices", off, "offsets");
+
+  char bc[16];
+  checkEnumAttr(c, "pooling", true, poolingModes, lk->pooling,
+                sizeof lk->pooling);
+  checkEnumAttr(c, "bounds_check", false, boundsCheckModes, bc, sizeof bc);
+
+  // Tables (through their handles): rank 2, one float type, D in 1 to
+  // EMB_MAX_TABLE_DIM.
+  int64_t minRows = -1;
+  for (int64_t t = 0; t < lk->numTables; ++t) {
+    char name[32];
+    snprintf(name, sizeof name, "weights_%lld", (long long)t);
+    MlirType w = handleOperand(c, lk->firstTable + t, name, &tableHandle);
+    if (mlirTypeIsNull(w) || !checkTableTensor(c, w, name))
+      return false;
+    if (t == 0)
+      lk->table0 = w;
+    else if (!checkSameElement(c, w, name, lk->table0, "weights_0"))
+      return false;
+    int64_t rows = embDim(w, 0);
+    if (rows >= 0 && (minRows < 0 || rows < minRows))
+      minRows = rows;
+  }
+  checkPaddingIdx(c, minRows, "the smallest table");
+
+  // feature_tables: F >= 1 entries, each a table index.
+  MlirAttribute ft =
+      mlirOperationGetAttributeByName(c->op, embStr("feature_tables"));
+  if (mlirAttributeIsNull(ft)) {
+    fail(c, "requires attribute 'feature_tables'");
+    return false;
+  }
+  if (!mlirAttributeIsADenseI64Array(ft)) {
+    char as[128];
+    embPrintAttribute(ft, as, sizeof as);
+    fail(c, "feature_tables must be array<i64: ...>, got %s", as);
+    return false;
+  }
+  lk->numFeatures = mlirDenseArrayGetNumElements(ft);
+  if (lk->numFeatures == 0) {
+    fail(c, "feature_tables must name at least one feature");
+    return false;
+  }
+  lk->sumD = 0;
+  lk->commonD = -2;
+  for (int64_t f = 0; f < lk->numFeatures; ++f) {
+    int64_t t = mlirDenseI64ArrayGetElement(ft, f);
+    if (t < 0 || t >= lk->numTables) {
+      fail(c, "feature_tables[%lld] is %lld but there are %lld tables",
+           (long long)f, (long long)t, (long long)lk->numTables);
+      return false;
+    }
+    int64_t d =
+        embDim(handleTensor(mlirOperationGetOperand(c->op, lk->firstTable + t),
+                            &tableHandle),
+               1);
+    if (d < 0) {
+      lk->sumD = -1;
+      continue;
+    }
+    if (lk->sumD >= 0)
+      lk->sumD += d;
+    if (lk->commonD == -2)
+      lk->commonD = d;
+    else if (lk->commonD != d)
+      lk->commonD = -1;
+  }
+
+  // Offsets are feature-major: F*B+1 entries.
+  int64_t o = embDim(off, 0);
+  if (o == 0)
+    fail(c, "offsets must have at least one element (F*B+1)");
+  else if (o > 0 && (o - 1) % lk->numFeatures != 0)
+    fail(c,
+         "offsets has %lld elements, which is not F*B+1 for F = %lld "
+         "features",
+         (long long)o, (long long)lk->numFeatures);
+  if (strcmp(lk->pooling, "none") == 0 && lk->commonD == -1)
+    fail(c, "pooling none needs every feature's table to have the same "
+            "number of columns");
+  if (lk->psw >= 0)
+    checkPerSampleWeights(c, lk, "pooling", "weights_0");
+  return true;
+}
+
+/// The output of an emb.tbe, [B, sum of D over features] ([N,D] for
+/// pooling none), or its gradient: `name` in "must" messages, `the` in
+/// sentences.
+static void checkTbeOutput(Checker *c, const Lookup *lk, MlirType out,
+                           const char *name, const char *the) {
+  if (!checkRank(c, out, name, 2) || !checkFloat(c, out, name))
+    return;
+  checkF32OrSame(c, out, the, lk->table0, "weights_0");
+  int64_t o = embDim(operandType(c, lk->offsets), 0), f = lk->numFeatures;
+  int64_t cols = embDim(out, 1);
+  if (strcmp(lk->pooling, "none") != 0) {
+    if (lk->sumD >= 0 && cols >= 0 && cols != lk->sumD)
+      fail(c,
+           "%s has %lld columns but the features' tables sum to %lld (sum "
+           "of D over features)",
+           the, (long long)cols, (long long)lk->sumD);
+    int64_t b = embDim(out, 0);
+    if (o > 0 && (o - 1) % f == 0 && b >= 0 && o != f * b + 1)
+      fail(c,
+           "offsets has %lld elements but %s has %lld rows (offsets must "
+           "have F*B+1 = %lld)",
+           (long long)o, the, (long long)b, (long long)(f * b + 1));
+    return;
+  }
+  if (lk->commonD >= 0 && cols >= 0 && cols != lk->commonD)
+    fail(c, "%s has %lld columns but the tables have %lld", the,
+         (long long)cols, (long long)lk->commonD);
+  char what[96];
+  snprintf(what, sizeof what, "%s has %%lld rows", the);
+  checkDimsAgree(c, out, 0, what, operandType(c, lk->indices), 0,
+                 "indices has %lld (pooling none gives one row per index)");
 }
 
 static void verifyTbe(Checker *c) {
@@ -388,133 +605,361 @@ static void verifyTbe(Checker *c) {
   }
   if (!checkCounts(c, n, n))
     return;
-  int64_t numTables = s[2];
-  bool weighted = s[3] == 1;
-  MlirType idx = operandType(c, 0), off = operandType(c, 1),
-           res = resultType(c);
-  if (!checkRank(c, idx, "indices", 1) || !checkRank(c, off, "offsets", 1) ||
-      !checkRank(c, res, "result", 2))
-    return;
-  if (!checkIndexInt(c, idx, "indices") || !checkIndexInt(c, off, "offsets") ||
-      !checkFloat(c, res, "result"))
-    return;
-  checkSameElement(c, idx, "indices", off, "offsets");
+  Lookup lk = {.indices = 0,
+               .offsets = 1,
+               .firstTable = 2,
+               .numTables = s[2],
+               .psw = s[3] == 1 ? n - 1 : -1};
+  if (checkTbeLookup(c, &lk))
+    checkTbeOutput(c, &lk, resultType(c), "result", "the result");
+}
 
-  char pooling[16], bc[16];
-  checkEnumAttr(c, "pooling", true, poolingModes, pooling, sizeof pooling);
-  checkEnumAttr(c, "bounds_check", false, boundsCheckModes, bc, sizeof bc);
-  bool pooled = strcmp(pooling, "none") != 0;
+//===----------------------------------------------------------------------===//
+// emb.tbe_backward and emb.embedding_bag_backward
+//===----------------------------------------------------------------------===//
 
-  // Tables (through their handles): rank 2, one float type, D in 1 to
-  // EMB_MAX_TABLE_DIM.
-  MlirType w0 = {NULL};
-  int64_t minRows = -1;
-  for (int64_t t = 0; t < numTables; ++t) {
-    char name[32];
-    snprintf(name, sizeof name, "weights_%lld", (long long)t);
-    MlirType w = tableOfHandle(c, 2 + t, name);
-    if (mlirTypeIsNull(w) || !checkTableTensor(c, w, name))
-      return;
-    if (t == 0)
-      w0 = w;
-    else if (!checkSameElement(c, w, name, w0, "weights_0"))
-      return;
-    int64_t rows = embDim(w, 0);
-    if (rows >= 0 && (minRows < 0 || rows < minRows))
-      minRows = rows;
-  }
-  checkF32OrSame(c, res, "the result", w0, "weights_0");
-  checkPaddingIdx(c, minRows, "the smallest table");
+static const char *const optimizers[] = {"sgd", "rowwise_adagrad", "adam",
+                                         NULL};
 
-  // feature_tables: F >= 1 entries, each a table index.
-  MlirAttribute ft =
-      mlirOperationGetAttributeByName(c->op, embStr("feature_tables"));
-  if (mlirAttributeIsNull(ft)) {
-    fail(c, "requires attribute 'feature_tables'");
+/// The state tensors `optimizer` keeps per table: momentum1 (rowwise_adagrad
+/// one f32 a row, adam m) and momentum2 (adam v).
+static int statesPerTable(const char *optimizer) {
+  return !strcmp(optimizer, "adam")              ? 2
+         : !strcmp(optimizer, "rowwise_adagrad") ? 1
+                                                 : 0;
+}
+
+/// A shape as "100x16" ("?" where dynamic); `rank` dims of `t`.
+static void shapeText(MlirType t, int rank, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < rank && used < size; ++i) {
+    int64_t d = embDim(t, i);
+    int n = d < 0 ? snprintf(buf + used, size - used, "%s?", i ? "x" : "")
+                  : snprintf(buf + used, size - used, "%s%lld", i ? "x" : "",
+                             (long long)d);
+    used += n > 0 ? (size_t)n : 0;
+  }
+}
+
+/// Checks optimizer state `state` (named `name`) of `table` (`tableDesc`,
+/// e.g. "table 0"): f32, [rows] for rowwise_adagrad, [rows, D] for adam.
+static void checkState(Checker *c, MlirType state, const char *name,
+                       MlirType table, const char *tableDesc,
+                       const char *optimizer) {
+  if (!checkRank(c, state, name, -1))
+    return;
+  MlirType e = mlirShapedTypeGetElementType(state);
+  if (!mlirTypeIsAF32(e)) {
+    char es[64];
+    embPrintType(e, es, sizeof es);
+    fail(c, "%s must hold f32, got %s", name, es);
     return;
   }
-  if (!mlirAttributeIsADenseI64Array(ft)) {
-    char as[128];
-    embPrintAttribute(ft, as, sizeof as);
-    fail(c, "feature_tables must be array<i64: ...>, got %s", as);
-    return;
+  int rank = statesPerTable(optimizer) == 1 ? 1 : 2;
+  int64_t have = mlirShapedTypeGetRank(state);
+  bool ok = have == rank;
+  for (int i = 0; ok && i < rank; ++i) {
+    int64_t a = embDim(state, i), b = embDim(table, i);
+    ok = a < 0 || b < 0 || a == b;
   }
-  int64_t numFeatures = mlirDenseArrayGetNumElements(ft);
-  if (numFeatures == 0) {
-    fail(c, "feature_tables must name at least one feature");
+  if (ok)
     return;
+  char hs[64], ws[64];
+  shapeText(state, (int)have, hs, sizeof hs);
+  shapeText(table, rank, ws, sizeof ws);
+  fail(c, "%s has shape %s but %s needs %s (one f32 per %s of %s)", name, hs,
+       optimizer, ws, rank == 1 ? "row" : "element", tableDesc);
+}
+
+/// hyper_params (tensor<5xf32>, EMBRT_HYPER_* order), step (tensor<i64>,
+/// required by adam) and the seed of the stochastic rounding.
+static void checkHyperParams(Checker *c, const EmbBackwardOperands *ops,
+                             const char *optimizer) {
+  MlirType h = operandType(c, ops->hyper);
+  char ts[128];
+  if (!mlirTypeIsARankedTensor(h) || mlirShapedTypeGetRank(h) != 1 ||
+      embDim(h, 0) != EMB_NUM_HYPER_PARAMS ||
+      !mlirTypeIsAF32(mlirShapedTypeGetElementType(h))) {
+    embPrintType(h, ts, sizeof ts);
+    fail(c,
+         "hyper_params must be tensor<%dxf32> (learning rate, eps, beta1, "
+         "beta2, weight decay), got %s",
+         EMB_NUM_HYPER_PARAMS, ts);
   }
-  int64_t sumD = 0, commonD = -2;
-  bool dynamicD = false;
-  for (int64_t f = 0; f < numFeatures; ++f) {
-    int64_t t = mlirDenseI64ArrayGetElement(ft, f);
-    if (t < 0 || t >= numTables) {
-      fail(c, "feature_tables[%lld] is %lld but there are %lld tables",
-           (long long)f, (long long)t, (long long)numTables);
-      return;
+  if (ops->step >= 0) {
+    MlirType s = operandType(c, ops->step);
+    if (!mlirTypeIsARankedTensor(s) || mlirShapedTypeGetRank(s) != 0 ||
+        !mlirTypeIsAInteger(mlirShapedTypeGetElementType(s)) ||
+        !mlirIntegerTypeIsSignless(mlirShapedTypeGetElementType(s)) ||
+        mlirIntegerTypeGetWidth(mlirShapedTypeGetElementType(s)) != 64) {
+      embPrintType(s, ts, sizeof ts);
+      fail(c, "step must be tensor<i64>, got %s", ts);
     }
-    int64_t d = embDim(handleTable(mlirOperationGetOperand(c->op, 2 + t)), 1);
-    if (d < 0) {
-      dynamicD = true;
+  } else if (!strcmp(optimizer, "adam")) {
+    fail(c, "optimizer adam needs a step operand (tensor<i64>: t >= 1 of "
+            "the bias correction)");
+  }
+  MlirAttribute seed = mlirOperationGetAttributeByName(c->op, embStr("seed"));
+  if (!mlirAttributeIsNull(seed) && !mlirAttributeIsAInteger(seed)) {
+    embPrintAttribute(seed, ts, sizeof ts);
+    fail(c, "attribute 'seed' must be an integer, got %s", ts);
+  }
+}
+
+/// The results: one per updated operand, in operand order, spelled by
+/// resultSegmentSizes = array<i32: T, momentum1s, momentum2s>; handles of
+/// the same kind for emb.tbe_backward, the operand's type for the bag.
+static bool checkBackwardResults(Checker *c, const EmbBackwardOperands *ops) {
+  int64_t want[3] = {ops->numTables, ops->numMomentum1, ops->numMomentum2};
+  MlirAttribute seg =
+      mlirOperationGetAttributeByName(c->op, embStr("resultSegmentSizes"));
+  bool ok = !mlirAttributeIsNull(seg) && mlirAttributeIsADenseI32Array(seg) &&
+            mlirDenseArrayGetNumElements(seg) == 3;
+  for (int i = 0; ok && i < 3; ++i)
+    ok = mlirDenseI32ArrayGetElement(seg, i) == want[i];
+  if (!ok) {
+    char as[128] = "nothing";
+    if (!mlirAttributeIsNull(seg))
+      embPrintAttribute(seg, as, sizeof as);
+    fail(c,
+         "resultSegmentSizes must be array<i32: %lld, %lld, %lld> (the "
+         "updated tables, momentum1 and momentum2), got %s",
+         (long long)want[0], (long long)want[1], (long long)want[2], as);
+    return false;
+  }
+  intptr_t n = want[0] + want[1] + want[2];
+  if (mlirOperationGetNumResults(c->op) != n) {
+    fail(c, "expects %lld results (the updated tables and states), got %lld",
+         (long long)n, (long long)mlirOperationGetNumResults(c->op));
+    return false;
+  }
+  for (intptr_t k = 0; k < n; ++k) {
+    int64_t t;
+    int group = embBackwardGroup(ops, k, &t);
+    char name[32], ts[128], ws[128];
+    embBackwardUpdatedName(ops, k, name, sizeof name);
+    MlirType r = mlirValueGetType(mlirOperationGetResult(c->op, k));
+    MlirType operand = operandType(c, embBackwardUpdatedOperand(ops, k));
+    const HandleKind *kind =
+        group == EMB_BACKWARD_TABLES ? &tableHandle : &stateHandle;
+    embPrintType(r, ts, sizeof ts);
+    if (ops->isTbe && !isHandle(r, kind)) {
+      fail(c, "the result for %s must be %s, got %s", name, kind->type, ts);
+      return false;
+    }
+    if (!ops->isTbe && !mlirTypeEqual(r, operand)) {
+      embPrintType(operand, ws, sizeof ws);
+      fail(c, "the result for %s must have its type %s, got %s", name, ws, ts);
+      return false;
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The aliasing contract: an updated operand is not read after the op
+//===----------------------------------------------------------------------===//
+
+/// The most values checkUpdatedOperands follows per operand.
+enum { maxAliases = 64 };
+
+static void addAlias(MlirValue *set, int *n, MlirValue v) {
+  for (int i = 0; i < *n; ++i)
+    if (mlirValueEqual(set[i], v))
+      return;
+  if (*n < maxAliases)
+    set[(*n)++] = v;
+}
+
+/// The values whose buffer is `v`'s once lowered: up through the ops that
+/// alias their operand (embIsBufferAlias) and down through such users. Not
+/// through a backward op: its results are the updated values.
+static int bufferAliases(MlirValue v, MlirValue *set) {
+  int n = 0;
+  addAlias(set, &n, v);
+  for (int i = 0; i < n; ++i) {
+    MlirValue x = set[i];
+    if (mlirValueIsAOpResult(x) && embIsBufferAlias(mlirOpResultGetOwner(x)))
+      addAlias(set, &n, mlirOperationGetOperand(mlirOpResultGetOwner(x), 0));
+    for (MlirOpOperand u = mlirValueGetFirstUse(x); !mlirOpOperandIsNull(u);
+         u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      if (embIsBufferAlias(user) && mlirOpOperandGetOperandNumber(u) == 0 &&
+          mlirOperationGetNumResults(user) == 1)
+        addAlias(set, &n, mlirOperationGetResult(user, 0));
+    }
+  }
+  return n;
+}
+
+/// The first op that uses `v` after `op`: in `op`'s block, or nested in an
+/// op that comes after `op` there. Null if none.
+static MlirOperation useAfter(MlirOperation op, MlirValue v) {
+  MlirBlock block = mlirOperationGetBlock(op);
+  MlirOperation first = {NULL}, firstAncestor = {NULL};
+  if (mlirBlockIsNull(block))
+    return first;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u), a = user;
+    while (!mlirOperationIsNull(a) &&
+           !mlirBlockEqual(mlirOperationGetBlock(a), block))
+      a = mlirOperationGetParentOperation(a);
+    if (mlirOperationIsNull(a) || mlirOperationEqual(a, op) ||
+        !mlirOperationIsBeforeInBlock(op, a))
       continue;
+    if (mlirOperationIsNull(first) ||
+        mlirOperationIsBeforeInBlock(a, firstAncestor)) {
+      first = user;
+      firstAncestor = a;
     }
-    sumD += d;
-    if (commonD == -2)
-      commonD = d;
-    else if (commonD != d)
-      commonD = -1;
   }
+  return first;
+}
 
-  // Offsets are feature-major: F*B+1 entries.
-  int64_t o = embDim(off, 0);
-  if (o == 0)
-    fail(c, "offsets must have at least one element (F*B+1)");
-  if (pooled) {
-    if (!dynamicD && embDim(res, 1) >= 0 && embDim(res, 1) != sumD)
+/// The tables and states a backward op updates are its operands' buffers
+/// once lowered: none may be read after the op (through any value sharing
+/// its buffer), and no two may be one buffer.
+static void checkUpdatedOperands(Checker *c, const EmbBackwardOperands *ops) {
+  intptr_t n = ops->numTables + ops->numMomentum1 + ops->numMomentum2;
+  for (intptr_t k = 0; k < n; ++k) {
+    char name[32];
+    embBackwardUpdatedName(ops, k, name, sizeof name);
+    MlirValue v =
+        mlirOperationGetOperand(c->op, embBackwardUpdatedOperand(ops, k));
+    MlirValue set[maxAliases];
+    int m = bufferAliases(v, set);
+    for (int i = 0; i < m; ++i) {
+      MlirOperation user = useAfter(c->op, set[i]);
+      if (mlirOperationIsNull(user))
+        continue;
+      char userName[64], loc[256];
+      embOpName(user, userName, sizeof userName);
+      embFormatLocation(mlirOperationGetLocation(user), loc, sizeof loc);
       fail(c,
-           "the result has %lld columns but the features' tables sum to "
-           "%lld (sum of D over features)",
-           (long long)embDim(res, 1), (long long)sumD);
-    int64_t b = embDim(res, 0);
-    if (o > 0 && (o - 1) % numFeatures != 0)
+           "%s is updated in place, but '%s' at %s reads it after this op "
+           "(it or a value sharing its buffer); use this op's result",
+           name, userName, loc);
+      break;
+    }
+    MlirValue root = embBufferRoot(v);
+    for (intptr_t j = 0; j < k; ++j) {
+      MlirValue other =
+          mlirOperationGetOperand(c->op, embBackwardUpdatedOperand(ops, j));
+      if (!mlirValueEqual(root, embBufferRoot(other)))
+        continue;
+      char otherName[32];
+      embBackwardUpdatedName(ops, j, otherName, sizeof otherName);
       fail(c,
-           "offsets has %lld elements, which is not F*B+1 for F = %lld "
-           "features",
-           (long long)o, (long long)numFeatures);
-    else if (o > 0 && b >= 0 && o != numFeatures * b + 1)
-      fail(c,
-           "offsets has %lld elements but the result has %lld rows "
-           "(offsets must have F*B+1 = %lld)",
-           (long long)o, (long long)b, (long long)(numFeatures * b + 1));
-  } else {
-    if (commonD == -1)
-      fail(c, "pooling none needs every feature's table to have the same "
-              "number of columns");
-    else if (commonD >= 0 && embDim(res, 1) >= 0 && embDim(res, 1) != commonD)
-      fail(c, "the result has %lld columns but the tables have %lld",
-           (long long)embDim(res, 1), (long long)commonD);
-    checkDimsAgree(c, res, 0, "the result has %lld rows", idx, 0,
-                   "indices has %lld (pooling none gives one row per index)");
-    if (o > 0 && (o - 1) % numFeatures != 0)
-      fail(c,
-           "offsets has %lld elements, which is not F*B+1 for F = %lld "
-           "features",
-           (long long)o, (long long)numFeatures);
+           "%s and %s are one buffer: an op updates each table and state "
+           "once (features share a table through feature_tables)",
+           name, otherName);
+      break;
+    }
   }
+}
 
-  if (weighted) {
-    MlirType psw = operandType(c, n - 1);
-    if (!checkRank(c, psw, "per_sample_weights", 1) ||
-        !checkFloat(c, psw, "per_sample_weights"))
-      return;
-    if (strcmp(pooling, "sum") != 0)
-      fail(c,
-           "per_sample_weights are only allowed with pooling sum, got "
-           "pooling %s",
-           pooling);
-    checkF32OrSame(c, psw, "per_sample_weights", w0, "weights_0");
-    checkDimsAgree(c, psw, 0, "per_sample_weights has %lld elements", idx, 0,
-                   "indices has %lld");
+//===----------------------------------------------------------------------===//
+// The backward ops
+//===----------------------------------------------------------------------===//
+
+static void verifyBackward(Checker *c, bool isTbe) {
+  EmbBackwardOperands ops;
+  if (!embGetBackwardOperands(c->op, &ops)) {
+    fail(c,
+         "operandSegmentSizes must be array<i32: %s> summing to the %lld "
+         "operands",
+         isTbe ? "1, 1, T, 0 or 1, 1, 0 or T, 0 or T, 1, 0 or 1"
+               : "1, 1, 1, 0 or 1, 1, 0 or 1, 0 or 1, 1, 0 or 1",
+         (long long)mlirOperationGetNumOperands(c->op));
+    return;
+  }
+  if (ops.numTables < 1) {
+    fail(c, "needs at least one table (operandSegmentSizes[2] is 0)");
+    return;
+  }
+  Lookup lk = {.indices = ops.indices,
+               .offsets = ops.offsets,
+               .firstTable = ops.firstTable,
+               .numTables = ops.numTables,
+               .psw = ops.psw};
+  if (isTbe ? !checkTbeLookup(c, &lk) : !checkBagLookup(c, &lk))
+    return;
+  MlirType grad = operandType(c, ops.grad);
+  if (isTbe)
+    checkTbeOutput(c, &lk, grad, "grad_output", "grad_output");
+  else
+    checkBagOutput(c, &lk, grad, "grad_output", "grad_output");
+
+  char optimizer[24];
+  if (!checkEnumAttr(c, "optimizer", true, optimizers, optimizer,
+                     sizeof optimizer))
+    return;
+  int states = statesPerTable(optimizer);
+  int64_t want1 = states >= 1 ? ops.numTables : 0;
+  int64_t want2 = states >= 2 ? ops.numTables : 0;
+  if (ops.numMomentum1 != want1 || ops.numMomentum2 != want2) {
+    fail(c,
+         "optimizer %s takes %lld momentum1 and %lld momentum2 operands (%s), "
+         "got %lld and %lld",
+         optimizer, (long long)want1, (long long)want2,
+         states == 0   ? "it keeps no state"
+         : states == 1 ? "one f32 per table row, per table"
+                       : "m and v, one f32 per table element, per table",
+         (long long)ops.numMomentum1, (long long)ops.numMomentum2);
+    return;
+  }
+  for (intptr_t k = ops.numTables;
+       k < ops.numTables + ops.numMomentum1 + ops.numMomentum2; ++k) {
+    int64_t t;
+    embBackwardGroup(&ops, k, &t);
+    char name[32], tableDesc[32];
+    embBackwardUpdatedName(&ops, k, name, sizeof name);
+    intptr_t i = embBackwardUpdatedOperand(&ops, k);
+    MlirType state =
+        isTbe ? handleOperand(c, i, name, &stateHandle) : operandType(c, i);
+    MlirValue table = mlirOperationGetOperand(c->op, ops.firstTable + t);
+    snprintf(tableDesc, sizeof tableDesc, isTbe ? "table %lld" : "weight",
+             (long long)t);
+    if (!mlirTypeIsNull(state))
+      checkState(c, state, name,
+                 isTbe ? handleTensor(table, &tableHandle)
+                       : mlirValueGetType(table),
+                 tableDesc, optimizer);
+  }
+  checkHyperParams(c, &ops, optimizer);
+  if (checkBackwardResults(c, &ops))
+    checkUpdatedOperands(c, &ops);
+}
+
+static void verifyTbeBackward(Checker *c) { verifyBackward(c, true); }
+
+static void verifyEmbeddingBagBackward(Checker *c) { verifyBackward(c, false); }
+
+/// emb.table_value: the tensor a handle names; the result has its type.
+static void verifyTableValue(Checker *c) {
+  if (!checkCounts(c, 1, 1))
+    return;
+  MlirValue h = mlirOperationGetOperand(c->op, 0);
+  char ts[128], rs[128];
+  embPrintType(mlirValueGetType(h), ts, sizeof ts);
+  if (!isHandle(mlirValueGetType(h), &tableHandle) &&
+      !isHandle(mlirValueGetType(h), &stateHandle)) {
+    fail(c, "handle must be an !emb.table_handle or !emb.state_handle, got %s",
+         ts);
+    return;
+  }
+  MlirType tensor = embHandleTensorType(h);
+  if (mlirTypeIsNull(tensor)) {
+    fail(c, "handle must be made by 'emb.tbe_backward', 'emb.table' or "
+            "'emb.state' (its tensor type is read from there), not passed in");
+    return;
+  }
+  if (!mlirTypeEqual(tensor, resultType(c))) {
+    embPrintType(resultType(c), rs, sizeof rs);
+    embPrintType(tensor, ts, sizeof ts);
+    fail(c, "the result type %s must be the handle's tensor type %s", rs, ts);
   }
 }
 
@@ -736,6 +1181,10 @@ static const OpVerifier verifiers[] = {
     {EMB_OP_ATTENTION, verifyAttention},
     {EMB_OP_IKBO_ATTENTION, verifyIkboAttention},
     {EMB_OP_BROADCAST_ADD, verifyBroadcastAdd},
+    {EMB_OP_STATE, verifyState},
+    {EMB_OP_TABLE_VALUE, verifyTableValue},
+    {EMB_OP_TBE_BACKWARD, verifyTbeBackward},
+    {EMB_OP_EMBEDDING_BAG_BACKWARD, verifyEmbeddingBagBackward},
 };
 
 bool embIsEmbOp(MlirOperation op) {

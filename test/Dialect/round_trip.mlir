@@ -109,3 +109,65 @@ func.func @broadcast_add(%ro: tensor<15x433x256xf16>, %c2u: tensor<1024xi32>, %n
   %0 = "emb.broadcast_add"(%ro, %c2u, %nro) : (tensor<15x433x256xf16>, tensor<1024xi32>, tensor<1024x433x256xf16>) -> tensor<1024x433x256xf16>
   return %0 : tensor<1024x433x256xf16>
 }
+
+// Training. A training step with SGD: the forward, then the backward with
+// the gradient of the forward's output; the updated table comes back as a
+// handle and emb.table_value gives its tensor. Three features over two
+// tables, as in @tbe_shared_tables.
+// CHECK-LABEL: func.func @tbe_backward_sgd
+// CHECK: %[[H0:.+]] = "emb.table"(%{{.*}}) : (tensor<100x64xf16>) -> !emb.table_handle
+// CHECK: %[[H1:.+]] = "emb.table"(%{{.*}}) : (tensor<50x32xf16>) -> !emb.table_handle
+// CHECK: "emb.tbe"(%{{.*}}, %{{.*}}, %[[H0]], %[[H1]])
+// CHECK: %[[NEW:.+]]:2 = "emb.tbe_backward"(%{{.*}}, %{{.*}}, %[[H0]], %[[H1]], %{{.*}}, %{{.*}}) {feature_tables = array<i64: 0, 1, 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 0, 0, 1, 0>, optimizer = "sgd", pooling = "sum", resultSegmentSizes = array<i32: 2, 0, 0>, seed = 7 : i64} : (tensor<?xi32>, tensor<25xi32>, !emb.table_handle, !emb.table_handle, tensor<8x160xf32>, tensor<5xf32>) -> (!emb.table_handle, !emb.table_handle)
+// CHECK: "emb.table_value"(%[[NEW]]#0) : (!emb.table_handle) -> tensor<100x64xf16>
+// CHECK: "emb.table_value"(%[[NEW]]#1) : (!emb.table_handle) -> tensor<50x32xf16>
+func.func @tbe_backward_sgd(%idx: tensor<?xi32>, %off: tensor<25xi32>, %t0: tensor<100x64xf16>, %t1: tensor<50x32xf16>, %grad: tensor<8x160xf32>, %hyper: tensor<5xf32>) -> (tensor<8x160xf32>, tensor<100x64xf16>, tensor<50x32xf16>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x64xf16>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<50x32xf16>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %h1) {pooling = "sum", feature_tables = array<i64: 0, 1, 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0>} : (tensor<?xi32>, tensor<25xi32>, !emb.table_handle, !emb.table_handle) -> tensor<8x160xf32>
+  %new:2 = "emb.tbe_backward"(%idx, %off, %h0, %h1, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0, 1, 0>, seed = 7 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 2, 0, 0>} : (tensor<?xi32>, tensor<25xi32>, !emb.table_handle, !emb.table_handle, tensor<8x160xf32>, tensor<5xf32>) -> (!emb.table_handle, !emb.table_handle)
+  %n0 = "emb.table_value"(%new#0) : (!emb.table_handle) -> tensor<100x64xf16>
+  %n1 = "emb.table_value"(%new#1) : (!emb.table_handle) -> tensor<50x32xf16>
+  return %0, %n0, %n1 : tensor<8x160xf32>, tensor<100x64xf16>, tensor<50x32xf16>
+}
+
+// Exact rowwise Adagrad: one f32 state per table row, named by emb.state;
+// weighted, with padding ids and ids out of range skipped (warning).
+// CHECK-LABEL: func.func @tbe_backward_rowwise_adagrad
+// CHECK: %[[S0:.+]] = "emb.state"(%{{.*}}) : (tensor<100xf32>) -> !emb.state_handle
+// CHECK: %[[S1:.+]] = "emb.state"(%{{.*}}) : (tensor<?xf32>) -> !emb.state_handle
+// CHECK: %[[NEW:.+]]:4 = "emb.tbe_backward"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S0]], %[[S1]], %{{.*}}) {bounds_check = "warning", feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 2, 0, 1, 0>, optimizer = "rowwise_adagrad", padding_idx = 0 : i64, pooling = "sum", resultSegmentSizes = array<i32: 2, 2, 0>} : (tensor<?xi64>, tensor<?xi64>, !emb.table_handle, !emb.table_handle, tensor<?xf32>, tensor<?x24xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.table_handle, !emb.state_handle, !emb.state_handle)
+// CHECK: "emb.table_value"(%[[NEW]]#2) : (!emb.state_handle) -> tensor<100xf32>
+func.func @tbe_backward_rowwise_adagrad(%idx: tensor<?xi64>, %off: tensor<?xi64>, %t0: tensor<100x16xf32>, %t1: tensor<?x8xf32>, %psw: tensor<?xf32>, %grad: tensor<?x24xf32>, %m0: tensor<100xf32>, %m1: tensor<?xf32>, %hyper: tensor<5xf32>) -> (tensor<100x16xf32>, tensor<100xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<?x8xf32>) -> !emb.table_handle
+  %s0 = "emb.state"(%m0) : (tensor<100xf32>) -> !emb.state_handle
+  %s1 = "emb.state"(%m1) : (tensor<?xf32>) -> !emb.state_handle
+  %new:4 = "emb.tbe_backward"(%idx, %off, %h0, %h1, %psw, %grad, %s0, %s1, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0, 1>, padding_idx = 0 : i64, bounds_check = "warning", operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 2, 2, 0>} : (tensor<?xi64>, tensor<?xi64>, !emb.table_handle, !emb.table_handle, tensor<?xf32>, tensor<?x24xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.table_handle, !emb.state_handle, !emb.state_handle)
+  %n0 = "emb.table_value"(%new#0) : (!emb.table_handle) -> tensor<100x16xf32>
+  %m = "emb.table_value"(%new#2) : (!emb.state_handle) -> tensor<100xf32>
+  return %n0, %m : tensor<100x16xf32>, tensor<100xf32>
+}
+
+// Adam: m and v per element, and the step for the bias correction.
+// Pooling none: the gradient has one row per id.
+// CHECK-LABEL: func.func @tbe_backward_adam
+// CHECK: "emb.tbe_backward"(%{{.*}}) {feature_tables = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 1, 1>, optimizer = "adam", pooling = "none", resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<40xi32>, tensor<5xi32>, !emb.table_handle, tensor<40x16xbf16>, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+func.func @tbe_backward_adam(%idx: tensor<40xi32>, %off: tensor<5xi32>, %t0: tensor<100x16xbf16>, %grad: tensor<40x16xbf16>, %m: tensor<100x16xf32>, %v: tensor<100x16xf32>, %hyper: tensor<5xf32>, %step: tensor<i64>) -> (tensor<100x16xbf16>, tensor<100x16xf32>, tensor<100x16xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x16xbf16>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100x16xf32>) -> !emb.state_handle
+  %sv = "emb.state"(%v) : (tensor<100x16xf32>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %sv, %hyper, %step) {optimizer = "adam", pooling = "none", feature_tables = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<40xi32>, tensor<5xi32>, !emb.table_handle, tensor<40x16xbf16>, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  %n0 = "emb.table_value"(%new#0) : (!emb.table_handle) -> tensor<100x16xbf16>
+  %n1 = "emb.table_value"(%new#1) : (!emb.state_handle) -> tensor<100x16xf32>
+  %n2 = "emb.table_value"(%new#2) : (!emb.state_handle) -> tensor<100x16xf32>
+  return %n0, %n1, %n2 : tensor<100x16xbf16>, tensor<100x16xf32>, tensor<100x16xf32>
+}
+
+// One table, one feature: tensors in and out, no handles.
+// CHECK-LABEL: func.func @embedding_bag_backward
+// CHECK: "emb.embedding_bag_backward"(%{{.*}}) {mode = "mean", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, optimizer = "rowwise_adagrad", resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x32xf16>, tensor<96xi32>, tensor<33xi32>, tensor<32x32xf32>, tensor<1000xf32>, tensor<5xf32>) -> (tensor<1000x32xf16>, tensor<1000xf32>)
+func.func @embedding_bag_backward(%w: tensor<1000x32xf16>, %idx: tensor<96xi32>, %off: tensor<33xi32>, %grad: tensor<32x32xf32>, %m: tensor<1000xf32>, %hyper: tensor<5xf32>) -> (tensor<1000x32xf16>, tensor<1000xf32>) {
+  %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "mean", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x32xf16>, tensor<96xi32>, tensor<33xi32>, tensor<32x32xf32>, tensor<1000xf32>, tensor<5xf32>) -> (tensor<1000x32xf16>, tensor<1000xf32>)
+  return %new#0, %new#1 : tensor<1000x32xf16>, tensor<1000xf32>
+}

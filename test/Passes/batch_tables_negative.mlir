@@ -87,3 +87,21 @@ func.func @single(%t: tensor<100x8xf32>, %i: tensor<10xi64>, %o: tensor<5xi64>) 
   %a = "emb.embedding_bag"(%t, %i, %o) {mode = "sum"} : (tensor<100x8xf32>, tensor<10xi64>, tensor<5xi64>) -> tensor<4x8xf32>
   return %a : tensor<4x8xf32>
 }
+
+// -----
+
+// A backward op updates its table in place: a bag before it and one after
+// it stay apart (their TBE, at the later bag, would read the updated table);
+// bags on the same side still batch.
+// CHECK-LABEL: func.func @across_backward
+// CHECK: "emb.embedding_bag"(%[[T0:[^,]+]],
+// CHECK-NEXT: "emb.embedding_bag_backward"(%[[T0]],
+// CHECK: "emb.tbe"
+// CHECK-NOT: "emb.embedding_bag"(
+func.func @across_backward(%t0: tensor<100x8xf32>, %t1: tensor<100x8xf32>, %t2: tensor<100x8xf32>, %i: tensor<10xi64>, %o: tensor<5xi64>, %g: tensor<4x8xf32>, %hyper: tensor<5xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<100x8xf32>) {
+  %a = "emb.embedding_bag"(%t0, %i, %o) {mode = "sum"} : (tensor<100x8xf32>, tensor<10xi64>, tensor<5xi64>) -> tensor<4x8xf32>
+  %n = "emb.embedding_bag_backward"(%t0, %i, %o, %g, %hyper) {optimizer = "sgd", mode = "sum", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<100x8xf32>, tensor<10xi64>, tensor<5xi64>, tensor<4x8xf32>, tensor<5xf32>) -> tensor<100x8xf32>
+  %b = "emb.embedding_bag"(%t1, %i, %o) {mode = "sum"} : (tensor<100x8xf32>, tensor<10xi64>, tensor<5xi64>) -> tensor<4x8xf32>
+  %c = "emb.embedding_bag"(%t2, %i, %o) {mode = "sum"} : (tensor<100x8xf32>, tensor<10xi64>, tensor<5xi64>) -> tensor<4x8xf32>
+  return %a, %b, %c, %n : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<100x8xf32>
+}

@@ -615,6 +615,20 @@ static int writeResults(const EmbModelSpec *m, const EmbArray *out,
   return 0;
 }
 
+/// Copies the inputs to their device buffers.
+static int uploadInputs(embrtContext *ctx, const EmbModelSpec *m,
+                        const EmbArray *in, void **inputBuffers) {
+  for (int i = 0; i < m->numInputs; ++i) {
+    if (embrtMemcpy(ctx, inputBuffers[i], in[i].data, embArrayBytes(&in[i]),
+                    EMBRT_COPY_HOST_TO_DEVICE) != EMBRT_OK) {
+      fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
+              embrtContextGetLastError(ctx));
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
                 const EmbRunOptions *o) {
   int status = 1;
@@ -638,21 +652,23 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
           o->random ? "random" : "from files");
   for (int i = 0; i < m->numInputs; ++i) {
     if (embrtMalloc(ctx, embArrayBytes(&in[i]) + 1, &inputBuffers[i]) !=
-            EMBRT_OK ||
-        embrtMemcpy(ctx, inputBuffers[i], in[i].data, embArrayBytes(&in[i]),
-                    EMBRT_COPY_HOST_TO_DEVICE) != EMBRT_OK) {
+        EMBRT_OK) {
       fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
               embrtContextGetLastError(ctx));
       goto done;
     }
   }
-  if (prepareCall(&call, ctx, m, in, inputBuffers, out))
+  if (uploadInputs(ctx, m, in, inputBuffers) ||
+      prepareCall(&call, ctx, m, in, inputBuffers, out))
     goto done;
   haveCall = true;
   if (runCall(&call, m, out, o->repeat))
     goto done;
   if (ref) {
-    if (prepareCall(&refCall, ctx, ref, in, inputBuffers, refOut))
+    // A training step updated its tables and states in place: the model as
+    // written starts from the same inputs.
+    if (uploadInputs(ctx, m, in, inputBuffers) ||
+        prepareCall(&refCall, ctx, ref, in, inputBuffers, refOut))
       goto done;
     haveRef = true;
     if (runCall(&refCall, ref, refOut, o->repeat))

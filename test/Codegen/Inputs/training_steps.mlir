@@ -1,0 +1,28 @@
+// Small training steps whose updates are computed by hand in
+// tbe_backward_run.test (each returns its updated tables and states).
+
+// SGD with weight decay, two features sharing table 0 (B = 1).
+func.func @sgd_step(%ids: tensor<4xi64>, %offsets: tensor<3xi64>, %t0: tensor<5x2xf32>, %grad: tensor<1x4xf32>, %hyper: tensor<5xf32>) -> tensor<5x2xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<5x2xf32>) -> !emb.table_handle
+  %new = "emb.tbe_backward"(%ids, %offsets, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xi64>, tensor<3xi64>, !emb.table_handle, tensor<1x4xf32>, tensor<5xf32>) -> !emb.table_handle
+  %t = "emb.table_value"(%new) : (!emb.table_handle) -> tensor<5x2xf32>
+  return %t : tensor<5x2xf32>
+}
+
+// Exact rowwise Adagrad on one embedding bag, mean pooling, padding id 0.
+func.func @bag_adagrad_step(%w: tensor<5x2xf32>, %ids: tensor<3xi64>, %offsets: tensor<3xi64>, %grad: tensor<2x2xf32>, %state: tensor<5xf32>, %hyper: tensor<5xf32>) -> (tensor<5x2xf32>, tensor<5xf32>) {
+  %new:2 = "emb.embedding_bag_backward"(%w, %ids, %offsets, %grad, %state, %hyper) {optimizer = "rowwise_adagrad", mode = "mean", padding_idx = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<5x2xf32>, tensor<3xi64>, tensor<3xi64>, tensor<2x2xf32>, tensor<5xf32>, tensor<5xf32>) -> (tensor<5x2xf32>, tensor<5xf32>)
+  return %new#0, %new#1 : tensor<5x2xf32>, tensor<5xf32>
+}
+
+// Adam, with the step of its bias correction.
+func.func @adam_step(%ids: tensor<1xi64>, %offsets: tensor<2xi64>, %t0: tensor<3x2xf32>, %grad: tensor<1x2xf32>, %m: tensor<3x2xf32>, %v: tensor<3x2xf32>, %hyper: tensor<5xf32>, %step: tensor<i64>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<3x2xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<3x2xf32>) -> !emb.state_handle
+  %sv = "emb.state"(%v) : (tensor<3x2xf32>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%ids, %offsets, %h0, %grad, %sm, %sv, %hyper, %step) {optimizer = "adam", pooling = "sum", feature_tables = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<1xi64>, tensor<2xi64>, !emb.table_handle, tensor<1x2xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  %t = "emb.table_value"(%new#0) : (!emb.table_handle) -> tensor<3x2xf32>
+  %nm = "emb.table_value"(%new#1) : (!emb.state_handle) -> tensor<3x2xf32>
+  %nv = "emb.table_value"(%new#2) : (!emb.state_handle) -> tensor<3x2xf32>
+  return %t, %nm, %nv : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
+}
