@@ -12,16 +12,6 @@
 
 #include "mlir-c/BuiltinTypes.h"
 
-// The TBE backward's entries are defined by runtime/tbe_backward.c, which
-// the training-runtime branch adds. Until it is merged they are weak here:
-// libemb links, their addresses are null, and the JIT leaves them unbound,
-// so a model with a backward op fails to compile with a missing symbol while
-// every other model runs. Remove these two lines with the merge: a weak
-// reference does not pull an object out of libembrt.a, so with them the
-// entries would stay null even once the runtime has them.
-#pragma weak embrtCompiledTbeBackward
-#pragma weak embrtCompiledTbeBackwardWorkspace
-
 const EmbRuntimeSymbol embRuntimeSymbols[EMB_RT_NUM_SYMBOLS] = {
 #define EMB_RUNTIME_SYMBOL(id, function, signature)                            \
   [id] = {#function, signature, (void *)function},
