@@ -2,11 +2,11 @@
 #   Dialect/  op round trips and *_invalid.mlir verifier cases
 #   Passes/   one test per pass, named after it
 #   Codegen/  lowering and end-to-end runs
-#   Tools/    emb-opt and emb-run behaviour (flags, files, errors)
+#   Tools/    emb-opt and emb-run behaviour (flags, files, errors); the
+#             PyTorch binding against PyTorch (emb-torch: cuda-gpu, torch)
 #   CAPI/     the C library, from C
 #   Runtime/  runtime unit tests on the CPU (self-checking executables)
 #   Kernels/  GPU tests against the CPU reference (REQUIRES: cuda-gpu)
-#   Bindings/ the PyTorch binding against PyTorch (REQUIRES: cuda-gpu, torch)
 #   Format/   clang-format cleanliness
 #
 # Features: emb-compiler (the MLIR half was built), cuda (kernels built),

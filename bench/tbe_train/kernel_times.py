@@ -15,7 +15,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                "bindings", "torch"))
+                                "tools", "emb-torch"))
 import emb_torch as et  # noqa: E402
 
 SHAPES = [

@@ -9,7 +9,7 @@ f32 tables must agree to f32 rounding of the updates; f16 tables (stochastic rou
 here) within two f16 ulps a step. Then a model whose dense layer trains with torch.optim.SGD while
 the embeddings train inside backward, and the device error path (a bad id under bounds "fatal").
 
-    python3 bindings/torch/test_emb_torch.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
+    python3 tools/emb-torch/test_emb_torch.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
 """
 import argparse
