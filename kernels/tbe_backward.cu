@@ -59,7 +59,11 @@
 //      registers, optimizer, plain stores. The next run's descriptor and
 //      table row are loaded while the current run's gradient rows are
 //      gathered (a two-deep software pipeline), so the table row's DRAM
-//      latency hides under the gather.
+//      latency hides under the gather. EMB_TBE_BWD_MULTI instead has a
+//      group own short runs R at a time (see "Short runs several at a
+//      time"): one coalesced load of a batch's sort values, 8 gradient rows
+//      in flight across run boundaries, the batch's table rows copied into
+//      shared memory during the previous batch.
 //
 // Key order: tables sorted by D bucket (then by index), each table's rows
 // contiguous. So each bucket's runs are one contiguous range of runs, found
@@ -94,6 +98,7 @@
 #include <string.h>
 
 #include <type_traits>
+#include <utility>
 
 /// Returns the status of `expr` unless it is EMBRT_OK (kernels/ cannot
 /// include runtime/status.h).
@@ -138,6 +143,12 @@ constexpr int kStreamStages = 2;
 #define EMB_TBE_BWD_SHORT_STREAM 0
 #endif
 constexpr bool kShortStream = EMB_TBE_BWD_SHORT_STREAM;
+/// Short runs owned several at a time by a group (section "Short runs
+/// several at a time") instead of one at a time by the per-run pipeline; 2
+/// accumulate CTAs an SM by default with it.
+#ifndef EMB_TBE_BWD_MULTI
+#define EMB_TBE_BWD_MULTI 0
+#endif
 /// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256
 /// threads, 128 registers; 3, 80). Measured on an H200 (bench/tbe_train/
 /// NOTES.md, call 1): 3 CTAs 15-20% faster than 2 with the per-run
@@ -146,7 +157,7 @@ constexpr bool kShortStream = EMB_TBE_BWD_SHORT_STREAM;
 /// EMB_TBE_BWD_SUFFIX appended to the entry points' names) to time them in one
 /// run.
 #ifndef EMB_TBE_BWD_MIN_BLOCKS
-#define EMB_TBE_BWD_MIN_BLOCKS 3
+#define EMB_TBE_BWD_MIN_BLOCKS (EMB_TBE_BWD_MULTI ? 2 : 3)
 #endif
 constexpr int kAccumulateMinBlocks = EMB_TBE_BWD_MIN_BLOCKS;
 #ifdef EMB_TBE_BWD_SUFFIX
@@ -1284,6 +1295,324 @@ streamShortRuns(const Params &p, const Hyper &h, const Group &g, float *red,
     applyRow<TT, E, true>(p, h, g, red, ref, row, acc);
 }
 
+//===----------------------------------------------------------------------===//
+// Short runs several at a time (EMB_TBE_BWD_MULTI)
+//===----------------------------------------------------------------------===//
+
+/// Short runs owned R at a time by one group ("batches" of R consecutive
+/// runs) instead of one at a time. A batch's positions are consecutive in
+/// key order, so its sort values come with one coalesced load (lane i of a
+/// warp holds the batch's i-th value, shuffled to the group when its row is
+/// asked for) and its gradient rows are asked for kBatch at a time across
+/// run boundaries, each added to its run's accumulator (R rows of E floats
+/// in registers). The batch's table rows and states are loaded after the
+/// previous batch's update, so their DRAM latency hides under this batch's
+/// gather; its run starts are loaded two batches ahead and its keys one.
+/// Per batch: ceil(positions / kBatch) gather round trips, where the
+/// per-run pipeline pays two a run (the sort values, then the rows), and
+/// the loads in flight per group grow from a run's rows (3.4 at L = 20,
+/// 1.1 at L = 4) to kBatch rows and R table rows. 2 CTAs an SM (the
+/// accumulators and the batch's table rows take about 40 registers).
+/// bench/CMakeLists.txt builds it as the variant "multi"; the GPU test runs
+/// it as tbe_backward_multi.
+constexpr bool kMulti = EMB_TBE_BWD_MULTI;
+/// Consecutive runs a group takes at a time, a multiple of every batch's
+/// R: units are dealt to groups in turn, so the groups walk the key order
+/// together and the gradient columns of the tables being updated stay in L2.
+constexpr int kMultiUnitRuns = 16;
+
+/// Runs of a batch for E columns a lane (R * E accumulators): 4
+/// (EMB_TBE_BWD_MULTI_RUNS), half that for 8 columns a lane.
+#ifndef EMB_TBE_BWD_MULTI_RUNS
+#define EMB_TBE_BWD_MULTI_RUNS 4
+#endif
+template <int E> struct MultiRuns {
+  static constexpr int kRuns = EMB_TBE_BWD_MULTI_RUNS;
+  static constexpr int value = E >= 8 ? (kRuns > 1 ? kRuns / 2 : 1) : kRuns;
+  static_assert(kMultiUnitRuns % kRuns == 0, "a unit holds whole batches");
+};
+
+/// Calls f(std::integral_constant<int, i>) for i = 0 .. R - 1: a loop whose
+/// index is a constant in every body, so that arrays indexed by it stay in
+/// registers however large the body (applyRow) is.
+template <typename F, int... Is>
+__device__ __forceinline__ void forEachRun(std::integer_sequence<int, Is...>,
+                                           F f) {
+  (f(std::integral_constant<int, Is>{}), ...);
+}
+
+/// A batch: runs [r0, r0 + nr) (r0 is recomputed where needed: registers)
+/// and their starts; st[nr..R] is the end of the last one.
+template <int R> struct RunBatch {
+  int nr; ///< 0: none (the group is done)
+  unsigned st[R + 1];
+};
+
+template <int R>
+__device__ __forceinline__ void loadStarts(const Shared &s, RunBatch<R> &b,
+                                           long long r0, long long numRuns) {
+#pragma unroll
+  for (int i = 0; i <= R; ++i) {
+    const long long r = r0 + (i < b.nr ? i : b.nr);
+    b.st[i] = b.nr == 0     ? 0u
+              : r < numRuns ? __ldg(s.starts + r)
+                            : (unsigned)s.numIndices;
+  }
+}
+
+template <int R>
+__device__ __forceinline__ void loadKeys(const Shared &s, const RunBatch<R> &b,
+                                         long long r0,
+                                         unsigned long long (&key)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    key[i] = i < b.nr ? loadKey(s.unique, s.key64, r0 + i) : 0ull;
+}
+
+/// Bit r: run r of the batch is short (long runs are the chunks' work).
+template <int R>
+__device__ __forceinline__ unsigned shortRunsOf(const Shared &s,
+                                                const RunBatch<R> &b) {
+  unsigned m = 0;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const unsigned n = b.st[i + 1] - b.st[i];
+    if (i < b.nr && n > 0 && n < s.threshold)
+      m |= 1u << i;
+  }
+  return m;
+}
+
+/// This lane's sort value of the batch: position st[0] + vl.
+template <int R>
+__device__ __forceinline__ unsigned
+loadBatchVals(const Shared &s, const RunBatch<R> &b, unsigned vl) {
+  const unsigned q = b.st[0] + vl;
+  return q < b.st[R] ? __ldg(s.sortedVals + q) : 0u;
+}
+
+/// Loads the table rows (and states) of the short runs of a batch; returns
+/// each run's valid columns of this lane, 4 bits a run.
+template <typename TT, int E, bool kVec, int R>
+__device__ __forceinline__ unsigned
+loadBatchRows(const Params &p, int bucket, const Group &g,
+              const unsigned long long (&key)[R], unsigned shortMask,
+              RowData<TT, E> (&rows)[R]) {
+  unsigned cols = 0;
+  forEachRun(std::make_integer_sequence<int, R>(), [&](auto rc) {
+    constexpr int r = decltype(rc)::value;
+    if ((shortMask >> r) & 1) {
+      const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, key[r], g);
+      rows[r] = loadRow<TT, E, kVec>(p, ref);
+      cols |= (unsigned)ref.n << (4 * r);
+    }
+  });
+  return cols;
+}
+
+/// Where a batch's table rows wait in shared memory between their copy
+/// (cp.async, after the previous batch's update) and the batch's update:
+/// registers stay free for the gather. Two buffers (batches k and k + 1).
+/// Thread t's piece of run r's row: planes of 16 bytes (or the whole piece
+/// when narrower), consecutive threads side by side (conflict-free); then
+/// each run's state (rowwise Adagrad), a copy per thread.
+template <typename TT, int E, int R> struct RowSlots {
+  static constexpr int kBytes = E * (int)sizeof(TT);
+  static constexpr int kPiece = kBytes > 16 ? 16 : kBytes;
+  static constexpr int kPlanes = kBytes / kPiece;
+  /// cp.async copies 4, 8 or 16 bytes: 2-byte pieces keep their rows in
+  /// registers.
+  static constexpr bool kUsable = kBytes >= 4;
+  static constexpr int kRowRegion = R * kPlanes * kThreads * kPiece;
+  static constexpr int kBufBytes = kRowRegion + R * kThreads * 4;
+
+  __device__ static unsigned row(unsigned buf, int r, int plane) {
+    return buf + ((r * kPlanes + plane) * kThreads + threadIdx.x) * kPiece;
+  }
+  __device__ static unsigned state(unsigned buf, int r) {
+    return buf + kRowRegion + (r * kThreads + threadIdx.x) * 4;
+  }
+};
+
+/// Copies the table rows (and states) of the short runs of a batch into the
+/// shared-memory buffer `buf` (one group of copies; Adam's moments are
+/// prefetched as loadRow does); returns each run's valid columns of this
+/// lane, 4 bits a run.
+template <typename TT, int E, bool kVec, int R>
+__device__ __forceinline__ unsigned
+copyBatchRows(const Params &p, int bucket, const Group &g,
+              const unsigned long long (&key)[R], unsigned shortMask,
+              unsigned buf) {
+  using L = RowSlots<TT, E, R>;
+  unsigned cols = 0;
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+    if ((shortMask >> r) & 1) {
+      const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, key[r], g);
+      const TableMeta &tm = tableAt(p, ref.slot);
+      const size_t at = (size_t)ref.row * tm.dim + ref.col0;
+      const char *src = reinterpret_cast<const char *>(
+          reinterpret_cast<const TT *>(tm.table) + at);
+#pragma unroll
+      for (int k = 0; k < L::kPlanes; ++k)
+        copyAsync<L::kPiece>(L::row(buf, r, k), src + k * 16, ref.n > 0);
+      if (p.s.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
+        copyAsync<4>(L::state(buf, r), tm.m1 + ref.row, true);
+      else if (p.s.optimizer == EMBRT_OPTIMIZER_ADAM && ref.n > 0) {
+        prefetchL1(tm.m1 + at);
+        prefetchL1(tm.m2 + at);
+      }
+      cols |= (unsigned)ref.n << (4 * r);
+    }
+  commitCopies();
+  return cols;
+}
+
+/// Run r's table row (and state) from the buffer copyBatchRows filled (its
+/// copies waited for).
+template <typename TT, int E, int R>
+__device__ __forceinline__ RowData<TT, E> takeRow(const Shared &s, unsigned buf,
+                                                  int r) {
+  using L = RowSlots<TT, E, R>;
+  RowData<TT, E> d;
+#pragma unroll
+  for (int k = 0; k < L::kPlanes; ++k)
+    loadShared<L::kPiece>(L::row(buf, r, k), d.w.w + k * (L::kPiece / 4));
+  d.state = 0.0f;
+  if (s.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD) {
+    unsigned st;
+    loadShared<4>(L::state(buf, r), &st);
+    d.state = __uint_as_float(st);
+  }
+  return d;
+}
+
+/// a + x where `hit`, else a, without a branch: the accumulators of a batch
+/// stay registers (a branch on run == k lets the compiler index them by the
+/// run, which puts them in local memory). Exact: a + 0 == a for every
+/// accumulator, which starts at +0 and so never holds -0.
+[[maybe_unused]] __device__ __forceinline__ float selectAdd(float a, float x,
+                                                            unsigned hit) {
+  return a + (hit ? x : 0.0f);
+}
+
+/// Adds the gradient rows of the batch's short runs to acc[run]: kBatch
+/// positions at a time across run boundaries (long runs skipped). `vals`:
+/// this lane's sort value (loadBatchVals), shuffled over `width` lanes
+/// (`mask`); `cols`: each run's valid columns of this lane (loadBatchRows).
+/// Sums in position order, as gather: the same results as the per-run path.
+template <typename GT, int E, bool kVec, int R>
+__device__ __forceinline__ void
+gatherBatch(const Params &p, const RunBatch<R> &b, unsigned shortMask,
+            unsigned vals, int width, unsigned mask, unsigned col0,
+            unsigned cols, float (&acc)[R][E]) {
+  using C = Cols<GT, E, kVec>;
+  constexpr int kRowRegs = C::kBytes >= 4 ? C::kBytes / 4 : 1;
+  constexpr int kBatch = 32 / kRowRegs < 2   ? 2
+                         : 32 / kRowRegs > 8 ? 8
+                                             : 32 / kRowRegs;
+  // Scaled rows hold a scale and a 64-bit row each: half the batch.
+  constexpr int kHalf = kBatch / 2;
+  const Shared &s = p.s;
+  const GT *grad = static_cast<const GT *>(s.grad) + col0;
+  const unsigned s0 = b.st[0], end = b.st[R];
+  auto runOf = [&](unsigned q) {
+    int r = 0;
+#pragma unroll
+    for (int i = 1; i < R; ++i)
+      r += q >= b.st[i];
+    return r;
+  };
+  auto startOf = [&](int r) {
+    unsigned v = b.st[R];
+#pragma unroll
+    for (int i = R - 1; i >= 0; --i)
+      if (r == i)
+        v = b.st[i];
+    return v;
+  };
+  // The sort value of position q (group-uniform, below end): from the lane
+  // that holds it, or loaded past the first `width` positions.
+  auto valueAt = [&](unsigned q) {
+    const unsigned o = q - s0;
+    return o < (unsigned)width ? __shfl_sync(mask, vals, (int)o, width)
+                               : __ldg(s.sortedVals + q);
+  };
+  for (unsigned q0 = s0; q0 < end;) {
+    const int first = runOf(q0);
+    if (!((shortMask >> first) & 1)) {
+      q0 = startOf(first + 1);
+      continue;
+    }
+    if (s.mode == MODE_ROW) {
+      typename C::R r[kBatch];
+      unsigned run[kBatch]; // one bit: the run of position q0 + u (none: 0)
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const unsigned q = q0 + u;
+        run[u] = 0;
+#pragma unroll
+        for (int i = 0; i < kRowRegs; ++i)
+          r[u].w[i] = 0;
+        if (q < end) {
+          const int ru = runOf(q);
+          if ((shortMask >> ru) & 1) {
+            run[u] = 1u << ru;
+            const unsigned v = valueAt(q);
+            const int n = (int)(cols >> (4 * ru)) & 15;
+            if (n > 0)
+              r[u] = C::load(grad + v, n);
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+#pragma unroll
+        for (int k = 0; k < R; ++k)
+#pragma unroll
+          for (int i = 0; i < E; ++i)
+            acc[k][i] = selectAdd(acc[k][i], Elem<GT>::get(r[u].w, i),
+                                  (run[u] >> k) & 1);
+      q0 += kBatch;
+    } else {
+      typename C::R r[kHalf];
+      unsigned run[kHalf];
+      float scale[kHalf];
+#pragma unroll
+      for (int u = 0; u < kHalf; ++u) {
+        const unsigned q = q0 + u;
+        run[u] = 0;
+        scale[u] = 0.0f;
+#pragma unroll
+        for (int i = 0; i < kRowRegs; ++i)
+          r[u].w[i] = 0;
+        if (q < end) {
+          const int ru = runOf(q);
+          if ((shortMask >> ru) & 1) {
+            run[u] = 1u << ru;
+            const unsigned long long row =
+                gradRowOfValue(p, valueAt(q), scale[u]);
+            const int n = (int)(cols >> (4 * ru)) & 15;
+            if (n > 0)
+              r[u] = C::load(grad + row, n);
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kHalf; ++u)
+#pragma unroll
+        for (int k = 0; k < R; ++k)
+#pragma unroll
+          for (int i = 0; i < E; ++i)
+            acc[k][i] =
+                (run[u] >> k) & 1
+                    ? fmaf(scale[u], Elem<GT>::get(r[u].w, i), acc[k][i])
+                    : acc[k][i];
+      q0 += kHalf;
+    }
+  }
+}
+
 /// accumulateKernel<TT, GT, E, kVec>: one D bucket's runs; TT the table's
 /// storage type, GT the gradient's, E columns a lane (vectors when kVec).
 ///
@@ -1373,6 +1702,100 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
 
   const long long runBegin = ctrl->runBegin[bucket],
                   runEnd = ctrl->runEnd[bucket];
+  if constexpr (kMulti) {
+    // Short runs: batches of R consecutive runs, units of kMultiUnitRuns.
+    constexpr int R = MultiRuns<E>::value;
+    constexpr int kBatchesPerUnit = kMultiUnitRuns / R;
+    using L = RowSlots<TT, E, R>;
+    constexpr bool kSmemRows = kVec && L::kUsable;
+    __shared__ __align__(
+        16) unsigned char slots[kSmemRows ? 2 * L::kBufBytes : 16];
+    const unsigned slotBase = (unsigned)__cvta_generic_to_shared(slots);
+    const long long numUnits =
+        (runEnd - runBegin + kMultiUnitRuns - 1) / kMultiUnitRuns;
+    // The first run of the k-th batch this group takes, and the batch with
+    // its starts asked for (nr = 0 past the group's last).
+    auto firstRun = [&](long long k) {
+      const long long u = gid + (k / kBatchesPerUnit) * numGroups;
+      return u < numUnits
+                 ? runBegin + u * kMultiUnitRuns + (k % kBatchesPerUnit) * R
+                 : runEnd;
+    };
+    auto batchAt = [&](long long k) {
+      RunBatch<R> b;
+      const long long r0 = firstRun(k), left = runEnd - r0;
+      b.nr = left <= 0 ? 0 : left < R ? (int)left : R;
+      loadStarts(s, b, r0, numRuns);
+      return b;
+    };
+    // Sort values are shuffled within a warp's part of the group.
+    const int width = g.lanes < 32 ? g.lanes : 32;
+    const unsigned vl = threadIdx.x & (unsigned)(width - 1);
+    const unsigned col0 = (unsigned)g.lane * E;
+    // Batch k's table rows: in shared memory (buffer k % 2), or registers.
+    RowData<TT, E> rows[kSmemRows ? 1 : R] = {};
+    unsigned long long key[R];
+    auto issueRows = [&](unsigned shortMask, long long k) {
+      if constexpr (kSmemRows)
+        return copyBatchRows<TT, E, kVec, R>(p, bucket, g, key, shortMask,
+                                             slotBase + (unsigned)(k & 1) *
+                                                            L::kBufBytes);
+      else
+        return loadBatchRows<TT, E, kVec, R>(p, bucket, g, key, shortMask,
+                                             rows);
+    };
+    // Batch k + 2's starts, k + 1's keys and sort values, and k's table rows
+    // (asked for after k - 1's update) are in flight during k's gather.
+    RunBatch<R> cur = batchAt(0), next = batchAt(1);
+    loadKeys(s, cur, firstRun(0), key);
+    unsigned curShort = shortRunsOf(s, cur);
+    unsigned cols = issueRows(curShort, 0);
+    loadKeys(s, next, firstRun(1), key);
+    unsigned curVals = loadBatchVals(s, cur, vl);
+    for (long long k = 0; cur.nr > 0; ++k) {
+      const RunBatch<R> after = batchAt(k + 2);
+      const unsigned nextVals = loadBatchVals(s, next, vl);
+      if (curShort) {
+        float acc[R][E];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+          for (int i = 0; i < E; ++i)
+            acc[r][i] = 0.0f;
+        gatherBatch<GT, E, kVec, R>(p, cur, curShort, curVals, width, g.mask,
+                                    col0, cols, acc);
+        if constexpr (kSmemRows)
+          waitCopies<0>();
+        // The batch's keys again (L1 hits): registers for the gather.
+        const long long r0 = firstRun(k);
+        const unsigned buf = slotBase + (unsigned)(k & 1) * L::kBufBytes;
+        forEachRun(std::make_integer_sequence<int, R>(), [&](auto rc) {
+          constexpr int r = decltype(rc)::value;
+          if ((curShort >> r) & 1) {
+            RowData<TT, E> d;
+            if constexpr (kSmemRows)
+              d = takeRow<TT, E, R>(s, buf, r);
+            else
+              d = rows[kSmemRows ? 0 : r];
+            applyRow<TT, E, kVec>(
+                p, h, g, red,
+                rowRefOf<TT, E, kVec>(p, bucket,
+                                      loadKey(s.unique, s.key64, r0 + r), g),
+                d, acc[r]);
+          }
+        });
+      }
+      curShort = shortRunsOf(s, next);
+      cols = issueRows(curShort, k + 1);
+      cur = next;
+      next = after;
+      curVals = nextVals;
+      loadKeys(s, next, firstRun(k + 2), key);
+    }
+    if constexpr (kSmemRows)
+      waitCopies<0>();
+    return;
+  }
   if constexpr (kShortStream && kVec && StreamSlots<TT, GT, E>::kStreamable) {
     // Short runs: units of kStreamUnitRuns consecutive runs, streamed.
     extern __shared__ __align__(16) unsigned char slots[];

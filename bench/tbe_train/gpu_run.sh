@@ -21,7 +21,12 @@
 #   binding; printed into run.log)
 # RUNS: runs a side (default 3). ONLY: cases for the bench and the peers.
 # SWEEP=1: the first run also times the routing configurations and the
-#   accumulate variant (backward only).
+#   accumulate variants (each step whole, its backward alone, and checked
+#   as the default's); VARIANTS=NAME,...: only those variants.
+# BACKWARD_TESTS: the GPU backward tests run (default: tbe_backward and, when
+#   built, tbe_backward_multi, the short-run path owning several runs a group
+#   at once); the first of them also runs under the sanitizers.
+#   FORWARD_TEST=0: skip the forward's GPU test.
 # DEADLINE: seconds after the start past which later bench runs and
 #   racecheck (run last) are skipped.
 # Files under $OUT (at most 8 come back): run.log, test.txt, sanitizer.txt,
@@ -35,6 +40,8 @@ STEPS=${STEPS:-test,memcheck,racecheck,bench,profile,binding,report}
 RUNS=${RUNS:-3}
 ONLY=${ONLY:-}
 DEADLINE=${DEADLINE:-10000}
+FORWARD_TEST=${FORWARD_TEST:-1}
+VARIANTS=${VARIANTS:-}
 COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo uncommitted)}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUT"
@@ -45,6 +52,8 @@ elapsed() { echo $(($(date +%s) - t0)); }
 stamp() { echo "=== $1 ($(elapsed) s)"; }
 onlyArgs=()
 [ -n "$ONLY" ] && onlyArgs=(--only "$ONLY")
+variantArgs=()
+[ -n "$VARIANTS" ] && variantArgs=(--variants "$VARIANTS")
 
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv,noheader
@@ -57,12 +66,18 @@ if ! "$BUILD/test/Kernels/tbe_backward_config" >/dev/null 2>&1 ||
   stamp "building (CMake, runtime half)"
   cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF >"$OUT/build.txt" 2>&1 &&
     ninja -C "$BUILD" embrt-kernel-test-tbe-backward \
+      embrt-kernel-test-tbe-backward-multi \
       embrt-kernel-test-tbe-backward-config embrt-test-tbe_backward \
       embrt-kernel-test-tbe emb-bench-tbe-train embrt_shared >>"$OUT/build.txt" 2>&1 ||
     { tail -n 30 "$OUT/build.txt"; exit 1; }
   rm -f "$OUT/build.txt"
 fi
 
+if [ -z "${BACKWARD_TESTS:-}" ]; then
+  BACKWARD_TESTS=tbe_backward
+  [ -x "$BUILD/test/Kernels/tbe_backward_multi" ] &&
+    BACKWARD_TESTS="$BACKWARD_TESTS tbe_backward_multi"
+fi
 if has test; then
   stamp "tests: config (CPU), reference (CPU), backward (GPU), forward (GPU)"
   {
@@ -70,19 +85,24 @@ if has test; then
     echo "config rc=$?"
     "$BUILD/test/Runtime/tbe_backward" 2>&1 | tail -n 3
     echo "cpu reference rc=${PIPESTATUS[0]}"
-    timeout 150 "$BUILD/test/Kernels/tbe_backward" 2>&1
-    echo "gpu backward rc=$?"
-    timeout 120 "$BUILD/test/Kernels/tbe" 2>&1 | tail -n 3
-    echo "gpu forward rc=${PIPESTATUS[0]}"
+    for t in $BACKWARD_TESTS; do
+      timeout 150 "$BUILD/test/Kernels/$t" 2>&1
+      echo "gpu backward ($t) rc=$?"
+    done
+    if [ "$FORWARD_TEST" != 0 ]; then
+      timeout 120 "$BUILD/test/Kernels/tbe" 2>&1 | tail -n 3
+      echo "gpu forward rc=${PIPESTATUS[0]}"
+    fi
   } >"$OUT/test.txt" 2>&1
   grep -vE "^@" "$OUT/test.txt" | head -n 40
 fi
 
 sanitize() { # tool
-  echo "--- $1" >>"$OUT/sanitizer.txt"
+  local t=${BACKWARD_TESTS%% *}
+  echo "--- $1 ($t)" >>"$OUT/sanitizer.txt"
   timeout 150 compute-sanitizer --tool "$1" --error-exitcode 9 \
-    "$BUILD/test/Kernels/tbe_backward" --quick >>"$OUT/sanitizer.txt" 2>&1
-  echo "compute-sanitizer $1 rc=$?"
+    "$BUILD/test/Kernels/$t" --quick >>"$OUT/sanitizer.txt" 2>&1
+  echo "compute-sanitizer $1 ($t) rc=$?"
 }
 if has memcheck; then
   stamp memcheck
@@ -100,7 +120,8 @@ if has bench; then
     sweepArg=()
     [ "$r" = 1 ] && [ -n "${SWEEP:-}" ] && sweepArg=(--sweep)
     timeout 150 "$BUILD/bench/tbe_train_bench" --out "$OUT/ours_$r.jsonl" \
-      --run "$r" "${sweepArg[@]}" "${onlyArgs[@]}" >/dev/null
+      --run "$r" "${sweepArg[@]}" "${variantArgs[@]}" "${onlyArgs[@]}" \
+      >/dev/null
     echo "ours rc=$?"
     cat "$OUT/ours_$r.jsonl" >>"$OUT/ours.jsonl" 2>/dev/null
     rm -f "$OUT/ours_$r.jsonl"

@@ -5,13 +5,16 @@
 # instead of building them (device time). Add /.bwd-carry/ to
 # .git/info/exclude and name .bwd-carry in the call's carry list.
 #
-#   bench/tbe_train/pack.sh /tmp/b
+#   bench/tbe_train/pack.sh /tmp/b [CARRY_DIR]   (default .bwd-carry; gpu_run.sh
+#   reads CARRY)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${1:?usage: pack.sh BUILD_DIR}
-mkdir -p .bwd-carry
-tar cJf .bwd-carry/bins.tar.xz -C "$BUILD" \
-  test/Kernels/tbe_backward test/Kernels/tbe_backward_config \
+BUILD=${1:?usage: pack.sh BUILD_DIR [CARRY_DIR]}
+CARRY=${2:-.bwd-carry}
+mkdir -p "$CARRY"
+tar cJf "$CARRY/bins.tar.xz" -C "$BUILD" \
+  test/Kernels/tbe_backward test/Kernels/tbe_backward_multi \
+  test/Kernels/tbe_backward_config \
   test/Kernels/tbe test/Runtime/tbe_backward bench/tbe_train_bench \
   lib/libembrt.so
-ls -la .bwd-carry/bins.tar.xz
+ls -la "$CARRY/bins.tar.xz"

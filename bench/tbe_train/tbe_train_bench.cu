@@ -24,9 +24,11 @@
 // same inputs (f64 sums, the optimizer in f64; 16-bit tables within an ulp).
 //
 // Usage: tbe_train_bench [--out FILE.jsonl] [--only CASE,...] [--sweep]
-//                        [--run N]
-//   --sweep: also every routing configuration and the accumulate variants
-//   (bench/CMakeLists.txt) on the cases that name them.
+//                        [--variants NAME,...] [--run N]
+//   --sweep: also every routing configuration on the cases that name them,
+//   and the accumulate variants (bench/CMakeLists.txt; --variants: only
+//   those) on every case, each step timed whole and checked as the
+//   default's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +60,12 @@ embrtCudaLaunchTbeBackward_stream(embrtLaunchEnv *,
                                   const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_pre(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_multi(embrtLaunchEnv *,
+                                 const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_multi2(embrtLaunchEnv *,
+                                  const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -65,6 +73,8 @@ static const struct {
     {"mb2", embrtCudaLaunchTbeBackward_mb2},
     {"stream", embrtCudaLaunchTbeBackward_stream},
     {"pre", embrtCudaLaunchTbeBackward_pre},
+    {"multi", embrtCudaLaunchTbeBackward_multi},
+    {"multi2", embrtCudaLaunchTbeBackward_multi2},
 };
 #endif
 
@@ -79,7 +89,7 @@ struct Shape {
   double alpha; ///< Zipf exponent, 0: uniform
   embrtOptimizer optimizer;
   double bar; ///< torch ms / ours ms to reach, 0: none stated
-  bool sweep; ///< --sweep times the routings and variants here
+  bool sweep; ///< --sweep times the routing configurations here
 };
 
 static const Shape kShapes[] = {
@@ -240,7 +250,14 @@ static double hostValue(embrtDtype d, const void *p, int64_t i) {
 
 static int runNumber = 1;
 
-static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep) {
+/// Whether `name` is in the comma list `list` (NULL: every name).
+[[maybe_unused]] static bool selected(const char *list, const char *name) {
+  return !list || strstr((std::string(",") + list + ",").c_str(),
+                         (std::string(",") + name + ",").c_str());
+}
+
+static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
+                     const char *variants) {
   embrtContext *ctx = dev.ctx;
   cudaStream_t stream = dev.stream;
   const int64_t B = sh.B, T = sh.T, E = sh.E, D = sh.D, L = sh.L;
@@ -430,9 +447,11 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep) {
   const double bytes = (double)N * D * esz + (double)B * T * D * esz +
                        (double)unique * (2.0 * D * esz + stateRw);
 
-  // The check: one backward step from fresh tables on 64 sampled rows.
-  std::string check = "ok";
-  {
+  // The check: one backward step (`step`: true when it ran without error)
+  // on 64 sampled rows, from the tables as they are (fresh for the default;
+  // trained by the timing before a variant's check).
+  auto checkStep = [&](auto step) -> std::string {
+    std::string check = "ok";
     Rng pick{0xc0ffee + (uint64_t)B};
     std::vector<std::pair<int64_t, int64_t>> sample; // (table, row)
     std::unordered_map<int64_t, int> index;          // key -> sample slot
@@ -470,11 +489,8 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep) {
       }
     };
     fetchRows(before, s1, s2);
-    if (embrtTbeBackward(ctx, &bw) != EMBRT_OK ||
-        embrtSynchronize(ctx) != EMBRT_OK) {
-      fprintf(stderr, "%s: %s\n", sh.name, embrtContextGetLastError(ctx));
-      exit(3);
-    }
+    if (!step())
+      return std::string("step failed");
     fetchRows(after, s1a, s2a);
     std::vector<uint8_t> gradHost(outBytes);
     CUDA_CHECK(
@@ -525,7 +541,16 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep) {
           !(fabs(s1a[k][0] - state) <= 1e-4 * state + 1e-9))
         check = "rowwise state differs";
     }
-  }
+    return check;
+  };
+  const std::string check = checkStep([&]() {
+    if (embrtTbeBackward(ctx, &bw) != EMBRT_OK ||
+        embrtSynchronize(ctx) != EMBRT_OK) {
+      fprintf(stderr, "%s: %s\n", sh.name, embrtContextGetLastError(ctx));
+      exit(3);
+    }
+    return true;
+  });
 
   // Timing: the step, then the forward and the backward alone.
   Timer timer(stream);
@@ -585,25 +610,39 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep) {
            embrtSynchronize(ctx) == EMBRT_OK ? "ok" : "status");
     }
     bw.configId = -1;
-#ifdef TBE_TRAIN_VARIANTS
-    for (const auto &v : kVariants) {
-      double b = timer.median(
-          [&]() {
-            if (v.launch(&dev.env, &bw) != EMBRT_OK) {
-              fprintf(stderr, "%s %s: %s\n", sh.name, v.name, dev.env.message);
-              exit(3);
-            }
-          },
-          40.0);
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      embrtDeviceErrors record = gpuTestDeviceErrors(&dev.env);
-      char impl[64];
-      snprintf(impl, sizeof impl, "emb var=%s", v.name);
-      emit(impl, -1, fwd + b, fwd, b,
-           record.code == EMBRT_DEVERR_NONE ? "ok" : "device error");
-    }
-#endif
   }
+#ifdef TBE_TRAIN_VARIANTS
+  // Variants: on every shape (the sweep's routings only where it names
+  // them); each one's step timed whole, as the default's, its backward
+  // alone, and its result checked as the default's was.
+  for (const auto &v : kVariants) {
+    if (!sweep || !selected(variants, v.name))
+      continue;
+    auto launch = [&]() {
+      if (v.launch(&dev.env, &bw) != EMBRT_OK) {
+        fprintf(stderr, "%s %s: %s\n", sh.name, v.name, dev.env.message);
+        exit(3);
+      }
+    };
+    double vStep = timer.median([&]() {
+      forward();
+      launch();
+    });
+    double b = timer.median(launch, 50.0);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    embrtDeviceErrors record = gpuTestDeviceErrors(&dev.env);
+    std::string ok =
+        record.code == EMBRT_DEVERR_NONE ? checkStep([&]() {
+          launch();
+          CUDA_CHECK(cudaStreamSynchronize(stream));
+          return gpuTestDeviceErrors(&dev.env).code == EMBRT_DEVERR_NONE;
+        })
+                                         : std::string("device error");
+    char impl[64];
+    snprintf(impl, sizeof impl, "emb var=%s", v.name);
+    emit(impl, -1, vStep, fwd, b, ok);
+  }
+#endif
 
   cudaFree(tables);
   cudaFree(m1);
@@ -619,7 +658,7 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep) {
 }
 
 int main(int argc, char **argv) {
-  const char *outPath = nullptr, *only = nullptr;
+  const char *outPath = nullptr, *only = nullptr, *variants = nullptr;
   bool sweep = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc)
@@ -628,6 +667,8 @@ int main(int argc, char **argv) {
       only = argv[++i];
     else if (!strcmp(argv[i], "--sweep"))
       sweep = true;
+    else if (!strcmp(argv[i], "--variants") && i + 1 < argc)
+      variants = argv[++i];
     else if (!strcmp(argv[i], "--run") && i + 1 < argc)
       runNumber = atoi(argv[++i]);
   }
@@ -641,10 +682,9 @@ int main(int argc, char **argv) {
   dev.env = gpuTestEnvOn(dev.stream);
   FILE *out = outPath ? fopen(outPath, "w") : nullptr;
   for (const Shape &sh : kShapes) {
-    if (only && !strstr((std::string(",") + only + ",").c_str(),
-                        (std::string(",") + sh.name + ",").c_str()))
+    if (only && !selected(only, sh.name))
       continue;
-    runShape(dev, sh, out, sweep);
+    runShape(dev, sh, out, sweep, variants);
   }
   if (out)
     fclose(out);

@@ -1,5 +1,6 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe_backward
+// RUN: %kernel_test_dir/tbe_backward_multi
 //===- test/Kernels/tbe_backward.c - GPU test of the TBE backward ---------===//
 //
 // embrtTbeBackward (and embrtEmbeddingBagBackward) on a CUDA context against
@@ -25,6 +26,10 @@
 //
 // Usage: tbe_backward [--quick]   (--quick: small shapes, for
 // compute-sanitizer)
+//
+// tbe_backward_multi is this test linked against kernels/tbe_backward.cu
+// built with EMB_TBE_BWD_MULTI=1 (test/Kernels/CMakeLists.txt): the same
+// cases through the short-run path that owns several runs a group at once.
 //
 //===----------------------------------------------------------------------===//
 
