@@ -145,7 +145,8 @@ constexpr int kStreamStages = 2;
 constexpr bool kShortStream = EMB_TBE_BWD_SHORT_STREAM;
 /// Short runs owned several at a time by a group (section "Short runs
 /// several at a time") instead of one at a time by the per-run pipeline; 2
-/// accumulate CTAs an SM by default with it.
+/// accumulate CTAs an SM by default with it. Off: measured slower
+/// (bench/tbe_train/NOTES.md, call 5).
 #ifndef EMB_TBE_BWD_MULTI
 #define EMB_TBE_BWD_MULTI 0
 #endif
@@ -1305,16 +1306,18 @@ streamShortRuns(const Params &p, const Hyper &h, const Group &g, float *red,
 /// warp holds the batch's i-th value, shuffled to the group when its row is
 /// asked for) and its gradient rows are asked for kBatch at a time across
 /// run boundaries, each added to its run's accumulator (R rows of E floats
-/// in registers). The batch's table rows and states are loaded after the
-/// previous batch's update, so their DRAM latency hides under this batch's
-/// gather; its run starts are loaded two batches ahead and its keys one.
-/// Per batch: ceil(positions / kBatch) gather round trips, where the
-/// per-run pipeline pays two a run (the sort values, then the rows), and
-/// the loads in flight per group grow from a run's rows (3.4 at L = 20,
-/// 1.1 at L = 4) to kBatch rows and R table rows. 2 CTAs an SM (the
-/// accumulators and the batch's table rows take about 40 registers).
-/// bench/CMakeLists.txt builds it as the variant "multi"; the GPU test runs
-/// it as tbe_backward_multi.
+/// in registers). The batch's table rows and states are copied into shared
+/// memory (cp.async) after the previous batch's update, so their DRAM
+/// latency hides under this batch's gather; its run starts are loaded two
+/// batches ahead, its keys and sort values one. Per batch: ceil(positions /
+/// kBatch) gather round trips, where the per-run pipeline pays two a run
+/// (the sort values, then the rows). 2 CTAs an SM (128 registers).
+/// Off: measured correct but slower on an H200 (bench/tbe_train/NOTES.md,
+/// call 5: backward 6.34 ms against 3.45 at B=16384 T=32 D=128 L=20, 11.7
+/// against 7.9 at L=4; slower with larger R, likely its unrolled per-batch
+/// code and serial per-run update chains). bench/CMakeLists.txt builds it
+/// as the variants "multi" and "multi2" (R = 2); the GPU test runs it as
+/// tbe_backward_multi.
 constexpr bool kMulti = EMB_TBE_BWD_MULTI;
 /// Consecutive runs a group takes at a time, a multiple of every batch's
 /// R: units are dealt to groups in turn, so the groups walk the key order
