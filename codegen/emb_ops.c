@@ -57,16 +57,26 @@ typedef struct {
 /// Where the call's layout puts what differs between the forward and the
 /// backward call (their first attrs, buffers and all dims are one layout).
 typedef struct {
-  int64_t numTablesAttr, numFeaturesAttr, featureTablesAttr, tablesBuf;
+  int64_t numTablesAttr, numFeaturesAttr, isBagAttr, featureTablesAttr;
+  int64_t tablesBuf;
   int64_t buffersPerTable; ///< the table, and for the backward its states
+  int64_t dimsPerTable;    ///< rows and width, and the states' extents
 } LookupAbi;
 
-static const LookupAbi forwardAbi = {
-    EMB_ABI_TBE_NUM_TABLES, EMB_ABI_TBE_NUM_FEATURES,
-    EMB_ABI_TBE_FEATURE_TABLES, EMB_ABI_TBE_BUF_TABLES, 1};
-static const LookupAbi backwardAbi = {
-    EMB_ABI_TBE_BWD_NUM_TABLES, EMB_ABI_TBE_BWD_NUM_FEATURES,
-    EMB_ABI_TBE_BWD_FEATURE_TABLES, EMB_ABI_TBE_BWD_BUF_TABLES, 3};
+static const LookupAbi forwardAbi = {EMB_ABI_TBE_NUM_TABLES,
+                                     EMB_ABI_TBE_NUM_FEATURES,
+                                     EMB_ABI_TBE_IS_BAG,
+                                     EMB_ABI_TBE_FEATURE_TABLES,
+                                     EMB_ABI_TBE_BUF_TABLES,
+                                     1,
+                                     2};
+static const LookupAbi backwardAbi = {EMB_ABI_TBE_BWD_NUM_TABLES,
+                                      EMB_ABI_TBE_BWD_NUM_FEATURES,
+                                      EMB_ABI_TBE_BWD_IS_BAG,
+                                      EMB_ABI_TBE_BWD_FEATURE_TABLES,
+                                      EMB_ABI_TBE_BWD_BUF_TABLES,
+                                      3,
+                                      6};
 
 /// The layouts are distinct enums; compare their values.
 #define SAME(a, b) ((int)(a) == (int)(b))
@@ -83,12 +93,16 @@ _Static_assert(SAME(EMB_ABI_TBE_BWD_BUF_INDICES, EMB_ABI_TBE_BUF_INDICES) &&
                    SAME(EMB_ABI_TBE_BWD_BUF_OFFSETS, EMB_ABI_TBE_BUF_OFFSETS) &&
                    SAME(EMB_ABI_TBE_BWD_BUF_PSW, EMB_ABI_TBE_BUF_PSW),
                "the backward's buffers begin with the lookup's");
-_Static_assert(SAME(EMB_ABI_TBE_BWD_DIM_INDICES, EMB_ABI_TBE_DIM_INDICES) &&
-                   SAME(EMB_ABI_TBE_BWD_DIM_BATCH, EMB_ABI_TBE_DIM_BATCH) &&
-                   SAME(EMB_ABI_TBE_BWD_DIM_WORKSPACE,
-                        EMB_ABI_TBE_DIM_WORKSPACE) &&
-                   SAME(EMB_ABI_TBE_BWD_DIM_TABLES, EMB_ABI_TBE_DIM_TABLES),
-               "the backward's dims are the lookup's");
+_Static_assert(
+    SAME(EMB_ABI_TBE_BWD_DIM_INDICES, EMB_ABI_TBE_DIM_INDICES) &&
+        SAME(EMB_ABI_TBE_BWD_DIM_BATCH, EMB_ABI_TBE_DIM_BATCH) &&
+        SAME(EMB_ABI_TBE_BWD_DIM_WORKSPACE, EMB_ABI_TBE_DIM_WORKSPACE) &&
+        SAME(EMB_ABI_TBE_BWD_DIM_OFFSETS, EMB_ABI_TBE_DIM_OFFSETS) &&
+        SAME(EMB_ABI_TBE_BWD_DIM_PSW, EMB_ABI_TBE_DIM_PSW) &&
+        SAME(EMB_ABI_TBE_BWD_DIM_GRAD_ROWS, EMB_ABI_TBE_DIM_OUTPUT_ROWS) &&
+        SAME(EMB_ABI_TBE_BWD_DIM_GRAD_COLS, EMB_ABI_TBE_DIM_OUTPUT_COLS) &&
+        SAME(EMB_ABI_TBE_BWD_DIM_TABLES, EMB_ABI_TBE_DIM_TABLES),
+    "the backward's dims are the lookup's");
 _Static_assert(SAME(EMB_NUM_HYPER_PARAMS, EMBRT_NUM_HYPER_PARAMS),
                "the verifier checks the runtime's count of hyper-parameters");
 #undef SAME
@@ -173,7 +187,7 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   memset(a, 0, sizeof *a);
   a->numAttrs = abi->featureTablesAttr + lo->numFeatures;
   a->numBufs = abi->tablesBuf + abi->buffersPerTable * lo->numTables;
-  a->numDims = EMB_ABI_TBE_DIM_TABLES + 2 * lo->numTables;
+  a->numDims = EMB_ABI_TBE_DIM_TABLES + abi->dimsPerTable * lo->numTables;
   int64_t *attrs = a->attrs = calloc((size_t)a->numAttrs, sizeof *attrs);
   MlirValue *bufs = a->bufs = calloc((size_t)a->numBufs, sizeof *bufs);
   EmbDim *dims = a->dims = calloc((size_t)a->numDims, sizeof *dims);
@@ -215,6 +229,7 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
       a->psw ? embValueDtype(mlirOperationGetOperand(op, lo->psw)) : -1;
   attrs[abi->numTablesAttr] = lo->numTables;
   attrs[abi->numFeaturesAttr] = lo->numFeatures;
+  attrs[abi->isBagAttr] = !lo->isTbe;
   // emb.embedding_bag: one feature on table 0.
   for (int64_t f = 0; f < lo->numFeatures; ++f)
     attrs[abi->featureTablesAttr + f] =
@@ -242,6 +257,9 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   dims[EMB_ABI_TBE_DIM_INDICES] = a->idx->dims[0];
   dims[EMB_ABI_TBE_DIM_BATCH] = a->batch;
   dims[EMB_ABI_TBE_DIM_WORKSPACE] = embConstDim(0);
+  // Checked extents (the caller sets the output's).
+  dims[EMB_ABI_TBE_DIM_OFFSETS] = a->off->dims[0];
+  dims[EMB_ABI_TBE_DIM_PSW] = a->psw ? a->psw->dims[0] : embConstDim(0);
   for (int64_t t = 0; t < lo->numTables; ++t) {
     EmbMapped *tm = embTensorOperand(l, op, lo->firstTable + t);
     if (!tm)
@@ -272,6 +290,8 @@ static void lowerLookup(EmbLowering *l, MlirOperation op) {
   EmbDim fallback[2] = {a.pooled ? a.batch : a.idx->dims[0], a.t0->dims[1]};
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
+  a.dims[EMB_ABI_TBE_DIM_OUTPUT_ROWS] = rdims[0];
+  a.dims[EMB_ABI_TBE_DIM_OUTPUT_COLS] = rdims[1];
   a.bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
   a.bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
   // With static shapes the CUDA launch configuration is chosen here.
@@ -368,19 +388,29 @@ static void lowerBackward(EmbLowering *l, MlirOperation op) {
   a.attrs[EMB_ABI_TBE_BWD_OPTIMIZER] = runtimeOptimizer(op);
   a.attrs[EMB_ABI_TBE_BWD_SEED] = seed;
   a.attrs[EMB_ABI_TBE_BWD_CONFIG_ID] = -1;
+  a.dims[EMB_ABI_TBE_BWD_DIM_GRAD_ROWS] = g->dims[0];
+  a.dims[EMB_ABI_TBE_BWD_DIM_GRAD_COLS] = g->dims[1];
   a.bufs[EMB_ABI_TBE_BWD_BUF_GRAD] = g->value;
   a.bufs[EMB_ABI_TBE_BWD_BUF_HYPER] = hyper->value;
   a.bufs[EMB_ABI_TBE_BWD_BUF_STEP] = step ? step->value : (MlirValue){NULL};
   a.bufs[EMB_ABI_TBE_BWD_BUF_WORKSPACE] = (MlirValue){NULL};
   // Tables, then T momentum1 and T momentum2 pointers (null where the
   // optimizer keeps no such state); each result is its operand's buffer.
+  // The states' rows and columns follow the tables' rows and widths in dims.
+  int64_t T = lo.numTables;
   for (intptr_t r = 0, n = mlirOperationGetNumResults(op); r < n; ++r) {
     EmbMapped *m = embTensorOperand(l, op, embBackwardUpdatedOperand(&ops, r));
     if (!m)
       goto done;
     int64_t t;
     int group = embBackwardGroup(&ops, r, &t);
-    a.bufs[EMB_ABI_TBE_BWD_BUF_TABLES + group * lo.numTables + t] = m->value;
+    a.bufs[EMB_ABI_TBE_BWD_BUF_TABLES + group * T + t] = m->value;
+    if (group > 0) {
+      EmbDim *extents = a.dims + EMB_ABI_TBE_BWD_DIM_TABLES + 2 * T;
+      extents[2 * (group - 1) * T + t] = m->dims[0];
+      extents[(2 * (group - 1) + 1) * T + t] =
+          m->rank > 1 ? m->dims[1] : embConstDim(1);
+    }
     embMapValue(l, mlirOperationGetResult(op, r), m);
   }
   EmbCallArrays arrays = embBuildCallArrays(l, a.attrs, a.numAttrs, a.bufs,
@@ -426,6 +456,11 @@ static void lowerBroadcast(EmbLowering *l, MlirOperation op, bool add) {
       [EMB_ABI_BCAST_DIM_USERS] = users,
       [EMB_ABI_BCAST_DIM_ROW] = rowElements,
       [EMB_ABI_BCAST_DIM_BATCH] = batch,
+      [EMB_ABI_BCAST_DIM_OUTPUT_ROWS] = out->dims[0],
+      [EMB_ABI_BCAST_DIM_OUTPUT_ROW] = embDimProduct(l, out, 1, out->rank),
+      [EMB_ABI_BCAST_DIM_NRO_ROWS] = add ? nro->dims[0] : embConstDim(0),
+      [EMB_ABI_BCAST_DIM_NRO_ROW] =
+          add ? embDimProduct(l, nro, 1, nro->rank) : embConstDim(0),
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embCallRuntimeOp(l, add ? EMB_RT_BROADCAST_ADD : EMB_RT_BROADCAST, a);
@@ -460,6 +495,10 @@ static void lowerLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_LCE_DIM_K] = w->dims[1],
       [EMB_ABI_LCE_DIM_N] = x->dims[2],
       [EMB_ABI_LCE_DIM_WORKSPACE] = embConstDim(0),
+      [EMB_ABI_LCE_DIM_X_K] = x->dims[1],
+      [EMB_ABI_LCE_DIM_OUTPUT_B] = out->dims[0],
+      [EMB_ABI_LCE_DIM_OUTPUT_M] = out->dims[1],
+      [EMB_ABI_LCE_DIM_OUTPUT_N] = out->dims[2],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_LCE_WORKSPACE, a, EMB_ABI_LCE_BUF_WORKSPACE,
@@ -495,7 +534,7 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
   // Bytes past the view's first column, and the weights' row strides (0:
   // packed).
   MlirValue wPtr[2];
-  EmbDim stride[2];
+  EmbDim stride[2], columns[2];
   int64_t es = embTensorElementBytes(mlirValueGetType(p->w[0]));
   for (int s = 0; s < 2; ++s) {
     if (p->column[s] * es > INT32_MAX) {
@@ -504,6 +543,15 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
     }
     wPtr[s] = offsetPtr(l, w[s]->value, p->column[s] * es);
     stride[s] = p->view[s] ? w[s]->dims[1] : embConstDim(0);
+    // The columns from the first one read on, which the runtime checks.
+    columns[s] = w[s]->dims[1];
+    if (p->column[s] > 0 && columns[s].c >= 0)
+      columns[s] = embConstDim(columns[s].c - p->column[s]);
+    else if (p->column[s] > 0)
+      columns[s] =
+          (EmbDim){embBuildAddI64(&l->b, embDimValue(l, &columns[s]),
+                                  embBuildConstI64(&l->b, -p->column[s])),
+                   -1};
   }
   MlirValue result = mlirOperationGetResult(op, 0);
   EmbDim fallback[3] = {x[1]->dims[0], w[1]->dims[0], x[1]->dims[2]};
@@ -535,6 +583,14 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_IKBO_LCE_DIM_WORKSPACE] = embConstDim(0),
       [EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE] = stride[0],
       [EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE] = stride[1],
+      [EMB_ABI_IKBO_LCE_DIM_INDEX] = index->dims[0],
+      [EMB_ABI_IKBO_LCE_DIM_W_USER_ROWS] = w[0]->dims[0],
+      [EMB_ABI_IKBO_LCE_DIM_W_USER_COLS] = columns[0],
+      [EMB_ABI_IKBO_LCE_DIM_W_CAND_COLS] = columns[1],
+      [EMB_ABI_IKBO_LCE_DIM_USER_N] = x[0]->dims[2],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_B] = out->dims[0],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_M] = out->dims[1],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_N] = out->dims[2],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_IKBO_LCE_WORKSPACE, a,
@@ -598,6 +654,18 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
       [EMB_ABI_ATTN_DIM_HEADS] = q->dims[2],
       [EMB_ABI_ATTN_DIM_HEAD_DIM] = q->dims[3],
       [EMB_ABI_ATTN_DIM_WORKSPACE] = embConstDim(0),
+      [EMB_ABI_ATTN_DIM_K_HEADS] = k->dims[2],
+      [EMB_ABI_ATTN_DIM_K_HEAD_DIM] = k->dims[3],
+      [EMB_ABI_ATTN_DIM_V_USERS] = v->dims[0],
+      [EMB_ABI_ATTN_DIM_V_LK] = v->dims[1],
+      [EMB_ABI_ATTN_DIM_V_HEADS] = v->dims[2],
+      [EMB_ABI_ATTN_DIM_V_HEAD_DIM] = v->dims[3],
+      [EMB_ABI_ATTN_DIM_INDEX] = idx ? idx->dims[0] : embConstDim(0),
+      [EMB_ABI_ATTN_DIM_LENGTHS] = len ? len->dims[0] : embConstDim(0),
+      [EMB_ABI_ATTN_DIM_OUTPUT_B] = out->dims[0],
+      [EMB_ABI_ATTN_DIM_OUTPUT_LQ] = out->dims[1],
+      [EMB_ABI_ATTN_DIM_OUTPUT_HEADS] = out->dims[2],
+      [EMB_ABI_ATTN_DIM_OUTPUT_HEAD_DIM] = out->dims[3],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_ATTENTION_WORKSPACE, a, EMB_ABI_ATTN_BUF_WORKSPACE,

@@ -151,9 +151,54 @@ static embrtAttentionArgs decodeAttention(const int64_t *attrs,
   return a;
 }
 
+/// The checked extents of emb.attention(q[B,Lq,H,Dh], k[B,Lk,H,Dh],
+/// v[B,Lk,H,Dh]) and emb.ikbo_attention(q[B,Lq,H,Dh], k_user[U,Lk,H,Dh],
+/// v_user[U,Lk,H,Dh], cand_to_user[B], user_lengths[U]?), both ->
+/// [B,Lq,H,Dh]: k's heads and head dim against q's, v against k, the index
+/// arrays against B and U, the result against q.
+static embrtStatus checkAttentionExtents(embrtContext *ctx,
+                                         const int64_t *attrs,
+                                         const int64_t *dims) {
+  int ikbo = attrs[EMB_ABI_ATTN_HAS_INDEX] != 0;
+  const char *op = ikbo ? "emb.ikbo_attention" : "emb.attention";
+  const char *k = ikbo ? "k_user" : "k", *v = ikbo ? "v_user" : "v";
+  int64_t B = dims[EMB_ABI_ATTN_DIM_B], U = dims[EMB_ABI_ATTN_DIM_U];
+  int64_t Lq = dims[EMB_ABI_ATTN_DIM_LQ], Lk = dims[EMB_ABI_ATTN_DIM_LK];
+  int64_t H = dims[EMB_ABI_ATTN_DIM_HEADS];
+  int64_t Dh = dims[EMB_ABI_ATTN_DIM_HEAD_DIM];
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "H", k, dims[EMB_ABI_ATTN_DIM_K_HEADS],
+                                "q", H));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "Dh", k,
+                                dims[EMB_ABI_ATTN_DIM_K_HEAD_DIM], "q", Dh));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, ikbo ? "U" : "B", v,
+                                dims[EMB_ABI_ATTN_DIM_V_USERS], k, U));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "Lk", v, dims[EMB_ABI_ATTN_DIM_V_LK],
+                                k, Lk));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "H", v, dims[EMB_ABI_ATTN_DIM_V_HEADS],
+                                k, H));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "Dh", v,
+                                dims[EMB_ABI_ATTN_DIM_V_HEAD_DIM], k, Dh));
+  if (ikbo)
+    EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", "cand_to_user",
+                                  dims[EMB_ABI_ATTN_DIM_INDEX], "q", B));
+  if (ikbo && attrs[EMB_ABI_ATTN_HAS_LENGTHS])
+    EMBRT_TRY(embrtCheckDimExtent(ctx, op, "U", "user_lengths",
+                                  dims[EMB_ABI_ATTN_DIM_LENGTHS], k, U));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", "the result",
+                                dims[EMB_ABI_ATTN_DIM_OUTPUT_B], "q", B));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "Lq", "the result",
+                                dims[EMB_ABI_ATTN_DIM_OUTPUT_LQ], "q", Lq));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "H", "the result",
+                                dims[EMB_ABI_ATTN_DIM_OUTPUT_HEADS], "q", H));
+  return embrtCheckDimExtent(ctx, op, "Dh", "the result",
+                             dims[EMB_ABI_ATTN_DIM_OUTPUT_HEAD_DIM], "q", Dh);
+}
+
 void embrtCompiledAttention(embrtContext *ctx, const int64_t *attrs,
                             void *const *buffers, const int64_t *dims) {
   embrtAttentionArgs a = decodeAttention(attrs, buffers, dims);
+  if (checkAttentionExtents(ctx, attrs, dims) != EMBRT_OK)
+    return;
   if (a.candToUser)
     embrtIkboAttention(ctx, &a);
   else

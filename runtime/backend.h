@@ -93,13 +93,15 @@ struct embrtBackend {
   /// emb.tbe, and emb.embedding_bag as a TBE of one table and one feature.
   embrtStatus (*tbeWorkspaceSize)(embrtContext *ctx, const embrtTbeArgs *args,
                                   size_t *bytes);
-  embrtStatus (*tbeForward)(embrtContext *ctx, const embrtTbeArgs *args);
+  /// `op` ("tbe", "embedding_bag") names the entry point in messages.
+  embrtStatus (*tbeForward)(embrtContext *ctx, const char *op,
+                            const embrtTbeArgs *args);
   /// emb.tbe_backward (and emb.embedding_bag_backward as a TBE backward of
-  /// one table): the fused backward and optimizer step.
+  /// one table): the fused backward and optimizer step; `op` as above.
   embrtStatus (*tbeBackwardWorkspaceSize)(embrtContext *ctx,
                                           const embrtTbeBackwardArgs *args,
                                           size_t *bytes);
-  embrtStatus (*tbeBackward)(embrtContext *ctx,
+  embrtStatus (*tbeBackward)(embrtContext *ctx, const char *op,
                              const embrtTbeBackwardArgs *args);
 
   embrtStatus (*broadcast)(embrtContext *ctx, const embrtBroadcastArgs *args);

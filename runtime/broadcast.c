@@ -89,15 +89,38 @@ static embrtBroadcastArgs decodeBroadcast(const int64_t *attrs,
   return a;
 }
 
+/// The checked extents: nro (broadcast_add) and the result have a row per
+/// entry of cand_to_user, each as many elements as a row of ro.
+static embrtStatus checkBroadcastExtents(embrtContext *ctx, const int64_t *dims,
+                                         int isAdd) {
+  const char *op = isAdd ? "emb.broadcast_add" : "emb.broadcast";
+  int64_t batch = dims[EMB_ABI_BCAST_DIM_BATCH];
+  int64_t row = dims[EMB_ABI_BCAST_DIM_ROW];
+  if (isAdd) {
+    EMBRT_TRY(embrtCheckExtent(ctx, op, "nro", dims[EMB_ABI_BCAST_DIM_NRO_ROWS],
+                               "rows", "cand_to_user", batch, "entries"));
+    EMBRT_TRY(embrtCheckExtent(ctx, op, "nro", dims[EMB_ABI_BCAST_DIM_NRO_ROW],
+                               "elements a row", "ro", row, "elements a row"));
+  }
+  EMBRT_TRY(embrtCheckExtent(ctx, op, "the result",
+                             dims[EMB_ABI_BCAST_DIM_OUTPUT_ROWS], "rows",
+                             "cand_to_user", batch, "entries"));
+  return embrtCheckExtent(ctx, op, "the result",
+                          dims[EMB_ABI_BCAST_DIM_OUTPUT_ROW], "elements a row",
+                          "ro", row, "elements a row");
+}
+
 void embrtCompiledBroadcast(embrtContext *ctx, const int64_t *attrs,
                             void *const *buffers, const int64_t *dims) {
   embrtBroadcastArgs a = decodeBroadcast(attrs, buffers, dims);
   a.nro = NULL;
-  embrtBroadcast(ctx, &a);
+  if (checkBroadcastExtents(ctx, dims, 0) == EMBRT_OK)
+    embrtBroadcast(ctx, &a);
 }
 
 void embrtCompiledBroadcastAdd(embrtContext *ctx, const int64_t *attrs,
                                void *const *buffers, const int64_t *dims) {
   embrtBroadcastArgs a = decodeBroadcast(attrs, buffers, dims);
-  embrtBroadcastAdd(ctx, &a);
+  if (checkBroadcastExtents(ctx, dims, 1) == EMBRT_OK)
+    embrtBroadcastAdd(ctx, &a);
 }

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 // Byte counts are computed in int64 and must fit a size_t.
 _Static_assert(sizeof(size_t) >= sizeof(int64_t), "the runtime needs 64 bits");
@@ -123,6 +124,32 @@ embrtStatus embrtCheckData(embrtContext *ctx, const char *op, const char *name,
   if (!ptr && elements > 0)
     return embrtInvalid(ctx, "%s: %s is NULL", op, name);
   return EMBRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Extents of compiled calls
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtCheckExtent(embrtContext *ctx, const char *op,
+                             const char *nameA, int64_t a, const char *unitA,
+                             const char *nameB, int64_t b, const char *unitB) {
+  if (a == b)
+    return EMBRT_OK;
+  int sameUnit = strcmp(unitA, unitB) == 0;
+  return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                       "%s: %s has %lld %s but %s has %lld%s%s", op, nameA,
+                       (long long)a, unitA, nameB, (long long)b,
+                       sameUnit ? "" : " ", sameUnit ? "" : unitB);
+}
+
+embrtStatus embrtCheckDimExtent(embrtContext *ctx, const char *op,
+                                const char *sym, const char *nameA, int64_t a,
+                                const char *nameB, int64_t b) {
+  if (a == b)
+    return EMBRT_OK;
+  return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                       "%s: %s has %s = %lld but %s has %s = %lld", op, nameA,
+                       sym, (long long)a, nameB, sym, (long long)b);
 }
 
 //===----------------------------------------------------------------------===//

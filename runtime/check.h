@@ -101,6 +101,26 @@ embrtStatus embrtCheckData(embrtContext *ctx, const char *op, const char *name,
                            const void *ptr, int64_t elements);
 
 //===----------------------------------------------------------------------===//
+// Extents of compiled calls
+//===----------------------------------------------------------------------===//
+
+/// A checked extent of a compiled call (include/emb/compiled.h): operand
+/// `nameA` has `a` `unitA` ("entries", "rows", ...) and must match `b` of
+/// `nameB`. Records EMBRT_OUT_OF_RANGE "op: nameA has a unitA but nameB has
+/// b unitB" (unitB left out when it is unitA), `op` being the IR op
+/// ("emb.embedding_bag"), and returns it.
+embrtStatus embrtCheckExtent(embrtContext *ctx, const char *op,
+                             const char *nameA, int64_t a, const char *unitA,
+                             const char *nameB, int64_t b, const char *unitB);
+
+/// The same for a dim the op's signature names (docs/dialect.md): "op: nameA
+/// has sym = a but nameB has sym = b" ("emb.lce: x has K = 30 but w has K =
+/// 32").
+embrtStatus embrtCheckDimExtent(embrtContext *ctx, const char *op,
+                                const char *sym, const char *nameA, int64_t a,
+                                const char *nameB, int64_t b);
+
+//===----------------------------------------------------------------------===//
 // Workspaces
 //===----------------------------------------------------------------------===//
 

@@ -178,10 +178,27 @@ static embrtLceArgs decodeLce(const int64_t *attrs, void *const *buffers,
   return a;
 }
 
+/// The checked extents of emb.lce(w[M,K], x[B,K,N]) -> [B,M,N].
+static embrtStatus checkLceExtents(embrtContext *ctx, const int64_t *dims) {
+  const char *op = "emb.lce";
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "K", "x", dims[EMB_ABI_LCE_DIM_X_K],
+                                "w", dims[EMB_ABI_LCE_DIM_K]));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", "the result",
+                                dims[EMB_ABI_LCE_DIM_OUTPUT_B], "x",
+                                dims[EMB_ABI_LCE_DIM_B]));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "M", "the result",
+                                dims[EMB_ABI_LCE_DIM_OUTPUT_M], "w",
+                                dims[EMB_ABI_LCE_DIM_M]));
+  return embrtCheckDimExtent(ctx, op, "N", "the result",
+                             dims[EMB_ABI_LCE_DIM_OUTPUT_N], "x",
+                             dims[EMB_ABI_LCE_DIM_N]);
+}
+
 void embrtCompiledLce(embrtContext *ctx, const int64_t *attrs,
                       void *const *buffers, const int64_t *dims) {
   embrtLceArgs a = decodeLce(attrs, buffers, dims);
-  embrtLce(ctx, &a);
+  if (checkLceExtents(ctx, dims) == EMBRT_OK)
+    embrtLce(ctx, &a);
 }
 
 int64_t embrtCompiledLceWorkspace(embrtContext *ctx, const int64_t *attrs,
@@ -219,10 +236,53 @@ decodeIkboLce(const int64_t *attrs, void *const *buffers, const int64_t *dims) {
   return a;
 }
 
+/// A weight's columns from its first read column on against the K the call
+/// reads: equal when packed (`stride` 0), at least K for a column view.
+static embrtStatus checkWeightColumns(embrtContext *ctx, const char *op,
+                                      const char *weight, int64_t columns,
+                                      const char *x, int64_t k,
+                                      int64_t stride) {
+  if (stride == 0 || columns < k)
+    return embrtCheckDimExtent(ctx, op, "K", weight, columns, x, k);
+  return EMBRT_OK;
+}
+
+/// The checked extents of emb.ikbo_lce(w_user[M,Ku], w_cand[M,Kc],
+/// user[U,Ku,N], cand[B,Kc,N], cand_to_user[B]) -> [B,M,N].
+static embrtStatus checkIkboLceExtents(embrtContext *ctx, const int64_t *dims) {
+  const char *op = "emb.ikbo_lce";
+  int64_t B = dims[EMB_ABI_IKBO_LCE_DIM_B], M = dims[EMB_ABI_IKBO_LCE_DIM_M];
+  int64_t N = dims[EMB_ABI_IKBO_LCE_DIM_N];
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", "cand_to_user",
+                                dims[EMB_ABI_IKBO_LCE_DIM_INDEX], "cand", B));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "M", "w_user",
+                                dims[EMB_ABI_IKBO_LCE_DIM_W_USER_ROWS],
+                                "w_cand", M));
+  EMBRT_TRY(checkWeightColumns(ctx, op, "w_user",
+                               dims[EMB_ABI_IKBO_LCE_DIM_W_USER_COLS], "user",
+                               dims[EMB_ABI_IKBO_LCE_DIM_K_USER],
+                               dims[EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE]));
+  EMBRT_TRY(checkWeightColumns(ctx, op, "w_cand",
+                               dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_COLS], "cand",
+                               dims[EMB_ABI_IKBO_LCE_DIM_K_CAND],
+                               dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE]));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "N", "user",
+                                dims[EMB_ABI_IKBO_LCE_DIM_USER_N], "cand", N));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", "the result",
+                                dims[EMB_ABI_IKBO_LCE_DIM_OUTPUT_B], "cand",
+                                B));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "M", "the result",
+                                dims[EMB_ABI_IKBO_LCE_DIM_OUTPUT_M], "w_cand",
+                                M));
+  return embrtCheckDimExtent(ctx, op, "N", "the result",
+                             dims[EMB_ABI_IKBO_LCE_DIM_OUTPUT_N], "cand", N);
+}
+
 void embrtCompiledIkboLce(embrtContext *ctx, const int64_t *attrs,
                           void *const *buffers, const int64_t *dims) {
   embrtIkboLceArgs a = decodeIkboLce(attrs, buffers, dims);
-  embrtIkboLce(ctx, &a);
+  if (checkIkboLceExtents(ctx, dims) == EMBRT_OK)
+    embrtIkboLce(ctx, &a);
 }
 
 int64_t embrtCompiledIkboLceWorkspace(embrtContext *ctx, const int64_t *attrs,

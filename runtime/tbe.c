@@ -18,6 +18,7 @@
 #include "runtime/check.h"
 #include "runtime/context.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /// Widest table row the runtime accepts (tableDims, dim).
@@ -226,7 +227,7 @@ static embrtStatus runTbe(embrtContext *ctx, const char *op,
   EMBRT_TRY(ctx->backend->tbeWorkspaceSize(ctx, args, &needed));
   EMBRT_TRY(embrtCheckWorkspace(ctx, op, args->workspace, args->workspaceBytes,
                                 needed));
-  return ctx->backend->tbeForward(ctx, args);
+  return ctx->backend->tbeForward(ctx, op, args);
 }
 
 embrtStatus embrtTbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
@@ -268,6 +269,33 @@ void embrtEmbeddingBagToTbe(const embrtEmbeddingBagArgs *bag,
   a->configId = bag->configId;
   a->workspace = bag->workspace;
   a->workspaceBytes = bag->workspaceBytes;
+}
+
+void embrtTbeToEmbeddingBag(const embrtTbeArgs *tbe,
+                            embrtEmbeddingBagArgs *bag) {
+  memset(bag, 0, sizeof *bag);
+  bag->structSize = sizeof *bag;
+  bag->mode = tbe->pooling;
+  bag->boundsCheck = tbe->boundsCheck;
+  bag->weight = tbe->tables ? tbe->tables[0] : NULL;
+  bag->rows = tbe->tableRows ? tbe->tableRows[0] : 0;
+  bag->dim = tbe->tableDims ? tbe->tableDims[0] : 0;
+  bag->weightDtype = tbe->tableDtype;
+  bag->batchSize = tbe->batchSize;
+  bag->numIndices = tbe->numIndices;
+  bag->indices = tbe->indices;
+  bag->indexDtype = tbe->indexDtype;
+  bag->offsets = tbe->offsets;
+  bag->offsetDtype = tbe->offsetDtype;
+  bag->perSampleWeights = tbe->perSampleWeights;
+  bag->perSampleWeightDtype = tbe->perSampleWeightDtype;
+  bag->paddingIdx = tbe->paddingIdx;
+  bag->hasPaddingIdx = tbe->hasPaddingIdx;
+  bag->output = tbe->output;
+  bag->outputDtype = tbe->outputDtype;
+  bag->configId = tbe->configId;
+  bag->workspace = tbe->workspace;
+  bag->workspaceBytes = tbe->workspaceBytes;
 }
 
 embrtStatus embrtEmbeddingBagWorkspaceSize(embrtContext *ctx,
@@ -350,16 +378,117 @@ static embrtTbeArgs decodeTbe(const int64_t *attrs, void *const *buffers,
   return a;
 }
 
+/// The name of table `t` in messages: `weight` for a bag, else `weights_t`.
+static const char *tableName(int isBag, int64_t t, char *buffer, size_t size) {
+  if (isBag)
+    return "weight";
+  snprintf(buffer, size, "weights_%lld", (long long)t);
+  return buffer;
+}
+
+embrtStatus embrtCheckCompiledLookup(embrtContext *ctx, const char *op,
+                                     int isBag, int hasPsw, const char *out,
+                                     const embrtTbeArgs *a,
+                                     const int64_t *dims) {
+  int64_t F = a->numFeatures, B = a->batchSize, N = a->numIndices;
+  int64_t offsets = dims[EMB_ABI_TBE_DIM_OFFSETS];
+  int64_t outRows = dims[EMB_ABI_TBE_DIM_OUTPUT_ROWS];
+  int64_t outCols = dims[EMB_ABI_TBE_DIM_OUTPUT_COLS];
+  int pooled = a->pooling != EMBRT_POOLING_NONE;
+  if (hasPsw)
+    EMBRT_TRY(embrtCheckExtent(ctx, op, "per_sample_weights",
+                               dims[EMB_ABI_TBE_DIM_PSW], "entries", "indices",
+                               N, "entries"));
+  if (offsets < 1)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "%s: offsets has %lld entries, needs at least 1", op,
+                         (long long)offsets);
+  // Malformed counts are the entry point's to report.
+  if (F < 1 || B < 0 || N < 0 || a->numTables < 1)
+    return EMBRT_OK;
+  int64_t bags = 0;
+  if (!embrtMulOk(F, B, &bags) || bags != offsets - 1) {
+    if (!pooled)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "%s: offsets has %lld entries, not %lld features x "
+                           "a batch + 1",
+                           op, (long long)offsets, (long long)F);
+    if (F == 1)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "%s: offsets has %lld entries but %s has %lld rows "
+                           "(bags), which need %lld",
+                           op, (long long)offsets, out, (long long)B,
+                           (long long)(B + 1));
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "%s: offsets has %lld entries but %lld features x "
+                         "%s's %lld rows (bags) need %lld",
+                         op, (long long)offsets, (long long)F, out,
+                         (long long)B, (long long)(bags + 1));
+  }
+  char name[32];
+  if (!pooled) {
+    int64_t t = a->featureTables[0];
+    if (t < 0 || t >= a->numTables)
+      return EMBRT_OK;
+    EMBRT_TRY(embrtCheckExtent(ctx, op, out, outRows, "rows", "indices", N,
+                               "entries"));
+    return embrtCheckExtent(ctx, op, out, outCols, "columns",
+                            tableName(isBag, t, name, sizeof name),
+                            a->tableDims[t], "columns");
+  }
+  if (outRows != B)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "%s: %s has %lld rows but offsets has %lld entries, "
+                         "for %lld rows (bags)",
+                         op, out, (long long)outRows, (long long)offsets,
+                         (long long)B);
+  int64_t width = 0;
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t t = a->featureTables[f];
+    if (t < 0 || t >= a->numTables)
+      return EMBRT_OK;
+    width += a->tableDims[t];
+  }
+  if (isBag)
+    return embrtCheckExtent(ctx, op, out, outCols, "columns", "weight", width,
+                            "columns");
+  if (outCols != width)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "%s: %s has %lld columns but the tables of its %lld "
+                         "features have %lld in all",
+                         op, out, (long long)outCols, (long long)F,
+                         (long long)width);
+  return EMBRT_OK;
+}
+
 void embrtCompiledTbe(embrtContext *ctx, const int64_t *attrs,
                       void *const *buffers, const int64_t *dims) {
   embrtTbeArgs a = decodeTbe(attrs, buffers, dims);
-  embrtTbeForward(ctx, &a);
+  int isBag = attrs[EMB_ABI_TBE_IS_BAG] != 0;
+  if (embrtCheckCompiledLookup(ctx, isBag ? "emb.embedding_bag" : "emb.tbe",
+                               isBag, attrs[EMB_ABI_TBE_PSW_DTYPE] >= 0,
+                               "the result", &a, dims) != EMBRT_OK)
+    return;
+  if (!isBag) {
+    embrtTbeForward(ctx, &a);
+    return;
+  }
+  embrtEmbeddingBagArgs bag;
+  embrtTbeToEmbeddingBag(&a, &bag);
+  embrtEmbeddingBag(ctx, &bag);
 }
 
 int64_t embrtCompiledTbeWorkspace(embrtContext *ctx, const int64_t *attrs,
                                   void *const *buffers, const int64_t *dims) {
   embrtTbeArgs a = decodeTbe(attrs, buffers, dims);
   size_t bytes = 0;
-  return embrtTbeWorkspaceSize(ctx, &a, &bytes) == EMBRT_OK ? (int64_t)bytes
-                                                            : 0;
+  embrtStatus status;
+  if (attrs[EMB_ABI_TBE_IS_BAG]) {
+    embrtEmbeddingBagArgs bag;
+    embrtTbeToEmbeddingBag(&a, &bag);
+    status = embrtEmbeddingBagWorkspaceSize(ctx, &bag, &bytes);
+  } else {
+    status = embrtTbeWorkspaceSize(ctx, &a, &bytes);
+  }
+  return status == EMBRT_OK ? (int64_t)bytes : 0;
 }

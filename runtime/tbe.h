@@ -37,4 +37,21 @@ typedef struct embrtSingleTableTbe {
 void embrtEmbeddingBagToTbe(const embrtEmbeddingBagArgs *bag,
                             embrtSingleTableTbe *tbe);
 
+/// The inverse, for a TBE of one table and one feature (the compiled ABI
+/// passes an embedding bag in the TBE's layout).
+void embrtTbeToEmbeddingBag(const embrtTbeArgs *tbe,
+                            embrtEmbeddingBagArgs *bag);
+
+/// Checks the extents a compiled lookup call carries besides its sizes
+/// (include/emb/compiled.h: offsets, per_sample_weights and the result's or
+/// the gradient's rows and columns; the forward's and the backward's dims
+/// share these entries) against the sizes in `a`. `op` is the IR op,
+/// `hasPsw` whether it has per-sample weights, `out` what the output is
+/// called ("the result", "grad_output"), `isBag` whether its one table is
+/// named `weight` (else `weights_<t>`).
+embrtStatus embrtCheckCompiledLookup(embrtContext *ctx, const char *op,
+                                     int isBag, int hasPsw, const char *out,
+                                     const embrtTbeArgs *a,
+                                     const int64_t *dims);
+
 #endif // EMB_RUNTIME_TBE_H

@@ -22,6 +22,7 @@
 #include "runtime/context.h"
 #include "runtime/tbe.h"
 
+#include <stdio.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -153,7 +154,7 @@ static embrtStatus runBackward(embrtContext *ctx, const char *op,
   EMBRT_TRY(ctx->backend->tbeBackwardWorkspaceSize(ctx, args, &needed));
   EMBRT_TRY(embrtCheckWorkspace(ctx, op, args->workspace, args->workspaceBytes,
                                 needed));
-  return ctx->backend->tbeBackward(ctx, args);
+  return ctx->backend->tbeBackward(ctx, op, args);
 }
 
 embrtStatus embrtTbeBackwardWorkspaceSize(embrtContext *ctx,
@@ -292,10 +293,88 @@ static embrtTbeBackwardArgs decodeTbeBackward(const int64_t *attrs,
   return a;
 }
 
+/// The layouts are distinct enums; compare their values.
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(EMB_ABI_TBE_BWD_DIM_OFFSETS, EMB_ABI_TBE_DIM_OFFSETS) &&
+                   SAME(EMB_ABI_TBE_BWD_DIM_PSW, EMB_ABI_TBE_DIM_PSW) &&
+                   SAME(EMB_ABI_TBE_BWD_DIM_GRAD_ROWS,
+                        EMB_ABI_TBE_DIM_OUTPUT_ROWS) &&
+                   SAME(EMB_ABI_TBE_BWD_DIM_GRAD_COLS,
+                        EMB_ABI_TBE_DIM_OUTPUT_COLS),
+               "embrtCheckCompiledLookup reads the backward's dims");
+#undef SAME
+
+/// Checks the optimizer states' extents (after the tables' rows and widths
+/// in `dims`) against their tables: [rows] for rowwise Adagrad, [rows, D]
+/// for both of Adam's.
+static embrtStatus checkStateExtents(embrtContext *ctx, const char *op,
+                                     int isBag, const embrtTbeBackwardArgs *a,
+                                     const int64_t *dims) {
+  const embrtTbeArgs *l = &a->lookup;
+  int64_t T = l->numTables;
+  int states = a->optimizer == EMBRT_OPTIMIZER_ADAM              ? 2
+               : a->optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD ? 1
+                                                                 : 0;
+  const int64_t *extents = dims + EMB_ABI_TBE_BWD_DIM_TABLES + 2 * T;
+  for (int s = 0; s < states; ++s) {
+    for (int64_t t = 0; t < T; ++t) {
+      char state[32], table[32];
+      if (isBag) {
+        snprintf(state, sizeof state, "momentum%d", s + 1);
+        snprintf(table, sizeof table, "weight");
+      } else {
+        snprintf(state, sizeof state, "momentum%d_%lld", s + 1, (long long)t);
+        snprintf(table, sizeof table, "weights_%lld", (long long)t);
+      }
+      int64_t rows = extents[2 * s * T + t],
+              cols = extents[(2 * s + 1) * T + t];
+      EMBRT_TRY(embrtCheckExtent(ctx, op, state, rows, "rows", table,
+                                 l->tableRows[t], "rows"));
+      if (a->optimizer == EMBRT_OPTIMIZER_ADAM)
+        EMBRT_TRY(embrtCheckExtent(ctx, op, state, cols, "columns", table,
+                                   l->tableDims[t], "columns"));
+    }
+  }
+  return EMBRT_OK;
+}
+
+/// The embedding bag's backward of a decoded call of one table (its state
+/// pointers are the call's, read in place).
+static void toBagBackward(const embrtTbeBackwardArgs *a,
+                          embrtEmbeddingBagBackwardArgs *bag) {
+  memset(bag, 0, sizeof *bag);
+  bag->structSize = sizeof *bag;
+  embrtTbeToEmbeddingBag(&a->lookup, &bag->lookup);
+  bag->gradOutput = a->gradOutput;
+  bag->gradDtype = a->gradDtype;
+  bag->optimizer = a->optimizer;
+  bag->momentum1 = a->momentum1 ? a->momentum1[0] : NULL;
+  bag->momentum2 = a->momentum2 ? a->momentum2[0] : NULL;
+  bag->hyperParams = a->hyperParams;
+  bag->step = a->step;
+  bag->seed = a->seed;
+  bag->configId = a->configId;
+  bag->workspace = a->workspace;
+  bag->workspaceBytes = a->workspaceBytes;
+}
+
 void embrtCompiledTbeBackward(embrtContext *ctx, const int64_t *attrs,
                               void *const *buffers, const int64_t *dims) {
   embrtTbeBackwardArgs a = decodeTbeBackward(attrs, buffers, dims);
-  embrtTbeBackward(ctx, &a);
+  int isBag = attrs[EMB_ABI_TBE_BWD_IS_BAG] != 0;
+  const char *op = isBag ? "emb.embedding_bag_backward" : "emb.tbe_backward";
+  if (embrtCheckCompiledLookup(ctx, op, isBag,
+                               attrs[EMB_ABI_TBE_BWD_PSW_DTYPE] >= 0,
+                               "grad_output", &a.lookup, dims) != EMBRT_OK ||
+      checkStateExtents(ctx, op, isBag, &a, dims) != EMBRT_OK)
+    return;
+  if (!isBag) {
+    embrtTbeBackward(ctx, &a);
+    return;
+  }
+  embrtEmbeddingBagBackwardArgs bag;
+  toBagBackward(&a, &bag);
+  embrtEmbeddingBagBackward(ctx, &bag);
 }
 
 int64_t embrtCompiledTbeBackwardWorkspace(embrtContext *ctx,
@@ -304,7 +383,13 @@ int64_t embrtCompiledTbeBackwardWorkspace(embrtContext *ctx,
                                           const int64_t *dims) {
   embrtTbeBackwardArgs a = decodeTbeBackward(attrs, buffers, dims);
   size_t bytes = 0;
-  return embrtTbeBackwardWorkspaceSize(ctx, &a, &bytes) == EMBRT_OK
-             ? (int64_t)bytes
-             : 0;
+  embrtStatus status;
+  if (attrs[EMB_ABI_TBE_BWD_IS_BAG]) {
+    embrtEmbeddingBagBackwardArgs bag;
+    toBagBackward(&a, &bag);
+    status = embrtEmbeddingBagBackwardWorkspaceSize(ctx, &bag, &bytes);
+  } else {
+    status = embrtTbeBackwardWorkspaceSize(ctx, &a, &bytes);
+  }
+  return status == EMBRT_OK ? (int64_t)bytes : 0;
 }

@@ -13,6 +13,14 @@
 //   buffers  every tensor the op reads or writes (device pointers on CUDA);
 //   dims     sizes, known at compile time or read at run time.
 //
+// Besides the sizes the call computes with, `dims` carries the extents of
+// the operands and the result that must agree with them (the `*_DIM_*`
+// entries after "checked extents" below). Where a dim is `?` the verifier
+// cannot compare them; the decoder does, before the call reaches either
+// backend, and a disagreement records EMBRT_OUT_OF_RANGE naming the IR op,
+// both operands and both lengths ("emb.embedding_bag: per_sample_weights has
+// 7 entries but indices has 9"): nothing runs, nothing is read out of bounds.
+//
 // The layouts are the EMB_ABI_* indices below, shared by the compiler (the
 // lowering's call builders: codegen/emb_ops.c for the emb ops,
 // codegen/tensor_ops.c for concat and strided copies, codegen/constants.c for
@@ -98,6 +106,7 @@ enum {
   EMB_ABI_TBE_CONFIG_ID,
   EMB_ABI_TBE_NUM_TABLES,
   EMB_ABI_TBE_NUM_FEATURES,
+  EMB_ABI_TBE_IS_BAG,         ///< 1: emb.embedding_bag (messages name it)
   EMB_ABI_TBE_FEATURE_TABLES, ///< F entries follow
 };
 enum {
@@ -112,6 +121,11 @@ enum {
   EMB_ABI_TBE_DIM_INDICES = 0, ///< N
   EMB_ABI_TBE_DIM_BATCH,       ///< B
   EMB_ABI_TBE_DIM_WORKSPACE,   ///< bytes
+  // Checked extents:
+  EMB_ABI_TBE_DIM_OFFSETS,     ///< entries of offsets: F * B + 1
+  EMB_ABI_TBE_DIM_PSW,         ///< entries of per_sample_weights: N
+  EMB_ABI_TBE_DIM_OUTPUT_ROWS, ///< B pooled, N for pooling none
+  EMB_ABI_TBE_DIM_OUTPUT_COLS, ///< the sum of D pooled, D for none
   EMB_ABI_TBE_DIM_TABLES,      ///< T rows, then T widths
 };
 void embrtCompiledTbe(embrtContext *ctx, const int64_t *attrs,
@@ -136,6 +150,7 @@ enum {
   EMB_ABI_TBE_BWD_CONFIG_ID,
   EMB_ABI_TBE_BWD_NUM_TABLES,
   EMB_ABI_TBE_BWD_NUM_FEATURES,
+  EMB_ABI_TBE_BWD_IS_BAG,         ///< 1: emb.embedding_bag_backward
   EMB_ABI_TBE_BWD_FEATURE_TABLES, ///< F entries follow
 };
 enum {
@@ -154,7 +169,15 @@ enum {
   EMB_ABI_TBE_BWD_DIM_INDICES = 0, ///< N
   EMB_ABI_TBE_BWD_DIM_BATCH,       ///< B
   EMB_ABI_TBE_BWD_DIM_WORKSPACE,   ///< bytes
-  EMB_ABI_TBE_BWD_DIM_TABLES,      ///< T rows, then T widths
+  // Checked extents:
+  EMB_ABI_TBE_BWD_DIM_OFFSETS,   ///< entries of offsets: F * B + 1
+  EMB_ABI_TBE_BWD_DIM_PSW,       ///< entries of per_sample_weights: N
+  EMB_ABI_TBE_BWD_DIM_GRAD_ROWS, ///< B pooled, N for pooling none
+  EMB_ABI_TBE_BWD_DIM_GRAD_COLS, ///< the sum of D pooled, D for none
+  /// T rows, T widths; then the checked extents of the states: T momentum1
+  /// rows, T momentum1 columns (1 for a rank-1 state), T momentum2 rows, T
+  /// momentum2 columns (0 where the optimizer keeps no such state).
+  EMB_ABI_TBE_BWD_DIM_TABLES,
 };
 void embrtCompiledTbeBackward(embrtContext *ctx, const int64_t *attrs,
                               void *const *buffers, const int64_t *dims);
@@ -173,8 +196,13 @@ enum {
 };
 enum {
   EMB_ABI_BCAST_DIM_USERS = 0,
-  EMB_ABI_BCAST_DIM_ROW,
-  EMB_ABI_BCAST_DIM_BATCH
+  EMB_ABI_BCAST_DIM_ROW, ///< elements of a row of ro
+  EMB_ABI_BCAST_DIM_BATCH,
+  // Checked extents:
+  EMB_ABI_BCAST_DIM_OUTPUT_ROWS, ///< B
+  EMB_ABI_BCAST_DIM_OUTPUT_ROW,  ///< elements of a result row: ROW
+  EMB_ABI_BCAST_DIM_NRO_ROWS,    ///< B (broadcast_add)
+  EMB_ABI_BCAST_DIM_NRO_ROW,     ///< ROW (broadcast_add)
 };
 void embrtCompiledBroadcast(embrtContext *ctx, const int64_t *attrs,
                             void *const *buffers, const int64_t *dims);
@@ -194,7 +222,12 @@ enum {
   EMB_ABI_LCE_DIM_M,
   EMB_ABI_LCE_DIM_K,
   EMB_ABI_LCE_DIM_N,
-  EMB_ABI_LCE_DIM_WORKSPACE
+  EMB_ABI_LCE_DIM_WORKSPACE,
+  // Checked extents:
+  EMB_ABI_LCE_DIM_X_K, ///< x's K
+  EMB_ABI_LCE_DIM_OUTPUT_B,
+  EMB_ABI_LCE_DIM_OUTPUT_M,
+  EMB_ABI_LCE_DIM_OUTPUT_N,
 };
 void embrtCompiledLce(embrtContext *ctx, const int64_t *attrs,
                       void *const *buffers, const int64_t *dims);
@@ -226,7 +259,18 @@ enum {
   EMB_ABI_IKBO_LCE_DIM_N,
   EMB_ABI_IKBO_LCE_DIM_WORKSPACE,
   EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE,
-  EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE
+  EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE,
+  // Checked extents:
+  EMB_ABI_IKBO_LCE_DIM_INDEX,       ///< entries of cand_to_user: B
+  EMB_ABI_IKBO_LCE_DIM_W_USER_ROWS, ///< M
+  /// The columns each weight has from its first read column on: K_USER
+  /// (K_CAND) when packed, at least that for a column view.
+  EMB_ABI_IKBO_LCE_DIM_W_USER_COLS,
+  EMB_ABI_IKBO_LCE_DIM_W_CAND_COLS,
+  EMB_ABI_IKBO_LCE_DIM_USER_N, ///< user's N
+  EMB_ABI_IKBO_LCE_DIM_OUTPUT_B,
+  EMB_ABI_IKBO_LCE_DIM_OUTPUT_M,
+  EMB_ABI_IKBO_LCE_DIM_OUTPUT_N,
 };
 void embrtCompiledIkboLce(embrtContext *ctx, const int64_t *attrs,
                           void *const *buffers, const int64_t *dims);
@@ -259,7 +303,21 @@ enum {
   EMB_ABI_ATTN_DIM_LK,
   EMB_ABI_ATTN_DIM_HEADS,
   EMB_ABI_ATTN_DIM_HEAD_DIM,
-  EMB_ABI_ATTN_DIM_WORKSPACE
+  EMB_ABI_ATTN_DIM_WORKSPACE,
+  // Checked extents: k's heads and head dim, v's four dims, the entries of
+  // cand_to_user (B) and user_lengths (U; 0 without), the result's four.
+  EMB_ABI_ATTN_DIM_K_HEADS,
+  EMB_ABI_ATTN_DIM_K_HEAD_DIM,
+  EMB_ABI_ATTN_DIM_V_USERS,
+  EMB_ABI_ATTN_DIM_V_LK,
+  EMB_ABI_ATTN_DIM_V_HEADS,
+  EMB_ABI_ATTN_DIM_V_HEAD_DIM,
+  EMB_ABI_ATTN_DIM_INDEX,
+  EMB_ABI_ATTN_DIM_LENGTHS,
+  EMB_ABI_ATTN_DIM_OUTPUT_B,
+  EMB_ABI_ATTN_DIM_OUTPUT_LQ,
+  EMB_ABI_ATTN_DIM_OUTPUT_HEADS,
+  EMB_ABI_ATTN_DIM_OUTPUT_HEAD_DIM,
 };
 void embrtCompiledAttention(embrtContext *ctx, const int64_t *attrs,
                             void *const *buffers, const int64_t *dims);

@@ -16,6 +16,7 @@
 #include "runtime/context.h"
 #include "runtime/status.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 //===----------------------------------------------------------------------===//
@@ -24,12 +25,21 @@
 
 embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
                                      const embrtTbeArgs *args, size_t *bytes);
-embrtStatus embrtCpuTbeForward(embrtContext *ctx, const embrtTbeArgs *args);
+embrtStatus embrtCpuTbeForward(embrtContext *ctx, const char *op,
+                               const embrtTbeArgs *args);
 embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
                                              const embrtTbeBackwardArgs *args,
                                              size_t *bytes);
-embrtStatus embrtCpuTbeBackward(embrtContext *ctx,
+embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
                                 const embrtTbeBackwardArgs *args);
+
+/// Where an id outside its table is, for the messages of the lookups and
+/// their backward: "feature f bag b: id x is outside table t (r rows), at
+/// indices[i]"; for an embedding bag (`op` "embedding_bag...") "bag b: id x
+/// is outside weight (r rows), at indices[i]".
+void embrtCpuDescribeBadId(char *buffer, size_t size, const char *op,
+                           int64_t feature, int64_t bag, int64_t id,
+                           int64_t table, int64_t rows, int64_t position);
 embrtStatus embrtCpuBroadcast(embrtContext *ctx,
                               const embrtBroadcastArgs *args);
 embrtStatus embrtCpuBroadcastAdd(embrtContext *ctx,

@@ -18,6 +18,9 @@
 
 #include "runtime/cpu/cpu.h"
 
+#include <stdio.h>
+#include <string.h>
+
 /// The widest row (embrtTbeArgs::tableDims) the checks admit.
 #define MAX_DIM 2048
 
@@ -28,13 +31,14 @@ embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
 }
 
 /// offsets[0] == 0, never decreasing, offsets[F*B] == N.
-static embrtStatus checkOffsets(embrtContext *ctx, const embrtTbeArgs *args) {
+static embrtStatus checkOffsets(embrtContext *ctx, const char *op,
+                                const embrtTbeArgs *args) {
   int64_t B = args->batchSize, numBags = args->numFeatures * B;
   int64_t N = args->numIndices;
   int64_t previous = embrtLoadIndex(args->offsets, args->offsetDtype, 0);
   if (previous != 0)
     return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "tbe: offsets[0] is %lld, must be 0",
+                         "%s: offsets[0] is %lld, must be 0", op,
                          (long long)previous);
   for (int64_t i = 1; i <= numBags; ++i) {
     int64_t offset = embrtLoadIndex(args->offsets, args->offsetDtype, i);
@@ -42,23 +46,24 @@ static embrtStatus checkOffsets(embrtContext *ctx, const embrtTbeArgs *args) {
               bag = (long long)((i - 1) % B);
     if (offset < previous)
       return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                           "tbe: feature %lld bag %lld: offsets[%lld] is %lld, "
+                           "%s: feature %lld bag %lld: offsets[%lld] is %lld, "
                            "below offsets[%lld] = %lld",
-                           feature, bag, (long long)i, (long long)offset,
+                           op, feature, bag, (long long)i, (long long)offset,
                            (long long)(i - 1), (long long)previous);
     if (offset > N)
       return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                           "tbe: feature %lld bag %lld: offsets[%lld] is %lld, "
+                           "%s: feature %lld bag %lld: offsets[%lld] is %lld, "
                            "past the %lld indices",
-                           feature, bag, (long long)i, (long long)offset,
+                           op, feature, bag, (long long)i, (long long)offset,
                            (long long)N);
     previous = offset;
   }
   if (previous != N)
     return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "tbe: offsets[%lld] (the last) is %lld, must equal "
+                         "%s: offsets[%lld] (the last) is %lld, must equal "
                          "numIndices %lld",
-                         (long long)numBags, (long long)previous, (long long)N);
+                         op, (long long)numBags, (long long)previous,
+                         (long long)N);
   return EMBRT_OK;
 }
 
@@ -74,11 +79,11 @@ static IdKind classify(const embrtTbeArgs *args, int64_t id, int64_t rows) {
 /// The first out-of-range id of a lookup, for messages.
 typedef struct BadId {
   int64_t count;
-  int64_t feature, bag, id, table, rows;
+  int64_t feature, bag, id, table, rows, position;
 } BadId;
 
 static void noteBadId(BadId *bad, int64_t feature, int64_t bag, int64_t id,
-                      int64_t table, int64_t rows) {
+                      int64_t table, int64_t rows, int64_t position) {
   if (bad->count++ > 0)
     return;
   bad->feature = feature;
@@ -86,6 +91,24 @@ static void noteBadId(BadId *bad, int64_t feature, int64_t bag, int64_t id,
   bad->id = id;
   bad->table = table;
   bad->rows = rows;
+  bad->position = position;
+}
+
+void embrtCpuDescribeBadId(char *buffer, size_t size, const char *op,
+                           int64_t feature, int64_t bag, int64_t id,
+                           int64_t table, int64_t rows, int64_t position) {
+  if (strncmp(op, "embedding_bag", strlen("embedding_bag")) == 0)
+    snprintf(buffer, size,
+             "bag %lld: id %lld is outside weight (%lld rows), at "
+             "indices[%lld]",
+             (long long)bag, (long long)id, (long long)rows,
+             (long long)position);
+  else
+    snprintf(buffer, size,
+             "feature %lld bag %lld: id %lld is outside table %lld (%lld "
+             "rows), at indices[%lld]",
+             (long long)feature, (long long)bag, (long long)id,
+             (long long)table, (long long)rows, (long long)position);
 }
 
 /// Visits every id in feature/bag order and notes the out-of-range ones.
@@ -101,7 +124,7 @@ static void scanIds(const embrtTbeArgs *args, BadId *bad) {
       for (int64_t i = begin; i < end; ++i) {
         int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
         if (classify(args, id, rows) == ID_OUT_OF_RANGE)
-          noteBadId(bad, f, b, id, t, rows);
+          noteBadId(bad, f, b, id, t, rows, i);
       }
     }
   }
@@ -163,8 +186,9 @@ static void copyRows(const embrtTbeArgs *args, int64_t f) {
   }
 }
 
-embrtStatus embrtCpuTbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
-  embrtStatus status = checkOffsets(ctx, args);
+embrtStatus embrtCpuTbeForward(embrtContext *ctx, const char *op,
+                               const embrtTbeArgs *args) {
+  embrtStatus status = checkOffsets(ctx, op, args);
   if (status != EMBRT_OK)
     return status;
 
@@ -172,13 +196,12 @@ embrtStatus embrtCpuTbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
   if (args->boundsCheck == EMBRT_BOUNDS_FATAL ||
       args->boundsCheck == EMBRT_BOUNDS_WARNING)
     scanIds(args, &bad);
+  char where[160];
+  if (bad.count > 0)
+    embrtCpuDescribeBadId(where, sizeof where, op, bad.feature, bad.bag, bad.id,
+                          bad.table, bad.rows, bad.position);
   if (bad.count > 0 && args->boundsCheck == EMBRT_BOUNDS_FATAL)
-    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "tbe: feature %lld bag %lld: id %lld is outside table "
-                         "%lld (%lld rows)",
-                         (long long)bad.feature, (long long)bad.bag,
-                         (long long)bad.id, (long long)bad.table,
-                         (long long)bad.rows);
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE, "%s: %s", op, where);
 
   if (args->pooling == EMBRT_POOLING_NONE) {
     for (int64_t f = 0; f < args->numFeatures; ++f)
@@ -198,12 +221,9 @@ embrtStatus embrtCpuTbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
   if (bad.count > 0) { // EMBRT_BOUNDS_WARNING
     ctx->invalidIdCount += bad.count;
     embrtSetNote(ctx,
-                 "tbe: skipped %lld ids outside their tables (bounds check "
-                 "warning); the first: feature %lld bag %lld: id %lld is "
-                 "outside table %lld (%lld rows)",
-                 (long long)bad.count, (long long)bad.feature,
-                 (long long)bad.bag, (long long)bad.id, (long long)bad.table,
-                 (long long)bad.rows);
+                 "%s: skipped %lld ids outside their tables (bounds check "
+                 "warning); the first: %s",
+                 op, (long long)bad.count, where);
   }
   return EMBRT_OK;
 }

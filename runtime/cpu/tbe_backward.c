@@ -60,12 +60,13 @@ embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
 }
 
 /// offsets[0] == 0, never decreasing, offsets[F*B] == N.
-static embrtStatus checkOffsets(embrtContext *ctx, const embrtTbeArgs *l) {
+static embrtStatus checkOffsets(embrtContext *ctx, const char *op,
+                                const embrtTbeArgs *l) {
   int64_t B = l->batchSize, numBags = l->numFeatures * B, N = l->numIndices;
   int64_t previous = embrtLoadIndex(l->offsets, l->offsetDtype, 0);
   if (previous != 0)
     return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "tbe_backward: offsets[0] is %lld, must be 0",
+                         "%s: offsets[0] is %lld, must be 0", op,
                          (long long)previous);
   for (int64_t i = 1; i <= numBags; ++i) {
     int64_t offset = embrtLoadIndex(l->offsets, l->offsetDtype, i);
@@ -73,23 +74,24 @@ static embrtStatus checkOffsets(embrtContext *ctx, const embrtTbeArgs *l) {
               bag = (long long)((i - 1) % B);
     if (offset < previous)
       return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                           "tbe_backward: feature %lld bag %lld: offsets[%lld] "
+                           "%s: feature %lld bag %lld: offsets[%lld] "
                            "is %lld, below offsets[%lld] = %lld",
-                           feature, bag, (long long)i, (long long)offset,
+                           op, feature, bag, (long long)i, (long long)offset,
                            (long long)(i - 1), (long long)previous);
     if (offset > N)
       return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                           "tbe_backward: feature %lld bag %lld: offsets[%lld] "
+                           "%s: feature %lld bag %lld: offsets[%lld] "
                            "is %lld, past the %lld indices",
-                           feature, bag, (long long)i, (long long)offset,
+                           op, feature, bag, (long long)i, (long long)offset,
                            (long long)N);
     previous = offset;
   }
   if (previous != N)
     return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "tbe_backward: offsets[%lld] (the last) is %lld, must "
+                         "%s: offsets[%lld] (the last) is %lld, must "
                          "equal numIndices %lld",
-                         (long long)numBags, (long long)previous, (long long)N);
+                         op, (long long)numBags, (long long)previous,
+                         (long long)N);
   return EMBRT_OK;
 }
 
@@ -118,7 +120,7 @@ static int compareEntries(const void *a, const void *b) {
 /// Returns the number of entries.
 static int64_t listEntries(const embrtTbeBackwardArgs *args,
                            const int64_t *keyBase, Entry *entries,
-                           int64_t *badCount, int64_t bad[5]) {
+                           int64_t *badCount, int64_t bad[6]) {
   const embrtTbeArgs *l = &args->lookup;
   int64_t B = l->batchSize, n = 0, column = 0, sumDims = 0;
   for (int64_t f = 0; f < l->numFeatures; ++f)
@@ -143,6 +145,7 @@ static int64_t listEntries(const embrtTbeBackwardArgs *args,
             bad[2] = id;
             bad[3] = t;
             bad[4] = rows;
+            bad[5] = i;
           }
           continue;
         }
@@ -240,11 +243,11 @@ static void update(const embrtTbeBackwardArgs *args, int64_t t, int64_t row,
   storeRow(args, t, row, w, D);
 }
 
-embrtStatus embrtCpuTbeBackward(embrtContext *ctx,
+embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
                                 const embrtTbeBackwardArgs *args) {
   const embrtTbeArgs *l = &args->lookup;
   if (l->numFeatures > 0 && l->batchSize > 0) {
-    embrtStatus status = checkOffsets(ctx, l);
+    embrtStatus status = checkOffsets(ctx, op, l);
     if (status != EMBRT_OK)
       return status;
   }
@@ -258,15 +261,14 @@ embrtStatus embrtCpuTbeBackward(embrtContext *ctx,
   for (int64_t t = 0; t < l->numTables; ++t)
     keyBase[t + 1] = keyBase[t] + l->tableRows[t];
 
-  int64_t badCount = 0, bad[5] = {0};
+  int64_t badCount = 0, bad[6] = {0};
   int64_t n = listEntries(args, keyBase, entries, &badCount, bad);
+  char where[160];
+  if (badCount > 0)
+    embrtCpuDescribeBadId(where, sizeof where, op, bad[0], bad[1], bad[2],
+                          bad[3], bad[4], bad[5]);
   if (badCount > 0 && l->boundsCheck == EMBRT_BOUNDS_FATAL)
-    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "tbe_backward: feature %lld bag %lld: id %lld is "
-                         "outside table %lld (%lld rows)",
-                         (long long)bad[0], (long long)bad[1],
-                         (long long)bad[2], (long long)bad[3],
-                         (long long)bad[4]);
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE, "%s: %s", op, where);
 
   qsort(entries, (size_t)n, sizeof(Entry), compareEntries);
   int64_t t = 0;
@@ -288,11 +290,9 @@ embrtStatus embrtCpuTbeBackward(embrtContext *ctx,
   if (badCount > 0 && l->boundsCheck == EMBRT_BOUNDS_WARNING) {
     ctx->invalidIdCount += badCount;
     embrtSetNote(ctx,
-                 "tbe_backward: skipped %lld ids outside their tables (bounds "
-                 "check warning); the first: feature %lld bag %lld: id %lld "
-                 "is outside table %lld (%lld rows)",
-                 (long long)badCount, (long long)bad[0], (long long)bad[1],
-                 (long long)bad[2], (long long)bad[3], (long long)bad[4]);
+                 "%s: skipped %lld ids outside their tables (bounds check "
+                 "warning); the first: %s",
+                 op, (long long)badCount, where);
   }
   return EMBRT_OK;
 }

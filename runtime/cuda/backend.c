@@ -14,6 +14,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <stdio.h>
+
 /// The context's launch environment.
 static embrtLaunchEnv *envOf(const embrtContext *ctx) {
   return &embrtCudaStateOf(ctx)->env;
@@ -42,8 +44,11 @@ static embrtStatus tbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
   return launched(ctx, embrtCudaTbeWorkspaceSize(envOf(ctx), args, bytes));
 }
 
-static embrtStatus tbeForward(embrtContext *ctx, const embrtTbeArgs *args) {
-  EMBRT_TRY(enter(ctx, "tbe: cudaSetDevice"));
+static embrtStatus tbeForward(embrtContext *ctx, const char *op,
+                              const embrtTbeArgs *args) {
+  char what[64];
+  snprintf(what, sizeof what, "%s: cudaSetDevice", op);
+  EMBRT_TRY(enter(ctx, what));
   int64_t width = 0;
   for (int64_t f = 0; f < args->numFeatures; ++f)
     width += args->tableDims[args->featureTables[f]];
@@ -66,9 +71,11 @@ static embrtStatus tbeBackwardWorkspaceSize(embrtContext *ctx,
                   embrtCudaTbeBackwardWorkspaceSize(envOf(ctx), args, bytes));
 }
 
-static embrtStatus tbeBackward(embrtContext *ctx,
+static embrtStatus tbeBackward(embrtContext *ctx, const char *op,
                                const embrtTbeBackwardArgs *args) {
-  EMBRT_TRY(enter(ctx, "tbe_backward: cudaSetDevice"));
+  char what[64];
+  snprintf(what, sizeof what, "%s: cudaSetDevice", op);
+  EMBRT_TRY(enter(ctx, what));
   const embrtTbeArgs *l = &args->lookup;
   if (l->numFeatures == 0 || l->batchSize == 0)
     return EMBRT_OK; // no bags: nothing is touched

@@ -21,8 +21,8 @@
 // CHECK-NEXT: llvm.store %[[WPTR]], %[[B0]]
 // CHECK: %[[B1:.+]] = llvm.getelementptr %[[BUFS]][1]
 // CHECK-NEXT: llvm.store %[[WCAND]], %[[B1]]
-// CHECK: %[[NINE:.+]] = arith.constant 9 : i64
-// CHECK-NEXT: %[[DIMS:.+]] = llvm.alloca %[[NINE]] x i64
+// CHECK: %[[NDIMS:.+]] = arith.constant 17 : i64
+// CHECK-NEXT: %[[DIMS:.+]] = llvm.alloca %[[NDIMS]] x i64
 // CHECK: %[[KU:.+]] = arith.constant 5 : i64
 // CHECK-NEXT: %[[D3:.+]] = llvm.getelementptr %[[DIMS]][3]
 // CHECK-NEXT: llvm.store %[[KU]], %[[D3]]
@@ -35,6 +35,14 @@
 // CHECK: %[[SC:.+]] = arith.constant 12 : i64
 // CHECK-NEXT: %[[D8:.+]] = llvm.getelementptr %[[DIMS]][8]
 // CHECK-NEXT: llvm.store %[[SC]], %[[D8]]
+// The columns each view has from its first one on, which the runtime checks
+// against K: 12 for the user block at column 0, 7 for the candidate block.
+// CHECK: %[[CU:.+]] = arith.constant 12 : i64
+// CHECK-NEXT: %[[D11:.+]] = llvm.getelementptr %[[DIMS]][11]
+// CHECK-NEXT: llvm.store %[[CU]], %[[D11]]
+// CHECK: %[[CC:.+]] = arith.constant 7 : i64
+// CHECK-NEXT: %[[D12:.+]] = llvm.getelementptr %[[DIMS]][12]
+// CHECK-NEXT: llvm.store %[[CC]], %[[D12]]
 // CHECK: call @embrtCompiledIkboLce(%[[CTX]], %{{.*}}, %[[BUFS]], %[[DIMS]])
 // CHECK-NOT: embrtCompiledConcat
 // CHECK: return
@@ -59,8 +67,8 @@ func.func @read_through(%user: tensor<3x5x8xf16>, %cand: tensor<6x7x8xf16>, %c2u
 // CHECK: call @embrtCompiledFill
 // CHECK: call @embrtCompiledConcat
 // CHECK: call @embrtCompiledConcat
-// CHECK: %[[NINE:.+]] = arith.constant 9 : i64
-// CHECK-NEXT: %[[DIMS:.+]] = llvm.alloca %[[NINE]] x i64
+// CHECK: %[[NDIMS:.+]] = arith.constant 17 : i64
+// CHECK-NEXT: %[[DIMS:.+]] = llvm.alloca %[[NDIMS]] x i64
 // CHECK: %[[KU:.+]] = arith.constant 5 : i64
 // CHECK-NEXT: %[[D3:.+]] = llvm.getelementptr %[[DIMS]][3]
 // CHECK-NEXT: llvm.store %[[KU]], %[[D3]]

@@ -41,7 +41,7 @@
 // CHECK: memref.extract_aligned_pointer_as_index %[[OUT_M0]]
 // CHECK: %[[OM0:.+]] = llvm.inttoptr
 // CHECK: call @embrtCompiledTbe(
-// CHECK: %[[NATTRS:.+]] = arith.constant 15 : i64
+// CHECK: %[[NATTRS:.+]] = arith.constant 16 : i64
 // CHECK-NEXT: %[[ATTRS:.+]] = llvm.alloca %[[NATTRS]] x i64
 // CHECK: llvm.getelementptr %[[ATTRS]][7]
 // CHECK-NEXT: llvm.store
@@ -156,8 +156,9 @@ func.func @zero_state(%idx: tensor<8xi64>, %off: tensor<9xi64>, %t0: tensor<100x
 // -----
 
 // emb.embedding_bag_backward is the same call with one table and one
-// feature on it (attrs 11 to 13: 1 table, 1 feature, table 0): Adam's m and
-// v follow the table (buffers 7 to 9), the step is buffer 5; weighted.
+// feature on it (attrs 11 to 14: 1 table, 1 feature, is a bag, table 0):
+// Adam's m and v follow the table (buffers 7 to 9), the step is buffer 5;
+// weighted.
 // CHECK-LABEL: func.func @embedding_bag_adam
 // CHECK-SAME: %[[ARG_W:[^:]+]]: memref<1000x16xbf16>
 // CHECK-SAME: %[[ARG_PSW:[^:]+]]: memref<96xf32>
@@ -184,9 +185,12 @@ func.func @zero_state(%idx: tensor<8xi64>, %off: tensor<9xi64>, %t0: tensor<100x
 // CHECK-NEXT: %[[ONE_FEATURE:.+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[A12:.+]] = llvm.getelementptr %[[ATTRS]][12]
 // CHECK-NEXT: llvm.store %[[ONE_FEATURE]], %[[A12]]
-// CHECK-NEXT: %[[TABLE0:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[IS_BAG:.+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[A13:.+]] = llvm.getelementptr %[[ATTRS]][13]
-// CHECK-NEXT: llvm.store %[[TABLE0]], %[[A13]]
+// CHECK-NEXT: llvm.store %[[IS_BAG]], %[[A13]]
+// CHECK-NEXT: %[[TABLE0:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[A14:.+]] = llvm.getelementptr %[[ATTRS]][14]
+// CHECK-NEXT: llvm.store %[[TABLE0]], %[[A14]]
 // CHECK-NEXT: %[[NBUFS:.+]] = arith.constant 10 : i64
 // CHECK-NEXT: %[[BUFS:.+]] = llvm.alloca %[[NBUFS]] x !llvm.ptr
 // CHECK: %[[B2:.+]] = llvm.getelementptr %[[BUFS]][2]

@@ -624,6 +624,7 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
   attrs[EMB_ABI_TBE_BWD_CONFIG_ID] = -1;
   attrs[EMB_ABI_TBE_BWD_NUM_TABLES] = 1;
   attrs[EMB_ABI_TBE_BWD_NUM_FEATURES] = 1;
+  attrs[EMB_ABI_TBE_BWD_IS_BAG] = 1;
   attrs[EMB_ABI_TBE_BWD_FEATURE_TABLES] = 0;
   void *buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 3];
   buffers[EMB_ABI_TBE_BWD_BUF_INDICES] = p.indices;
@@ -636,12 +637,21 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
   buffers[EMB_ABI_TBE_BWD_BUF_TABLES] = p.tables[0];
   buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 1] = p.m1[0];
   buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 2] = p.m2[0];
-  int64_t dims[EMB_ABI_TBE_BWD_DIM_TABLES + 2];
+  // One table: its rows and width, then m's and v's rows and columns.
+  int64_t dims[EMB_ABI_TBE_BWD_DIM_TABLES + 6];
   dims[EMB_ABI_TBE_BWD_DIM_INDICES] = p.N;
   dims[EMB_ABI_TBE_BWD_DIM_BATCH] = p.B;
   dims[EMB_ABI_TBE_BWD_DIM_WORKSPACE] = 0;
+  dims[EMB_ABI_TBE_BWD_DIM_OFFSETS] = p.B + 1;
+  dims[EMB_ABI_TBE_BWD_DIM_PSW] = 0;
+  dims[EMB_ABI_TBE_BWD_DIM_GRAD_ROWS] = p.B;
+  dims[EMB_ABI_TBE_BWD_DIM_GRAD_COLS] = p.dims[0];
   dims[EMB_ABI_TBE_BWD_DIM_TABLES] = p.rows[0];
   dims[EMB_ABI_TBE_BWD_DIM_TABLES + 1] = p.dims[0];
+  for (int s = 0; s < 2; ++s) {
+    dims[EMB_ABI_TBE_BWD_DIM_TABLES + 2 + 2 * s] = p.rows[0];
+    dims[EMB_ABI_TBE_BWD_DIM_TABLES + 3 + 2 * s] = p.dims[0];
+  }
   int64_t bytes = embrtCompiledTbeBackwardWorkspace(ctx, attrs, buffers, dims);
   EXPECT_TRUE(bytes > 0);
   void *ws = malloc((size_t)bytes);
@@ -652,6 +662,56 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
   EXPECT_EQ_INT(embrtContextGetStatus(ctx), EMBRT_OK);
   checkStep(&p, &e);
   freeExpected(&p, &e);
+
+  // Extents that disagree with the sizes the call uses (dims a compiled
+  // model read from `?` dims at run time): a named error, and nothing is
+  // updated. Each case changes one extent of the good call.
+  static const struct {
+    const char *label;
+    int index;
+    int64_t delta;
+    const char *message;
+  } extentCases[] = {
+      {"short grad_output", EMB_ABI_TBE_BWD_DIM_GRAD_ROWS, -1,
+       "emb.embedding_bag_backward: grad_output has 29 rows but offsets has "
+       "31 entries, for 30 rows (bags)"},
+      {"narrow grad_output", EMB_ABI_TBE_BWD_DIM_GRAD_COLS, -2,
+       "emb.embedding_bag_backward: grad_output has 4 columns but weight has "
+       "6"},
+      {"long offsets", EMB_ABI_TBE_BWD_DIM_OFFSETS, 1,
+       "emb.embedding_bag_backward: offsets has 32 entries but grad_output "
+       "has 30 rows (bags), which need 31"},
+      {"short momentum1", EMB_ABI_TBE_BWD_DIM_TABLES + 2, -1,
+       "emb.embedding_bag_backward: momentum1 has 39 rows but weight has 40"},
+      {"narrow momentum2", EMB_ABI_TBE_BWD_DIM_TABLES + 5, -3,
+       "emb.embedding_bag_backward: momentum2 has 3 columns but weight has 6"},
+  };
+  size_t tableBytes = (size_t)(p.rows[0] * p.dims[0]) * 2;
+  void *before = malloc(tableBytes);
+  memcpy(before, p.tables[0], tableBytes);
+  for (size_t c = 0; c < sizeof extentCases / sizeof extentCases[0]; ++c) {
+    TEST_CASE(extentCases[c].label);
+    int64_t saved = dims[extentCases[c].index];
+    dims[extentCases[c].index] += extentCases[c].delta;
+    embrtContextClearError(ctx);
+    embrtCompiledTbeBackward(ctx, attrs, buffers, dims);
+    EXPECT_EQ_INT(embrtContextGetStatus(ctx), EMBRT_OUT_OF_RANGE);
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), extentCases[c].message);
+    EXPECT_TRUE(memcmp(before, p.tables[0], tableBytes) == 0);
+    dims[extentCases[c].index] = saved;
+  }
+
+  // A data error of the compiled bag names embedding_bag_backward.
+  TEST_CASE("compiled bag's data error");
+  ((int64_t *)p.offsets)[0] = 1;
+  embrtContextClearError(ctx);
+  embrtCompiledTbeBackward(ctx, attrs, buffers, dims);
+  EXPECT_EQ_INT(embrtContextGetStatus(ctx), EMBRT_OUT_OF_RANGE);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "embedding_bag_backward: offsets[0] is 1, must be 0");
+  ((int64_t *)p.offsets)[0] = 0;
+  embrtContextClearError(ctx);
+  free(before);
   free(ws);
   freeProblem(&p);
 }
