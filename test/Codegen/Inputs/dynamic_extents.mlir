@@ -1,0 +1,44 @@
+// Emb ops whose operands have `?` dims that must agree at run time; run by
+// dynamic_extents_run.test on inputs it writes.
+
+func.func @bag(%w: tensor<10x4xf32>, %idx: tensor<?xi64>, %off: tensor<?xi64>, %psw: tensor<?xf32>) -> tensor<3x4xf32> {
+  %0 = "emb.embedding_bag"(%w, %idx, %off, %psw) {mode = "sum"} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>, tensor<?xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+func.func @tbe(%t0: tensor<10x4xf32>, %t1: tensor<10x2xf32>, %idx: tensor<?xi64>, %off: tensor<?xi64>, %psw: tensor<?xf32>) -> tensor<2x6xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<10x4xf32>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<10x2xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %h1, %psw) {pooling = "sum", feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (tensor<?xi64>, tensor<?xi64>, !emb.table_handle, !emb.table_handle, tensor<?xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+func.func @bag_sgd(%w: tensor<10x4xf32>, %idx: tensor<?xi64>, %off: tensor<?xi64>, %grad: tensor<?x4xf32>, %hyper: tensor<5xf32>) -> tensor<10x4xf32> {
+  %new = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %hyper) {optimizer = "sgd", mode = "sum", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>, tensor<?x4xf32>, tensor<5xf32>) -> tensor<10x4xf32>
+  return %new : tensor<10x4xf32>
+}
+
+func.func @broadcast_add(%ro: tensor<?x4xf32>, %c2u: tensor<?xi64>, %nro: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = "emb.broadcast_add"(%ro, %c2u, %nro) : (tensor<?x4xf32>, tensor<?xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+func.func @broadcast(%ro: tensor<?x4xf32>, %c2u: tensor<?xi64>) -> tensor<3x4xf32> {
+  %0 = "emb.broadcast"(%ro, %c2u) : (tensor<?x4xf32>, tensor<?xi64>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+func.func @ikbo_attention(%q: tensor<3x1x1x2xf32>, %k: tensor<2x2x1x2xf32>, %v: tensor<2x2x1x2xf32>, %c2u: tensor<?xi64>) -> tensor<3x1x1x2xf32> {
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %c2u) : (tensor<3x1x1x2xf32>, tensor<2x2x1x2xf32>, tensor<2x2x1x2xf32>, tensor<?xi64>) -> tensor<3x1x1x2xf32>
+  return %0 : tensor<3x1x1x2xf32>
+}
+
+func.func @lce(%w: tensor<2x?xf32>, %x: tensor<1x?x1xf32>) -> tensor<1x2x1xf32> {
+  %0 = "emb.lce"(%w, %x) : (tensor<2x?xf32>, tensor<1x?x1xf32>) -> tensor<1x2x1xf32>
+  return %0 : tensor<1x2x1xf32>
+}
+
+func.func @ikbo_lce(%wu: tensor<2x2xf32>, %wc: tensor<2x1xf32>, %u: tensor<2x2x1xf32>, %c: tensor<3x1x1xf32>, %c2u: tensor<?xi64>) -> tensor<3x2x1xf32> {
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %c2u) : (tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x2x1xf32>, tensor<3x1x1xf32>, tensor<?xi64>) -> tensor<3x2x1xf32>
+  return %0 : tensor<3x2x1xf32>
+}
