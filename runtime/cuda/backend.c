@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <stdio.h>
+#include <string.h>
 
 /// The context's launch environment.
 static embrtLaunchEnv *envOf(const embrtContext *ctx) {
@@ -33,6 +34,19 @@ static embrtStatus launched(embrtContext *ctx, embrtStatus status) {
   if (status == EMBRT_OK)
     return EMBRT_OK;
   return embrtSetError(ctx, status, "%s", envOf(ctx)->message);
+}
+
+/// launched() for a family whose launcher names it (`family`: "tbe") while
+/// the entry point was `op` ("embedding_bag"): the message names `op`.
+static embrtStatus launchedAs(embrtContext *ctx, const char *op,
+                              const char *family, embrtStatus status) {
+  if (status == EMBRT_OK)
+    return EMBRT_OK;
+  const char *message = envOf(ctx)->message;
+  size_t n = strlen(family);
+  if (strncmp(message, family, n) == 0 && message[n] == ':')
+    return embrtSetError(ctx, status, "%s%s", op, message + n);
+  return embrtSetError(ctx, status, "%s", message);
 }
 
 //===----------------------------------------------------------------------===//
@@ -59,7 +73,8 @@ static embrtStatus tbeForward(embrtContext *ctx, const char *op,
   }
   if (rows == 0 || width == 0)
     return EMBRT_OK;
-  return launched(ctx, embrtCudaLaunchTbeForward(envOf(ctx), args));
+  return launchedAs(ctx, op, "tbe",
+                    embrtCudaLaunchTbeForward(envOf(ctx), args));
 }
 
 static embrtStatus tbeBackwardWorkspaceSize(embrtContext *ctx,
@@ -79,7 +94,8 @@ static embrtStatus tbeBackward(embrtContext *ctx, const char *op,
   const embrtTbeArgs *l = &args->lookup;
   if (l->numFeatures == 0 || l->batchSize == 0)
     return EMBRT_OK; // no bags: nothing is touched
-  return launched(ctx, embrtCudaLaunchTbeBackward(envOf(ctx), args));
+  return launchedAs(ctx, op, "tbe_backward",
+                    embrtCudaLaunchTbeBackward(envOf(ctx), args));
 }
 
 //===----------------------------------------------------------------------===//
