@@ -27,6 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// The result extents a call carries for the runtime to check (see
+/// include/emb/compiled.h): the caller's out buffer's own sizes when the
+/// result is written straight into it (a dynamic result is as large as the
+/// caller made it), else the sizes its buffer was allocated with.
+static const EmbDim *resultExtents(EmbLowering *l, const EmbMapped *out) {
+  for (intptr_t i = 0; i < l->numResults; ++i)
+    if (l->outs[i].value.ptr == out->value.ptr)
+      return l->outs[i].dims;
+  return out->dims;
+}
+
 //===----------------------------------------------------------------------===//
 // Lookups: emb.table, emb.state, emb.table_value, emb.tbe, emb.embedding_bag
 //===----------------------------------------------------------------------===//
@@ -290,8 +301,9 @@ static void lowerLookup(EmbLowering *l, MlirOperation op) {
   EmbDim fallback[2] = {a.pooled ? a.batch : a.idx->dims[0], a.t0->dims[1]};
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
-  a.dims[EMB_ABI_TBE_DIM_OUTPUT_ROWS] = rdims[0];
-  a.dims[EMB_ABI_TBE_DIM_OUTPUT_COLS] = rdims[1];
+  const EmbDim *extents = resultExtents(l, out);
+  a.dims[EMB_ABI_TBE_DIM_OUTPUT_ROWS] = extents[0];
+  a.dims[EMB_ABI_TBE_DIM_OUTPUT_COLS] = extents[1];
   a.bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
   a.bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
   // With static shapes the CUDA launch configuration is chosen here.
@@ -441,6 +453,8 @@ static void lowerBroadcast(EmbLowering *l, MlirOperation op, bool add) {
   EmbDim rowElements = embDimProduct(l, ro, 1, ro->rank);
   EmbDim users = ro->dims[0], batch = idx->dims[0];
   EmbMapped *out = embDefineResult(l, result, rdims);
+  EmbMapped checked = *out; // the extents the runtime checks
+  memcpy(checked.dims, resultExtents(l, out), sizeof checked.dims);
   int64_t attrs[] = {
       [EMB_ABI_BCAST_DTYPE] = embValueDtype(result),
       [EMB_ABI_BCAST_INDEX_DTYPE] =
@@ -456,8 +470,9 @@ static void lowerBroadcast(EmbLowering *l, MlirOperation op, bool add) {
       [EMB_ABI_BCAST_DIM_USERS] = users,
       [EMB_ABI_BCAST_DIM_ROW] = rowElements,
       [EMB_ABI_BCAST_DIM_BATCH] = batch,
-      [EMB_ABI_BCAST_DIM_OUTPUT_ROWS] = out->dims[0],
-      [EMB_ABI_BCAST_DIM_OUTPUT_ROW] = embDimProduct(l, out, 1, out->rank),
+      [EMB_ABI_BCAST_DIM_OUTPUT_ROWS] = checked.dims[0],
+      [EMB_ABI_BCAST_DIM_OUTPUT_ROW] =
+          embDimProduct(l, &checked, 1, checked.rank),
       [EMB_ABI_BCAST_DIM_NRO_ROWS] = add ? nro->dims[0] : embConstDim(0),
       [EMB_ABI_BCAST_DIM_NRO_ROW] =
           add ? embDimProduct(l, nro, 1, nro->rank) : embConstDim(0),
@@ -496,9 +511,9 @@ static void lowerLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_LCE_DIM_N] = x->dims[2],
       [EMB_ABI_LCE_DIM_WORKSPACE] = embConstDim(0),
       [EMB_ABI_LCE_DIM_X_K] = x->dims[1],
-      [EMB_ABI_LCE_DIM_OUTPUT_B] = out->dims[0],
-      [EMB_ABI_LCE_DIM_OUTPUT_M] = out->dims[1],
-      [EMB_ABI_LCE_DIM_OUTPUT_N] = out->dims[2],
+      [EMB_ABI_LCE_DIM_OUTPUT_B] = resultExtents(l, out)[0],
+      [EMB_ABI_LCE_DIM_OUTPUT_M] = resultExtents(l, out)[1],
+      [EMB_ABI_LCE_DIM_OUTPUT_N] = resultExtents(l, out)[2],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_LCE_WORKSPACE, a, EMB_ABI_LCE_BUF_WORKSPACE,
@@ -588,9 +603,9 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_IKBO_LCE_DIM_W_USER_COLS] = columns[0],
       [EMB_ABI_IKBO_LCE_DIM_W_CAND_COLS] = columns[1],
       [EMB_ABI_IKBO_LCE_DIM_USER_N] = x[0]->dims[2],
-      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_B] = out->dims[0],
-      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_M] = out->dims[1],
-      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_N] = out->dims[2],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_B] = resultExtents(l, out)[0],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_M] = resultExtents(l, out)[1],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_N] = resultExtents(l, out)[2],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_IKBO_LCE_WORKSPACE, a,
@@ -662,10 +677,10 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
       [EMB_ABI_ATTN_DIM_V_HEAD_DIM] = v->dims[3],
       [EMB_ABI_ATTN_DIM_INDEX] = idx ? idx->dims[0] : embConstDim(0),
       [EMB_ABI_ATTN_DIM_LENGTHS] = len ? len->dims[0] : embConstDim(0),
-      [EMB_ABI_ATTN_DIM_OUTPUT_B] = out->dims[0],
-      [EMB_ABI_ATTN_DIM_OUTPUT_LQ] = out->dims[1],
-      [EMB_ABI_ATTN_DIM_OUTPUT_HEADS] = out->dims[2],
-      [EMB_ABI_ATTN_DIM_OUTPUT_HEAD_DIM] = out->dims[3],
+      [EMB_ABI_ATTN_DIM_OUTPUT_B] = resultExtents(l, out)[0],
+      [EMB_ABI_ATTN_DIM_OUTPUT_LQ] = resultExtents(l, out)[1],
+      [EMB_ABI_ATTN_DIM_OUTPUT_HEADS] = resultExtents(l, out)[2],
+      [EMB_ABI_ATTN_DIM_OUTPUT_HEAD_DIM] = resultExtents(l, out)[3],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_ATTENTION_WORKSPACE, a, EMB_ABI_ATTN_BUF_WORKSPACE,
