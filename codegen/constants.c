@@ -353,6 +353,9 @@ static void lowerElementwise(EmbLowering *l, MlirOperation op,
   };
   EmbDim dims[] = {
       [EMB_ABI_ELEMENTWISE_DIM_ELEMENTS] = embDimProduct(l, out, 0, out->rank),
+      [EMB_ABI_ELEMENTWISE_DIM_A_ELEMENTS] = embDimProduct(l, a, 0, a->rank),
+      [EMB_ABI_ELEMENTWISE_DIM_B_ELEMENTS] =
+          b ? embDimProduct(l, b, 0, b->rank) : embConstDim(0),
   };
   EmbCallArrays arrays = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embCallRuntimeOp(l, EMB_RT_ELEMENTWISE, arrays);

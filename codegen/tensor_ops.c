@@ -80,9 +80,12 @@ static void lowerConcat(EmbLowering *l, MlirOperation op) {
   for (int i = 0; i < first->rank; ++i)
     fallback[i] = first->dims[i];
   EmbDim total = embConstDim(0);
-  // Buffers [output, inputs...], dims [outer, inner, sizes along dim...].
+  // Buffers [output, inputs...], dims [outer, inner, sizes along dim...,
+  // each input's outer and inner size, the result's outer, inner and
+  // concatenated size (checked by the runtime)].
   MlirValue *bufs = calloc((size_t)n + EMB_ABI_CONCAT_BUF_INPUTS, sizeof *bufs);
-  EmbDim *dims = calloc((size_t)n + EMB_ABI_CONCAT_DIM_SIZES, sizeof *dims);
+  EmbDim *dims =
+      calloc((size_t)(3 * n + 3) + EMB_ABI_CONCAT_DIM_SIZES, sizeof *dims);
   for (intptr_t i = 0; i < n; ++i) {
     EmbMapped *in = embTensorOperand(l, op, i);
     if (!in) {
@@ -92,6 +95,10 @@ static void lowerConcat(EmbLowering *l, MlirOperation op) {
     }
     bufs[EMB_ABI_CONCAT_BUF_INPUTS + i] = in->value;
     dims[EMB_ABI_CONCAT_DIM_SIZES + i] = in->dims[dim];
+    dims[EMB_ABI_CONCAT_DIM_SIZES + n + 2 * i] =
+        embDimProduct(l, in, 0, (int)dim);
+    dims[EMB_ABI_CONCAT_DIM_SIZES + n + 2 * i + 1] =
+        embDimProduct(l, in, (int)dim + 1, in->rank);
     total = embAddDim(l, &total, &in->dims[dim]);
   }
   fallback[dim] = total;
@@ -102,13 +109,17 @@ static void lowerConcat(EmbLowering *l, MlirOperation op) {
   dims[EMB_ABI_CONCAT_DIM_OUTER] = embDimProduct(l, first, 0, (int)dim);
   dims[EMB_ABI_CONCAT_DIM_INNER] =
       embDimProduct(l, first, (int)dim + 1, first->rank);
+  EmbDim *resultExtents = dims + EMB_ABI_CONCAT_DIM_SIZES + 3 * n;
+  resultExtents[0] = embDimProduct(l, out, 0, (int)dim);
+  resultExtents[1] = embDimProduct(l, out, (int)dim + 1, out->rank);
+  resultExtents[2] = out->dims[dim];
   int64_t attrs[] = {
       [EMB_ABI_CONCAT_DTYPE] = embValueDtype(result),
       [EMB_ABI_CONCAT_NUM_INPUTS] = n,
   };
   EmbCallArrays a = embBuildCallArrays(l, attrs, EMB_COUNT(attrs), bufs,
                                        n + EMB_ABI_CONCAT_BUF_INPUTS, dims,
-                                       n + EMB_ABI_CONCAT_DIM_SIZES);
+                                       3 * n + 3 + EMB_ABI_CONCAT_DIM_SIZES);
   embCallRuntimeOp(l, EMB_RT_CONCAT, a);
   free(bufs);
   free(dims);

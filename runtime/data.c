@@ -12,6 +12,7 @@
 #include "runtime/check.h"
 #include "runtime/context.h"
 
+#include <stdio.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -221,6 +222,42 @@ embrtStatus embrtConvert(embrtContext *ctx, const void *input,
 
 void embrtCompiledConcat(embrtContext *ctx, const int64_t *attrs,
                          void *const *buffers, const int64_t *dims) {
+  // The checked extents: every input's dims other than the concatenated
+  // one are input 0's, and so are the result's (compared as the products
+  // before and after it); the result's concatenated dim is their sum.
+  const char *op = "tensor.concat";
+  const char *before = "elements before the concatenated dim";
+  const char *after = "elements after the concatenated dim";
+  int64_t n = attrs[EMB_ABI_CONCAT_NUM_INPUTS];
+  int64_t outer = dims[EMB_ABI_CONCAT_DIM_OUTER];
+  int64_t inner = dims[EMB_ABI_CONCAT_DIM_INNER];
+  const int64_t *extents = dims + EMB_ABI_CONCAT_DIM_SIZES + (n > 0 ? n : 0);
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    char name[32];
+    snprintf(name, sizeof name, "input %lld", (long long)i);
+    if (embrtCheckExtent(ctx, op, name, extents[2 * i], before, "input 0",
+                         outer, before) != EMBRT_OK ||
+        embrtCheckExtent(ctx, op, name, extents[2 * i + 1], after, "input 0",
+                         inner, after) != EMBRT_OK)
+      return;
+    int64_t size = dims[EMB_ABI_CONCAT_DIM_SIZES + i];
+    total = size >= 0 && total >= 0 && total <= INT64_MAX - size ? total + size
+                                                                 : -1;
+  }
+  const int64_t *result = extents + 2 * (n > 0 ? n : 0);
+  if (embrtCheckExtent(ctx, op, "the result", result[0], before, "input 0",
+                       outer, before) != EMBRT_OK ||
+      embrtCheckExtent(ctx, op, "the result", result[1], after, "input 0",
+                       inner, after) != EMBRT_OK)
+    return;
+  if (result[2] != total) {
+    embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                  "%s: the result has %lld along the concatenated dim but the "
+                  "inputs have %lld in all",
+                  op, (long long)result[2], (long long)total);
+    return;
+  }
   embrtConcatArgs a;
   memset(&a, 0, sizeof a);
   a.structSize = sizeof a;
@@ -272,6 +309,22 @@ void embrtCompiledElementwise(embrtContext *ctx, const int64_t *attrs,
   a.b = buffers[EMB_ABI_ELEMENTWISE_BUF_B];
   a.output = buffers[EMB_ABI_ELEMENTWISE_BUF_OUTPUT];
   a.numElements = dims[EMB_ABI_ELEMENTWISE_DIM_ELEMENTS];
+  // The checked extents: a and b have the result's elements.
+  static const char *const binaryNames[] = {
+      "elementwise add", "elementwise sub", "elementwise mul",
+      "elementwise div", "elementwise max", "elementwise min"};
+  int64_t code = attrs[EMB_ABI_ELEMENTWISE_OP];
+  const char *op = a.isUnary               ? "elementwise (unary)"
+                   : code >= 0 && code < 6 ? binaryNames[code]
+                                           : "elementwise";
+  if (embrtCheckExtent(ctx, op, "a", dims[EMB_ABI_ELEMENTWISE_DIM_A_ELEMENTS],
+                       "elements", "the result", a.numElements,
+                       "elements") != EMBRT_OK ||
+      (!a.isUnary &&
+       embrtCheckExtent(ctx, op, "b", dims[EMB_ABI_ELEMENTWISE_DIM_B_ELEMENTS],
+                        "elements", "the result", a.numElements,
+                        "elements") != EMBRT_OK))
+    return;
   embrtElementwise(ctx, &a);
 }
 

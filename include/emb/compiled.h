@@ -326,7 +326,9 @@ int64_t embrtCompiledAttentionWorkspace(embrtContext *ctx, const int64_t *attrs,
                                         const int64_t *dims);
 
 /// tensor.concat: attrs [dtype, n]; buffers [output, inputs...];
-/// dims [outer, inner, n sizes along the concatenated dim].
+/// dims [outer, inner, n sizes along the concatenated dim], then the checked
+/// extents: each input's outer and inner size (n pairs), then the result's
+/// outer size, inner size and size along the concatenated dim.
 enum { EMB_ABI_CONCAT_DTYPE = 0, EMB_ABI_CONCAT_NUM_INPUTS };
 enum { EMB_ABI_CONCAT_BUF_OUTPUT = 0, EMB_ABI_CONCAT_BUF_INPUTS };
 enum {
@@ -346,7 +348,8 @@ void embrtCompiledStridedCopy(embrtContext *ctx, const int64_t *attrs,
                               void *const *buffers, const int64_t *dims);
 
 /// Elementwise arith/math: attrs [dtype, isUnary, op]; buffers [a, b or
-/// NULL, output]; dims [elements].
+/// NULL, output]; dims [elements (the result's)], then the checked extents:
+/// a's and b's elements (0 for a unary op's b).
 enum {
   EMB_ABI_ELEMENTWISE_DTYPE = 0,
   EMB_ABI_ELEMENTWISE_IS_UNARY,
@@ -357,7 +360,11 @@ enum {
   EMB_ABI_ELEMENTWISE_BUF_B,
   EMB_ABI_ELEMENTWISE_BUF_OUTPUT
 };
-enum { EMB_ABI_ELEMENTWISE_DIM_ELEMENTS = 0 };
+enum {
+  EMB_ABI_ELEMENTWISE_DIM_ELEMENTS = 0,
+  EMB_ABI_ELEMENTWISE_DIM_A_ELEMENTS,
+  EMB_ABI_ELEMENTWISE_DIM_B_ELEMENTS,
+};
 void embrtCompiledElementwise(embrtContext *ctx, const int64_t *attrs,
                               void *const *buffers, const int64_t *dims);
 

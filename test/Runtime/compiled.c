@@ -4,9 +4,10 @@
 // checks the extents a call carries besides its sizes (what a model read
 // from `?` dims at run time). A good call of each op against numbers worked
 // out by hand, then every checked extent changed in turn: a named
-// EMBRT_OUT_OF_RANGE error and an untouched output. Also what the lookups'
-// data errors and bounds-check notes say for a compiled embedding bag and
-// TBE: the entry point, the feature and table, the id and its position.
+// EMBRT_OUT_OF_RANGE error and an untouched output (the emb ops, elementwise
+// ops and tensor.concat). Also what the lookups' data errors and bounds-check
+// notes say for a compiled embedding bag and TBE: the entry point, the
+// feature and table, the id and its position.
 
 #include "emb/compiled.h"
 #include "harness.h"
@@ -474,6 +475,57 @@ static void testIkboLce(embrtContext *ctx) {
   free(workspace);
 }
 
+//===----------------------------------------------------------------------===//
+// Elementwise ops and tensor.concat
+//===----------------------------------------------------------------------===//
+
+/// a + b over 4 elements; then a and b of other lengths.
+static void testElementwise(embrtContext *ctx) {
+  TEST_CASE("elementwise");
+  float a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40}, output[4];
+  int64_t attrs[] = {[EMB_ABI_ELEMENTWISE_DTYPE] = EMBRT_F32,
+                     [EMB_ABI_ELEMENTWISE_IS_UNARY] = 0,
+                     [EMB_ABI_ELEMENTWISE_OP] = EMBRT_BINARY_ADD};
+  void *buffers[] = {[EMB_ABI_ELEMENTWISE_BUF_A] = a,
+                     [EMB_ABI_ELEMENTWISE_BUF_B] = b,
+                     [EMB_ABI_ELEMENTWISE_BUF_OUTPUT] = output};
+  int64_t dims[] = {[EMB_ABI_ELEMENTWISE_DIM_ELEMENTS] = 4,
+                    [EMB_ABI_ELEMENTWISE_DIM_A_ELEMENTS] = 4,
+                    [EMB_ABI_ELEMENTWISE_DIM_B_ELEMENTS] = 4};
+  Call c = {embrtCompiledElementwise, attrs, buffers, dims, output, 4};
+  float want[4] = {11, 22, 33, 44};
+  expectOutput(ctx, &c, want);
+  expectExtentError(ctx, &c, "short b", EMB_ABI_ELEMENTWISE_DIM_B_ELEMENTS, 2,
+                    "elementwise add: b has 2 elements but the result has 4");
+  expectExtentError(ctx, &c, "long a", EMB_ABI_ELEMENTWISE_DIM_A_ELEMENTS, 6,
+                    "elementwise add: a has 6 elements but the result has 4");
+}
+
+/// [2, 1] ++ [2, 2] along dim 1 into [2, 3]; then inputs and results whose
+/// other dims or total disagree.
+static void testConcat(embrtContext *ctx) {
+  TEST_CASE("concat");
+  float x[2] = {1, 2}, y[4] = {3, 4, 5, 6}, output[6];
+  int64_t attrs[] = {
+      [EMB_ABI_CONCAT_DTYPE] = EMBRT_F32, [EMB_ABI_CONCAT_NUM_INPUTS] = 2};
+  void *buffers[] = {output, x, y};
+  // outer, inner, the sizes along dim 1, each input's outer and inner, the
+  // result's outer, inner and size along dim 1.
+  int64_t dims[] = {2, 1, 1, 2, 2, 1, 2, 1, 2, 1, 3};
+  Call c = {embrtCompiledConcat, attrs, buffers, dims, output, 6};
+  float want[6] = {1, 3, 4, 2, 5, 6};
+  expectOutput(ctx, &c, want);
+  expectExtentError(ctx, &c, "input rows", 6, 3,
+                    "tensor.concat: input 1 has 3 elements before the "
+                    "concatenated dim but input 0 has 2");
+  expectExtentError(ctx, &c, "result rows", 8, 3,
+                    "tensor.concat: the result has 3 elements before the "
+                    "concatenated dim but input 0 has 2");
+  expectExtentError(ctx, &c, "result columns", 10, 4,
+                    "tensor.concat: the result has 4 along the concatenated "
+                    "dim but the inputs have 3 in all");
+}
+
 int main(void) {
   embrtContext *ctx = newCpuContext();
   testEmbeddingBag(ctx);
@@ -482,6 +534,8 @@ int main(void) {
   testIkboAttention(ctx);
   testLce(ctx);
   testIkboLce(ctx);
+  testElementwise(ctx);
+  testConcat(ctx);
   embrtContextDestroy(ctx);
   return harnessFinish();
 }

@@ -42,3 +42,14 @@ func.func @ikbo_lce(%wu: tensor<2x2xf32>, %wc: tensor<2x1xf32>, %u: tensor<2x2x1
   %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %c2u) : (tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x2x1xf32>, tensor<3x1x1xf32>, tensor<?xi64>) -> tensor<3x2x1xf32>
   return %0 : tensor<3x2x1xf32>
 }
+
+func.func @add(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %a, %b : tensor<?xf32>
+  %1 = tensor.cast %0 : tensor<?xf32> to tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+func.func @concat(%a: tensor<?x2xf32>, %b: tensor<?x?xf32>) -> tensor<4x2xf32> {
+  %0 = tensor.concat dim(0) %a, %b : (tensor<?x2xf32>, tensor<?x?xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
