@@ -303,7 +303,8 @@ MlirOperation embToolFindEntry(MlirModule module, const char *name) {
         mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
     bool isPublic = mlirAttributeIsNull(
         mlirOperationGetAttributeByName(op, str("sym_visibility")));
-    if (name ? (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+    if (name ? (s.length == strlen(name) &&
+                (s.length == 0 || !memcmp(s.data, name, s.length)))
              : (hasBody && isPublic))
       return op;
   }
