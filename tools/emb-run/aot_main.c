@@ -27,9 +27,7 @@ static const EmbModelSpec *find(const char *name) {
 
 int main(int argc, char **argv) {
   EmbRunOptions o;
-  memset(&o, 0, sizeof o);
-  o.seed = 1;
-  o.atol = o.rtol = -1;
+  embRunOptionsInit(&o);
   const char *entry = models[0]->name;
   int compare = 0;
   for (int i = 1; i < argc; ++i) {

@@ -103,8 +103,7 @@ static EmbJit *compile(MlirModule module, const char *pipeline,
 int main(int argc, char **argv) {
   Options o;
   memset(&o, 0, sizeof o);
-  o.run.seed = 1;
-  o.run.atol = o.run.rtol = -1;
+  embRunOptionsInit(&o.run);
   int status = parseArgs(argc, argv, &o);
   if (status >= 0)
     return status;
