@@ -1,6 +1,7 @@
 //===- tools/common/tool.c - What emb's command-line tools share ----------===//
 
 #include "tool.h"
+#include "upstream.h"
 
 #include "emb/emb.h"
 
@@ -51,6 +52,7 @@ int embToolRead(const char *tool, const char *path, EmbToolSource *src) {
   }
   if (in == stdin)
     src->name = "<stdin>";
+  embCrashSetInput(src->name);
   src->text = readAll(in, &src->size);
   if (in != stdin)
     fclose(in);
@@ -239,6 +241,20 @@ static MlirWalkResult renameLocation(MlirOperation op, void *userData) {
 
 MlirModule embToolParse(MlirContext ctx, EmbToolSource *src, const char *text) {
   int errorsBefore = src->errors;
+  // Forms that crash MLIR 22's parser or the verifiers it runs are
+  // rejected before it sees them (upstream.h).
+  EmbUpstreamCrash crash;
+  if (embToolFindUpstreamCrash(text, strlen(text), &crash)) {
+    ++src->errors;
+    embToolPrintDiagnostic(
+        src,
+        mlirLocationFileLineColGet(ctx, str(src->name), crash.line, crash.col),
+        "error", NULL, crash.message);
+    return (MlirModule){NULL};
+  }
+  // MLIR's parser runs the upstream verifiers too.
+  embCrashSetStage("parsing and verifying the input (MLIR's parser)", NULL);
+  embCrashTestPoint("parse");
   // mlirModuleCreateParse wraps top-level ops in a module, as mlir-opt does.
   MlirModule module = mlirModuleCreateParse(ctx, str(text));
   if (mlirModuleIsNull(module)) {
@@ -282,11 +298,14 @@ int embToolRunPipeline(const char *tool, MlirModule module,
   MlirPassManager pm = mlirPassManagerCreateOnOperation(
       mlirOperationGetContext(op), str("builtin.module"));
   int status = 0;
+  embCrashSetStage("running a pass pipeline", pipeline);
+  embCrashTestPoint("pipeline");
   if (mlirLogicalResultIsFailure(embAddPassPipeline(
           mlirPassManagerGetAsOpPassManager(pm), str(pipeline), true,
           embToolReportError, (void *)tool)) ||
       mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, op)))
     status = 1;
+  embCrashSetStage("after a pass pipeline", NULL);
   mlirPassManagerDestroy(pm);
   return status;
 }

@@ -4,6 +4,7 @@
 
 #include "runner.h"
 
+#include "../common/crash.h"
 #include "npy.h"
 
 #include <errno.h>
@@ -470,6 +471,13 @@ static int compareDoubles(const void *a, const void *b) {
 
 /// Runs the call once, then `repeat` timed times; copies results back.
 static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
+  char stage[512];
+  snprintf(stage, sizeof stage,
+           "running @%s (the compiled model and emb's "
+           "runtime)",
+           m->name);
+  embCrashSetStage(stage, NULL);
+  embCrashTestPoint("run");
   m->invoke(c->args);
   if (checkStatus(c->ctx, m->name))
     return -1;
@@ -714,6 +722,8 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
     goto done;
   }
 
+  embCrashSetStage(o->random ? "making random inputs" : "reading the inputs",
+                   NULL);
   if ((o->random ? randomInputs(m, o, in) : loadInputs(m, o, in)) ||
       allocResults(m, out) || (ref && allocResults(ref, refOut)))
     goto done;
