@@ -74,9 +74,18 @@ static void printSourceLine(const EmbToolSource *src, unsigned line,
     p = nl + 1;
   }
   const char *eol = memchr(p, '\n', (size_t)(end - p));
-  int len = (int)((eol ? eol : end) - p);
-  fprintf(stderr, "%.*s\n", len, p);
-  for (unsigned c = 1; c < col && (int)c <= len; ++c)
+  size_t len = (size_t)((eol ? eol : end) - p);
+  // A long line (generated or fuzzed input) is shown around the column.
+  enum { WINDOW = 100 };
+  size_t first = col > WINDOW ? col - WINDOW : 1; // 1-based, shown
+  if (first > len)
+    first = len ? len : 1;
+  size_t last = first + 2 * WINDOW < len ? first + 2 * WINDOW : len;
+  const char *pre = first > 1 ? "..." : "";
+  fprintf(stderr, "%s%.*s%s\n", pre, (int)(last - first + 1), p + first - 1,
+          last < len ? "..." : "");
+  fputs(pre, stderr);
+  for (size_t c = first; c < col && c <= len; ++c)
     fputc(p[c - 1] == '\t' ? '\t' : ' ', stderr);
   fprintf(stderr, "^\n");
 }
