@@ -150,7 +150,8 @@ bool embHasSymbol(EmbLowering *l, const char *name) {
     MlirAttribute sym = mlirOperationGetAttributeByName(op, embStr("sym_name"));
     if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
       MlirStringRef s = mlirStringAttrGetValue(sym);
-      if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+      if (s.length == strlen(name) &&
+          (s.length == 0 || !memcmp(s.data, name, s.length)))
         return true;
     }
   }

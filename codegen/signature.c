@@ -223,6 +223,11 @@ MlirLogicalResult embDescribeEntry(MlirOperation func, EmbModelSpec *out) {
     return mlirLogicalResultFailure();
   EmbArgSpec *inputs = calloc((size_t)ni + 1, sizeof(EmbArgSpec));
   EmbArgSpec *results = calloc((size_t)no + 1, sizeof(EmbArgSpec));
+  if (!inputs || !results) {
+    free(inputs);
+    free(results);
+    return mlirLogicalResultFailure();
+  }
   for (intptr_t i = 0; i < ni; ++i)
     fillSpec(&inputs[i], mlirFunctionTypeGetInput(ft, i));
   for (intptr_t i = 0; i < no; ++i)
@@ -240,7 +245,13 @@ MlirLogicalResult embDescribeEntry(MlirOperation func, EmbModelSpec *out) {
     results[i].hi = 0;
   MlirStringRef s = mlirStringAttrGetValue(name);
   char *copy = malloc(s.length + 1);
-  memcpy(copy, s.data, s.length);
+  if (!copy) {
+    free(inputs);
+    free(results);
+    return mlirLogicalResultFailure();
+  }
+  if (s.length) // sym_name = "" has a NULL data pointer
+    memcpy(copy, s.data, s.length);
   copy[s.length] = '\0';
   out->name = copy;
   out->target = "cpu";

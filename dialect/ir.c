@@ -22,8 +22,10 @@ bool embOpIs(MlirOperation op, const char *name) {
 static void copyRef(MlirStringRef ref, char *buf, size_t size) {
   if (size == 0)
     return;
+  // An empty string attribute ("") has a NULL data pointer.
   size_t n = ref.length < size - 1 ? ref.length : size - 1;
-  memcpy(buf, ref.data, n);
+  if (n)
+    memcpy(buf, ref.data, n);
   buf[n] = '\0';
 }
 
@@ -68,6 +70,8 @@ static void appendToSink(MlirStringRef s, void *userData) {
     return;
   size_t room = sink->size - 1 - sink->used;
   size_t n = s.length < room ? s.length : room;
+  if (n == 0)
+    return;
   memcpy(sink->buf + sink->used, s.data, n);
   sink->used += n;
   sink->buf[sink->used] = '\0';
@@ -293,8 +297,8 @@ int embFormatLocation(MlirLocation loc, char *buf, size_t size) {
   unsigned line, col;
   if (!fileLineCol(loc, &file, &line, &col))
     return snprintf(buf, size, "<unknown>");
-  return snprintf(buf, size, "%.*s:%u:%u", (int)file.length, file.data, line,
-                  col);
+  return snprintf(buf, size, "%.*s:%u:%u", (int)file.length,
+                  file.length ? file.data : "", line, col);
 }
 
 void embEmitRemarkf(MlirLocation loc, const char *fmt, ...) {

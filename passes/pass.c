@@ -427,6 +427,8 @@ static void collect(MlirStringRef s, void *userData) {
   Collected *c = userData;
   size_t room = sizeof c->text - 1 - c->used;
   size_t n = s.length < room ? s.length : room;
+  if (n == 0)
+    return;
   memcpy(c->text + c->used, s.data, n);
   c->used += n;
   c->text[c->used] = '\0';

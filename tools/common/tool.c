@@ -1,6 +1,7 @@
 //===- tools/common/tool.c - What emb's command-line tools share ----------===//
 
 #include "tool.h"
+#include "upstream.h"
 
 #include "emb/emb.h"
 
@@ -51,6 +52,7 @@ int embToolRead(const char *tool, const char *path, EmbToolSource *src) {
   }
   if (in == stdin)
     src->name = "<stdin>";
+  embCrashSetInput(src->name);
   src->text = readAll(in, &src->size);
   if (in != stdin)
     fclose(in);
@@ -72,9 +74,18 @@ static void printSourceLine(const EmbToolSource *src, unsigned line,
     p = nl + 1;
   }
   const char *eol = memchr(p, '\n', (size_t)(end - p));
-  int len = (int)((eol ? eol : end) - p);
-  fprintf(stderr, "%.*s\n", len, p);
-  for (unsigned c = 1; c < col && (int)c <= len; ++c)
+  size_t len = (size_t)((eol ? eol : end) - p);
+  // A long line (generated or fuzzed input) is shown around the column.
+  enum { WINDOW = 100 };
+  size_t first = col > WINDOW ? col - WINDOW : 1; // 1-based, shown
+  if (first > len)
+    first = len ? len : 1;
+  size_t last = first + 2 * WINDOW < len ? first + 2 * WINDOW : len;
+  const char *pre = first > 1 ? "..." : "";
+  fprintf(stderr, "%s%.*s%s\n", pre, (int)(last - first + 1), p + first - 1,
+          last < len ? "..." : "");
+  fputs(pre, stderr);
+  for (size_t c = first; c < col && c <= len; ++c)
     fputc(p[c - 1] == '\t' ? '\t' : ' ', stderr);
   fprintf(stderr, "^\n");
 }
@@ -239,6 +250,20 @@ static MlirWalkResult renameLocation(MlirOperation op, void *userData) {
 
 MlirModule embToolParse(MlirContext ctx, EmbToolSource *src, const char *text) {
   int errorsBefore = src->errors;
+  // Forms that crash MLIR 22's parser or the verifiers it runs are
+  // rejected before it sees them (upstream.h).
+  EmbUpstreamCrash crash;
+  if (embToolFindUpstreamCrash(text, strlen(text), &crash)) {
+    ++src->errors;
+    embToolPrintDiagnostic(
+        src,
+        mlirLocationFileLineColGet(ctx, str(src->name), crash.line, crash.col),
+        "error", NULL, crash.message);
+    return (MlirModule){NULL};
+  }
+  // MLIR's parser runs the upstream verifiers too.
+  embCrashSetStage("parsing and verifying the input (MLIR's parser)", NULL);
+  embCrashTestPoint("parse");
   // mlirModuleCreateParse wraps top-level ops in a module, as mlir-opt does.
   MlirModule module = mlirModuleCreateParse(ctx, str(text));
   if (mlirModuleIsNull(module)) {
@@ -282,11 +307,14 @@ int embToolRunPipeline(const char *tool, MlirModule module,
   MlirPassManager pm = mlirPassManagerCreateOnOperation(
       mlirOperationGetContext(op), str("builtin.module"));
   int status = 0;
+  embCrashSetStage("running a pass pipeline", pipeline);
+  embCrashTestPoint("pipeline");
   if (mlirLogicalResultIsFailure(embAddPassPipeline(
           mlirPassManagerGetAsOpPassManager(pm), str(pipeline), true,
           embToolReportError, (void *)tool)) ||
       mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, op)))
     status = 1;
+  embCrashSetStage("after a pass pipeline", NULL);
   mlirPassManagerDestroy(pm);
   return status;
 }
@@ -303,7 +331,8 @@ MlirOperation embToolFindEntry(MlirModule module, const char *name) {
         mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
     bool isPublic = mlirAttributeIsNull(
         mlirOperationGetAttributeByName(op, str("sym_visibility")));
-    if (name ? (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+    if (name ? (s.length == strlen(name) &&
+                (s.length == 0 || !memcmp(s.data, name, s.length)))
              : (hasBody && isPublic))
       return op;
   }

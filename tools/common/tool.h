@@ -4,12 +4,15 @@
 // source line and a caret), parsing a buffer into a module with a clear
 // error where MLIR's parser gives none, running a pass pipeline on it and
 // finding its entry function. emb-opt, emb-run and emb-compile use
-// it.
+// it, and the crash report (crash.h): reading names the input in it,
+// parsing and running a pipeline name themselves as the stage.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EMB_TOOLS_COMMON_TOOL_H
 #define EMB_TOOLS_COMMON_TOOL_H
+
+#include "crash.h"
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"

@@ -40,6 +40,7 @@ static MlirStringRef str(const char *s) {
 }
 
 int main(int argc, char **argv) {
+  embCrashInstall("emb-compile", argc, argv);
   const char *input = NULL, *output = NULL, *entryName = NULL, *pipeline = NULL,
              *target = "cpu";
   bool withReference = false;
@@ -86,8 +87,10 @@ int main(int argc, char **argv) {
   char refName[256] = "";
   char *path = NULL; // <output>.o, then <output>.h
   MlirModule module = embToolParse(ctx, &src, src.text), ref = {NULL};
-  if (mlirModuleIsNull(module) ||
-      mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
+  if (mlirModuleIsNull(module))
+    goto done;
+  embCrashSetStage("verifying the input (emb's verifiers)", NULL);
+  if (mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
     goto done;
   MlirOperation entry = embToolFindEntry(module, entryName);
   if (mlirOperationIsNull(entry) ||
@@ -123,10 +126,12 @@ int main(int argc, char **argv) {
     goto done;
   }
   snprintf(path, pathSize, "%s.o", output);
+  embCrashSetStage("emitting the object file (LLVM)", NULL);
   if (mlirLogicalResultIsFailure(
           embEmitObjectFile(module, path, embToolReportError, "emb-compile")))
     goto done;
   snprintf(path, pathSize, "%s.h", output);
+  embCrashSetStage("writing the header", NULL);
   if (mlirLogicalResultIsFailure(
           embEmitHeader(specs, withReference ? 2 : 1, specs[0].name, path,
                         embToolReportError, "emb-compile")))

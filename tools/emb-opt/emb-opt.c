@@ -237,6 +237,7 @@ static int processBuffer(MlirContext ctx, const Options *o, EmbToolSource *src,
     return 1;
   MlirOperation op = mlirModuleGetOperation(module);
   int status = 0;
+  embCrashSetStage("verifying the input (emb's verifiers)", NULL);
   if (mlirLogicalResultIsFailure(embVerify(op)))
     status = 1;
   if (status == 0 && o->pipeline && *o->pipeline) {
@@ -251,6 +252,8 @@ static int processBuffer(MlirContext ctx, const Options *o, EmbToolSource *src,
                                       false, false, false, flags, str(""));
       mlirOpPrintingFlagsDestroy(flags);
     }
+    embCrashSetStage("running the pass pipeline", o->pipeline);
+    embCrashTestPoint("pipeline");
     if (mlirLogicalResultIsFailure(embAddPassPipeline(
             mlirPassManagerGetAsOpPassManager(pm), str(o->pipeline),
             o->verifyEach, onPipelineError, NULL)))
@@ -260,6 +263,7 @@ static int processBuffer(MlirContext ctx, const Options *o, EmbToolSource *src,
     mlirPassManagerDestroy(pm);
   }
   if (status == 0) {
+    embCrashSetStage("printing the result", NULL);
     MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
     if (o->generic)
       mlirOpPrintingFlagsPrintGenericOpForm(flags);
@@ -327,6 +331,7 @@ static int processInput(MlirContext ctx, const Options *o, EmbToolSource *src,
 }
 
 int main(int argc, char **argv) {
+  embCrashInstall("emb-opt", argc, argv);
   Options o = {.input = "-", .output = "-", .verifyEach = true};
   int status = parseArgs(argc, argv, &o);
   if (status >= 0)

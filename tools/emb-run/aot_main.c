@@ -10,6 +10,8 @@
 
 #include "runner.h"
 
+#include "../common/crash.h"
+
 #include EMB_MODEL_HEADER
 
 #include <stdio.h>
@@ -26,10 +28,9 @@ static const EmbModelSpec *find(const char *name) {
 }
 
 int main(int argc, char **argv) {
+  embCrashInstall("emb-run-aot", argc, argv);
   EmbRunOptions o;
-  memset(&o, 0, sizeof o);
-  o.seed = 1;
-  o.atol = o.rtol = -1;
+  embRunOptionsInit(&o);
   const char *entry = models[0]->name;
   int compare = 0;
   for (int i = 1; i < argc; ++i) {
@@ -56,6 +57,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "emb-run-aot: error: no entry @%s in this model\n", entry);
     return 1;
   }
+  char what[512];
+  snprintf(what, sizeof what, "@%s, compiled ahead of time", m->name);
+  embCrashSetInput(what);
   const EmbModelSpec *ref = NULL;
   if (compare) {
     char name[512];

@@ -97,14 +97,15 @@ static EmbJit *compile(MlirModule module, const char *pipeline,
                           : "emb-lower-to-llvm{target=cpu}";
   if (embToolRunPipeline("emb-run", module, lower))
     return NULL;
+  embCrashSetStage("compiling the module with the JIT (LLVM)", NULL);
   return embJitCreate(module, 2, embToolReportError, "emb-run");
 }
 
 int main(int argc, char **argv) {
+  embCrashInstall("emb-run", argc, argv);
   Options o;
   memset(&o, 0, sizeof o);
-  o.run.seed = 1;
-  o.run.atol = o.run.rtol = -1;
+  embRunOptionsInit(&o.run);
   int status = parseArgs(argc, argv, &o);
   if (status >= 0)
     return status;
@@ -123,8 +124,10 @@ int main(int argc, char **argv) {
   char refName[512];
   memset(&spec, 0, sizeof spec);
   memset(&refSpec, 0, sizeof refSpec);
-  if (mlirModuleIsNull(module) ||
-      mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
+  if (mlirModuleIsNull(module))
+    goto done;
+  embCrashSetStage("verifying the input (emb's verifiers)", NULL);
+  if (mlirLogicalResultIsFailure(embVerify(mlirModuleGetOperation(module))))
     goto done;
   MlirOperation entry = embToolFindEntry(module, o.entry);
   if (mlirOperationIsNull(entry)) {

@@ -1,24 +1,127 @@
 //===- tools/emb-run/npy.c - NumPy .npy files -----------------------------===//
 
+#define _POSIX_C_SOURCE 200809L
+
 #include "npy.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+bool embCheckedMul(int64_t a, int64_t b, int64_t *out) {
+  int64_t r;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r))
+    return false;
+  *out = r;
+  return true;
+}
+
+bool embArraySize(const EmbArray *a, int64_t *elements, size_t *bytes) {
+  int64_t n = 1, b;
+  if (a->rank < 0 || a->rank > EMB_NPY_MAX_RANK)
+    return false;
+  for (int i = 0; i < a->rank; ++i)
+    if (!embCheckedMul(n, a->dims[i], &n))
+      return false;
+  if (!embCheckedMul(n, (int64_t)embrtDtypeSize(a->dtype), &b) ||
+      (uint64_t)b > (uint64_t)SIZE_MAX)
+    return false;
+  if (elements)
+    *elements = n;
+  if (bytes)
+    *bytes = (size_t)b;
+  return true;
+}
 
 int64_t embArrayElements(const EmbArray *a) {
-  int64_t n = 1;
-  for (int i = 0; i < a->rank; ++i)
-    n *= a->dims[i];
-  return n;
+  int64_t n = 0;
+  return embArraySize(a, &n, NULL) ? n : 0;
 }
 
 size_t embArrayBytes(const EmbArray *a) {
-  return (size_t)embArrayElements(a) * embrtDtypeSize(a->dtype);
+  size_t b = 0;
+  return embArraySize(a, NULL, &b) ? b : 0;
 }
+
+static const char *dtypeName(embrtDtype d) {
+  static const char *const names[] = {"f32", "f16", "bf16", "i32",
+                                      "i64", "f64", "i8"};
+  return (int)d >= 0 && d <= EMBRT_I8 ? names[d] : "?";
+}
+
+void embArrayShapeText(const EmbArray *a, char *buf, size_t size) {
+  size_t n = (size_t)snprintf(buf, size, "tensor<");
+  for (int i = 0; i < a->rank && n < size; ++i)
+    n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)a->dims[i]);
+  if (n < size)
+    snprintf(buf + n, size - n, "%s>", dtypeName(a->dtype));
+}
+
+/// "3.6 TiB": a byte count for people.
+static void humanBytes(double bytes, char *buf, size_t size) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB",
+                                      "TiB",   "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6)
+    bytes /= 1024, ++u;
+  snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+}
+
+/// This machine's physical memory in bytes, or 0 if unknown.
+static uint64_t physicalMemory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+int embArrayAllocate(EmbArray *a, bool zero, char *err, size_t errSize) {
+  a->data = NULL;
+  int64_t elements = 0;
+  size_t bytes = 0;
+  if (!embArraySize(a, &elements, &bytes)) {
+    snprintf(err, errSize,
+             "its size overflows a 64-bit count: too large to allocate");
+    return -1;
+  }
+  // A buffer larger than the machine's memory cannot work even where
+  // malloc would promise it (overcommit), and under a sanitizer's
+  // allocator it aborts: refuse it by name first.
+  uint64_t memory = physicalMemory();
+  if (memory && (uint64_t)bytes > memory) {
+    char need[32], have[32];
+    humanBytes((double)bytes, need, sizeof need);
+    humanBytes((double)memory, have, sizeof have);
+    snprintf(err, errSize,
+             "%lld elements of %s (%s) are too large to allocate: this "
+             "machine has %s of memory",
+             (long long)elements, dtypeName(a->dtype), need, have);
+    return -1;
+  }
+  a->data = zero ? calloc(bytes ? bytes : 1, 1) : malloc(bytes ? bytes : 1);
+  if (!a->data) {
+    char need[32];
+    humanBytes((double)bytes, need, sizeof need);
+    snprintf(err, errSize,
+             "%lld elements of %s (%s) are too large to allocate: malloc "
+             "failed",
+             (long long)elements, dtypeName(a->dtype), need);
+    return -1;
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
 
 static const char *descrOf(embrtDtype d) {
   switch (d) {
@@ -55,114 +158,238 @@ static const char *findKey(const char *header, const char *key) {
   return p;
 }
 
-int embNpyRead(const char *path, embrtDtype want, EmbArray *out, char *err,
+void embNpyClose(EmbNpyReader *r) {
+  if (r->file)
+    fclose(r->file);
+  r->file = NULL;
+}
+
+/// Fails embNpyOpen: formats the message and closes the file.
+static int fail(EmbNpyReader *r, char *header, char *err, size_t errSize,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int fail(EmbNpyReader *r, char *header, char *err, size_t errSize,
+                const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errSize, fmt, ap);
+  va_end(ap);
+  free(header);
+  embNpyClose(r);
+  return -1;
+}
+
+/// Parses the shape tuple at `p` ("(2, 3)", "(5,)", "()") into r->shape.
+/// Returns NULL on success or what is wrong with it.
+static const char *parseShape(const char *p, EmbNpyReader *r, char *bad,
+                              size_t badSize) {
+  EmbArray *a = &r->shape;
+  a->rank = 0;
+  ++p; // '('
+  for (;;) {
+    while (isspace((unsigned char)*p))
+      ++p;
+    if (*p == ')')
+      return NULL;
+    if (!isdigit((unsigned char)*p))
+      return *p ? "is not a tuple of non-negative integers"
+                : "is not terminated";
+    if (a->rank == EMB_NPY_MAX_RANK)
+      return "has more than 8 dimensions";
+    const char *start = p;
+    errno = 0;
+    char *end;
+    long long d = strtoll(p, &end, 10);
+    if (errno == ERANGE) {
+      snprintf(bad, badSize, "%.*s", (int)strspn(start, "0123456789"), start);
+      return "has a dimension out of range";
+    }
+    a->dims[a->rank++] = d;
+    p = end;
+    while (isspace((unsigned char)*p))
+      ++p;
+    if (*p == ',')
+      ++p;
+    else if (*p != ')')
+      return "is not a tuple of non-negative integers";
+  }
+}
+
+int embNpyOpen(const char *path, embrtDtype want, EmbNpyReader *r, char *err,
                size_t errSize) {
-  memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  r->dataBytes = -1;
+  r->file = fopen(path, "rb");
+  if (!r->file) {
     snprintf(err, errSize, "cannot open '%s': %s", path, strerror(errno));
     return -1;
   }
-  unsigned char magic[10];
-  if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "\x93NUMPY", 6) != 0) {
-    snprintf(err, errSize, "'%s' is not a .npy file", path);
-    fclose(f);
-    return -1;
-  }
+  unsigned char magic[8];
+  if (fread(magic, 1, 8, r->file) != 8 || memcmp(magic, "\x93NUMPY", 6) != 0)
+    return fail(r, NULL, err, errSize, "'%s' is not a .npy file", path);
+  // NumPy reads format versions 1.0, 2.0 and 3.0 and refuses any other.
+  if (magic[6] < 1 || magic[6] > 3 || magic[7] != 0)
+    return fail(r, NULL, err, errSize,
+                "'%s' is .npy format version %u.%u; versions 1.0, 2.0 and "
+                "3.0 are read (as NumPy does)",
+                path, magic[6], magic[7]);
   uint32_t headerLen = 0;
-  if (magic[6] == 1) {
-    unsigned char b[2];
-    if (fread(b, 1, 2, f) != 2)
-      goto truncated;
-    headerLen = b[0] | (uint32_t)b[1] << 8;
-  } else {
-    unsigned char b[4];
-    if (fread(b, 1, 4, f) != 4)
-      goto truncated;
-    headerLen = b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-                (uint32_t)b[3] << 24;
-  }
-  if (headerLen > (1u << 20)) {
-    snprintf(err, errSize, "'%s' has a %u-byte header", path, headerLen);
-    fclose(f);
-    return -1;
-  }
+  unsigned char b[4];
+  size_t lenBytes = magic[6] == 1 ? 2 : 4;
+  if (fread(b, 1, lenBytes, r->file) != lenBytes)
+    return fail(r, NULL, err, errSize,
+                "'%s' is truncated: it ends inside its header", path);
+  headerLen = b[0] | (uint32_t)b[1] << 8;
+  if (lenBytes == 4)
+    headerLen |= (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+  if (headerLen > (1u << 20))
+    return fail(r, NULL, err, errSize, "'%s' has a %u-byte header", path,
+                headerLen);
   char *header = malloc(headerLen + 1);
-  if (fread(header, 1, headerLen, f) != headerLen) {
-    free(header);
-    goto truncated;
-  }
+  if (!header)
+    return fail(r, NULL, err, errSize, "'%s': out of memory", path);
+  if (fread(header, 1, headerLen, r->file) != headerLen)
+    return fail(r, header, err, errSize,
+                "'%s' is truncated: it ends inside its header", path);
   header[headerLen] = '\0';
 
   const char *descr = findKey(header, "descr");
   const char *fortran = findKey(header, "fortran_order");
   const char *shape = findKey(header, "shape");
-  if (!descr || !shape || *descr != '\'' || *shape != '(') {
-    snprintf(err, errSize, "'%s' has a malformed header", path);
-    free(header);
-    fclose(f);
-    return -1;
-  }
-  if (fortran && !strncmp(fortran, "True", 4)) {
-    snprintf(err, errSize, "'%s' is in Fortran order; save it in C order",
-             path);
-    free(header);
-    fclose(f);
-    return -1;
-  }
+  if (!descr || !shape || *descr != '\'' || *shape != '(')
+    return fail(r, header, err, errSize, "'%s' has a malformed header", path);
+  if (fortran && !strncmp(fortran, "True", 4))
+    return fail(r, header, err, errSize,
+                "'%s' is in Fortran order; save it in C order", path);
   char d[16] = "";
   sscanf(descr + 1, "%15[^']", d);
-  const char *p = shape + 1;
-  out->rank = 0;
-  while (*p && *p != ')') {
-    while (isspace((unsigned char)*p) || *p == ',')
-      ++p;
-    if (*p == ')')
-      break;
-    if (out->rank == EMB_NPY_MAX_RANK || !isdigit((unsigned char)*p)) {
-      snprintf(err, errSize, "'%s' has an unsupported shape", path);
-      free(header);
-      fclose(f);
-      return -1;
-    }
-    out->dims[out->rank++] = strtoll(p, (char **)&p, 10);
-  }
+  char bad[64] = "";
+  const char *why = parseShape(shape, r, bad, sizeof bad);
+  if (why)
+    return fail(r, header, err, errSize, "'%s': the shape in its header %s%s%s",
+                path, why, *bad ? ": " : "", bad);
   free(header);
 
   // The file's element type, and whether it converts to `want`.
-  bool bf16FromF32 = want == EMBRT_BF16 && !strcmp(d, "<f4");
+  r->bf16FromF32 = want == EMBRT_BF16 && !strcmp(d, "<f4");
   bool bf16Raw = want == EMBRT_BF16 && !strcmp(d, "<u2");
   bool bool8 = want == EMBRT_I8 && !strcmp(d, "|b1");
-  if (!bf16FromF32 && !bf16Raw && !bool8 && strcmp(d, descrOf(want)) != 0) {
-    snprintf(err, errSize, "'%s' holds %s but %s is needed", path, d,
-             want == EMBRT_BF16 ? "<f4 or <u2 (bf16 bits)" : descrOf(want));
-    fclose(f);
-    return -1;
-  }
-  out->dtype = want;
-  int64_t n = embArrayElements(out);
-  size_t fileBytes = (size_t)n * (bf16FromF32 ? 4 : embrtDtypeSize(want));
-  void *raw = malloc(fileBytes ? fileBytes : 1);
-  if (fread(raw, 1, fileBytes, f) != fileBytes) {
-    free(raw);
-    goto truncated;
-  }
-  fclose(f);
-  if (bf16FromF32) {
-    uint16_t *bits = malloc((size_t)n * 2 + 1);
-    for (int64_t i = 0; i < n; ++i)
-      bits[i] = embrtF32ToBF16(((float *)raw)[i]);
-    free(raw);
-    raw = bits;
-  }
-  out->data = raw;
-  return 0;
+  if (!r->bf16FromF32 && !bf16Raw && !bool8 && strcmp(d, descrOf(want)) != 0)
+    return fail(r, NULL, err, errSize, "'%s' holds %s but %s is needed", path,
+                d,
+                want == EMBRT_BF16 ? "<f4 or <u2 (bf16 bits)" : descrOf(want));
+  r->shape.dtype = want;
+  r->elementBytes = r->bf16FromF32 ? 4 : embrtDtypeSize(want);
 
-truncated:
-  snprintf(err, errSize, "'%s' is truncated", path);
-  fclose(f);
+  return 0;
+}
+
+/// Fails embNpyReadData before its allocation.
+static int failData(EmbNpyReader *r, char *err, size_t errSize, const char *fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
+static int failData(EmbNpyReader *r, char *err, size_t errSize, const char *fmt,
+                    ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errSize, fmt, ap);
+  va_end(ap);
+  embNpyClose(r);
   return -1;
 }
+
+int embNpyReadData(EmbNpyReader *r, EmbArray *out, char *err, size_t errSize) {
+  *out = r->shape;
+  out->data = NULL;
+  const char *path = r->path;
+  // The data the header promises: its size must be countable, and a regular
+  // file must hold exactly that much after the header (more means the
+  // header does not describe the file).
+  EmbArray fileShape = r->shape;
+  fileShape.dtype = r->bf16FromF32 ? EMBRT_F32 : r->shape.dtype;
+  int64_t elements;
+  size_t bytes;
+  char text[256];
+  embArrayShapeText(&r->shape, text, sizeof text);
+  if (!embArraySize(&fileShape, &elements, &bytes))
+    return failData(
+        r, err, errSize,
+        "'%s' holds %s: its size overflows a 64-bit count: too large "
+        "to allocate",
+        path, text);
+  struct stat st;
+  long offset = ftell(r->file);
+  if (offset >= 0 && fstat(fileno(r->file), &st) == 0 && S_ISREG(st.st_mode)) {
+    r->dataBytes = st.st_size > offset ? (int64_t)st.st_size - offset : 0;
+    if ((uint64_t)r->dataBytes < (uint64_t)bytes)
+      return failData(r, err, errSize,
+                      "'%s' is truncated: its header says %s, %llu bytes of "
+                      "data, but %lld bytes follow",
+                      path, text, (unsigned long long)bytes,
+                      (long long)r->dataBytes);
+    if ((uint64_t)r->dataBytes > (uint64_t)bytes)
+      return failData(r, err, errSize,
+                      "'%s' has %llu bytes after its data: its header says %s "
+                      "(%llu bytes) but %lld bytes follow it",
+                      path,
+                      (unsigned long long)((uint64_t)r->dataBytes - bytes),
+                      text, (unsigned long long)bytes, (long long)r->dataBytes);
+  }
+  char why[256];
+  if (embArrayAllocate(out, false, why, sizeof why)) {
+    snprintf(err, errSize, "'%s' holds %s: %s", r->path, text, why);
+    embNpyClose(r);
+    return -1;
+  }
+  int64_t n = elements;
+  size_t fileBytes = bytes;
+  void *raw = out->data;
+  if (r->bf16FromF32 && !(raw = malloc(fileBytes ? fileBytes : 1))) {
+    snprintf(err, errSize, "'%s': out of memory for %llu bytes", r->path,
+             (unsigned long long)fileBytes);
+    goto failed;
+  }
+  if (fread(raw, 1, fileBytes, r->file) != fileBytes) {
+    snprintf(err, errSize, "'%s' is truncated: it ends inside its data",
+             r->path);
+    goto failed;
+  }
+  // Where the size was not known up front (a pipe), the end must follow.
+  if (r->dataBytes < 0 && fgetc(r->file) != EOF) {
+    snprintf(err, errSize,
+             "'%s' has bytes after its data: its header does not describe "
+             "the whole file",
+             r->path);
+    goto failed;
+  }
+  if (r->bf16FromF32) {
+    for (int64_t i = 0; i < n; ++i)
+      ((uint16_t *)out->data)[i] = embrtF32ToBF16(((float *)raw)[i]);
+    free(raw);
+  }
+  embNpyClose(r);
+  return 0;
+
+failed:
+  if (raw != out->data)
+    free(raw);
+  free(out->data);
+  out->data = NULL;
+  embNpyClose(r);
+  return -1;
+}
+
+int embNpyRead(const char *path, embrtDtype want, EmbArray *out, char *err,
+               size_t errSize) {
+  EmbNpyReader r;
+  memset(out, 0, sizeof *out);
+  if (embNpyOpen(path, want, &r, err, errSize))
+    return -1;
+  return embNpyReadData(&r, out, err, errSize);
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
 
 int embNpyWrite(const char *path, const EmbArray *a, char *err,
                 size_t errSize) {
@@ -198,18 +425,19 @@ int embNpyWrite(const char *path, const EmbArray *a, char *err,
                            0,
                            (unsigned char)(len & 0xff),
                            (unsigned char)(len >> 8)};
-  fwrite(pre, 1, 10, f);
-  fwrite(header, 1, (size_t)len, f);
+  bool ok = fwrite(pre, 1, 10, f) == 10 &&
+            fwrite(header, 1, (size_t)len, f) == (size_t)len;
   int64_t n = embArrayElements(a);
   if (a->dtype == EMBRT_BF16) {
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; ok && i < n; ++i) {
       float v = embrtBF16ToF32(((const uint16_t *)a->data)[i]);
-      fwrite(&v, 4, 1, f);
+      ok = fwrite(&v, 4, 1, f) == 1;
     }
   } else {
-    fwrite(a->data, 1, embArrayBytes(a), f);
+    size_t bytes = embArrayBytes(a);
+    ok = ok && fwrite(a->data, 1, bytes, f) == bytes;
   }
-  if (fclose(f) != 0) {
+  if (fclose(f) != 0 || !ok) {
     snprintf(err, errSize, "cannot write '%s'", path);
     return -1;
   }

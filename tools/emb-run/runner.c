@@ -4,6 +4,7 @@
 
 #include "runner.h"
 
+#include "../common/crash.h"
 #include "npy.h"
 
 #include <errno.h>
@@ -26,17 +27,40 @@ const char *const embRunOptionsHelp =
     "                            offsets valid, users in the user batch)\n"
     "  --seed S                  Seed of the random inputs (default 1)\n"
     "  --dynamic-size N          Ids per bag where a length is dynamic "
-    "(default 4)\n"
+    "(default 4;\n"
+    "                            0 makes every bag empty)\n"
     "  --output-dir DIR          Write the results there as .npy\n"
     "  --repeat N                Time N runs after a warm-up (median, "
     "spread)\n"
     "  --atol X, --rtol X        Comparison tolerance (default: per dtype)\n"
     "  --print                   Print a summary of each result on stdout\n";
 
+void embRunOptionsInit(EmbRunOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->seed = 1;
+  o->dynamicSize = 4;
+  o->atol = o->rtol = -1;
+}
+
 static int badValue(const char *tool, const char *flag, const char *value) {
   fprintf(stderr, "%s: error: %s: bad value '%s'\n", tool, flag,
           value ? value : "(missing)");
   return -1;
+}
+
+static int outOfMemory(const char *tool) {
+  fprintf(stderr, "%s: error: out of memory\n", tool);
+  return -1;
+}
+
+static int addInput(EmbRunOptions *o, const char *path) {
+  const char **list =
+      realloc((void *)o->inputs, (size_t)(o->numInputs + 1) * sizeof(char *));
+  if (!list)
+    return -1;
+  list[o->numInputs++] = path;
+  o->inputs = list;
+  return 0;
 }
 
 int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *o,
@@ -70,17 +94,14 @@ int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *o,
   } else if (IS("--inputs")) {
     // Split the comma-separated list; the strings live as long as argv.
     char *copy = strdup(v);
-    const char **list = (const char **)o->inputs;
-    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-      list = realloc(list, (size_t)(o->numInputs + 1) * sizeof(char *));
-      list[o->numInputs++] = tok;
-    }
-    o->inputs = list;
+    if (!copy)
+      return outOfMemory(tool);
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+      if (addInput(o, tok))
+        return outOfMemory(tool);
   } else if (IS("--input")) {
-    const char **list = (const char **)o->inputs;
-    list = realloc(list, (size_t)(o->numInputs + 1) * sizeof(char *));
-    list[o->numInputs++] = v;
-    o->inputs = list;
+    if (addInput(o, v))
+      return outOfMemory(tool);
   } else if (IS("--random-inputs")) {
     o->random = true;
   } else if (IS("--print")) {
@@ -181,14 +202,6 @@ static const char *dtypeName(int d) {
   return d >= 0 && d <= EMBRT_I8 ? names[d] : "?";
 }
 
-static void shapeText(const EmbArray *a, char *buf, size_t size) {
-  size_t n = (size_t)snprintf(buf, size, "tensor<");
-  for (int i = 0; i < a->rank && n < size; ++i)
-    n += (size_t)snprintf(buf + n, size - n, "%lldx", (long long)a->dims[i]);
-  if (n < size)
-    snprintf(buf + n, size - n, "%s>", dtypeName(a->dtype));
-}
-
 static void specText(const EmbArgSpec *s, char *buf, size_t size) {
   size_t n = (size_t)snprintf(buf, size, "tensor<");
   for (int i = 0; i < s->rank && n < size; ++i) {
@@ -215,33 +228,52 @@ static int loadInputs(const EmbModelSpec *m, const EmbRunOptions *o,
     return -1;
   }
   for (int i = 0; i < m->numInputs; ++i) {
-    char err[512], want[128];
+    char err[768], want[128];
     const EmbArgSpec *s = &m->inputs[i];
     specText(s, want, sizeof want);
-    if (embNpyRead(o->inputs[i], (embrtDtype)s->dtype, &in[i], err,
-                   sizeof err)) {
+    // The header first: a file of the wrong shape is named as such before
+    // its data is read (or found too large to read).
+    EmbNpyReader r;
+    if (embNpyOpen(o->inputs[i], (embrtDtype)s->dtype, &r, err, sizeof err)) {
       fprintf(stderr, "emb-run: error: input #%d (%s): %s\n", i, want, err);
       return -1;
     }
-    bool ok = in[i].rank == s->rank;
+    bool ok = r.shape.rank == s->rank;
     for (int d = 0; ok && d < s->rank; ++d)
-      ok = s->dims[d] < 0 || s->dims[d] == in[i].dims[d];
+      ok = s->dims[d] < 0 || s->dims[d] == r.shape.dims[d];
     if (!ok) {
-      char got[128];
-      shapeText(&in[i], got, sizeof got);
+      char got[256];
+      embArrayShapeText(&r.shape, got, sizeof got);
       fprintf(stderr,
               "emb-run: error: input #%d: '%s' is %s but @%s takes %s\n", i,
               o->inputs[i], got, m->name, want);
+      embNpyClose(&r);
+      return -1;
+    }
+    if (embNpyReadData(&r, &in[i], err, sizeof err)) {
+      fprintf(stderr, "emb-run: error: input #%d (%s): %s\n", i, want, err);
       return -1;
     }
   }
   return 0;
 }
 
+static int compareCuts(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/// A random integer in [lo, hi] (hi >= lo), over the full int64_t range too.
+static int64_t randomInRange(uint64_t *state, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; // 0: all 2^64 values
+  uint64_t r = nextRandom(state);
+  return (int64_t)((uint64_t)lo + (span ? r % span : r));
+}
+
 static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
                         EmbArray *in) {
   uint64_t state = o->seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL;
-  int64_t perBag = o->dynamicSize > 0 ? o->dynamicSize : 4;
+  int64_t perBag = o->dynamicSize; // 0: every bag is empty
   // Shapes first: a dynamic length of ids comes from the bags of the offsets
   // that index them; per-sample weights follow their ids.
   for (int i = 0; i < m->numInputs; ++i) {
@@ -253,15 +285,25 @@ static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
   }
   for (int i = 0; i < m->numInputs; ++i) {
     const EmbArgSpec *s = &m->inputs[i];
-    if (s->role != EMB_ARG_OFFSETS || s->ref < 0 || s->dims[0] < 1)
+    if (s->role != EMB_ARG_OFFSETS || s->ref < 0 || s->ref >= m->numInputs ||
+        s->rank < 1 || s->dims[0] < 1)
       continue;
     EmbArray *ids = &in[s->ref];
-    if (ids->rank == 1 && ids->dims[0] < 0)
-      ids->dims[0] = (s->dims[0] - 1) * perBag;
+    if (ids->rank == 1 && ids->dims[0] < 0 &&
+        !embCheckedMul(s->dims[0] - 1, perBag, &ids->dims[0])) {
+      char want[128];
+      specText(&m->inputs[s->ref], want, sizeof want);
+      fprintf(stderr,
+              "emb-run: error: input #%d (%s): %lld bags of %lld ids "
+              "(--dynamic-size) overflow a 64-bit count\n",
+              s->ref, want, (long long)(s->dims[0] - 1), (long long)perBag);
+      return -1;
+    }
   }
   for (int i = 0; i < m->numInputs; ++i) {
     const EmbArgSpec *s = &m->inputs[i];
-    if (s->role == EMB_ARG_WEIGHTS && s->ref >= 0 && in[i].dims[0] < 0)
+    if (s->role == EMB_ARG_WEIGHTS && s->ref >= 0 && s->ref < m->numInputs &&
+        s->rank >= 1 && in[s->ref].rank >= 1 && in[i].dims[0] < 0)
       in[i].dims[0] = in[s->ref].dims[0];
     for (int d = 0; d < s->rank; ++d) {
       if (in[i].dims[d] < 0) {
@@ -276,22 +318,30 @@ static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
     }
   }
   for (int i = 0; i < m->numInputs; ++i) {
+    char err[256], want[128];
+    if (embArrayAllocate(&in[i], false, err, sizeof err)) {
+      embArrayShapeText(&in[i], want, sizeof want);
+      fprintf(stderr, "emb-run: error: input #%d (%s): %s\n", i, want, err);
+      return -1;
+    }
+  }
+  for (int i = 0; i < m->numInputs; ++i) {
     const EmbArgSpec *s = &m->inputs[i];
     EmbArray *a = &in[i];
     int64_t n = embArrayElements(a);
-    a->data = malloc(embArrayBytes(a) + 1);
     if (s->role == EMB_ARG_OFFSETS) {
       // Random cut points of the ids into bags: sorted, from 0 to N.
-      int64_t total = s->ref >= 0 ? embArrayElements(&in[s->ref]) : 0;
+      int64_t total = s->ref >= 0 && s->ref < m->numInputs
+                          ? embArrayElements(&in[s->ref])
+                          : 0;
       double *cuts = malloc((size_t)n * sizeof(double) + 8);
+      if (!cuts) {
+        fprintf(stderr, "emb-run: error: input #%d: out of memory\n", i);
+        return -1;
+      }
       for (int64_t k = 0; k < n; ++k)
         cuts[k] = uniform(&state) * (double)total;
-      for (int64_t k = 1; k < n; ++k) // insertion sort: n is small
-        for (int64_t j = k; j > 0 && cuts[j - 1] > cuts[j]; --j) {
-          double t = cuts[j];
-          cuts[j] = cuts[j - 1];
-          cuts[j - 1] = t;
-        }
+      qsort(cuts, (size_t)n, sizeof(double), compareCuts);
       for (int64_t k = 0; k < n; ++k)
         storeElement(a->data, a->dtype, k,
                      k == 0       ? 0
@@ -304,17 +354,15 @@ static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
       double v;
       switch (s->role) {
       case EMB_ARG_IDS:
-        v = s->hi > s->lo
-                ? (double)(s->lo + (int64_t)(nextRandom(&state) %
-                                             (uint64_t)(s->hi - s->lo)))
-                : (double)s->lo;
+        v = s->hi > s->lo ? (double)randomInRange(&state, s->lo, s->hi - 1)
+                          : (double)s->lo;
         break;
       case EMB_ARG_INDEX: // sorted groups covering every user
         v = s->hi > 0 ? floor((double)k * (double)s->hi / (double)n) : 0;
         break;
       case EMB_ARG_LENGTHS:
-        v = (double)(s->lo + (int64_t)(nextRandom(&state) %
-                                       (uint64_t)(s->hi - s->lo + 1)));
+        v = s->hi >= s->lo ? (double)randomInRange(&state, s->lo, s->hi)
+                           : (double)s->lo;
         break;
       case EMB_ARG_WEIGHTS:
         v = uniform(&state);
@@ -343,6 +391,8 @@ typedef struct {
 
 static int64_t *makeDescriptor(void *data, int rank, const int64_t *dims) {
   int64_t *d = calloc((size_t)(3 + 2 * rank), sizeof(int64_t));
+  if (!d)
+    return NULL;
   memcpy(&d[0], &data, sizeof data);
   memcpy(&d[1], &data, sizeof data);
   d[2] = 0;
@@ -375,6 +425,10 @@ static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
   c->descs = calloc((size_t)c->numArgs + 1, sizeof(int64_t *));
   c->descPtrs = calloc((size_t)c->numArgs + 1, sizeof(void *));
   c->args = calloc((size_t)c->numArgs + 2, sizeof(void *));
+  if (!c->device || !c->descs || !c->descPtrs || !c->args) {
+    fprintf(stderr, "emb-run: error: out of memory\n");
+    return -1;
+  }
   c->args[0] = &c->ctx;
   for (int i = 0; i < c->numArgs; ++i) {
     bool isInput = i < m->numInputs;
@@ -387,6 +441,10 @@ static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
       return -1;
     }
     c->descs[i] = makeDescriptor(c->device[i], a->rank, a->dims);
+    if (!c->descs[i]) {
+      fprintf(stderr, "emb-run: error: out of memory\n");
+      return -1;
+    }
     c->descPtrs[i] = c->descs[i];
     c->args[1 + i] = &c->descPtrs[i];
   }
@@ -395,9 +453,10 @@ static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
 
 static void releaseCall(Call *c, int numInputs) {
   for (int i = 0; i < c->numArgs; ++i) {
-    if (i >= numInputs)
+    if (i >= numInputs && c->device)
       embrtFree(c->ctx, c->device[i]);
-    free(c->descs[i]);
+    if (c->descs)
+      free(c->descs[i]);
   }
   free(c->device);
   free(c->descs);
@@ -412,6 +471,13 @@ static int compareDoubles(const void *a, const void *b) {
 
 /// Runs the call once, then `repeat` timed times; copies results back.
 static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
+  char stage[512];
+  snprintf(stage, sizeof stage,
+           "running @%s (the compiled model and emb's "
+           "runtime)",
+           m->name);
+  embCrashSetStage(stage, NULL);
+  embCrashTestPoint("run");
   m->invoke(c->args);
   if (checkStatus(c->ctx, m->name))
     return -1;
@@ -420,6 +486,10 @@ static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
     // events and triton's do_bench measure it), after the warm-up above.
     double *ms = malloc((size_t)repeat * sizeof(double));
     embrtEvent *start = NULL, *end = NULL;
+    if (!ms) {
+      fprintf(stderr, "emb-run: error: out of memory\n");
+      return -1;
+    }
     if (embrtEventCreate(c->ctx, &start) != EMBRT_OK ||
         embrtEventCreate(c->ctx, &end) != EMBRT_OK) {
       free(ms);
@@ -483,7 +553,13 @@ static int allocResults(const EmbModelSpec *m, EmbArray *out) {
       }
       out[i].dims[d] = s->dims[d];
     }
-    out[i].data = calloc(embArrayBytes(&out[i]) + 1, 1);
+    char err[256], shape[128];
+    if (embArrayAllocate(&out[i], true, err, sizeof err)) {
+      embArrayShapeText(&out[i], shape, sizeof shape);
+      fprintf(stderr, "emb-run: error: result #%d of @%s (%s): %s\n", i,
+              m->name, shape, err);
+      return -1;
+    }
   }
   return 0;
 }
@@ -549,7 +625,7 @@ static int compareResults(const EmbModelSpec *m, const EmbModelSpec *ref,
         worst = k;
     }
     char shape[128];
-    shapeText(&a[i], shape, sizeof shape);
+    embArrayShapeText(&a[i], shape, sizeof shape);
     bool ok = worst < 0 && !nan;
     printf("result #%d %s: max abs diff %.3g, max rel diff %.3g against "
            "@%s (atol %.3g x max |value| %.3g, rtol %.3g): %s\n",
@@ -579,7 +655,7 @@ static void printResults(const EmbModelSpec *m, const EmbArray *out) {
       hi = v > hi ? v : hi;
     }
     char shape[128];
-    shapeText(&out[i], shape, sizeof shape);
+    embArrayShapeText(&out[i], shape, sizeof shape);
     printf("result #%d %s: sum %.6g, min %.6g, max %.6g, first [", i, shape,
            sum, n ? lo : 0, n ? hi : 0);
     for (int64_t k = 0; k < n && k < 4; ++k)
@@ -639,7 +715,15 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
   embrtContext *ctx = NULL;
   Call call, refCall;
   bool haveCall = false, haveRef = false;
+  memset(&call, 0, sizeof call);
+  memset(&refCall, 0, sizeof refCall);
+  if (!in || !out || !refOut || !inputBuffers) {
+    fprintf(stderr, "emb-run: error: out of memory\n");
+    goto done;
+  }
 
+  embCrashSetStage(o->random ? "making random inputs" : "reading the inputs",
+                   NULL);
   if ((o->random ? randomInputs(m, o, in) : loadInputs(m, o, in)) ||
       allocResults(m, out) || (ref && allocResults(ref, refOut)))
     goto done;
@@ -658,19 +742,19 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
       goto done;
     }
   }
+  haveCall = true; // released even when half prepared
   if (uploadInputs(ctx, m, in, inputBuffers) ||
       prepareCall(&call, ctx, m, in, inputBuffers, out))
     goto done;
-  haveCall = true;
   if (runCall(&call, m, out, o->repeat))
     goto done;
   if (ref) {
     // A training step updated its tables and states in place: the model as
     // written starts from the same inputs.
+    haveRef = true;
     if (uploadInputs(ctx, m, in, inputBuffers) ||
         prepareCall(&refCall, ctx, ref, in, inputBuffers, refOut))
       goto done;
-    haveRef = true;
     if (runCall(&refCall, ref, refOut, o->repeat))
       goto done;
   }
@@ -690,12 +774,12 @@ done:
     releaseCall(&call, m->numInputs);
   if (haveRef)
     releaseCall(&refCall, m->numInputs);
-  for (int i = 0; i < m->numInputs; ++i) {
+  for (int i = 0; in && inputBuffers && i < m->numInputs; ++i) {
     if (ctx)
       embrtFree(ctx, inputBuffers[i]);
     free(in[i].data);
   }
-  for (int i = 0; i < m->numResults; ++i) {
+  for (int i = 0; out && refOut && i < m->numResults; ++i) {
     free(out[i].data);
     free(refOut[i].data);
   }

@@ -24,13 +24,16 @@ typedef struct EmbRunOptions {
   int numInputs;
   bool random; ///< make valid random inputs instead
   uint64_t seed;
-  int64_t dynamicSize;   ///< the size of a dynamic dim with no other
-                         ///< source (ids: per bag), default 4
+  int64_t dynamicSize;   ///< ids per bag where a length of ids is
+                         ///< dynamic; default 4, 0: every bag empty
   const char *outputDir; ///< write results as .npy there (NULL: no)
   int repeat;            ///< timed runs after one warm-up (0: just run)
   double atol, rtol;     ///< comparison tolerance (< 0: per dtype)
   bool print;            ///< print a summary of each result on stdout
 } EmbRunOptions;
+
+/// The defaults: cpu, seed 1, 4 ids per bag, tolerance per dtype.
+void embRunOptionsInit(EmbRunOptions *opts);
 
 /// Runs `model` once (plus `repeat` timed runs), and, when `reference` is
 /// set, runs it on the same inputs and reports the largest absolute and

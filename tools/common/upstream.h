@@ -1,0 +1,53 @@
+//===- tools/common/upstream.h - Input that crashes MLIR 22 ------*- C -*-===//
+//
+// Some inputs crash MLIR 22 itself, inside its parser or an upstream op's
+// verifier, which the parser runs before emb sees the module: stock
+// mlir-opt-22 dies with SIGSEGV on each of them. emb cannot fix LLVM, but its
+// tools own the input: a scan of the source text before parsing finds
+// these forms and the tools reject them with an error at their location.
+// The scan skips comments and string literals and reads both the custom
+// and the generic form of an op.
+//
+//   - array<index: ...>: the dense-array parser asks `index` for its bit
+//     width (llvm/llvm-project#179045, fixed upstream after 22.1).
+//   - tensor.concat with a negative dim (dim(-1), or dim = -1 in the
+//     generic form): ConcatOp::verify indexes the shape with it.
+//   - tensor.expand_shape, memref.expand_shape or memref.collapse_shape
+//     with an empty reassociation group ([[0, 1], []]): the verifiers build
+//     an affine map from no expressions (llvm/llvm-project#222602 for
+//     tensor, #225348 for memref, both open). tensor.collapse_shape already
+//     rejects it upstream.
+//
+//   - brackets ( [ { nested deeper than EMB_TOOL_MAX_NESTING: MLIR's
+//     parser recurses once per level and overflows the stack between 2,000
+//     (regions) and 10,000 (array attributes) levels with 8 MiB of stack;
+//     passes and the printer recurse on regions too. Real IR nests a few
+//     dozen levels.
+//
+// Each has a reduced test in test/Tools/upstream/ that says what
+// mlir-opt-22 does with it. Anything else that crashes MLIR is named by the
+// crash report (crash.h) as a crash while parsing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_TOOLS_COMMON_UPSTREAM_H
+#define EMB_TOOLS_COMMON_UPSTREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/// The deepest nesting of ( [ { the tools accept.
+enum { EMB_TOOL_MAX_NESTING = 1000 };
+
+/// Where the first such form is, and the error to report there.
+typedef struct EmbUpstreamCrash {
+  unsigned line, col; ///< 1-based, in `text`
+  char message[512];
+} EmbUpstreamCrash;
+
+/// Scans `text` for a form that crashes MLIR 22's parser or verifiers.
+/// Returns true and fills `out` for the first one found.
+bool embToolFindUpstreamCrash(const char *text, size_t size,
+                              EmbUpstreamCrash *out);
+
+#endif // EMB_TOOLS_COMMON_UPSTREAM_H
