@@ -192,14 +192,12 @@ embrtStatus embrtContextEndCapture(embrtContext *ctx, embrtGraph **out) {
                          "capture: out is NULL (the capture is discarded)");
   }
   if (ctx->status != EMBRT_OK) {
-    // Keep the failure's own message: it says what broke the capture.
-    char cause[sizeof ctx->message];
-    snprintf(cause, sizeof cause, "%s", ctx->message);
+    // The first failure says what broke the capture.
     discardCapture(ctx);
     return embrtSetError(ctx, ctx->status,
                          "capture: a call failed during the capture, which "
                          "is discarded: %s",
-                         cause);
+                         ctx->captureFailure);
   }
   embrtGraph *graph = calloc(1, sizeof *graph);
   if (!graph) {

@@ -45,6 +45,9 @@ struct embrtContext {
   /// (embrtContextBeginCapture): calls that cannot be captured check it and
   /// fail instead of breaking the capture.
   int capturing;
+  /// The message of the first failure during the capture (runtime/status.c),
+  /// which embrtContextEndCapture reports: later failures are its echoes.
+  char captureFailure[1024];
   /// Device copies of compiled models' constants (embrtCompiledConstant),
   /// freed by embrtContextDestroy.
   embrtConstant *constants;
