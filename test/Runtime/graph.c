@@ -2,7 +2,7 @@
 //
 // The graph API's argument checks and the CPU backend's answer (no graphs:
 // EMBRT_UNSUPPORTED with a message), on any machine. The capture and replay
-// of real work is test/Runtime/cuda_graph.c (REQUIRES: cuda-gpu).
+// of real work is test/Runtime/cuda_graph.c, which needs a GPU.
 
 #include "harness.h"
 
