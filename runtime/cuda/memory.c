@@ -57,7 +57,12 @@ embrtStatus embrtCudaFreeAsync(embrtContext *ctx, void *ptr) {
 /// made, which a graph cannot repeat).
 static embrtStatus checkCapturedHost(embrtContext *ctx, const void *host) {
   struct cudaPointerAttributes attributes;
+  // A query, but the thread's capture mode may count it among the calls it
+  // forbids while capturing: relaxed for its duration.
+  enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
   cudaError_t error = cudaPointerGetAttributes(&attributes, host);
+  cudaThreadExchangeStreamCaptureMode(&mode);
   if (error != cudaSuccess) {
     (void)cudaGetLastError();
     attributes.type = cudaMemoryTypeUnregistered;
