@@ -80,7 +80,7 @@ if [ -n "$runners" ]; then
       sed 's/^emb-run: //' | head -n 6
   done
 else
-  echo "no .aot/ models carried: emb-run-aot --cuda-graph not run"
+  echo "no compiled models (.aot/ not carried, or runners not built): emb-run-aot --cuda-graph not run"
 fi
 
 stamp "ours: tbe_graphs"
