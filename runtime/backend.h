@@ -1,9 +1,9 @@
 //===- runtime/backend.h - The table a backend fills --------------*- C -*-===//
 //
-// A backend is one struct embrtBackend: a function per context, memory and
-// event hook and per op. A context points to its backend, chosen at creation
-// from the device (runtime/context.c), and the backend-neutral layer calls
-// through it with no test of the device:
+// A backend is one struct embrtBackend: a function per context, memory,
+// event and graph hook and per op. A context points to its backend, chosen at
+// creation from the device (runtime/context.c), and the backend-neutral layer
+// calls through it with no test of the device:
 //
 //   runtime/<family>.c   checks the arguments once, then ctx->backend-><op>
 //   runtime/cpu/         embrtCpuBackend: the reference loops
@@ -38,6 +38,14 @@ struct embrtEvent {
   double hostMs;
   /// Whether embrtEventRecord has run (checked by runtime/timing.c).
   int recorded;
+};
+
+/// An embrtGraph: work captured from a context's stream.
+struct embrtGraph {
+  /// The context that captured it, the only one that may launch it.
+  embrtContext *ctx;
+  /// The backend's executable graph (a cudaGraphExec_t on CUDA).
+  void *handle;
 };
 
 struct embrtBackend {
@@ -84,6 +92,20 @@ struct embrtBackend {
   embrtStatus (*eventElapsedMs)(embrtContext *ctx, const embrtEvent *start,
                                 const embrtEvent *end, float *ms);
   void (*eventDestroy)(embrtContext *ctx, embrtEvent *event);
+
+  //===--------------------------------------------------------------------===//
+  // Graphs (runtime/context.c): capture of the context's stream and replay.
+  // Called with the arguments checked and ctx->capturing as the hook needs
+  // it (0 for captureBegin, 1 for captureEnd).
+  //===--------------------------------------------------------------------===//
+
+  embrtStatus (*captureBegin)(embrtContext *ctx, embrtCaptureMode mode);
+  /// Ends the capture. With `graph` set, makes the captured work its
+  /// executable graph (graph->handle); with NULL (a failed call during the
+  /// capture, or a context destroyed while capturing) discards it.
+  embrtStatus (*captureEnd)(embrtContext *ctx, embrtGraph *graph);
+  embrtStatus (*graphLaunch)(embrtContext *ctx, const embrtGraph *graph);
+  void (*graphDestroy)(embrtContext *ctx, embrtGraph *graph);
 
   //===--------------------------------------------------------------------===//
   // Ops, one per entry point (runtime/<family>.c). *WorkspaceSize gets

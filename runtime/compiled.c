@@ -37,7 +37,8 @@ void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
 
 /// A backend that reads host memory uses the constant in place; others get
 /// one device copy a context per content (`hash` and size), uploaded on first
-/// use and freed by embrtContextDestroy.
+/// use (not during a capture: the warm-up call uploads) and freed by
+/// embrtContextDestroy.
 void *embrtCompiledConstant(embrtContext *ctx, const void *host, int64_t bytes,
                             int64_t hash) {
   if (!ctx || bytes < 0 || (!host && bytes > 0)) {
@@ -53,6 +54,16 @@ void *embrtCompiledConstant(embrtContext *ctx, const void *host, int64_t bytes,
     if (ctx->constants[i].hash == (uint64_t)hash &&
         ctx->constants[i].bytes == bytes)
       return ctx->constants[i].device;
+  if (ctx->capturing) {
+    // The upload would allocate and copy pageable host memory: neither can
+    // be captured, and a replay must not upload again anyway.
+    embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                  "constant: a captured call cannot upload a constant (%lld "
+                  "bytes); run the call once on this context before "
+                  "capturing it",
+                  (long long)bytes);
+    return NULL;
+  }
   if (ctx->numConstants == ctx->constantsCap) {
     size_t cap = ctx->constantsCap ? 2 * ctx->constantsCap : 8;
     embrtConstant *grown = realloc(ctx->constants, cap * sizeof *grown);

@@ -1,10 +1,13 @@
 //===- runtime/context.c - Contexts -------------------------------*- C -*-===//
 //
-// Creation and destruction of contexts, their getters, and embrtSynchronize.
+// Creation and destruction of contexts, their getters, embrtSynchronize, and
+// the capture of a context's work into graphs (embrtContextBeginCapture).
 // Creation checks the arguments, picks the backend of the device
 // (runtime/backend.h) and lets it fill its part of the context (the CUDA
 // backend: device properties, stream, device error record); every later call
-// goes through that backend.
+// goes through that backend. A capture marks the context (ctx->capturing) so
+// that calls a graph cannot hold (synchronize, blocking allocation) fail
+// with a message instead of invalidating the capture.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +32,12 @@ static const struct embrtBackend *backendOf(embrtDevice device) {
     return &embrtCudaBackend;
 #endif
   return device == EMBRT_DEVICE_CPU ? &embrtCpuBackend : NULL;
+}
+
+/// Ends the capture of `ctx` and drops what it recorded.
+static void discardCapture(embrtContext *ctx) {
+  ctx->backend->captureEnd(ctx, NULL);
+  ctx->capturing = 0;
 }
 
 embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,
@@ -86,6 +95,8 @@ embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,
 void embrtContextDestroy(embrtContext *ctx) {
   if (!ctx)
     return;
+  if (ctx->capturing)
+    discardCapture(ctx); // the stream is unusable mid-capture
   for (size_t i = 0; i < ctx->numConstants; ++i)
     embrtFree(ctx, ctx->constants[i].device);
   free(ctx->constants);
@@ -122,5 +133,111 @@ int64_t embrtContextGetInvalidIdCount(const embrtContext *ctx) {
 embrtStatus embrtSynchronize(embrtContext *ctx) {
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "synchronize: the context is capturing a graph, "
+                         "which cannot wait for the device (end the capture "
+                         "first)");
   return ctx->backend->synchronize(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// Graphs
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtContextBeginCapture(embrtContext *ctx,
+                                     const embrtCaptureOptions *options) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  embrtCaptureMode mode = EMBRT_CAPTURE_THREAD_LOCAL;
+  if (options) {
+    if (options->structSize != sizeof *options)
+      return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                           "capture: options.structSize is %zu, expected %zu",
+                           options->structSize, sizeof *options);
+    mode = options->mode;
+    if (mode != EMBRT_CAPTURE_THREAD_LOCAL && mode != EMBRT_CAPTURE_GLOBAL &&
+        mode != EMBRT_CAPTURE_RELAXED)
+      return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                           "capture: options.mode is %d, not an "
+                           "embrtCaptureMode",
+                           (int)mode);
+  }
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "capture: the context is capturing already");
+  if (ctx->status != EMBRT_OK)
+    // A failure during the capture must be told apart from an old one.
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "capture: the context holds an error (%s); clear "
+                         "it with embrtContextClearError first",
+                         embrtStatusName(ctx->status));
+  EMBRT_TRY(ctx->backend->captureBegin(ctx, mode));
+  ctx->capturing = 1;
+  return EMBRT_OK;
+}
+
+embrtStatus embrtContextEndCapture(embrtContext *ctx, embrtGraph **out) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  if (out)
+    *out = NULL;
+  if (!ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "capture: the context is not capturing "
+                         "(embrtContextBeginCapture first)");
+  if (!out) {
+    discardCapture(ctx);
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "capture: out is NULL (the capture is discarded)");
+  }
+  if (ctx->status != EMBRT_OK) {
+    // The first failure says what broke the capture.
+    discardCapture(ctx);
+    return embrtSetError(ctx, ctx->status,
+                         "capture: a call failed during the capture, which "
+                         "is discarded: %s",
+                         ctx->captureFailure);
+  }
+  embrtGraph *graph = calloc(1, sizeof *graph);
+  if (!graph) {
+    discardCapture(ctx);
+    return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY, "capture: out of memory");
+  }
+  graph->ctx = ctx;
+  embrtStatus status = ctx->backend->captureEnd(ctx, graph);
+  ctx->capturing = 0;
+  if (status != EMBRT_OK) {
+    free(graph);
+    return status;
+  }
+  *out = graph;
+  return EMBRT_OK;
+}
+
+int embrtContextIsCapturing(const embrtContext *ctx) {
+  return ctx ? ctx->capturing : 0;
+}
+
+embrtStatus embrtGraphLaunch(embrtContext *ctx, embrtGraph *graph) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  if (!graph)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT, "graph: graph is NULL");
+  if (graph->ctx != ctx)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "graph: the graph was captured on another context");
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "graph: the context is capturing a graph; launch "
+                         "after the capture ends");
+  return ctx->backend->graphLaunch(ctx, graph);
+}
+
+void embrtGraphDestroy(embrtContext *ctx, embrtGraph *graph) {
+  if (!graph)
+    return;
+  if (ctx && graph->ctx == ctx)
+    ctx->backend->graphDestroy(ctx, graph);
+  free(graph);
 }

@@ -2,11 +2,12 @@
 //
 // What an embrtContext holds: its device and backend (chosen at creation,
 // runtime/context.c), the sticky status with the last message
-// (runtime/status.c), the invalid-id count, the device copies of compiled
-// models' constants (runtime/compiled.c), and the backend's own state (the
-// CUDA backend's stream, device properties, device error record and cuBLAS
-// handle: runtime/cuda/cuda.h). Only the runtime reads it: kernels get what
-// they need in an embrtLaunchEnv (kernels/launch.h).
+// (runtime/status.c), the invalid-id count, whether it is capturing a graph,
+// the device copies of compiled models' constants (runtime/compiled.c), and
+// the backend's own state (the CUDA backend's stream, device properties,
+// device error record and cuBLAS handle: runtime/cuda/cuda.h). Only the
+// runtime reads it: kernels get what they need in an embrtLaunchEnv
+// (kernels/launch.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,13 @@ struct embrtContext {
   /// Message of the last failure (or warning note).
   char message[1024];
   int64_t invalidIdCount;
+  /// Whether the context is capturing its stream into a graph
+  /// (embrtContextBeginCapture): calls that cannot be captured check it and
+  /// fail instead of breaking the capture.
+  int capturing;
+  /// The message of the first failure during the capture (runtime/status.c),
+  /// which embrtContextEndCapture reports: later failures are its echoes.
+  char captureFailure[1024];
   /// Device copies of compiled models' constants (embrtCompiledConstant),
   /// freed by embrtContextDestroy.
   embrtConstant *constants;

@@ -4,7 +4,11 @@
 // and the cases every device answers alike (zero bytes, NULL pointers), then
 // the context's backend: plain malloc and memcpy on the CPU
 // (runtime/cpu/backend.c), cudaMalloc and copies ordered on the context's
-// stream on CUDA (runtime/cuda/memory.c).
+// stream on CUDA (runtime/cuda/memory.c). While the context captures a graph
+// the blocking pair (embrtMalloc, embrtFree: cudaMalloc and cudaFree, which
+// wait for the device) fails with a message; the stream-ordered pair becomes
+// the graph's own allocations, and the backend refuses copies a graph cannot
+// replay (pageable host memory).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +24,11 @@ embrtStatus embrtMalloc(embrtContext *ctx, size_t bytes, void **out) {
   *out = NULL;
   if (bytes == 0)
     return EMBRT_OK; // NULL is a valid empty buffer everywhere
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "malloc: the context is capturing a graph, which "
+                         "cannot hold a blocking allocation (embrtMallocAsync "
+                         "can)");
   return ctx->backend->deviceMalloc(ctx, bytes, out);
 }
 
@@ -28,6 +37,10 @@ embrtStatus embrtFree(embrtContext *ctx, void *ptr) {
     return EMBRT_INVALID_ARGUMENT;
   if (!ptr)
     return EMBRT_OK;
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "free: the context is capturing a graph, which "
+                         "cannot hold a blocking free (embrtFreeAsync can)");
   return ctx->backend->deviceFree(ctx, ptr);
 }
 

@@ -3,8 +3,10 @@
 // Recording a failure or a note on a context, and the names of the status
 // codes. Sticky errors: ctx->status keeps the first failing status until
 // embrtContextClearError; ctx->message is the message of the most recent
-// failure (or warning note). A context in an error state still runs later
-// calls: a caller may issue a sequence and check the status once at the end.
+// failure (or warning note); during a graph capture the first failure's
+// message is kept as well, for embrtContextEndCapture to report. A context
+// in an error state still runs later calls: a caller may issue a sequence
+// and check the status once at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,8 +24,12 @@ embrtStatus embrtSetError(embrtContext *ctx, embrtStatus status,
   va_start(ap, fmt);
   vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
   va_end(ap);
-  if (ctx->status == EMBRT_OK)
+  if (ctx->status == EMBRT_OK) {
     ctx->status = status;
+    if (ctx->capturing)
+      snprintf(ctx->captureFailure, sizeof ctx->captureFailure, "%s",
+               ctx->message);
+  }
   return status;
 }
 

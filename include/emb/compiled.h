@@ -32,7 +32,10 @@
 // status and message): compiled code does not branch on them; the caller
 // checks embrtContextGetStatus after the model returns. A failed allocation
 // yields NULL, which every later call rejects as an invalid argument, so a
-// failure never turns into a wild memory access.
+// failure never turns into a wild memory access. A compiled call on a CUDA
+// context neither waits for the device nor allocates with cudaMalloc (its
+// intermediates come from the stream-ordered pool), so after one warm-up
+// call it can be captured into a CUDA graph (embrtContextBeginCapture).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,8 +75,10 @@ void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
 /// the context's device reads it. The CPU reads `host` in place; a CUDA
 /// context uploads each constant once, on the first call that needs it
 /// (ordered on the stream), and keeps the copy, keyed by (hash, bytes),
-/// until the context is destroyed. Read-only: compiled code never writes
-/// into it. Returns NULL and records the error on failure.
+/// until the context is destroyed; during a graph capture that first call
+/// fails instead (emb/runtime.h: run the call once before capturing it).
+/// Read-only: compiled code never writes into it. Returns NULL and records the
+/// error on failure.
 void *embrtCompiledConstant(embrtContext *ctx, const void *host, int64_t bytes,
                             int64_t hash);
 

@@ -21,12 +21,17 @@
 //     (cublasCreate allocates), which embrtContextDestroy frees. Besides the
 //     memory functions and embrtEventCreate, only these allocate:
 //     embrtContextCreate (the context; on CUDA its stream unless the caller
-//     passes one, and a small device error record) and, for compiled models
+//     passes one, and a small device error record); for compiled models
 //     (emb/compiled.h), embrtCompiledAlloc and embrtCompiledConstant (one
-//     device copy of each constant per context). A CUDA TBE with more
-//     features than the kernel's parameter block holds stages its metadata in
-//     host memory (freed before the call returns) on its way into the
-//     workspace.
+//     device copy of each constant per context); and for CUDA graphs,
+//     embrtContextEndCapture (the graph) and the first embrtGraphLaunch of a
+//     graph that allocates (its memory, which later launches reuse). A CUDA
+//     TBE with more features than the kernel's parameter block holds stages
+//     its metadata in host memory (freed before the call returns) on its way
+//     into the workspace.
+//   - Work on a CUDA context can be captured into a CUDA graph and replayed
+//     (embrtContextBeginCapture, below), which rules out some calls while
+//     capturing.
 //   - No op synchronises the stream. What waits: embrtSynchronize (for the
 //     stream), embrtEventElapsedMs (for its second event), embrtFree and
 //     embrtContextDestroy on CUDA (cudaFree waits for the device), and
@@ -63,7 +68,8 @@ typedef enum embrtStatus {
   EMBRT_OK = 0,
   /// An argument is malformed: a null pointer, a shape that does not agree
   /// with another, an unknown enum value or struct size, a workspace that is
-  /// too small. Nothing was computed.
+  /// too small; or the call cannot be part of a capture (see CUDA graphs).
+  /// Nothing was computed.
   EMBRT_INVALID_ARGUMENT = 1,
   /// Input data is invalid: an id outside its table under `fatal` bounds
   /// checking, decreasing offsets or offsets past the end of the indices, a
@@ -226,6 +232,96 @@ embrtStatus embrtMemcpy(embrtContext *ctx, void *dst, const void *src,
 
 /// Sets `bytes` of device memory to `value`.
 embrtStatus embrtMemset(embrtContext *ctx, void *dst, int value, size_t bytes);
+
+//===----------------------------------------------------------------------===//
+// CUDA graphs: capture the work of calls once, replay it
+//===----------------------------------------------------------------------===//
+//
+// Between embrtContextBeginCapture and embrtContextEndCapture, the calls made
+// on a CUDA context do not run: the work they enqueue on the context's stream
+// is recorded into a graph (CUDA stream capture), with the argument values
+// they had. embrtGraphLaunch then runs that work again, as one launch, as
+// often as wanted: the same kernels on the same buffers, so a replay sees
+// whatever the buffers hold when it runs (new ids in the same id buffer give
+// new results), and host-side work of the calls (argument checks, launch
+// configuration, workspace queries) is not repeated. Ops, embrtMemcpy between
+// device buffers, embrtMemset, embrtMallocAsync and embrtFreeAsync, and a
+// compiled model's whole call (emb/compiled.h) can be captured.
+//
+// What a captured call may not do, and what the runtime answers:
+//   - wait for the device: embrtSynchronize and embrtEventElapsedMs fail with
+//     EMBRT_INVALID_ARGUMENT during a capture (time a graph with events
+//     recorded around embrtGraphLaunch);
+//   - allocate or free with the blocking functions: embrtMalloc and
+//     embrtFree fail (EMBRT_INVALID_ARGUMENT); embrtMallocAsync and
+//     embrtFreeAsync become the graph's own allocation and free (memory
+//     allocated in the capture belongs to the graph: free it in the capture;
+//     a replay reuses the graph's memory and allocates nothing);
+//   - copy to or from pageable host memory: a captured embrtMemcpy needs
+//     page-locked host memory (cudaMallocHost, cudaHostRegister) that stays
+//     valid while the graph lives (EMBRT_INVALID_ARGUMENT otherwise);
+//   - do first-use work: a compiled model's constants are uploaded, and the
+//     cuBLAS handle of embrtLce is created, by the first call that needs them;
+//     during a capture that first call fails (EMBRT_INVALID_ARGUMENT). Run
+//     the call once on the context before capturing it (a warm-up);
+//   - stage metadata through host memory: a CUDA TBE with more features than
+//     the forward kernel's parameter block holds (embrtTbeWorkspaceSize is
+//     nonzero), and a TBE backward with more than 64 tables or 256 features,
+//     answer EMBRT_UNSUPPORTED during a capture.
+// A failure during a capture is recorded on the context as usual (sticky);
+// embrtContextEndCapture then discards the graph and reports it. Device-side
+// input errors of a replay (a bad id in `fatal` mode) are reported by the
+// next embrtSynchronize, as for a direct call. The CPU backend has no graphs:
+// embrtContextBeginCapture answers EMBRT_UNSUPPORTED there.
+
+/// How a capture treats CUDA calls that could synchronise (cudaMalloc,
+/// cudaStreamSynchronize, ...) made outside the runtime while it captures
+/// (cudaStreamCaptureMode).
+typedef enum embrtCaptureMode {
+  /// Such calls fail on the capturing thread; other threads are unaffected.
+  /// The default.
+  EMBRT_CAPTURE_THREAD_LOCAL = 0,
+  /// Such calls fail on every thread of the process.
+  EMBRT_CAPTURE_GLOBAL = 1,
+  /// No such check: the caller promises that none happen.
+  EMBRT_CAPTURE_RELAXED = 2,
+} embrtCaptureMode;
+
+/// Options of embrtContextBeginCapture (NULL: the defaults).
+typedef struct embrtCaptureOptions {
+  size_t structSize; ///< sizeof(embrtCaptureOptions)
+  embrtCaptureMode mode;
+} embrtCaptureOptions;
+
+/// Work captured from a context's stream, ready to replay on that context.
+/// Created by embrtContextEndCapture; the caller destroys it with
+/// embrtGraphDestroy before destroying its context.
+typedef struct embrtGraph embrtGraph;
+
+/// Starts capturing the work later calls on `ctx` enqueue (see above). The
+/// context must hold no error (clear it with embrtContextClearError) and not
+/// be capturing already. Work enqueued before this call still runs. Answers
+/// EMBRT_UNSUPPORTED on the CPU.
+embrtStatus embrtContextBeginCapture(embrtContext *ctx,
+                                     const embrtCaptureOptions *options);
+
+/// Ends the capture of `ctx` and makes the captured work a graph in `*out`
+/// (owned by the caller). If a call failed during the capture, the graph is
+/// discarded, `*out` is NULL and its status and message are returned. The
+/// context stops capturing in every case.
+embrtStatus embrtContextEndCapture(embrtContext *ctx, embrtGraph **out);
+
+/// Whether `ctx` is between embrtContextBeginCapture and
+/// embrtContextEndCapture.
+int embrtContextIsCapturing(const embrtContext *ctx);
+
+/// Enqueues the graph's work on the stream of `ctx`, the context that
+/// captured it, without synchronising. Not during a capture.
+embrtStatus embrtGraphLaunch(embrtContext *ctx, embrtGraph *graph);
+
+/// Destroys a graph of `ctx` (NULL is allowed). A launch still running
+/// finishes first, on the device; the host does not wait.
+void embrtGraphDestroy(embrtContext *ctx, embrtGraph *graph);
 
 //===----------------------------------------------------------------------===//
 // Table-batched embedding lookup (emb.tbe) and single-table bags

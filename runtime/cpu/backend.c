@@ -3,8 +3,9 @@
 // embrtCpuBackend: the host as a device. A context needs nothing of its own,
 // memory is malloc'd host memory, every call has finished when it returns
 // (so synchronize has nothing to wait for, and an event is the host's
-// monotonic clock at the time it was recorded), and the ops are the
-// reference loops of runtime/cpu/<family>.c.
+// monotonic clock at the time it was recorded), there is nothing to capture
+// into a graph (EMBRT_UNSUPPORTED), and the ops are the reference loops of
+// runtime/cpu/<family>.c.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +84,27 @@ static embrtStatus eventElapsedMs(embrtContext *ctx, const embrtEvent *start,
 static void eventDestroy(embrtContext *ctx, embrtEvent *event) {}
 
 //===----------------------------------------------------------------------===//
+// Graphs: none on the host, where every call has run when it returns
+//===----------------------------------------------------------------------===//
+
+static embrtStatus captureBegin(embrtContext *ctx, embrtCaptureMode mode) {
+  return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                       "capture: graphs need a CUDA context; on the CPU every "
+                       "call runs when it is made");
+}
+
+// Never capturing, so never asked to end a capture or run a graph.
+static embrtStatus captureEnd(embrtContext *ctx, embrtGraph *graph) {
+  return graph ? captureBegin(ctx, EMBRT_CAPTURE_THREAD_LOCAL) : EMBRT_OK;
+}
+
+static embrtStatus graphLaunch(embrtContext *ctx, const embrtGraph *graph) {
+  return captureBegin(ctx, EMBRT_CAPTURE_THREAD_LOCAL);
+}
+
+static void graphDestroy(embrtContext *ctx, embrtGraph *graph) {}
+
+//===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +128,11 @@ const struct embrtBackend embrtCpuBackend = {
     .eventRecord = eventRecord,
     .eventElapsedMs = eventElapsedMs,
     .eventDestroy = eventDestroy,
+
+    .captureBegin = captureBegin,
+    .captureEnd = captureEnd,
+    .graphLaunch = graphLaunch,
+    .graphDestroy = graphDestroy,
 
     .tbeWorkspaceSize = embrtCpuTbeWorkspaceSize,
     .tbeForward = embrtCpuTbeForward,

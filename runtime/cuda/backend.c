@@ -1,12 +1,14 @@
 //===- runtime/cuda/backend.c - The CUDA backend's table ----------*- C -*-===//
 //
-// embrtCudaBackend: the context, memory and event hooks of runtime/cuda/, and
-// one op row per entry point. An op makes the context's device current on
-// the calling thread, returns early when its output is empty (so launchers
-// never see an empty grid), hands the context's launch environment to the
-// launcher of kernels/<family>.cu (kernels/launch.h), and records the
-// launcher's message on the context when it fails. Workspace queries go to
-// the kernels' own *WorkspaceSize functions the same way.
+// embrtCudaBackend: the context, memory, event and graph hooks of
+// runtime/cuda/, and one op row per entry point. An op makes the context's
+// device current on the calling thread, returns early when its output is
+// empty (so launchers never see an empty grid), hands the context's launch
+// environment to the launcher of kernels/<family>.cu (kernels/launch.h), and
+// records the launcher's message on the context when it fails. Workspace
+// queries go to the kernels' own *WorkspaceSize functions the same way. During
+// a graph capture an op refuses what a replay could not repeat (first-use
+// allocations, metadata staged through host memory).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +75,19 @@ static embrtStatus tbeForward(embrtContext *ctx, const char *op,
   }
   if (rows == 0 || width == 0)
     return EMBRT_OK;
+  if (ctx->capturing) {
+    // A workspace means metadata staged through host memory (kernels/tbe.cu),
+    // freed before the call returns: a replay would read it after that.
+    size_t staged = 0;
+    EMBRT_TRY(tbeWorkspaceSize(ctx, args, &staged));
+    if (staged > 0)
+      return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                           "%s: %lld features are more than the kernel's "
+                           "parameter block holds; their metadata goes "
+                           "through host memory, which a graph cannot "
+                           "capture",
+                           op, (long long)args->numFeatures);
+  }
   return launchedAs(ctx, op, "tbe",
                     embrtCudaLaunchTbeForward(envOf(ctx), args));
 }
@@ -94,6 +109,17 @@ static embrtStatus tbeBackward(embrtContext *ctx, const char *op,
   const embrtTbeArgs *l = &args->lookup;
   if (l->numFeatures == 0 || l->batchSize == 0)
     return EMBRT_OK; // no bags: nothing is touched
+  // Beyond the kernel's parameter block (kParamTables, kParamFeatures in
+  // kernels/tbe_backward.cu) the metadata goes through host memory freed
+  // before the call returns, which a replay would read after that.
+  if (ctx->capturing && (l->numTables > 64 || l->numFeatures > 256))
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "%s: %lld tables and %lld features are "
+                         "more than the kernel's parameter block holds (64 "
+                         "and 256); their metadata goes through host memory, "
+                         "which a graph cannot capture",
+                         op, (long long)l->numTables,
+                         (long long)l->numFeatures);
   return launchedAs(ctx, op, "tbe_backward",
                     embrtCudaLaunchTbeBackward(envOf(ctx), args));
 }
@@ -131,7 +157,13 @@ static embrtStatus lce(embrtContext *ctx, const embrtLceArgs *args) {
   EMBRT_TRY(enter(ctx, "lce: cudaSetDevice"));
   if (args->batchSize == 0 || args->m == 0 || args->n == 0)
     return EMBRT_OK;
-  // The launcher runs cuBLAS on the context's handle, made on first use.
+  // The launcher runs cuBLAS on the context's handle, made on first use
+  // (cublasCreate allocates: not during a capture).
+  if (ctx->capturing && !envOf(ctx)->blasHandle)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "lce: the context's first cuBLAS call cannot be "
+                         "captured (its handle allocates); run the call once "
+                         "before capturing it");
   EMBRT_TRY(embrtCudaEnsureBlasHandle(ctx));
   return launched(ctx, embrtCudaLaunchLce(envOf(ctx), args));
 }
@@ -243,6 +275,11 @@ const struct embrtBackend embrtCudaBackend = {
     .eventRecord = embrtCudaEventRecord,
     .eventElapsedMs = embrtCudaEventElapsedMs,
     .eventDestroy = embrtCudaEventDestroy,
+
+    .captureBegin = embrtCudaCaptureBegin,
+    .captureEnd = embrtCudaCaptureEnd,
+    .graphLaunch = embrtCudaGraphLaunch,
+    .graphDestroy = embrtCudaGraphDestroy,
 
     .tbeWorkspaceSize = tbeWorkspaceSize,
     .tbeForward = tbeForward,

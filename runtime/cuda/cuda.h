@@ -2,9 +2,10 @@
 //
 // What the CUDA backend keeps for a context, and the hooks its table
 // (runtime/cuda/backend.c) points to: contexts and synchronize
-// (runtime/cuda/context.c), memory (runtime/cuda/memory.c) and events
-// (runtime/cuda/timing.c). The op rows of the table fill nothing per call:
-// the context's launch environment is handed to the launchers as it is.
+// (runtime/cuda/context.c), memory (runtime/cuda/memory.c), events
+// (runtime/cuda/timing.c) and graphs (runtime/cuda/graph.c). The op rows of the
+// table fill nothing per call: the context's launch environment is handed to
+// the launchers as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,5 +61,10 @@ embrtStatus embrtCudaEventRecord(embrtContext *ctx, embrtEvent *event);
 embrtStatus embrtCudaEventElapsedMs(embrtContext *ctx, const embrtEvent *start,
                                     const embrtEvent *end, float *ms);
 void embrtCudaEventDestroy(embrtContext *ctx, embrtEvent *event);
+
+embrtStatus embrtCudaCaptureBegin(embrtContext *ctx, embrtCaptureMode mode);
+embrtStatus embrtCudaCaptureEnd(embrtContext *ctx, embrtGraph *graph);
+embrtStatus embrtCudaGraphLaunch(embrtContext *ctx, const embrtGraph *graph);
+void embrtCudaGraphDestroy(embrtContext *ctx, embrtGraph *graph);
 
 #endif // EMB_RUNTIME_CUDA_CUDA_H

@@ -3,7 +3,8 @@
 // Plain device memory (cudaMalloc, never managed memory) and copies and
 // memsets ordered on the context's stream. Copies to or from pageable host
 // memory may block in the CUDA runtime; the host buffer of a device-to-host
-// copy is valid after embrtSynchronize.
+// copy is valid after embrtSynchronize. A copy captured into a graph must use
+// page-locked host memory (checked here while the context captures).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +52,29 @@ embrtStatus embrtCudaFreeAsync(embrtContext *ctx, void *ptr) {
                          "free async: cudaFreeAsync");
 }
 
+/// A captured copy reads or writes `host` at every replay: it must be
+/// page-locked (a pageable copy is staged by the CUDA runtime when it is
+/// made, which a graph cannot repeat).
+static embrtStatus checkCapturedHost(embrtContext *ctx, const void *host) {
+  struct cudaPointerAttributes attributes;
+  // A query, but the thread's capture mode may count it among the calls it
+  // forbids while capturing: relaxed for its duration.
+  enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  cudaError_t error = cudaPointerGetAttributes(&attributes, host);
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  if (attributes.type != cudaMemoryTypeUnregistered)
+    return EMBRT_OK;
+  return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                       "memcpy: a captured copy needs page-locked host memory "
+                       "(cudaMallocHost or cudaHostRegister); %p is pageable",
+                       host);
+}
+
 embrtStatus embrtCudaMemcpy(embrtContext *ctx, void *dst, const void *src,
                             size_t bytes, embrtCopyKind kind) {
   static const enum cudaMemcpyKind kinds[] = {
@@ -60,6 +84,9 @@ embrtStatus embrtCudaMemcpy(embrtContext *ctx, void *dst, const void *src,
   };
   EMBRT_TRY(embrtCudaRecord(ctx, cudaSetDevice(ctx->ordinal),
                             "memcpy: cudaSetDevice"));
+  if (ctx->capturing && kind != EMBRT_COPY_DEVICE_TO_DEVICE)
+    EMBRT_TRY(
+        checkCapturedHost(ctx, kind == EMBRT_COPY_HOST_TO_DEVICE ? src : dst));
   return embrtCudaRecord(
       ctx, cudaMemcpyAsync(dst, src, bytes, kinds[kind], streamOf(ctx)),
       "memcpy: cudaMemcpyAsync");

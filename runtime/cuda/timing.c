@@ -1,7 +1,8 @@
 //===- runtime/cuda/timing.c - CUDA events ------------------------*- C -*-===//
 //
 // The CUDA backend's embrtEvent hooks: a cudaEvent_t recorded on the
-// context's stream; the elapsed time waits for the second event.
+// context's stream; the elapsed time waits for the second event (so not
+// during a graph capture).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,11 @@ embrtStatus embrtCudaEventRecord(embrtContext *ctx, embrtEvent *event) {
 
 embrtStatus embrtCudaEventElapsedMs(embrtContext *ctx, const embrtEvent *start,
                                     const embrtEvent *end, float *ms) {
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "event: the context is capturing a graph, which "
+                         "cannot wait for an event; time a graph with events "
+                         "recorded around embrtGraphLaunch");
   EMBRT_TRY(embrtCudaRecord(ctx, cudaEventSynchronize((cudaEvent_t)end->handle),
                             "event: cudaEventSynchronize"));
   return embrtCudaRecord(ctx,

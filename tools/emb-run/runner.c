@@ -33,7 +33,10 @@ const char *const embRunOptionsHelp =
     "  --repeat N                Time N runs after a warm-up (median, "
     "spread)\n"
     "  --atol X, --rtol X        Comparison tolerance (default: per dtype)\n"
-    "  --print                   Print a summary of each result on stdout\n";
+    "  --print                   Print a summary of each result on stdout\n"
+    "  --cuda-graph              Also capture one call into a CUDA graph,\n"
+    "                            check its replay against a direct call and\n"
+    "                            time --repeat replays (--device cuda)\n";
 
 void embRunOptionsInit(EmbRunOptions *o) {
   memset(o, 0, sizeof *o);
@@ -72,7 +75,8 @@ int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *o,
   bool takesValue = IS("--device") || IS("--inputs") || IS("--input") ||
                     IS("--seed") || IS("--output-dir") || IS("--repeat") ||
                     IS("--atol") || IS("--rtol") || IS("--dynamic-size");
-  if (!takesValue && !IS("--random-inputs") && !IS("--print"))
+  if (!takesValue && !IS("--random-inputs") && !IS("--print") &&
+      !IS("--cuda-graph"))
     return 0;
   const char *v = NULL;
   if (takesValue) {
@@ -106,6 +110,8 @@ int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *o,
     o->random = true;
   } else if (IS("--print")) {
     o->print = true;
+  } else if (IS("--cuda-graph")) {
+    o->cudaGraph = true;
   } else if (IS("--seed")) {
     o->seed = strtoull(v, &end, 10);
     if (*end)
@@ -705,6 +711,137 @@ static int uploadInputs(embrtContext *ctx, const EmbModelSpec *m,
   return 0;
 }
 
+//===----------------------------------------------------------------------===//
+// CUDA graphs (--cuda-graph)
+//===----------------------------------------------------------------------===//
+
+/// Copies the call's results into `host` (shaped like the results).
+static int downloadResults(Call *c, const EmbModelSpec *m, EmbArray *host) {
+  for (int i = 0; i < m->numResults; ++i)
+    if (embrtMemcpy(c->ctx, host[i].data, c->device[m->numInputs + i],
+                    embArrayBytes(&host[i]),
+                    EMBRT_COPY_DEVICE_TO_HOST) != EMBRT_OK)
+      return checkStatus(c->ctx, "copying results back");
+  return checkStatus(c->ctx, "copying results back");
+}
+
+/// Times `repeat` launches of `graph` like runCall times calls.
+static int timeReplays(Call *c, const EmbModelSpec *m, embrtGraph *graph,
+                       int repeat) {
+  double *ms = malloc((size_t)repeat * sizeof(double));
+  embrtEvent *start = NULL, *end = NULL;
+  void *flush = NULL;
+  size_t flushBytes = (size_t)256 << 20;
+  int status = -1;
+  if (embrtEventCreate(c->ctx, &start) != EMBRT_OK ||
+      embrtEventCreate(c->ctx, &end) != EMBRT_OK ||
+      embrtMalloc(c->ctx, flushBytes, &flush) != EMBRT_OK) {
+    checkStatus(c->ctx, "timing graph replays");
+    goto done;
+  }
+  for (int r = 0; r < repeat; ++r) {
+    float t = 0;
+    embrtMemset(c->ctx, flush, r & 0xff, flushBytes);
+    embrtEventRecord(c->ctx, start);
+    embrtGraphLaunch(c->ctx, graph);
+    embrtEventRecord(c->ctx, end);
+    embrtEventElapsedMs(c->ctx, start, end, &t);
+    ms[r] = t;
+  }
+  if (checkStatus(c->ctx, "graph replay"))
+    goto done;
+  qsort(ms, (size_t)repeat, sizeof(double), compareDoubles);
+  fprintf(stderr,
+          "emb-run: @%s: graph replay: median %.4f ms over %d replays (min "
+          "%.4f, max %.4f), events around each replay on the stream, L2 "
+          "flushed before each\n",
+          m->name, ms[repeat / 2], repeat, ms[0], ms[repeat - 1]);
+  status = 0;
+done:
+  embrtEventDestroy(c->ctx, start);
+  embrtEventDestroy(c->ctx, end);
+  embrtFree(c->ctx, flush);
+  free(ms);
+  return status;
+}
+
+/// Captures one call of `m` into a CUDA graph (after runCall's warm-up),
+/// checks that a replay writes what a direct call on the same inputs writes
+/// (both from freshly uploaded inputs: a training step updates its own), and
+/// times `repeat` replays.
+static int runGraph(Call *c, const EmbModelSpec *m, const EmbArray *in,
+                    void **inputBuffers, const EmbArray *out,
+                    const EmbRunOptions *o) {
+  embrtContext *ctx = c->ctx;
+  int status = -1;
+  embrtGraph *graph = NULL;
+  EmbArray *direct = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
+  EmbArray *replayed = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
+  for (int i = 0; i < m->numResults; ++i) {
+    direct[i] = replayed[i] = out[i];
+    direct[i].data = calloc(embArrayBytes(&out[i]) + 1, 1);
+    replayed[i].data = calloc(embArrayBytes(&out[i]) + 1, 1);
+  }
+  if (uploadInputs(ctx, m, in, inputBuffers))
+    goto done;
+  m->invoke(c->args);
+  if (checkStatus(ctx, m->name) || downloadResults(c, m, direct) ||
+      uploadInputs(ctx, m, in, inputBuffers))
+    goto done;
+  embrtStatus st = embrtContextBeginCapture(ctx, NULL);
+  if (st == EMBRT_OK) {
+    m->invoke(c->args);
+    st = embrtContextEndCapture(ctx, &graph);
+  }
+  if (st != EMBRT_OK) {
+    fprintf(stderr, "emb-run: error: capturing @%s into a CUDA graph: %s: %s\n",
+            m->name, embrtStatusName(st), embrtContextGetLastError(ctx));
+    goto done;
+  }
+  // The replay must write every result: poison them first.
+  for (int i = 0; i < m->numResults; ++i)
+    embrtMemset(ctx, c->device[m->numInputs + i], 0xFF, embArrayBytes(&out[i]));
+  embrtGraphLaunch(ctx, graph);
+  if (checkStatus(ctx, "graph replay") || downloadResults(c, m, replayed))
+    goto done;
+  bool same = true;
+  for (int i = 0; i < m->numResults; ++i)
+    same = same &&
+           !memcmp(direct[i].data, replayed[i].data, embArrayBytes(&out[i]));
+  if (same) {
+    fprintf(stderr,
+            "emb-run: @%s: captured into a CUDA graph; its replay wrote the "
+            "direct call's %d results bit for bit\n",
+            m->name, m->numResults);
+  } else {
+    // Reductions whose order varies between launches: within tolerance.
+    char name[512];
+    snprintf(name, sizeof name, "%s (direct call)", m->name);
+    EmbModelSpec directSpec = *m;
+    directSpec.name = name;
+    printf("graph replay of @%s:\n", m->name);
+    if (compareResults(m, &directSpec, replayed, direct, o)) {
+      fprintf(stderr,
+              "emb-run: error: @%s: the graph replay's results differ from "
+              "the direct call's\n",
+              m->name);
+      goto done;
+    }
+  }
+  if (o->repeat > 0 && timeReplays(c, m, graph, o->repeat))
+    goto done;
+  status = 0;
+done:
+  embrtGraphDestroy(ctx, graph);
+  for (int i = 0; i < m->numResults; ++i) {
+    free(direct[i].data);
+    free(replayed[i].data);
+  }
+  free(direct);
+  free(replayed);
+  return status;
+}
+
 int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
                 const EmbRunOptions *o) {
   int status = 1;
@@ -722,6 +859,12 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
     goto done;
   }
 
+  if (o->cudaGraph && o->device != EMBRT_DEVICE_CUDA) {
+    fprintf(stderr, "emb-run: error: --cuda-graph needs --device cuda (a CUDA "
+                    "graph replays GPU work; on the CPU every call runs when "
+                    "it is made)\n");
+    goto done;
+  }
   embCrashSetStage(o->random ? "making random inputs" : "reading the inputs",
                    NULL);
   if ((o->random ? randomInputs(m, o, in) : loadInputs(m, o, in)) ||
@@ -747,6 +890,8 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
       prepareCall(&call, ctx, m, in, inputBuffers, out))
     goto done;
   if (runCall(&call, m, out, o->repeat))
+    goto done;
+  if (o->cudaGraph && runGraph(&call, m, in, inputBuffers, out, o))
     goto done;
   if (ref) {
     // A training step updated its tables and states in place: the model as

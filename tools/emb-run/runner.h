@@ -30,6 +30,8 @@ typedef struct EmbRunOptions {
   int repeat;            ///< timed runs after one warm-up (0: just run)
   double atol, rtol;     ///< comparison tolerance (< 0: per dtype)
   bool print;            ///< print a summary of each result on stdout
+  bool cudaGraph;        ///< also capture one call into a CUDA graph, check its
+                  ///< replay against a direct call and time `repeat` replays
 } EmbRunOptions;
 
 /// The defaults: cpu, seed 1, 4 ids per bag, tolerance per dtype.
@@ -45,8 +47,9 @@ int embRunModel(const EmbModelSpec *model, const EmbModelSpec *reference,
 
 /// Parses the shared command-line options (--device, --inputs, --input,
 /// --random-inputs, --seed, --output-dir, --repeat, --atol, --rtol,
-/// --dynamic-size, --print) at argv[*i], advancing *i. Returns 1 if it took
-/// the argument, 0 if it is not one of these, -1 on a bad value (reported).
+/// --dynamic-size, --print, --cuda-graph) at argv[*i], advancing *i. Returns 1
+/// if it took the argument, 0 if it is not one of these, -1 on a bad value
+/// (reported).
 int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *opts,
                       const char *tool);
 
