@@ -87,7 +87,10 @@ enum { maxTables = 64 };
 typedef struct Slot {
   int64_t rank, feature, table;
   int64_t rowBegin, rowEnd, colBegin, colEnd;
-  MlirValue pooled; ///< [B, colEnd - colBegin] on the batch's rank
+  /// Where the slot's pooled rows of this rank's batch are: columns
+  /// [at, at + colEnd - colBegin) of `block` ([B, ...]); null if elsewhere.
+  MlirValue block;
+  int64_t at;
 } Slot;
 
 typedef struct Sharded {
@@ -285,7 +288,7 @@ static int64_t makeSlots(Sharded *s, Group group, Slot *out) {
       int64_t j = embShardOfRank(sh, d);
       if (j < 0)
         continue;
-      Slot slot = {d, f, t, 0, s->rows[t], 0, s->cols[t], {NULL}};
+      Slot slot = {d, f, t, 0, s->rows[t], 0, s->cols[t], {NULL}, 0};
       if (sh->kind == EMB_SHARD_ROW_WISE) {
         slot.rowBegin = embShardBound(sh, j);
         slot.rowEnd = embShardBound(sh, j + 1);
@@ -476,15 +479,12 @@ static MlirValue sourceMajor(Sharded *s, MlirValue pooled, int64_t sources,
 
 /// Gives each slot of `slots` (n, of one column block layout) its columns
 /// of `block` ([B, sum of widths]).
-static void takeColumns(Sharded *s, Slot *slots, int64_t n, MlirValue block) {
+static void takeColumns(Slot *slots, int64_t n, MlirValue block) {
   int64_t at = 0;
   for (int64_t k = 0; k < n; ++k) {
-    int64_t w = slots[k].colEnd - slots[k].colBegin;
-    MlirType bt = mlirValueGetType(block);
-    slots[k].pooled = embDim(bt, 1) == w
-                          ? block
-                          : embCreateSliceAlong(s->op, s->loc, block, 1, at, w);
-    at += w;
+    slots[k].block = block;
+    slots[k].at = at;
+    at += slots[k].colEnd - slots[k].colBegin;
   }
 }
 
@@ -599,11 +599,13 @@ static bool allToAllGroup(Sharded *s, Slot *slots, int64_t n) {
     if (c == 0)
       continue;
     MlirValue flat =
-        embCreateSliceAlong(s->op, s->loc, recv, 0, at, s->batch * w);
+        at == 0 && s->batch * w == embDim(mlirValueGetType(recv), 0)
+            ? recv
+            : embCreateSliceAlong(s->op, s->loc, recv, 0, at, s->batch * w);
     int64_t shape[2] = {s->batch, w};
     MlirValue block = reshape(s, "tensor.expand_shape", flat,
                               embTensorType(2, shape, s->element));
-    takeColumns(s, slots + f, c, block);
+    takeColumns(slots + f, c, block);
     at += s->batch * w;
   }
   free(splits);
@@ -633,7 +635,7 @@ static bool rowWiseGroup(Sharded *s, Slot *slots, int64_t n) {
       embCreateOp(s->op, s->loc, EMB_OP_REDUCE_SCATTER, 1, &rows,
                   embTensorType(2, shape, s->element), 1, &ws),
       0);
-  takeColumns(s, slots + first, mine, summed);
+  takeColumns(slots + first, mine, summed);
   return true;
 }
 
@@ -654,7 +656,7 @@ static bool localGroup(Sharded *s, Slot *slots, int64_t n) {
                                  mlirOperationGetResult(l2o, 0));
   if (mlirValueIsNull(pooled))
     return false;
-  takeColumns(s, slots, n, pooled);
+  takeColumns(slots, n, pooled);
   return true;
 }
 
@@ -734,8 +736,9 @@ static bool shardTbe(MlirOperation op, int64_t rank, bool *oom) {
     free(s.slots);
     return false;
   }
-  // Feature order; a feature's column shards in column order (their slots
-  // of this rank's batch: the ones with a pooled value).
+  // Feature order; a feature's column shards in column order. Pieces that
+  // are adjacent columns of one block are taken as one slice (or as the
+  // block itself).
   MlirValue *parts = malloc(sizeof(MlirValue) * (size_t)(at ? at : 1));
   if (!parts) {
     *oom = true;
@@ -743,17 +746,34 @@ static bool shardTbe(MlirOperation op, int64_t rank, bool *oom) {
     return false;
   }
   int64_t np = 0;
-  for (int64_t f = 0; f < s.numFeatures; ++f) {
-    for (int64_t col = 0; col < s.cols[featureTable(&s, f)];) {
+  MlirValue run = {NULL};
+  int64_t runAt = 0, runWidth = 0;
+  for (int64_t f = 0; f <= s.numFeatures; ++f) {
+    int64_t cols = f < s.numFeatures ? s.cols[featureTable(&s, f)] : 1;
+    for (int64_t col = 0; col < cols;) {
       int64_t k = 0;
-      for (; k < at; ++k)
+      for (; f < s.numFeatures && k < at; ++k)
         if (s.slots[k].feature == f && s.slots[k].colBegin == col &&
-            !mlirValueIsNull(s.slots[k].pooled))
+            !mlirValueIsNull(s.slots[k].block))
           break;
-      if (k == at) // every column of every feature has a slot
+      const Slot *slot = f < s.numFeatures && k < at ? &s.slots[k] : NULL;
+      int64_t w = slot ? slot->colEnd - slot->colBegin : 0;
+      if (slot && !mlirValueIsNull(run) && mlirValueEqual(run, slot->block) &&
+          slot->at == runAt + runWidth) {
+        runWidth += w;
+      } else {
+        if (!mlirValueIsNull(run))
+          parts[np++] =
+              runAt == 0 && runWidth == embDim(mlirValueGetType(run), 1)
+                  ? run
+                  : embCreateSliceAlong(op, s.loc, run, 1, runAt, runWidth);
+        run = slot ? slot->block : (MlirValue){NULL};
+        runAt = slot ? slot->at : 0;
+        runWidth = w;
+      }
+      if (!slot) // the end, or a column no slot has (cannot happen)
         break;
-      parts[np++] = s.slots[k].pooled;
-      col = s.slots[k].colEnd;
+      col = slot->colEnd;
     }
   }
   MlirValue result = embCreateConcat(op, s.loc, 1, np, parts);
