@@ -61,4 +61,15 @@ embrtStatus embrtCudaEventElapsedMs(embrtContext *ctx, const embrtEvent *start,
                                     const embrtEvent *end, float *ms);
 void embrtCudaEventDestroy(embrtContext *ctx, embrtEvent *event);
 
+// Communicators and collectives on NCCL (runtime/cuda/collectives.c).
+embrtStatus embrtCudaCommGetUniqueId(embrtCommId *out);
+embrtStatus embrtCudaCommInit(embrtContext *ctx, const embrtCommId *id);
+void embrtCudaCommRelease(embrtContext *ctx);
+embrtStatus embrtCudaAllToAll(embrtContext *ctx, const embrtAllToAllArgs *args);
+embrtStatus embrtCudaReduceScatter(embrtContext *ctx, const void *send,
+                                   void *recv, embrtDtype dtype,
+                                   int64_t recvElements);
+embrtStatus embrtCudaAllGather(embrtContext *ctx, const void *send, void *recv,
+                               embrtDtype dtype, int64_t sendElements);
+
 #endif // EMB_RUNTIME_CUDA_CUDA_H
