@@ -150,13 +150,10 @@ static MlirValue tableArgument(const Sharded *s, MlirValue h, int64_t t) {
   for (MlirOpOperand u = mlirValueGetFirstUse(arg); !mlirOpOperandIsNull(u);
        u = mlirOpOperandGetNextUse(u))
     ++uses;
-  int handleUses = 0;
   bool others = false;
   for (MlirOpOperand u = mlirValueGetFirstUse(h); !mlirOpOperandIsNull(u);
-       u = mlirOpOperandGetNextUse(u)) {
-    ++handleUses;
+       u = mlirOpOperandGetNextUse(u))
     others |= !mlirOperationEqual(mlirOpOperandGetOwner(u), s->op);
-  }
   if (uses != 1 || others) {
     embEmitErrorf(s->loc,
                   "%s: weights_%lld's table is read by another op too; a "
@@ -165,7 +162,6 @@ static MlirValue tableArgument(const Sharded *s, MlirValue h, int64_t t) {
                   passName, (long long)t);
     return none;
   }
-  (void)handleUses;
   return arg;
 }
 
