@@ -1,18 +1,23 @@
 // REQUIRES: cuda-gpu
-// RUN: sh %S/Inputs/collectives_nccl.sh %runtime_test_dir/collectives_nccl 2
-// RUN: sh %S/Inputs/collectives_nccl.sh %runtime_test_dir/collectives_nccl 3
+// RUN: sh %S/Inputs/collectives_nccl.sh %runtime_test_dir/collectives_nccl 1
+// RUN: sh %S/Inputs/collectives_nccl.sh %runtime_test_dir/collectives_nccl 0
 //
-// The NCCL collectives, one process a rank (all on GPU 0 where there is one
-// GPU: NCCL runs several ranks on one device, which checks correctness, not
-// speed). Usage: collectives_nccl <rank> <world size> <id file>. Rank 0
-// makes the communicator id and writes it to <id file> (the caller's
-// distribution of the id: emb builds no transport); the others wait for it.
-// Each rank then checks against values computed here:
+// The NCCL collectives, one process a rank, one GPU a rank. Usage:
+// collectives_nccl <rank> <world size> <id file>. Rank 0 makes the
+// communicator id and writes it to <id file> (the caller's distribution of
+// the id: emb builds no transport); the others wait for it. Each rank then
+// checks against values computed here:
 //   - all_to_all of f32 rows with counts that differ for every pair
 //     (rank r sends r + p + 1 rows of 3 to rank p), and of i64 ids;
 //   - reduce_scatter of f32 (sum over ranks);
 //   - all_gather of i64;
 // all enqueued on the context's stream, then one embrtSynchronize.
+//
+// NCCL (2.5 and later) refuses two ranks of one communicator on one GPU
+// ("Duplicate GPU detected", ncclInvalidUsage), so a world of N needs N
+// GPUs: the first RUN is one rank (NCCL's calls to itself), the second one
+// rank a GPU present (0: as many as nvidia-smi lists). A world larger than
+// the GPUs is refused here with that reason rather than by NCCL.
 
 // nanosleep, while the other ranks wait for rank 0's id.
 #define _POSIX_C_SOURCE 200809L
@@ -106,9 +111,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "no GPU\n");
     return 1;
   }
+  if (world > devices) {
+    fprintf(stderr,
+            "rank %d: a world of %d needs %d GPUs, %d present: NCCL refuses "
+            "two ranks of one communicator on one GPU (Duplicate GPU "
+            "detected)\n",
+            rank, world, world, devices);
+    return 1;
+  }
   TEST_CASE("nccl");
-  if (embrtContextCreate(EMBRT_DEVICE_CUDA, rank % devices, NULL, &ctx) !=
-      EMBRT_OK) {
+  if (embrtContextCreate(EMBRT_DEVICE_CUDA, rank, NULL, &ctx) != EMBRT_OK) {
     fprintf(stderr, "context: %s\n", embrtGetCreateError());
     return 1;
   }

@@ -1,10 +1,15 @@
 #!/bin/sh
-# Runs test/Runtime/collectives_nccl.c as N ranks, one process each (on one
-# GPU when there is one), and fails unless every rank passes.
+# Runs test/Runtime/collectives_nccl.c as N ranks, one process and one GPU
+# each, and fails unless every rank passes. N = 0: one rank per GPU that
+# nvidia-smi lists (1 without nvidia-smi).
 # Usage: collectives_nccl.sh <collectives_nccl binary> <N>
 set -u
 bin=$1
 n=$2
+if [ "$n" -eq 0 ]; then
+  n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  [ "$n" -ge 1 ] 2>/dev/null || n=1
+fi
 dir=$(mktemp -d)
 pids=""
 r=0
