@@ -30,6 +30,8 @@ static const EmbPassDef *const entries[] = {
     &embRaisePipelineDef,
     &embEraseDeadPassDef,
     &embFromTorchPipelineDef,
+    &embPlanShardingPassDef,
+    &embShardPassDef,
     &embLowerToRuntimePassDef,
     &embLowerToLlvmPipelineDef,
     &embLowerStridedCopiesPassDef,

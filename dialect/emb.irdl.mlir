@@ -251,4 +251,81 @@ irdl.dialect @emb {
     irdl.operands(ro: %ro, cand_to_user: %cand_to_user, nro: %nro)
     irdl.results(result: %result)
   }
+
+  //===--------------------------------------------------------------------===//
+  // Sharding: the input and output dists of a sharded emb.tbe
+  // (docs/sharding.md). The collectives run over a communicator of
+  // world_size ranks; every rank issues the same collectives in the same
+  // order.
+  //===--------------------------------------------------------------------===//
+
+  // emb.bucketize(indices[N], offsets[F*B+1]) {world_size, slot_ranks,
+  //   slot_features, slot_row_begin, slot_row_end}
+  //   -> (ids[?], lengths[S*B], counts[W])
+  // Splits a local batch of F features by the slots of a sharding plan:
+  // slot s takes the ids of feature slot_features[s] that fall in its rows,
+  // minus slot_row_begin[s], for rank slot_ranks[s].
+  irdl.operation @bucketize {
+    %indices = irdl.any
+    %offsets = irdl.any
+    %ids = irdl.any
+    %lengths = irdl.any
+    %counts = irdl.any
+    %world_size = irdl.any
+    %slot_ranks = irdl.any
+    %slot_features = irdl.any
+    %slot_row_begin = irdl.any
+    %slot_row_end = irdl.any
+    irdl.attributes { "world_size" = %world_size, "slot_ranks" = %slot_ranks,
+                      "slot_features" = %slot_features,
+                      "slot_row_begin" = %slot_row_begin,
+                      "slot_row_end" = %slot_row_end }
+    irdl.operands(indices: %indices, offsets: %offsets)
+    irdl.results(ids: %ids, lengths: %lengths, counts: %counts)
+  }
+
+  // emb.lengths_to_offsets(lengths[L]) {blocks} -> (offsets[L+1], sums[K])
+  irdl.operation @lengths_to_offsets {
+    %lengths = irdl.any
+    %offsets = irdl.any
+    %sums = irdl.any
+    %blocks = irdl.any
+    irdl.attributes { "blocks" = %blocks }
+    irdl.operands(lengths: %lengths)
+    irdl.results(offsets: %offsets, block_sums: %sums)
+  }
+
+  // emb.all_to_all(send[N,...], send_counts[W]?, recv_counts[W]?)
+  //   {world_size, send_splits?, recv_splits?} -> [M,...]
+  // The counts are both present (device tensors) or both absent (then the
+  // splits attributes give them).
+  irdl.operation @all_to_all {
+    %send = irdl.any
+    %counts = irdl.any
+    %recv = irdl.any
+    %world_size = irdl.any
+    irdl.attributes { "world_size" = %world_size }
+    irdl.operands(send: %send, counts: variadic %counts)
+    irdl.results(recv: %recv)
+  }
+
+  // emb.reduce_scatter(send[W*M,...]) {world_size} -> [M,...] (sum)
+  irdl.operation @reduce_scatter {
+    %send = irdl.any
+    %recv = irdl.any
+    %world_size = irdl.any
+    irdl.attributes { "world_size" = %world_size }
+    irdl.operands(send: %send)
+    irdl.results(recv: %recv)
+  }
+
+  // emb.all_gather(send[M,...]) {world_size} -> [W*M,...]
+  irdl.operation @all_gather {
+    %send = irdl.any
+    %recv = irdl.any
+    %world_size = irdl.any
+    irdl.attributes { "world_size" = %world_size }
+    irdl.operands(send: %send)
+    irdl.results(recv: %recv)
+  }
 }

@@ -19,6 +19,11 @@ bool embOpIs(MlirOperation op, const char *name) {
   return n.length == len && memcmp(n.data, name, len) == 0;
 }
 
+bool embIsCollective(MlirOperation op) {
+  return embOpIs(op, EMB_OP_ALL_TO_ALL) || embOpIs(op, EMB_OP_REDUCE_SCATTER) ||
+         embOpIs(op, EMB_OP_ALL_GATHER);
+}
+
 static void copyRef(MlirStringRef ref, char *buf, size_t size) {
   if (size == 0)
     return;

@@ -36,6 +36,19 @@ extern "C" {
 #define EMB_OP_TABLE_VALUE "emb.table_value"
 #define EMB_OP_TBE_BACKWARD "emb.tbe_backward"
 #define EMB_OP_EMBEDDING_BAG_BACKWARD "emb.embedding_bag_backward"
+#define EMB_OP_BUCKETIZE "emb.bucketize"
+#define EMB_OP_LENGTHS_TO_OFFSETS "emb.lengths_to_offsets"
+#define EMB_OP_ALL_TO_ALL "emb.all_to_all"
+#define EMB_OP_REDUCE_SCATTER "emb.reduce_scatter"
+#define EMB_OP_ALL_GATHER "emb.all_gather"
+
+/// True for the collective ops (emb.all_to_all, emb.reduce_scatter,
+/// emb.all_gather): every rank must issue them in the same order, so no
+/// pass erases or reorders one, even when its result is unused.
+bool embIsCollective(MlirOperation op);
+
+/// The most ranks a sharding plan or a collective may name.
+enum { EMB_MAX_WORLD_SIZE = 65536 };
 
 /// The longest message emb formats for a diagnostic or an error callback,
 /// with its NUL; longer ones are truncated.

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir.h"
+#include "sharding.h"
 
 #include "emb/emb.h"
 
@@ -583,6 +584,28 @@ static void checkTbeOutput(Checker *c, const Lookup *lk, MlirType out,
                  "indices has %lld (pooling none gives one row per index)");
 }
 
+/// The sharding plan (dialect/sharding.h): one entry per table, ranks of
+/// world_size, ranges that cover the table's rows or columns.
+static void checkShardingPlan(Checker *c, const Lookup *lk) {
+  int64_t rows[64], cols[64];
+  if (lk->numTables > 64) {
+    fail(c, "a sharding plan takes at most 64 tables, got %lld",
+         (long long)lk->numTables);
+    return;
+  }
+  for (int64_t t = 0; t < lk->numTables; ++t) {
+    MlirType w = handleTensor(
+        mlirOperationGetOperand(c->op, lk->firstTable + t), &tableHandle);
+    rows[t] = embDim(w, 0);
+    cols[t] = embDim(w, 1);
+  }
+  int64_t world;
+  char err[EMB_MAX_MESSAGE];
+  if (!embReadShardingPlan(c->op, lk->numTables, rows, cols, &world, NULL, err,
+                           sizeof err))
+    fail(c, "%s", err);
+}
+
 static void verifyTbe(Checker *c) {
   intptr_t n = mlirOperationGetNumOperands(c->op);
   MlirAttribute seg =
@@ -610,8 +633,11 @@ static void verifyTbe(Checker *c) {
                .firstTable = 2,
                .numTables = s[2],
                .psw = s[3] == 1 ? n - 1 : -1};
-  if (checkTbeLookup(c, &lk))
-    checkTbeOutput(c, &lk, resultType(c), "result", "the result");
+  if (!checkTbeLookup(c, &lk))
+    return;
+  checkTbeOutput(c, &lk, resultType(c), "result", "the result");
+  if (embHasShardingPlan(c->op))
+    checkShardingPlan(c, &lk);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1163,6 +1189,313 @@ static void verifyIkboAttention(Checker *c) {
 }
 
 //===----------------------------------------------------------------------===//
+// Sharding: emb.bucketize, emb.lengths_to_offsets and the collectives
+//===----------------------------------------------------------------------===//
+
+/// Checks the integer attribute `world_size` (1..EMB_MAX_WORLD_SIZE) and
+/// returns it, or -1.
+static int64_t checkWorldSize(Checker *c, const char *name) {
+  MlirAttribute a = mlirOperationGetAttributeByName(c->op, embStr(name));
+  if (mlirAttributeIsNull(a)) {
+    fail(c, "requires attribute '%s'", name);
+    return -1;
+  }
+  if (!mlirAttributeIsAInteger(a) || mlirIntegerAttrGetValueInt(a) < 1 ||
+      mlirIntegerAttrGetValueInt(a) > EMB_MAX_WORLD_SIZE) {
+    char as[128];
+    embPrintAttribute(a, as, sizeof as);
+    fail(c, "%s must be an integer in 1..%d, got %s", name, EMB_MAX_WORLD_SIZE,
+         as);
+    return -1;
+  }
+  return mlirIntegerAttrGetValueInt(a);
+}
+
+/// The array<i64> attribute `name` with `n` entries (-1: any), or null.
+static MlirAttribute checkI64Array(Checker *c, const char *name, int64_t n) {
+  MlirAttribute a = mlirOperationGetAttributeByName(c->op, embStr(name));
+  if (mlirAttributeIsNull(a)) {
+    fail(c, "requires attribute '%s'", name);
+    return a;
+  }
+  if (!mlirAttributeIsADenseI64Array(a) ||
+      (n >= 0 && mlirDenseArrayGetNumElements(a) != n)) {
+    char as[128];
+    embPrintAttribute(a, as, sizeof as);
+    if (n >= 0)
+      fail(c, "%s must be array<i64> with %lld entries, got %s", name,
+           (long long)n, as);
+    else
+      fail(c, "%s must be array<i64: ...>, got %s", name, as);
+    return (MlirAttribute){NULL};
+  }
+  return a;
+}
+
+/// Checks that `t` is a rank-1 tensor of `n` (-1: any) i64.
+static bool checkCounts64(Checker *c, MlirType t, const char *name, int64_t n) {
+  if (!checkRank(c, t, name, 1))
+    return false;
+  MlirType e = mlirShapedTypeGetElementType(t);
+  if (!mlirTypeIsAInteger(e) || !mlirIntegerTypeIsSignless(e) ||
+      mlirIntegerTypeGetWidth(e) != 64) {
+    char es[64];
+    embPrintType(e, es, sizeof es);
+    fail(c, "%s must hold i64, got %s", name, es);
+    return false;
+  }
+  int64_t d = embDim(t, 0);
+  if (n >= 0 && d >= 0 && d != n) {
+    fail(c, "%s has %lld entries but world_size is %lld", name, (long long)d,
+         (long long)n);
+    return false;
+  }
+  return true;
+}
+
+static bool checkResults(Checker *c, intptr_t n) {
+  if (mlirOperationGetNumResults(c->op) == n)
+    return true;
+  fail(c, "expects %lld results, got %lld", (long long)n,
+       (long long)mlirOperationGetNumResults(c->op));
+  return false;
+}
+
+static MlirType resultTypeAt(Checker *c, intptr_t i) {
+  return mlirValueGetType(mlirOperationGetResult(c->op, i));
+}
+
+/// emb.bucketize(indices[N], offsets[F*B+1]) {world_size, slot_*}
+///   -> (ids[?], lengths[S*B], counts[W] i64)
+static void verifyBucketize(Checker *c) {
+  if (mlirOperationGetNumOperands(c->op) != 2) {
+    fail(c, "expects 2 operands, got %lld",
+         (long long)mlirOperationGetNumOperands(c->op));
+    return;
+  }
+  if (!checkResults(c, 3))
+    return;
+  MlirType idx = operandType(c, 0), off = operandType(c, 1);
+  MlirType ids = resultTypeAt(c, 0), lens = resultTypeAt(c, 1),
+           counts = resultTypeAt(c, 2);
+  if (!checkRank(c, idx, "indices", 1) || !checkRank(c, off, "offsets", 1) ||
+      !checkIndexInt(c, idx, "indices") || !checkIndexInt(c, off, "offsets") ||
+      !checkSameElement(c, idx, "indices", off, "offsets"))
+    return;
+  if (!checkRank(c, ids, "ids", 1) || !checkRank(c, lens, "lengths", 1) ||
+      !checkSameElement(c, ids, "ids", idx, "indices") ||
+      !checkSameElement(c, lens, "lengths", off, "offsets"))
+    return;
+  int64_t world = checkWorldSize(c, "world_size");
+  if (world < 0 || !checkCounts64(c, counts, "counts", world))
+    return;
+  MlirAttribute ranks = checkI64Array(c, "slot_ranks", -1);
+  if (mlirAttributeIsNull(ranks))
+    return;
+  int64_t numSlots = mlirDenseArrayGetNumElements(ranks);
+  if (numSlots == 0) {
+    fail(c, "slot_ranks must name at least one slot");
+    return;
+  }
+  MlirAttribute feats = checkI64Array(c, "slot_features", numSlots),
+                begin = checkI64Array(c, "slot_row_begin", numSlots),
+                end = checkI64Array(c, "slot_row_end", numSlots);
+  if (mlirAttributeIsNull(feats) || mlirAttributeIsNull(begin) ||
+      mlirAttributeIsNull(end))
+    return;
+  // B from the lengths, F from the offsets, where static.
+  int64_t l = embDim(lens, 0), o = embDim(off, 0), f = -1;
+  if (l >= 0 && l % numSlots != 0) {
+    fail(c, "lengths has %lld entries, which is not S*B for S = %lld slots",
+         (long long)l, (long long)numSlots);
+    return;
+  }
+  if (l > 0 && o > 0) {
+    int64_t b = l / numSlots;
+    if ((o - 1) % b != 0) {
+      fail(c, "offsets has %lld elements, which is not F*B+1 for B = %lld",
+           (long long)o, (long long)b);
+      return;
+    }
+    f = (o - 1) / b;
+  }
+  for (int64_t s = 0; s < numSlots; ++s) {
+    int64_t r = mlirDenseI64ArrayGetElement(ranks, s);
+    int64_t ft = mlirDenseI64ArrayGetElement(feats, s);
+    int64_t lo = mlirDenseI64ArrayGetElement(begin, s);
+    int64_t hi = mlirDenseI64ArrayGetElement(end, s);
+    if (r < 0 || r >= world) {
+      fail(c, "slot_ranks[%lld] is %lld, not a rank of world_size %lld",
+           (long long)s, (long long)r, (long long)world);
+      return;
+    }
+    if (s > 0 && r < mlirDenseI64ArrayGetElement(ranks, s - 1)) {
+      fail(c,
+           "slot_ranks must not decrease (each rank's slots are one block), "
+           "got %lld after %lld",
+           (long long)r, (long long)mlirDenseI64ArrayGetElement(ranks, s - 1));
+      return;
+    }
+    if (ft < 0 || (f >= 0 && ft >= f)) {
+      fail(c, "slot_features[%lld] is %lld but there are %lld features",
+           (long long)s, (long long)ft, (long long)f);
+      return;
+    }
+    if (lo < 0 || hi < lo) {
+      fail(c,
+           "slot %lld has rows [%lld, %lld): a range must start at 0 or "
+           "more and not end before it starts",
+           (long long)s, (long long)lo, (long long)hi);
+      return;
+    }
+  }
+}
+
+/// emb.lengths_to_offsets(lengths[L]) {blocks = K}
+///   -> (offsets[L+1], block_sums[K] i64)
+static void verifyLengthsToOffsets(Checker *c) {
+  if (mlirOperationGetNumOperands(c->op) != 1) {
+    fail(c, "expects 1 operand, got %lld",
+         (long long)mlirOperationGetNumOperands(c->op));
+    return;
+  }
+  if (!checkResults(c, 2))
+    return;
+  MlirType lens = operandType(c, 0), off = resultTypeAt(c, 0),
+           sums = resultTypeAt(c, 1);
+  if (!checkRank(c, lens, "lengths", 1) || !checkIndexInt(c, lens, "lengths") ||
+      !checkRank(c, off, "offsets", 1) ||
+      !checkSameElement(c, off, "offsets", lens, "lengths"))
+    return;
+  int64_t blocks = checkWorldSize(c, "blocks");
+  if (blocks < 0 || !checkRank(c, sums, "block_sums", 1))
+    return;
+  int64_t l = embDim(lens, 0), o = embDim(off, 0), k = embDim(sums, 0);
+  if (l >= 0 && o >= 0 && o != l + 1)
+    fail(c,
+         "offsets has %lld elements but lengths has %lld (offsets must "
+         "have one more)",
+         (long long)o, (long long)l);
+  if (l >= 0 && l % blocks != 0)
+    fail(c, "lengths has %lld entries, which %lld blocks do not divide",
+         (long long)l, (long long)blocks);
+  if (k >= 0 && k != blocks)
+    fail(c, "block_sums has %lld entries but blocks is %lld", (long long)k,
+         (long long)blocks);
+  MlirType e = mlirShapedTypeGetElementType(sums);
+  if (!mlirTypeIsAInteger(e) || mlirIntegerTypeGetWidth(e) != 64)
+    fail(c, "block_sums must hold i64");
+}
+
+/// A collective's send and receive buffers: one element type, rank >= 1,
+/// equal trailing dims.
+static bool checkBuffers(Checker *c, MlirType send, MlirType recv) {
+  if (!checkRank(c, send, "send", -1) || !checkRank(c, recv, "result", -1) ||
+      !checkSameElement(c, recv, "the result", send, "send"))
+    return false;
+  if (mlirShapedTypeGetRank(send) != mlirShapedTypeGetRank(recv)) {
+    fail(c, "the result has rank %lld but send has rank %lld",
+         (long long)mlirShapedTypeGetRank(recv),
+         (long long)mlirShapedTypeGetRank(send));
+    return false;
+  }
+  bool ok = true;
+  for (intptr_t i = 1; i < mlirShapedTypeGetRank(send); ++i)
+    ok &= checkDimsAgree(c, recv, i, "the result has %lld in a trailing dim",
+                         send, i, "send has %lld");
+  return ok;
+}
+
+/// Checks splits attribute `name` (W non-negative entries) and returns its
+/// sum, or -1.
+static int64_t checkSplits(Checker *c, const char *name, int64_t world) {
+  MlirAttribute a = checkI64Array(c, name, world);
+  if (mlirAttributeIsNull(a))
+    return -1;
+  int64_t sum = 0;
+  for (int64_t i = 0; i < world; ++i) {
+    int64_t v = mlirDenseI64ArrayGetElement(a, i);
+    if (v < 0) {
+      fail(c, "%s[%lld] is %lld, must not be negative", name, (long long)i,
+           (long long)v);
+      return -1;
+    }
+    sum += v;
+  }
+  return sum;
+}
+
+/// emb.all_to_all(send[N,...], send_counts[W]?, recv_counts[W]?)
+///   {world_size, send_splits?, recv_splits?} -> [M,...]
+static void verifyAllToAll(Checker *c) {
+  intptr_t n = mlirOperationGetNumOperands(c->op);
+  if (n != 1 && n != 3) {
+    fail(c,
+         "expects 1 operand (send, with send_splits and recv_splits) or 3 "
+         "(send, send_counts, recv_counts), got %lld",
+         (long long)n);
+    return;
+  }
+  if (!checkResults(c, 1))
+    return;
+  int64_t world = checkWorldSize(c, "world_size");
+  MlirType send = operandType(c, 0), recv = resultType(c);
+  if (world < 0 || !checkBuffers(c, send, recv))
+    return;
+  bool hasSplits =
+      !mlirAttributeIsNull(
+          mlirOperationGetAttributeByName(c->op, embStr("send_splits"))) ||
+      !mlirAttributeIsNull(
+          mlirOperationGetAttributeByName(c->op, embStr("recv_splits")));
+  if (n == 3) {
+    if (hasSplits) {
+      fail(c, "takes either the counts operands or the splits attributes, "
+              "not both");
+      return;
+    }
+    checkCounts64(c, operandType(c, 1), "send_counts", world);
+    checkCounts64(c, operandType(c, 2), "recv_counts", world);
+    return;
+  }
+  int64_t sendRows = checkSplits(c, "send_splits", world);
+  int64_t recvRows = checkSplits(c, "recv_splits", world);
+  if (sendRows < 0 || recvRows < 0)
+    return;
+  int64_t sn = embDim(send, 0), rn = embDim(recv, 0);
+  if (sn >= 0 && sn != sendRows)
+    fail(c, "send has %lld rows but send_splits sum to %lld", (long long)sn,
+         (long long)sendRows);
+  if (rn >= 0 && rn != recvRows)
+    fail(c, "the result has %lld rows but recv_splits sum to %lld",
+         (long long)rn, (long long)recvRows);
+}
+
+/// emb.reduce_scatter(send[W*M,...]) -> [M,...] and emb.all_gather(send[M,
+/// ...]) -> [W*M,...]: `gather` says which.
+static void verifyEqualBlocks(Checker *c, bool gather) {
+  if (!checkCounts(c, 1, 1))
+    return;
+  int64_t world = checkWorldSize(c, "world_size");
+  MlirType send = operandType(c, 0), recv = resultType(c);
+  if (world < 0 || !checkBuffers(c, send, recv))
+    return;
+  MlirType big = gather ? recv : send, small = gather ? send : recv;
+  int64_t b = embDim(big, 0), m = embDim(small, 0);
+  if (!gather && !checkFloat(c, send, "send"))
+    return;
+  if (b >= 0 && m >= 0 && b != world * m)
+    fail(c,
+         "%s has %lld rows but %s has %lld: must be world_size (%lld) "
+         "times as many",
+         gather ? "the result" : "send", (long long)b,
+         gather ? "send" : "the result", (long long)m, (long long)world);
+}
+
+static void verifyReduceScatter(Checker *c) { verifyEqualBlocks(c, false); }
+
+static void verifyAllGather(Checker *c) { verifyEqualBlocks(c, true); }
+
+//===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
@@ -1185,6 +1518,11 @@ static const OpVerifier verifiers[] = {
     {EMB_OP_TABLE_VALUE, verifyTableValue},
     {EMB_OP_TBE_BACKWARD, verifyTbeBackward},
     {EMB_OP_EMBEDDING_BAG_BACKWARD, verifyEmbeddingBagBackward},
+    {EMB_OP_BUCKETIZE, verifyBucketize},
+    {EMB_OP_LENGTHS_TO_OFFSETS, verifyLengthsToOffsets},
+    {EMB_OP_ALL_TO_ALL, verifyAllToAll},
+    {EMB_OP_REDUCE_SCATTER, verifyReduceScatter},
+    {EMB_OP_ALL_GATHER, verifyAllGather},
 };
 
 bool embIsEmbOp(MlirOperation op) {

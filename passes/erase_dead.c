@@ -5,7 +5,8 @@
 // effect-free ops (embIsPure: tensor, arith, math, linalg ops on tensors)
 // that only they read. emb ops compute values from tensors and write
 // nothing else; an unused lookup is erased with its possible bounds error,
-// as MLIR erases an unused linalg.generic with its cf.assert.
+// as MLIR erases an unused linalg.generic with its cf.assert. Collectives
+// (embIsCollective) stay: every rank must issue them.
 //
 // It visits the ops in reverse pre-order, users before their producers, so
 // one sweep reaches the fixed point.
@@ -43,7 +44,8 @@ static void run(MlirOperation root, MlirExternalPass pass,
   // ops already visited.
   for (size_t i = ops.size; i-- > 0;) {
     MlirOperation op = ops.ops[i];
-    if ((embIsEmbOp(op) || embIsPure(op)) && isUnused(op))
+    if ((embIsEmbOp(op) || embIsPure(op)) && !embIsCollective(op) &&
+        isUnused(op))
       mlirOperationDestroy(op);
   }
   embOpListFree(&ops);

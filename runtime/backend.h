@@ -154,6 +154,23 @@ struct embrtBackend {
   embrtStatus (*convert)(embrtContext *ctx, const void *input,
                          embrtDtype inputDtype, void *output,
                          embrtDtype outputDtype, int64_t numElements);
+
+  //===--------------------------------------------------------------------===//
+  // Communicators and collectives (runtime/collectives.c): arguments are
+  // checked; ctx->worldSize and ctx->rank are set before commInit and the
+  // collectives run only once it succeeded.
+  //===--------------------------------------------------------------------===//
+
+  embrtStatus (*commGetUniqueId)(embrtCommId *out);
+  /// Sets ctx->comm; on failure records why.
+  embrtStatus (*commInit)(embrtContext *ctx, const embrtCommId *id);
+  /// Frees ctx->comm (set).
+  void (*commRelease)(embrtContext *ctx);
+  embrtStatus (*allToAll)(embrtContext *ctx, const embrtAllToAllArgs *args);
+  embrtStatus (*reduceScatter)(embrtContext *ctx, const void *send, void *recv,
+                               embrtDtype dtype, int64_t recvElements);
+  embrtStatus (*allGather)(embrtContext *ctx, const void *send, void *recv,
+                           embrtDtype dtype, int64_t sendElements);
 };
 
 /// The CPU reference backend (runtime/cpu/backend.c).

@@ -100,6 +100,8 @@ void embrtContextDestroy(embrtContext *ctx) {
   for (size_t i = 0; i < ctx->numConstants; ++i)
     embrtFree(ctx, ctx->constants[i].device);
   free(ctx->constants);
+  if (ctx->comm)
+    ctx->backend->commRelease(ctx);
   ctx->backend->contextRelease(ctx);
   free(ctx);
 }

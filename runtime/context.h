@@ -52,6 +52,10 @@ struct embrtContext {
   /// freed by embrtContextDestroy.
   embrtConstant *constants;
   size_t numConstants, constantsCap;
+  /// The communicator (runtime/collectives.c): worldSize 0 until
+  /// embrtContextSetCommunicator; `comm` is the backend's (an ncclComm_t).
+  int worldSize, rank;
+  void *comm;
 };
 
 #endif // EMB_RUNTIME_CONTEXT_H

@@ -760,6 +760,69 @@ const embrtTbeConfig *embrtTbeGetConfig(int64_t configId);
 int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
                              int64_t avgBagSize, int64_t numBags);
 
+//===----------------------------------------------------------------------===//
+// Communicators and collectives (docs/sharding.md)
+//===----------------------------------------------------------------------===//
+
+/// The bytes of a communicator's id (NCCL's unique id).
+enum { EMBRT_COMM_ID_BYTES = 128 };
+
+/// What every rank of one communicator is given: made once by one rank
+/// (embrtCommGetUniqueId) and sent to the others by the caller (a file, a
+/// socket, torch.distributed's store): emb builds no transport of its own.
+typedef struct embrtCommId {
+  char bytes[EMBRT_COMM_ID_BYTES];
+} embrtCommId;
+
+/// Makes a new communicator id for `device`: ncclGetUniqueId on CUDA; on
+/// the CPU, which supports one rank only, zeros.
+embrtStatus embrtCommGetUniqueId(embrtDevice device, embrtCommId *out);
+
+/// Joins `ctx` to the communicator `id` of `worldSize` ranks as `rank`
+/// (ncclCommInitRank on the context's device: every rank calls it with the
+/// same id and size, and it returns when all have). The collectives below
+/// then run on the context's stream. A context joins one communicator,
+/// once; embrtContextDestroy leaves it. The CPU supports `worldSize` 1 only
+/// (EMBRT_UNSUPPORTED otherwise).
+embrtStatus embrtContextSetCommunicator(embrtContext *ctx, int worldSize,
+                                        int rank, const embrtCommId *id);
+
+/// The world size and rank of the context's communicator;
+/// EMBRT_INVALID_ARGUMENT (with a message) when it has none.
+embrtStatus embrtContextGetCommunicator(embrtContext *ctx, int *worldSize,
+                                        int *rank);
+
+/// An all-to-all with variable counts (emb.all_to_all). Rank r sends rows
+/// [sum(sendCounts[0..p)), + sendCounts[p]) of `send` to rank p and
+/// receives rank p's rows into `recv`, rank by rank. A row is `rowElements`
+/// elements of `dtype`. The counts are host arrays of worldSize entries:
+/// NCCL takes them on the host, so counts that live on the device (the ids'
+/// all-to-all of emb-shard's input dist) are copied to the host by the
+/// caller first, as TorchRec does; counts a plan fixes need no copy.
+typedef struct embrtAllToAllArgs {
+  size_t structSize; ///< sizeof(embrtAllToAllArgs)
+  const void *send;
+  void *recv;
+  embrtDtype dtype;
+  int64_t rowElements;
+  const int64_t *sendCounts; ///< rows to each rank
+  const int64_t *recvCounts; ///< rows from each rank
+} embrtAllToAllArgs;
+
+/// Enqueues the all-to-all on the context's stream; no host synchronisation.
+embrtStatus embrtAllToAll(embrtContext *ctx, const embrtAllToAllArgs *args);
+
+/// emb.reduce_scatter: recv (`recvElements` of a float `dtype`) is the sum
+/// over ranks of block `rank` of every rank's send (worldSize blocks of
+/// recvElements). On the context's stream.
+embrtStatus embrtReduceScatter(embrtContext *ctx, const void *send, void *recv,
+                               embrtDtype dtype, int64_t recvElements);
+
+/// emb.all_gather: recv (worldSize blocks of `sendElements`) holds every
+/// rank's send in rank order. On the context's stream.
+embrtStatus embrtAllGather(embrtContext *ctx, const void *send, void *recv,
+                           embrtDtype dtype, int64_t sendElements);
+
 EMB_EXPORTS_END
 
 #ifdef __cplusplus

@@ -151,4 +151,11 @@ const struct embrtBackend embrtCpuBackend = {
     .elementwise = embrtCpuElementwise,
     .fill = embrtCpuFill,
     .convert = embrtCpuConvert,
+
+    .commGetUniqueId = embrtCpuCommGetUniqueId,
+    .commInit = embrtCpuCommInit,
+    .commRelease = embrtCpuCommRelease,
+    .allToAll = embrtCpuAllToAll,
+    .reduceScatter = embrtCpuReduceScatter,
+    .allGather = embrtCpuAllGather,
 };

@@ -67,6 +67,17 @@ embrtStatus embrtCpuConvert(embrtContext *ctx, const void *input,
                             embrtDtype inputDtype, void *output,
                             embrtDtype outputDtype, int64_t numElements);
 
+// Collectives of one rank (cpu/collectives.c).
+embrtStatus embrtCpuCommGetUniqueId(embrtCommId *out);
+embrtStatus embrtCpuCommInit(embrtContext *ctx, const embrtCommId *id);
+void embrtCpuCommRelease(embrtContext *ctx);
+embrtStatus embrtCpuAllToAll(embrtContext *ctx, const embrtAllToAllArgs *args);
+embrtStatus embrtCpuReduceScatter(embrtContext *ctx, const void *send,
+                                  void *recv, embrtDtype dtype,
+                                  int64_t recvElements);
+embrtStatus embrtCpuAllGather(embrtContext *ctx, const void *send, void *recv,
+                              embrtDtype dtype, int64_t sendElements);
+
 //===----------------------------------------------------------------------===//
 // Elements
 //===----------------------------------------------------------------------===//

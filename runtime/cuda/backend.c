@@ -298,4 +298,11 @@ const struct embrtBackend embrtCudaBackend = {
     .elementwise = elementwise,
     .fill = fill,
     .convert = convert,
+
+    .commGetUniqueId = embrtCudaCommGetUniqueId,
+    .commInit = embrtCudaCommInit,
+    .commRelease = embrtCudaCommRelease,
+    .allToAll = embrtCudaAllToAll,
+    .reduceScatter = embrtCudaReduceScatter,
+    .allGather = embrtCudaAllGather,
 };

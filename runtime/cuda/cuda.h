@@ -67,4 +67,15 @@ embrtStatus embrtCudaCaptureEnd(embrtContext *ctx, embrtGraph *graph);
 embrtStatus embrtCudaGraphLaunch(embrtContext *ctx, const embrtGraph *graph);
 void embrtCudaGraphDestroy(embrtContext *ctx, embrtGraph *graph);
 
+// Communicators and collectives on NCCL (runtime/cuda/collectives.c).
+embrtStatus embrtCudaCommGetUniqueId(embrtCommId *out);
+embrtStatus embrtCudaCommInit(embrtContext *ctx, const embrtCommId *id);
+void embrtCudaCommRelease(embrtContext *ctx);
+embrtStatus embrtCudaAllToAll(embrtContext *ctx, const embrtAllToAllArgs *args);
+embrtStatus embrtCudaReduceScatter(embrtContext *ctx, const void *send,
+                                   void *recv, embrtDtype dtype,
+                                   int64_t recvElements);
+embrtStatus embrtCudaAllGather(embrtContext *ctx, const void *send, void *recv,
+                               embrtDtype dtype, int64_t sendElements);
+
 #endif // EMB_RUNTIME_CUDA_CUDA_H

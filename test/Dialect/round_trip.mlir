@@ -171,3 +171,35 @@ func.func @embedding_bag_backward(%w: tensor<1000x32xf16>, %idx: tensor<96xi32>,
   %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "mean", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x32xf16>, tensor<96xi32>, tensor<33xi32>, tensor<32x32xf32>, tensor<1000xf32>, tensor<5xf32>) -> (tensor<1000x32xf16>, tensor<1000xf32>)
   return %new#0, %new#1 : tensor<1000x32xf16>, tensor<1000xf32>
 }
+
+// A sharding plan on emb.tbe: one entry per table (docs/sharding.md).
+// CHECK-LABEL: func.func @tbe_sharding_plan
+// CHECK: "emb.tbe"(%{{.*}}) {feature_tables = array<i64: 0, 1, 3>, operandSegmentSizes = array<i32: 1, 1, 4, 0>, pooling = "sum", sharding = [{kind = "row_wise", ranks = array<i64: 0, 1>, row_ranges = array<i64: 0, 60, 100>}, {col_ranges = array<i64: 0, 16, 32>, kind = "column_wise", ranks = array<i64: 1, 0>}, {kind = "table_wise", ranks = array<i64: 1>}, {kind = "data_parallel"}], world_size = 2 : i64}
+func.func @tbe_sharding_plan(%idx: tensor<?xi64>, %off: tensor<25xi64>, %t0: tensor<100x64xf32>, %t1: tensor<50x32xf32>, %t2: tensor<10x16xf32>, %t3: tensor<7x8xf32>) -> tensor<8x104xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x64xf32>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<50x32xf32>) -> !emb.table_handle
+  %h2 = "emb.table"(%t2) : (tensor<10x16xf32>) -> !emb.table_handle
+  %h3 = "emb.table"(%t3) : (tensor<7x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %h1, %h2, %h3) {pooling = "sum", feature_tables = array<i64: 0, 1, 3>, world_size = 2 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 0, 1>, row_ranges = array<i64: 0, 60, 100>}, {kind = "column_wise", ranks = array<i64: 1, 0>, col_ranges = array<i64: 0, 16, 32>}, {kind = "table_wise", ranks = array<i64: 1>}, {kind = "data_parallel"}], operandSegmentSizes = array<i32: 1, 1, 4, 0>} : (tensor<?xi64>, tensor<25xi64>, !emb.table_handle, !emb.table_handle, !emb.table_handle, !emb.table_handle) -> tensor<8x104xf32>
+  return %0 : tensor<8x104xf32>
+}
+
+// The input and output dists of a sharded lookup: bucketize, the lengths'
+// all_to_all (counts from the plan), offsets, the ids' all_to_all (counts
+// as operands), reduce_scatter and all_gather.
+// CHECK-LABEL: func.func @collectives
+// CHECK: %[[B:.+]]:3 = "emb.bucketize"(%{{.*}}, %{{.*}}) {slot_features = array<i64: 0, 0, 2>, slot_ranks = array<i64: 0, 1, 1>, slot_row_begin = array<i64: 0, 60, 0>, slot_row_end = array<i64: 60, 100, 7>, world_size = 2 : i64} : (tensor<?xi64>, tensor<25xi64>) -> (tensor<?xi64>, tensor<24xi64>, tensor<2xi64>)
+// CHECK: %[[L:.+]] = "emb.all_to_all"(%[[B]]#1) {recv_splits = array<i64: 8, 8>, send_splits = array<i64: 8, 16>, world_size = 2 : i64} : (tensor<24xi64>) -> tensor<16xi64>
+// CHECK: %[[O:.+]]:2 = "emb.lengths_to_offsets"(%[[L]]) {blocks = 2 : i64} : (tensor<16xi64>) -> (tensor<17xi64>, tensor<2xi64>)
+// CHECK: "emb.all_to_all"(%[[B]]#0, %[[B]]#2, %[[O]]#1) {world_size = 2 : i64} : (tensor<?xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xi64>
+// CHECK: %[[RS:.+]] = "emb.reduce_scatter"(%{{.*}}) {world_size = 2 : i64} : (tensor<16x8xf32>) -> tensor<8x8xf32>
+// CHECK: "emb.all_gather"(%[[RS]]) {world_size = 2 : i64} : (tensor<8x8xf32>) -> tensor<16x8xf32>
+func.func @collectives(%idx: tensor<?xi64>, %off: tensor<25xi64>, %x: tensor<16x8xf32>) -> (tensor<?xi64>, tensor<17xi64>, tensor<16x8xf32>) {
+  %ids, %lens, %cnt = "emb.bucketize"(%idx, %off) {world_size = 2 : i64, slot_ranks = array<i64: 0, 1, 1>, slot_features = array<i64: 0, 0, 2>, slot_row_begin = array<i64: 0, 60, 0>, slot_row_end = array<i64: 60, 100, 7>} : (tensor<?xi64>, tensor<25xi64>) -> (tensor<?xi64>, tensor<24xi64>, tensor<2xi64>)
+  %rl = "emb.all_to_all"(%lens) {world_size = 2 : i64, send_splits = array<i64: 8, 16>, recv_splits = array<i64: 8, 8>} : (tensor<24xi64>) -> tensor<16xi64>
+  %ro, %rc = "emb.lengths_to_offsets"(%rl) {blocks = 2 : i64} : (tensor<16xi64>) -> (tensor<17xi64>, tensor<2xi64>)
+  %ri = "emb.all_to_all"(%ids, %cnt, %rc) {world_size = 2 : i64} : (tensor<?xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xi64>
+  %rs = "emb.reduce_scatter"(%x) {world_size = 2 : i64} : (tensor<16x8xf32>) -> tensor<8x8xf32>
+  %ag = "emb.all_gather"(%rs) {world_size = 2 : i64} : (tensor<8x8xf32>) -> tensor<16x8xf32>
+  return %ri, %ro, %ag : tensor<?xi64>, tensor<17xi64>, tensor<16x8xf32>
+}

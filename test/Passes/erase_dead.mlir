@@ -19,3 +19,13 @@ func.func @dead_chain(%w: tensor<10x4xf32>, %ids: tensor<6xi64>, %off: tensor<3x
   %b = "emb.broadcast"(%u, %c2u) : (tensor<2x10x4xf32>, tensor<6xi64>) -> tensor<6x10x4xf32>
   return %b : tensor<6x10x4xf32>
 }
+
+// A collective stays though nobody reads it: every rank must issue it (a
+// rank that holds no table of a group still sends its ids).
+// CHECK-LABEL: func.func @collective_stays
+// CHECK-NEXT: "emb.reduce_scatter"
+// CHECK-NEXT: return
+func.func @collective_stays(%x: tensor<16x8xf32>) {
+  %unused = "emb.reduce_scatter"(%x) {world_size = 2 : i64} : (tensor<16x8xf32>) -> tensor<8x8xf32>
+  return
+}

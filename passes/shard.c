@@ -1,0 +1,810 @@
+//===- passes/shard.c - emb-shard -----------------------------------------===//
+//
+// Turns each emb.tbe that carries a sharding plan (`sharding`, `world_size`:
+// dialect/sharding.h, docs/sharding.md) into the program of one rank of the
+// plan: its local lookups over the shards it holds plus the collectives of
+// TorchRec's input and output dists.
+//
+// Every rank compiles the same source with its own `rank`; the plan is global
+// and the same everywhere, so every rank issues the same collectives in the
+// same order, with counts that agree. The global emb.tbe reads the rank's
+// local batch (B bags per feature, all F features) and gives [B, sum of D]
+// in KeyedTensor order; the rewrite keeps that result. Tables are grouped by
+// how their pooled output comes back, as TorchRec's sharding types are:
+//
+//   - table_wise and column_wise (one group): emb.bucketize sends each
+//     feature's bags to the ranks that hold its table or a column shard of
+//     it; an all_to_all of the lengths (counts known from the plan), one of
+//     the ids (counts from the lengths, computed locally: no third
+//     all_to_all of counts), a local emb.tbe over every source rank's bags,
+//     and an all_to_all of the pooled rows back to the batch's rank;
+//   - row_wise: ids are bucketized by row range and shifted to the shard's
+//     rows, the same two all_to_alls, a local emb.tbe of partial sums, and a
+//     reduce_scatter that sums the partial sums on the batch's rank;
+//   - data_parallel: the local lookup on the local batch, no collective.
+//
+// The pieces are concatenated back in feature order (a column-wise feature's
+// shards in column order). The tables' function arguments become the rank's
+// shards: [rows of its range, D] (row_wise), [E, width] (column_wise), the
+// whole table (table_wise on its rank, data_parallel) or [0, D] where the
+// rank holds none of it. The function is marked `emb.rank` and
+// `emb.world_size`, which the runtime checks against its communicator.
+//
+// Preconditions: the IR verifies; every sharded table is a function argument
+// read only by its emb.table, whose handle only that emb.tbe reads; tables
+// and the batch (the result's rows) have static shapes; pooling is sum or
+// mean (row_wise: sum); no per-sample weights; no padding_idx with a
+// row_wise table. A violation is an error at the emb.tbe and the pass
+// fails. Postconditions: no emb.tbe carries a plan. Running it again
+// changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linalg_match.h"
+#include "pass.h"
+#include "rewrite.h"
+
+#include "ir.h"
+#include "sharding.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+typedef struct ShardOptions {
+  int64_t rank;
+} ShardOptions;
+
+static const EmbPassOption optionRows[] = {
+    {.name = "rank",
+     .kind = EMB_OPTION_INT,
+     .offset = offsetof(ShardOptions, rank),
+     .defaultValue = "0",
+     .min = 0,
+     .max = EMB_MAX_WORLD_SIZE - 1,
+     .help = "the rank whose program to make (every rank compiles the same "
+             "source with its own)"},
+};
+static const EmbOptionTable options = {optionRows, EMB_NUM_OPTIONS(optionRows),
+                                       sizeof(ShardOptions)};
+
+static const char *const passName = "emb-shard";
+
+/// The most tables a sharded emb.tbe may have (the verifier's limit).
+enum { maxTables = 64 };
+
+//===----------------------------------------------------------------------===//
+// The emb.tbe being sharded
+//===----------------------------------------------------------------------===//
+
+/// One feature's bags on one rank: rows [rowBegin, rowEnd) of its table
+/// (shifted by rowBegin), columns [colBegin, colEnd) of it.
+typedef struct Slot {
+  int64_t rank, feature, table;
+  int64_t rowBegin, rowEnd, colBegin, colEnd;
+  /// Where the slot's pooled rows of this rank's batch are: columns
+  /// [at, at + colEnd - colBegin) of `block` ([B, ...]); null if elsewhere.
+  MlirValue block;
+  int64_t at;
+} Slot;
+
+typedef struct Sharded {
+  MlirOperation op;
+  MlirLocation loc;
+  MlirContext ctx;
+  MlirValue indices, offsets;
+  int64_t numTables, numFeatures, batch, world, rank;
+  MlirAttribute featureTables; ///< array<i64>, numFeatures entries
+  int64_t rows[maxTables], cols[maxTables];
+  EmbTableShards shards[maxTables];
+  MlirValue handles[maxTables]; ///< the emb.table results
+  MlirValue args[maxTables];    ///< the tables' function arguments
+  MlirType element;             ///< of the result
+  char pooling[8];
+  Slot *slots; ///< every slot of every group
+  int64_t numSlots;
+} Sharded;
+
+static int64_t featureTable(const Sharded *s, int64_t f) {
+  return mlirDenseI64ArrayGetElement(s->featureTables, (intptr_t)f);
+}
+
+//===----------------------------------------------------------------------===//
+// Checks: what the rewrite needs of the op
+//===----------------------------------------------------------------------===//
+
+/// The function argument behind table handle `h`, or a null value with an
+/// error when it is anything else or read by anything else.
+static MlirValue tableArgument(const Sharded *s, MlirValue h, int64_t t) {
+  MlirOperation table = embDefiningOp(h, EMB_OP_TABLE);
+  MlirValue none = {NULL};
+  if (mlirOperationIsNull(table))
+    return none;
+  MlirValue arg = mlirOperationGetOperand(table, 0);
+  bool ok = mlirValueIsABlockArgument(arg);
+  if (ok) {
+    MlirOperation parent =
+        mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(arg));
+    ok = embOpIs(parent, "func.func") &&
+         mlirOperationEqual(parent, mlirBlockGetParentOperation(
+                                        mlirOperationGetBlock(s->op))) &&
+         mlirBlockEqual(
+             mlirBlockArgumentGetOwner(arg),
+             mlirRegionGetFirstBlock(mlirOperationGetRegion(parent, 0)));
+  }
+  if (!ok) {
+    embEmitErrorf(s->loc,
+                  "%s: weights_%lld must be an argument of the function "
+                  "around the 'emb.tbe' (the rank's shard of it is passed "
+                  "in its place)",
+                  passName, (long long)t);
+    return none;
+  }
+  // The argument feeds this emb.table only, and the handle this op only.
+  int uses = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(arg); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u))
+    ++uses;
+  bool others = false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(h); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u))
+    others |= !mlirOperationEqual(mlirOpOperandGetOwner(u), s->op);
+  if (uses != 1 || others) {
+    embEmitErrorf(s->loc,
+                  "%s: weights_%lld's table is read by another op too; a "
+                  "sharded table must be read only by its 'emb.tbe' (each "
+                  "rank holds a shard of it)",
+                  passName, (long long)t);
+    return none;
+  }
+  return arg;
+}
+
+/// Reads the op into `s`; false with an error if it cannot be sharded.
+static bool readSharded(MlirOperation op, int64_t rank, Sharded *s) {
+  memset(s, 0, sizeof *s);
+  s->op = op;
+  s->loc = mlirOperationGetLocation(op);
+  s->ctx = mlirOperationGetContext(op);
+  s->rank = rank;
+  MlirAttribute seg =
+      mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
+  s->numTables = mlirDenseI32ArrayGetElement(seg, 2);
+  if (mlirDenseI32ArrayGetElement(seg, 3) != 0) {
+    embEmitErrorf(s->loc, "%s: per_sample_weights are not sharded yet",
+                  passName);
+    return false;
+  }
+  if (s->numTables > maxTables) {
+    embEmitErrorf(s->loc, "%s: at most %d tables, got %lld", passName,
+                  maxTables, (long long)s->numTables);
+    return false;
+  }
+  s->indices = mlirOperationGetOperand(op, 0);
+  s->offsets = mlirOperationGetOperand(op, 1);
+  embGetStringAttr(op, "pooling", s->pooling, sizeof s->pooling);
+  if (strcmp(s->pooling, "none") == 0) {
+    embEmitErrorf(s->loc,
+                  "%s: pooling none is not sharded (the output dists move "
+                  "pooled rows)",
+                  passName);
+    return false;
+  }
+  MlirAttribute ft =
+      mlirOperationGetAttributeByName(op, embStr("feature_tables"));
+  s->numFeatures = mlirDenseArrayGetNumElements(ft);
+  s->featureTables = ft;
+  MlirType res = mlirValueGetType(mlirOperationGetResult(op, 0));
+  s->element = mlirShapedTypeGetElementType(res);
+  s->batch = embDim(res, 0);
+  if (s->batch < 0) {
+    embEmitErrorf(s->loc,
+                  "%s: the batch (the result's rows) must be static: the "
+                  "plan's counts are compiled in",
+                  passName);
+    return false;
+  }
+  for (int64_t t = 0; t < s->numTables; ++t) {
+    s->handles[t] = mlirOperationGetOperand(op, 2 + t);
+    MlirType w = embHandleTensorType(s->handles[t]);
+    s->rows[t] = embDim(w, 0);
+    s->cols[t] = embDim(w, 1);
+    if (s->rows[t] < 0 || s->cols[t] < 0) {
+      embEmitErrorf(s->loc, "%s: weights_%lld must have a static shape",
+                    passName, (long long)t);
+      return false;
+    }
+    s->args[t] = tableArgument(s, s->handles[t], t);
+    if (mlirValueIsNull(s->args[t]))
+      return false;
+  }
+  char err[EMB_MAX_MESSAGE];
+  if (!embReadShardingPlan(op, s->numTables, s->rows, s->cols, &s->world,
+                           s->shards, err, sizeof err)) {
+    embEmitErrorf(s->loc, "%s: %s", passName, err);
+    return false;
+  }
+  if (rank >= s->world) {
+    embEmitErrorf(s->loc, "%s: rank %lld is not a rank of world_size %lld",
+                  passName, (long long)rank, (long long)s->world);
+    return false;
+  }
+  bool padding = !mlirAttributeIsNull(
+      mlirOperationGetAttributeByName(op, embStr("padding_idx")));
+  for (int64_t t = 0; t < s->numTables; ++t) {
+    if (s->shards[t].kind != EMB_SHARD_ROW_WISE)
+      continue;
+    if (strcmp(s->pooling, "sum") != 0) {
+      embEmitErrorf(s->loc,
+                    "%s: weights_%lld is row_wise, which needs pooling sum "
+                    "(its shards give partial sums), got %s",
+                    passName, (long long)t, s->pooling);
+      return false;
+    }
+    if (padding) {
+      embEmitErrorf(s->loc,
+                    "%s: weights_%lld is row_wise, whose shards renumber "
+                    "rows, so padding_idx cannot be kept",
+                    passName, (long long)t);
+      return false;
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Slots: who gets which feature's bags
+//===----------------------------------------------------------------------===//
+
+typedef enum { GROUP_ALL_TO_ALL, GROUP_ROW_WISE, GROUP_LOCAL } Group;
+
+static Group groupOf(EmbShardKind k) {
+  return k == EMB_SHARD_ROW_WISE        ? GROUP_ROW_WISE
+         : k == EMB_SHARD_DATA_PARALLEL ? GROUP_LOCAL
+                                        : GROUP_ALL_TO_ALL;
+}
+
+/// Appends the slots of `group`, rank by rank (each rank's in feature
+/// order); for GROUP_LOCAL only this rank's. Returns how many.
+static int64_t makeSlots(Sharded *s, Group group, Slot *out) {
+  int64_t n = 0;
+  for (int64_t d = 0; d < s->world; ++d) {
+    if (group == GROUP_LOCAL && d != s->rank)
+      continue;
+    for (int64_t f = 0; f < s->numFeatures; ++f) {
+      int64_t t = featureTable(s, f);
+      const EmbTableShards *sh = &s->shards[t];
+      if (groupOf(sh->kind) != group)
+        continue;
+      int64_t j = embShardOfRank(sh, d);
+      if (j < 0)
+        continue;
+      Slot slot = {d, f, t, 0, s->rows[t], 0, s->cols[t], {NULL}, 0};
+      if (sh->kind == EMB_SHARD_ROW_WISE) {
+        slot.rowBegin = embShardBound(sh, j);
+        slot.rowEnd = embShardBound(sh, j + 1);
+      } else if (sh->kind == EMB_SHARD_COLUMN_WISE) {
+        slot.colBegin = embShardBound(sh, j);
+        slot.colEnd = embShardBound(sh, j + 1);
+      }
+      out[n++] = slot;
+    }
+  }
+  return n;
+}
+
+/// The type of rank `s->rank`'s shard of table `t`.
+static MlirType shardType(const Sharded *s, int64_t t) {
+  const EmbTableShards *sh = &s->shards[t];
+  int64_t shape[2] = {s->rows[t], s->cols[t]};
+  int64_t j = embShardOfRank(sh, s->rank);
+  if (j < 0)
+    shape[0] = 0;
+  else if (sh->kind == EMB_SHARD_ROW_WISE)
+    shape[0] = embShardBound(sh, j + 1) - embShardBound(sh, j);
+  else if (sh->kind == EMB_SHARD_COLUMN_WISE)
+    shape[1] = embShardBound(sh, j + 1) - embShardBound(sh, j);
+  MlirType w = embHandleTensorType(s->handles[t]);
+  return embTensorType(2, shape, mlirShapedTypeGetElementType(w));
+}
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
+
+static MlirAttribute i64Attr(MlirContext ctx, int64_t v) {
+  return mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), v);
+}
+
+static MlirType vectorType(int64_t n, MlirType element) {
+  return embTensorType(1, &n, element);
+}
+
+/// An op with several results, before `s->op`.
+static MlirOperation createMulti(Sharded *s, const char *name, intptr_t nOps,
+                                 const MlirValue *operands, intptr_t nRes,
+                                 const MlirType *results, intptr_t nAttrs,
+                                 const MlirNamedAttribute *attrs) {
+  MlirOperationState st = mlirOperationStateGet(embStr(name), s->loc);
+  mlirOperationStateAddOperands(&st, nOps, operands);
+  mlirOperationStateAddResults(&st, nRes, results);
+  mlirOperationStateAddAttributes(&st, nAttrs, attrs);
+  MlirOperation op = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(s->op), s->op, op);
+  return op;
+}
+
+/// emb.bucketize of the local batch by `slots` -> ids, lengths, counts.
+static MlirOperation bucketize(Sharded *s, const Slot *slots, int64_t n) {
+  int64_t *cols = malloc(sizeof(int64_t) * 4 * (size_t)n);
+  if (!cols)
+    return (MlirOperation){NULL};
+  int64_t *ranks = cols, *feats = cols + n, *lo = cols + 2 * n,
+          *hi = cols + 3 * n;
+  for (int64_t i = 0; i < n; ++i) {
+    ranks[i] = slots[i].rank;
+    feats[i] = slots[i].feature;
+    lo[i] = slots[i].rowBegin;
+    hi[i] = slots[i].rowEnd;
+  }
+  MlirContext ctx = s->ctx;
+  MlirNamedAttribute attrs[] = {
+      embNamedAttr(ctx, "world_size", i64Attr(ctx, s->world)),
+      embNamedAttr(ctx, "slot_ranks", mlirDenseI64ArrayGet(ctx, n, ranks)),
+      embNamedAttr(ctx, "slot_features", mlirDenseI64ArrayGet(ctx, n, feats)),
+      embNamedAttr(ctx, "slot_row_begin", mlirDenseI64ArrayGet(ctx, n, lo)),
+      embNamedAttr(ctx, "slot_row_end", mlirDenseI64ArrayGet(ctx, n, hi)),
+  };
+  MlirType idxT = mlirShapedTypeGetElementType(mlirValueGetType(s->indices));
+  MlirType results[] = {
+      vectorType(-1, idxT),
+      vectorType(n * s->batch, idxT),
+      vectorType(s->world, mlirIntegerTypeGet(ctx, 64)),
+  };
+  MlirValue operands[] = {s->indices, s->offsets};
+  MlirOperation op =
+      createMulti(s, EMB_OP_BUCKETIZE, 2, operands, 3, results, 5, attrs);
+  free(cols);
+  return op;
+}
+
+/// emb.all_to_all with counts known here (`send` and `recv` rows per rank).
+static MlirValue allToAllSplits(Sharded *s, MlirValue send,
+                                const int64_t *sendSplits,
+                                const int64_t *recvSplits) {
+  int64_t total = 0;
+  for (int64_t r = 0; r < s->world; ++r)
+    total += recvSplits[r];
+  MlirContext ctx = s->ctx;
+  MlirNamedAttribute attrs[] = {
+      embNamedAttr(ctx, "world_size", i64Attr(ctx, s->world)),
+      embNamedAttr(ctx, "send_splits",
+                   mlirDenseI64ArrayGet(ctx, s->world, sendSplits)),
+      embNamedAttr(ctx, "recv_splits",
+                   mlirDenseI64ArrayGet(ctx, s->world, recvSplits)),
+  };
+  MlirType st = mlirValueGetType(send);
+  MlirType rt = embWithDim(st, 0, total);
+  return mlirOperationGetResult(
+      embCreateOp(s->op, s->loc, EMB_OP_ALL_TO_ALL, 1, &send, rt, 3, attrs), 0);
+}
+
+/// A reshape of `v` to the static `type` merging or splitting all dims.
+static MlirValue reshape(Sharded *s, const char *name, MlirValue v,
+                         MlirType type) {
+  int64_t groups[1][EMB_MAX_LOOPS];
+  for (int i = 0; i < EMB_MAX_LOOPS; ++i)
+    groups[0][i] = -1;
+  groups[0][0] = 0;
+  groups[0][1] = 1;
+  return embCreateReshape(s->op, s->loc, name, v, type, 1,
+                          (const int64_t(*)[EMB_MAX_LOOPS])groups);
+}
+
+/// The local emb.tbe over `slots` (this rank's, F' = `sources` x n
+/// features: source-rank-major, as the all_to_all delivers them) ->
+/// [B, sources * sum of widths]; its tables are this rank's shards.
+static MlirValue localLookup(Sharded *s, const Slot *slots, int64_t n,
+                             int64_t sources, MlirValue ids, MlirValue offs) {
+  MlirValue operands[2 + maxTables];
+  int64_t local[maxTables];
+  int64_t numLocal = 0, width = 0;
+  operands[0] = ids;
+  operands[1] = offs;
+  for (int64_t t = 0; t < s->numTables; ++t)
+    local[t] = -1;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t t = slots[k].table;
+    if (local[t] < 0) {
+      local[t] = numLocal;
+      operands[2 + numLocal++] = s->handles[t];
+    }
+    width += slots[k].colEnd - slots[k].colBegin;
+  }
+  int64_t *ft = malloc(sizeof(int64_t) * (size_t)(sources * n));
+  if (!ft)
+    return (MlirValue){NULL};
+  for (int64_t src = 0; src < sources; ++src)
+    for (int64_t k = 0; k < n; ++k)
+      ft[src * n + k] = local[slots[k].table];
+  MlirContext ctx = s->ctx;
+  int32_t seg[] = {1, 1, (int32_t)numLocal, 0};
+  MlirNamedAttribute attrs[5];
+  intptr_t na = 0;
+  attrs[na++] =
+      embNamedAttr(ctx, "pooling", mlirStringAttrGet(ctx, embStr(s->pooling)));
+  attrs[na++] = embNamedAttr(ctx, "feature_tables",
+                             mlirDenseI64ArrayGet(ctx, sources * n, ft));
+  attrs[na++] = embNamedAttr(ctx, "operandSegmentSizes",
+                             mlirDenseI32ArrayGet(ctx, 4, seg));
+  const char *keep[] = {"bounds_check", "padding_idx"};
+  for (int i = 0; i < 2; ++i) {
+    MlirAttribute a = mlirOperationGetAttributeByName(s->op, embStr(keep[i]));
+    if (!mlirAttributeIsNull(a))
+      attrs[na++] = embNamedAttr(ctx, keep[i], a);
+  }
+  free(ft);
+  int64_t shape[2] = {s->batch, sources * width};
+  MlirType rt = embTensorType(2, shape, s->element);
+  return mlirOperationGetResult(embCreateOp(s->op, s->loc, EMB_OP_TBE,
+                                            2 + numLocal, operands, rt, na,
+                                            attrs),
+                                0);
+}
+
+/// Rows [B, sources * width] regrouped source-major: [sources * B, width]
+/// (column block r of every row becomes row block r).
+static MlirValue sourceMajor(Sharded *s, MlirValue pooled, int64_t sources,
+                             int64_t width) {
+  if (sources == 1)
+    return pooled;
+  MlirValue *parts = malloc(sizeof(MlirValue) * (size_t)sources);
+  if (!parts)
+    return (MlirValue){NULL};
+  for (int64_t r = 0; r < sources; ++r)
+    parts[r] = embCreateSliceAlong(s->op, s->loc, pooled, 1, r * width, width);
+  MlirValue rows = embCreateConcat(s->op, s->loc, 0, sources, parts);
+  free(parts);
+  return rows;
+}
+
+/// Gives each slot of `slots` (n, of one column block layout) its columns
+/// of `block` ([B, sum of widths]).
+static void takeColumns(Slot *slots, int64_t n, MlirValue block) {
+  int64_t at = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    slots[k].block = block;
+    slots[k].at = at;
+    at += slots[k].colEnd - slots[k].colBegin;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The groups
+//===----------------------------------------------------------------------===//
+
+/// The input dist of a group's `n` slots (all ranks'): bucketize, the
+/// lengths all_to_all, the offsets and the ids all_to_all. Gives the ids and
+/// offsets of this rank's slots for every source rank.
+static bool inputDist(Sharded *s, const Slot *slots, int64_t n, MlirValue *ids,
+                      MlirValue *offs) {
+  MlirOperation b = bucketize(s, slots, n);
+  if (mlirOperationIsNull(b))
+    return false;
+  int64_t *splits = calloc(2 * (size_t)s->world, sizeof(int64_t));
+  if (!splits)
+    return false;
+  int64_t *send = splits, *recv = splits + s->world, mine = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    send[slots[k].rank] += s->batch;
+    mine += slots[k].rank == s->rank;
+  }
+  for (int64_t r = 0; r < s->world; ++r)
+    recv[r] = mine * s->batch;
+  MlirValue lengths =
+      allToAllSplits(s, mlirOperationGetResult(b, 1), send, recv);
+  free(splits);
+
+  MlirContext ctx = s->ctx;
+  MlirType lt = mlirValueGetType(lengths);
+  MlirType results[] = {
+      embWithDim(lt, 0, embDim(lt, 0) + 1),
+      vectorType(s->world, mlirIntegerTypeGet(ctx, 64)),
+  };
+  MlirNamedAttribute blocks =
+      embNamedAttr(ctx, "blocks", i64Attr(ctx, s->world));
+  MlirOperation l2o = createMulti(s, EMB_OP_LENGTHS_TO_OFFSETS, 1, &lengths, 2,
+                                  results, 1, &blocks);
+  *offs = mlirOperationGetResult(l2o, 0);
+
+  MlirValue operands[] = {mlirOperationGetResult(b, 0),
+                          mlirOperationGetResult(b, 2),
+                          mlirOperationGetResult(l2o, 1)};
+  MlirNamedAttribute ws =
+      embNamedAttr(ctx, "world_size", i64Attr(ctx, s->world));
+  *ids = mlirOperationGetResult(
+      embCreateOp(s->op, s->loc, EMB_OP_ALL_TO_ALL, 3, operands,
+                  mlirValueGetType(operands[0]), 1, &ws),
+      0);
+  return true;
+}
+
+/// The slots of rank `r` among `slots`: where they start and how many.
+static int64_t rankSlots(const Slot *slots, int64_t n, int64_t r,
+                         int64_t *first) {
+  int64_t count = 0;
+  *first = n;
+  for (int64_t k = 0; k < n; ++k)
+    if (slots[k].rank == r) {
+      if (*first == n)
+        *first = k;
+      ++count;
+    }
+  return count;
+}
+
+static int64_t widthOf(const Slot *slots, int64_t n) {
+  int64_t w = 0;
+  for (int64_t k = 0; k < n; ++k)
+    w += slots[k].colEnd - slots[k].colBegin;
+  return w;
+}
+
+/// table_wise and column_wise: pooled rows go back by all_to_all.
+static bool allToAllGroup(Sharded *s, Slot *slots, int64_t n) {
+  MlirValue ids, offs;
+  if (!inputDist(s, slots, n, &ids, &offs))
+    return false;
+  int64_t first, mine = rankSlots(slots, n, s->rank, &first);
+  int64_t width = widthOf(slots + first, mine);
+  MlirValue send;
+  if (mine > 0) {
+    MlirValue pooled = localLookup(s, slots + first, mine, s->world, ids, offs);
+    if (mlirValueIsNull(pooled))
+      return false;
+    MlirValue rows = sourceMajor(s, pooled, s->world, width);
+    if (mlirValueIsNull(rows))
+      return false;
+    send = reshape(s, "tensor.collapse_shape", rows,
+                   vectorType(s->world * s->batch * width, s->element));
+  } else {
+    send = mlirOperationGetResult(embCreateOp(s->op, s->loc, "tensor.empty", 0,
+                                              NULL, vectorType(0, s->element),
+                                              0, NULL),
+                                  0);
+  }
+  int64_t *splits = calloc(2 * (size_t)s->world, sizeof(int64_t));
+  if (!splits)
+    return false;
+  for (int64_t r = 0; r < s->world; ++r) {
+    int64_t f, c = rankSlots(slots, n, r, &f);
+    splits[r] = s->batch * width;
+    splits[s->world + r] = s->batch * widthOf(slots + f, c);
+  }
+  MlirValue recv = allToAllSplits(s, send, splits, splits + s->world);
+  // Rank r's block: [B, its width], its slots' columns in order.
+  int64_t at = 0;
+  for (int64_t r = 0; r < s->world; ++r) {
+    int64_t w = splits[s->world + r] / (s->batch ? s->batch : 1);
+    int64_t f, c = rankSlots(slots, n, r, &f);
+    if (c == 0)
+      continue;
+    MlirValue flat =
+        at == 0 && s->batch * w == embDim(mlirValueGetType(recv), 0)
+            ? recv
+            : embCreateSliceAlong(s->op, s->loc, recv, 0, at, s->batch * w);
+    int64_t shape[2] = {s->batch, w};
+    MlirValue block = reshape(s, "tensor.expand_shape", flat,
+                              embTensorType(2, shape, s->element));
+    takeColumns(slots + f, c, block);
+    at += s->batch * w;
+  }
+  free(splits);
+  return true;
+}
+
+/// row_wise: every rank holds a row range of every row_wise table, so
+/// every rank computes partial sums for every source's bags, summed by
+/// reduce_scatter on the batch's rank.
+static bool rowWiseGroup(Sharded *s, Slot *slots, int64_t n) {
+  MlirValue ids, offs;
+  if (!inputDist(s, slots, n, &ids, &offs))
+    return false;
+  int64_t first, mine = rankSlots(slots, n, s->rank, &first);
+  int64_t width = widthOf(slots + first, mine);
+  MlirValue pooled = localLookup(s, slots + first, mine, s->world, ids, offs);
+  if (mlirValueIsNull(pooled))
+    return false;
+  MlirValue rows = sourceMajor(s, pooled, s->world, width);
+  if (mlirValueIsNull(rows))
+    return false;
+  MlirContext ctx = s->ctx;
+  MlirNamedAttribute ws =
+      embNamedAttr(ctx, "world_size", i64Attr(ctx, s->world));
+  int64_t shape[2] = {s->batch, width};
+  MlirValue summed = mlirOperationGetResult(
+      embCreateOp(s->op, s->loc, EMB_OP_REDUCE_SCATTER, 1, &rows,
+                  embTensorType(2, shape, s->element), 1, &ws),
+      0);
+  takeColumns(slots + first, mine, summed);
+  return true;
+}
+
+/// data_parallel: the lookup of this rank's own batch.
+static bool localGroup(Sharded *s, Slot *slots, int64_t n) {
+  MlirOperation b = bucketize(s, slots, n);
+  if (mlirOperationIsNull(b))
+    return false;
+  MlirContext ctx = s->ctx;
+  MlirValue lengths = mlirOperationGetResult(b, 1);
+  MlirType lt = mlirValueGetType(lengths);
+  MlirType results[] = {embWithDim(lt, 0, embDim(lt, 0) + 1),
+                        vectorType(1, mlirIntegerTypeGet(ctx, 64))};
+  MlirNamedAttribute blocks = embNamedAttr(ctx, "blocks", i64Attr(ctx, 1));
+  MlirOperation l2o = createMulti(s, EMB_OP_LENGTHS_TO_OFFSETS, 1, &lengths, 2,
+                                  results, 1, &blocks);
+  MlirValue pooled = localLookup(s, slots, n, 1, mlirOperationGetResult(b, 0),
+                                 mlirOperationGetResult(l2o, 0));
+  if (mlirValueIsNull(pooled))
+    return false;
+  takeColumns(slots, n, pooled);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The rewrite
+//===----------------------------------------------------------------------===//
+
+/// Sets the function's argument types from its entry block and marks it
+/// with the rank and world size.
+static bool retypeFunction(Sharded *s) {
+  MlirOperation func =
+      mlirBlockGetParentOperation(mlirOperationGetBlock(s->op));
+  for (int64_t t = 0; t < s->numTables; ++t)
+    mlirValueSetType(s->args[t], shardType(s, t));
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirAttribute fta =
+      mlirOperationGetAttributeByName(func, embStr("function_type"));
+  MlirType fty = mlirTypeAttrGetValue(fta);
+  intptr_t ni = mlirBlockGetNumArguments(entry);
+  intptr_t nr = mlirFunctionTypeGetNumResults(fty);
+  MlirType *types = malloc(sizeof(MlirType) * (size_t)(ni + nr + 1));
+  if (!types)
+    return false;
+  for (intptr_t i = 0; i < ni; ++i)
+    types[i] = mlirValueGetType(mlirBlockGetArgument(entry, i));
+  for (intptr_t i = 0; i < nr; ++i)
+    types[ni + i] = mlirFunctionTypeGetResult(fty, i);
+  MlirType nt = mlirFunctionTypeGet(s->ctx, ni, types, nr, types + ni);
+  free(types);
+  mlirOperationSetAttributeByName(func, embStr("function_type"),
+                                  mlirTypeAttrGet(nt));
+  MlirAttribute old =
+      mlirOperationGetAttributeByName(func, embStr("emb.world_size"));
+  if (!mlirAttributeIsNull(old) &&
+      mlirIntegerAttrGetValueInt(old) != s->world) {
+    embEmitErrorf(s->loc,
+                  "%s: world_size %lld differs from the %lld of another "
+                  "sharded 'emb.tbe' of the function",
+                  passName, (long long)s->world,
+                  (long long)mlirIntegerAttrGetValueInt(old));
+    return false;
+  }
+  mlirOperationSetAttributeByName(func, embStr("emb.rank"),
+                                  i64Attr(s->ctx, s->rank));
+  mlirOperationSetAttributeByName(func, embStr("emb.world_size"),
+                                  i64Attr(s->ctx, s->world));
+  return true;
+}
+
+/// Rewrites one sharded emb.tbe; false (with an error) if it cannot.
+static bool shardTbe(MlirOperation op, int64_t rank, bool *oom) {
+  Sharded s;
+  if (!readSharded(op, rank, &s))
+    return false;
+  // At most one slot per (rank, feature) per group: F * W slots in all.
+  s.slots = malloc(sizeof(Slot) * (size_t)(s.numFeatures * s.world));
+  if (!s.slots) {
+    *oom = true;
+    return false;
+  }
+  bool ok = true;
+  int64_t at = 0;
+  static const Group order[] = {GROUP_ALL_TO_ALL, GROUP_ROW_WISE, GROUP_LOCAL};
+  for (int g = 0; ok && g < 3; ++g) {
+    Slot *slots = s.slots + at;
+    int64_t n = makeSlots(&s, order[g], slots);
+    if (n == 0)
+      continue;
+    ok = order[g] == GROUP_ALL_TO_ALL ? allToAllGroup(&s, slots, n)
+         : order[g] == GROUP_ROW_WISE ? rowWiseGroup(&s, slots, n)
+                                      : localGroup(&s, slots, n);
+    at += n;
+  }
+  s.numSlots = at;
+  if (!ok) {
+    *oom = true;
+    free(s.slots);
+    return false;
+  }
+  // Feature order; a feature's column shards in column order. Pieces that
+  // are adjacent columns of one block are taken as one slice (or as the
+  // block itself).
+  MlirValue *parts = malloc(sizeof(MlirValue) * (size_t)(at ? at : 1));
+  if (!parts) {
+    *oom = true;
+    free(s.slots);
+    return false;
+  }
+  int64_t np = 0;
+  MlirValue run = {NULL};
+  int64_t runAt = 0, runWidth = 0;
+  for (int64_t f = 0; f <= s.numFeatures; ++f) {
+    int64_t cols = f < s.numFeatures ? s.cols[featureTable(&s, f)] : 1;
+    for (int64_t col = 0; col < cols;) {
+      int64_t k = 0;
+      for (; f < s.numFeatures && k < at; ++k)
+        if (s.slots[k].feature == f && s.slots[k].colBegin == col &&
+            !mlirValueIsNull(s.slots[k].block))
+          break;
+      const Slot *slot = f < s.numFeatures && k < at ? &s.slots[k] : NULL;
+      int64_t w = slot ? slot->colEnd - slot->colBegin : 0;
+      if (slot && !mlirValueIsNull(run) && mlirValueEqual(run, slot->block) &&
+          slot->at == runAt + runWidth) {
+        runWidth += w;
+      } else {
+        if (!mlirValueIsNull(run))
+          parts[np++] =
+              runAt == 0 && runWidth == embDim(mlirValueGetType(run), 1)
+                  ? run
+                  : embCreateSliceAlong(op, s.loc, run, 1, runAt, runWidth);
+        run = slot ? slot->block : (MlirValue){NULL};
+        runAt = slot ? slot->at : 0;
+        runWidth = w;
+      }
+      if (!slot) // the end, or a column no slot has (cannot happen)
+        break;
+      col = slot->colEnd;
+    }
+  }
+  MlirValue result = embCreateConcat(op, s.loc, 1, np, parts);
+  free(parts);
+  free(s.slots);
+  if (!retypeFunction(&s))
+    return false;
+  embReplaceOp(op, result);
+  return true;
+}
+
+static void run(MlirOperation root, MlirExternalPass pass, const void *opts) {
+  const ShardOptions *o = opts;
+  EmbOpList ops = {NULL, 0, 0};
+  bool oom = !embCollectNestedOps(root, &ops), failed = false;
+  for (size_t i = 0; !oom && i < ops.size; ++i) {
+    MlirOperation op = ops.ops[i];
+    if (embOpIs(op, EMB_OP_TBE) && embHasShardingPlan(op))
+      failed |= !shardTbe(op, o->rank, &oom);
+  }
+  embOpListFree(&ops);
+  if (oom)
+    embEmitErrorf(mlirOperationGetLocation(root), "%s: out of memory",
+                  passName);
+  if (oom || failed)
+    mlirExternalPassSignalFailure(pass);
+}
+
+const EmbPassDef embShardPassDef = {
+    .argument = "emb-shard",
+    .name = "EmbShard",
+    .summary = "Make one rank's program of each sharded emb.tbe: its local "
+               "lookups and the collectives of the input and output dists",
+    .kind = EMB_PASS_KIND_PASS,
+    .anchor = "builtin.module",
+    .options = &options,
+    .run = run,
+};

@@ -1,0 +1,496 @@
+"""Runs emb-shard's programs of every rank together and checks their numbers.
+
+For each function of the input with one sharded emb.tbe, this script makes
+every rank's program with `emb-opt --emb-shard{rank=r}` (after
+`--emb-plan-sharding{...}` when --plan is given), interprets them in
+lockstep on random inputs (each rank its own batch; the tables cut into the
+shards the plan gives it), carrying out the collectives between the ranks,
+and compares each rank's result with the unsharded emb.tbe on that rank's
+batch. It prints one line per rank and function:
+
+    @table_wise rank 1: 4x40, max abs diff 0
+
+and exits non-zero if a result differs, a collective is issued by one rank
+and not by the others, or their counts disagree.
+
+The interpreter knows the ops emb-shard emits (emb.table, emb.bucketize,
+emb.lengths_to_offsets, emb.all_to_all, emb.reduce_scatter,
+emb.all_gather, emb.tbe, tensor.extract_slice, tensor.concat,
+tensor.collapse_shape, tensor.expand_shape, tensor.empty), with the
+semantics docs/dialect.md gives them. Plain Python, no numpy: the shapes
+are small. Values are Python floats, so only the data flow is checked,
+not f16/bf16 rounding.
+"""
+
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+# ---------------------------------------------------------------------------
+# Parsing the generic form that emb-opt prints
+# ---------------------------------------------------------------------------
+
+OP_RE = re.compile(r'^\s*(?:(%[\w]+)(?::(\d+))? = )?"([\w.]+)"\((.*?)\)(.*)$')
+
+
+def parse_type(t):
+    t = t.strip()
+    m = re.match(r"tensor<(.*)x([a-z]+\d+)>$", t)
+    if m:
+        dims = [(-1 if d == "?" else int(d)) for d in m.group(1).split("x")]
+        return ("tensor", dims, m.group(2))
+    m = re.match(r"tensor<([a-z]+\d+)>$", t)
+    if m:
+        return ("tensor", [], m.group(1))
+    return ("other", None, t)
+
+
+def split_top(s):
+    """Splits at commas outside <>, (), [] and {}."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [x.strip() for x in out]
+
+
+def i64_array(text, name):
+    m = re.search(r"\b" + name + r" = array<i(?:64|32)(?:: ([-\d, ]+))?>", text)
+    if not m:
+        return None
+    return [int(x) for x in m.group(1).split(",")] if m.group(1) else []
+
+
+def int_attr(text, name):
+    m = re.search(r"\b" + name + r" = (-?\d+) : i64", text)
+    return int(m.group(1)) if m else None
+
+
+def str_attr(text, name):
+    m = re.search(r"\b" + name + r' = "([^"]*)"', text)
+    return m.group(1) if m else None
+
+
+class Op:
+    def __init__(self, line):
+        m = OP_RE.match(line)
+        self.result, n, self.name, operands, rest = m.groups()
+        self.num_results = int(n) if n else (1 if self.result else 0)
+        self.operands = [o.strip() for o in operands.split(",") if o.strip()]
+        self.attrs = rest
+        sig = rest[rest.rindex(" : (") + 3:]
+        ins, outs = sig.split(") -> ", 1) if ") -> " in sig else (sig, "")
+        outs = outs.strip()
+        if outs.startswith("(") and outs.endswith(")"):
+            outs = outs[1:-1]
+        self.result_types = [parse_type(t) for t in split_top(outs)] if outs else []
+
+    def results(self):
+        if self.num_results == 1:
+            return [self.result]
+        return ["%s#%d" % (self.result, i) for i in range(self.num_results)]
+
+
+class Func:
+    def __init__(self, name, args, ops, attrs):
+        self.name, self.args, self.ops, self.attrs = name, args, ops, attrs
+
+
+def parse_module(text):
+    funcs, cur = [], None
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith('"func.func"'):
+            name = re.search(r'sym_name = "([^"]+)"', s).group(1)
+            cur = Func(name, [], [], "")
+            funcs.append(cur)
+        elif s.startswith("^bb0("):
+            for a in split_top(s[5:s.rindex(")")]):
+                n, t = a.split(":", 1)
+                cur.args.append((n.strip(), parse_type(t)))
+        elif s.startswith("})") and cur is not None:
+            cur.attrs = s
+            cur = None
+        elif cur is not None and s.startswith(("%", '"')):
+            cur.ops.append(Op(s))
+    return funcs
+
+
+# ---------------------------------------------------------------------------
+# Tensors: (shape, flat row-major list)
+# ---------------------------------------------------------------------------
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def slice_tensor(t, offsets, sizes):
+    shape, data = t
+    out = []
+    strides = [numel(shape[i + 1:]) for i in range(len(shape))]
+
+    def rec(dim, base):
+        if dim == len(shape):
+            out.append(data[base])
+            return
+        for i in range(sizes[dim]):
+            rec(dim + 1, base + (offsets[dim] + i) * strides[dim])
+
+    rec(0, 0)
+    return (list(sizes), out)
+
+
+def concat(ts, dim):
+    shape = list(ts[0][0])
+    shape[dim] = sum(t[0][dim] for t in ts)
+    outer = numel(shape[:dim])
+    out = []
+    for o in range(outer):
+        for t in ts:
+            inner = numel(t[0][dim:])
+            out.extend(t[1][o * inner:(o + 1) * inner])
+    return (shape, out)
+
+
+# ---------------------------------------------------------------------------
+# The ops
+# ---------------------------------------------------------------------------
+
+
+class BoundsError(Exception):
+    pass
+
+
+def tbe(ids, offsets, tables, feature_tables, pooling, bounds_check, padding,
+        batch):
+    """emb.tbe, sum or mean pooling: [B, sum of D]."""
+    rows = []
+    for b in range(batch):
+        row = []
+        for f, t in enumerate(feature_tables):
+            (e, d), w = tables[t]
+            lo, hi = offsets[f * batch + b], offsets[f * batch + b + 1]
+            acc, count = [0.0] * d, 0
+            for i in ids[lo:hi]:
+                if padding is not None and i == padding:
+                    continue
+                if i < 0 or i >= e:
+                    if bounds_check == "fatal":
+                        raise BoundsError("feature %d bag %d id %d" % (f, b, i))
+                    continue
+                count += 1
+                for c in range(d):
+                    acc[c] += w[i * d + c]
+            if pooling == "mean" and count:
+                acc = [a / count for a in acc]
+            row.extend(acc)
+        rows.extend(row)
+    return rows
+
+
+def bucketize(ids, offsets, op, batch):
+    ranks = i64_array(op.attrs, "slot_ranks")
+    feats = i64_array(op.attrs, "slot_features")
+    begin = i64_array(op.attrs, "slot_row_begin")
+    end = i64_array(op.attrs, "slot_row_end")
+    world = int_attr(op.attrs, "world_size")
+    out_ids, lengths, counts = [], [], [0] * world
+    for s in range(len(ranks)):
+        f = feats[s]
+        mine = [k for k in range(len(ranks)) if feats[k] == f]
+        low = min(begin[k] for k in mine)
+        high = max(end[k] for k in mine)
+        for b in range(batch):
+            n = 0
+            for i in ids[offsets[f * batch + b]:offsets[f * batch + b + 1]]:
+                c = min(max(i, low), high - 1)
+                if begin[s] <= c < end[s]:
+                    out_ids.append(i - begin[s])
+                    n += 1
+            lengths.append(n)
+            counts[ranks[s]] += n
+    return out_ids, lengths, counts
+
+
+def run_program(func, args, rank):
+    """A generator: yields ("collective", op, inputs) and receives outputs;
+    returns the function's results."""
+    env = dict(zip([a[0] for a in func.args], args))
+    for op in func.ops:
+        get = lambda i: env[op.operands[i]]
+        res = None
+        if op.name == "emb.table":
+            res = [get(0)]
+        elif op.name == "emb.bucketize":
+            (_, ids), (oshape, offs) = get(0), get(1)
+            batch = op.result_types[1][1][0] // len(i64_array(op.attrs, "slot_ranks"))
+            i, l, c = bucketize(ids, offs, op, batch)
+            res = [([len(i)], i), ([len(l)], l), ([len(c)], c)]
+        elif op.name == "emb.lengths_to_offsets":
+            _, lens = get(0)
+            k = int_attr(op.attrs, "blocks")
+            offs, at = [0], 0
+            for x in lens:
+                at += x
+                offs.append(at)
+            per = len(lens) // k
+            sums = [sum(lens[j * per:(j + 1) * per]) for j in range(k)]
+            res = [([len(offs)], offs), ([k], sums)]
+        elif op.name in ("emb.all_to_all", "emb.reduce_scatter",
+                         "emb.all_gather"):
+            res = [(yield (op, [get(i) for i in range(len(op.operands))]))]
+        elif op.name == "emb.tbe":
+            seg = i64_array(op.attrs, "operandSegmentSizes")
+            if seg[3]:
+                raise RuntimeError("per-sample weights are not simulated")
+            tables = [get(2 + t) for t in range(seg[2])]
+            ft = i64_array(op.attrs, "feature_tables")
+            shape = op.result_types[0][1]
+            data = tbe(get(0)[1], get(1)[1], tables, ft,
+                       str_attr(op.attrs, "pooling"),
+                       str_attr(op.attrs, "bounds_check") or "fatal",
+                       int_attr(op.attrs, "padding_idx"), shape[0])
+            res = [(shape, data)]
+        elif op.name == "tensor.extract_slice":
+            res = [slice_tensor(get(0), i64_array(op.attrs, "static_offsets"),
+                                i64_array(op.attrs, "static_sizes"))]
+        elif op.name == "tensor.concat":
+            dim = int_attr(op.attrs, "dim")
+            res = [concat([get(i) for i in range(len(op.operands))], dim)]
+        elif op.name in ("tensor.collapse_shape", "tensor.expand_shape"):
+            res = [(op.result_types[0][1], get(0)[1])]
+        elif op.name == "tensor.empty":
+            shape = op.result_types[0][1]
+            res = [(shape, [0.0] * numel(shape))]
+        elif op.name == "func.return":
+            return [get(i) for i in range(len(op.operands))]
+        else:
+            raise RuntimeError("the simulator does not know " + op.name)
+        for name, value in zip(op.results(), res):
+            env[name] = value
+    raise RuntimeError("no func.return")
+
+
+def collective(ops, inputs):
+    """Carries out one collective over all ranks; returns each rank's result."""
+    world = len(ops)
+    names = set(op.name for op in ops)
+    if len(names) != 1:
+        raise RuntimeError("ranks issue different collectives: %s" % names)
+    op = ops[0]
+    if op.name == "emb.all_to_all":
+        rows, send_counts = [], []
+        for r in range(world):
+            shape, data = inputs[r][0]
+            row = numel(shape[1:])
+            if len(inputs[r]) == 3:
+                send, recv = inputs[r][1][1], inputs[r][2][1]
+            else:
+                send = i64_array(ops[r].attrs, "send_splits")
+                recv = i64_array(ops[r].attrs, "recv_splits")
+            send_counts.append((send, recv, row, data))
+        out = []
+        for r in range(world):
+            got, shape0 = [], 0
+            for p in range(world):
+                send, _, row, data = send_counts[p]
+                at = sum(send[:r])
+                if send[r] != send_counts[r][1][p]:
+                    raise RuntimeError(
+                        "rank %d sends %d rows to rank %d, which expects %d" %
+                        (p, send[r], r, send_counts[r][1][p]))
+                got.extend(data[at * row:(at + send[r]) * row])
+                shape0 += send[r]
+            shape = [shape0] + list(inputs[r][0][0][1:])
+            out.append((shape, got))
+        return out
+    if op.name == "emb.reduce_scatter":
+        shape = inputs[0][0][0]
+        m = shape[0] // world
+        block = m * numel(shape[1:])
+        out = []
+        for r in range(world):
+            acc = [0.0] * block
+            for p in range(world):
+                data = inputs[p][0][1]
+                for k in range(block):
+                    acc[k] += data[r * block + k]
+            out.append(([m] + shape[1:], acc))
+        return out
+    if op.name == "emb.all_gather":
+        data = []
+        for p in range(world):
+            data.extend(inputs[p][0][1])
+        shape = [inputs[0][0][0][0] * world] + inputs[0][0][0][1:]
+        return [(shape, list(data)) for _ in range(world)]
+    raise RuntimeError(op.name)
+
+
+def run_ranks(programs, args):
+    gens = [run_program(p, a, r) for r, (p, a) in enumerate(zip(programs, args))]
+    pending = [None] * len(gens)
+    results = [None] * len(gens)
+    sends = [None] * len(gens)
+    while True:
+        for r, g in enumerate(gens):
+            if results[r] is not None:
+                continue
+            try:
+                pending[r] = g.send(sends[r])
+            except StopIteration as stop:
+                results[r] = stop.value
+                pending[r] = None
+        if all(x is not None for x in results):
+            return results
+        if any(p is None for p in pending):
+            raise RuntimeError("a rank finished while others wait in a collective")
+        outs = collective([p[0] for p in pending], [p[1] for p in pending])
+        sends = outs
+
+
+# ---------------------------------------------------------------------------
+# Inputs, the plan's shards, the check
+# ---------------------------------------------------------------------------
+
+
+def plan_of(op, num_tables):
+    body = op.attrs[op.attrs.index("sharding = [") + len("sharding = ["):]
+    entries = re.findall(r"\{[^{}]*\}", body)[:num_tables]
+    return [{"kind": str_attr(e, "kind"), "ranks": i64_array(e, "ranks"),
+             "rows": i64_array(e, "row_ranges"),
+             "cols": i64_array(e, "col_ranges")} for e in entries]
+
+
+def shard(table, entry, rank):
+    (e, d), w = table
+    kind = entry["kind"]
+    if kind == "data_parallel":
+        return table
+    if rank not in entry["ranks"]:
+        return ([0, d], [])
+    j = entry["ranks"].index(rank)
+    if kind == "table_wise":
+        return table
+    if kind == "row_wise":
+        a, b = entry["rows"][j], entry["rows"][j + 1]
+        return slice_tensor(table, [a, 0], [b - a, d])
+    a, b = entry["cols"][j], entry["cols"][j + 1]
+    return slice_tensor(table, [0, a], [e, b - a])
+
+
+def emb_opt(emb_opt_path, src, flags):
+    out = subprocess.run([emb_opt_path, "--mlir-print-op-generic"] + flags +
+                         [src], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("emb-opt %s failed:\n%s" % (" ".join(flags), out.stderr))
+    return parse_module(out.stdout)
+
+
+def main():
+    emb_opt_path, src_path = sys.argv[1], sys.argv[2]
+    plan = []
+    if len(sys.argv) > 3:
+        plan = ["--emb-plan-sharding=" + sys.argv[3]]
+    # One function a `// -----` chunk: each has its own world size.
+    with open(src_path) as f:
+        chunks = re.split(r"^// -----\s*$", f.read(), flags=re.M)
+    ok = True
+    for fi, chunk in enumerate(chunks):
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir",
+                                         delete=False) as tmp:
+            tmp.write(chunk)
+        src = tmp.name
+        try:
+            ok &= check(emb_opt_path, src, plan, fi)
+        finally:
+            os.unlink(src)
+    sys.exit(0 if ok else 1)
+
+
+def check(emb_opt_path, src, plan, fi):
+    ok = True
+    for func in emb_opt(emb_opt_path, src, plan)[:1]:
+        tbe_op = [op for op in func.ops if op.name == "emb.tbe"][0]
+        world = int_attr(tbe_op.attrs, "world_size")
+        if world is None:  # checked by the run with the planner
+            print("@%s: no plan" % func.name)
+            continue
+        programs = [emb_opt(emb_opt_path, src,
+                            plan + ["--emb-shard=rank=%d" % r])[0]
+                    for r in range(world)]
+        seg = i64_array(tbe_op.attrs, "operandSegmentSizes")
+        arg_names = [a[0] for a in func.args]
+        producers = {op.result: op for op in func.ops if op.result}
+        table_args = [arg_names.index(producers[tbe_op.operands[2 + t]].operands[0])
+                      for t in range(seg[2])]
+        entries = plan_of(tbe_op, seg[2])
+        ft = i64_array(tbe_op.attrs, "feature_tables")
+        bounds = str_attr(tbe_op.attrs, "bounds_check") or "fatal"
+        rng = random.Random(17 + fi)
+        tables = []
+        for a in table_args:
+            e, d = func.args[a][1][1]
+            tables.append(([e, d], [rng.uniform(-1, 1) for _ in range(e * d)]))
+        out_shape = tbe_op.result_types[0][1]
+        batch, nf = out_shape[0], len(ft)
+        n_ids = func.args[arg_names.index(tbe_op.operands[0])][1][1][0]
+        args, refs = [], []
+        for r in range(world):
+            lens = [rng.randint(0, 3) for _ in range(nf * batch)]
+            if n_ids >= 0:  # a static count: spread exactly n_ids
+                lens = [0] * (nf * batch)
+                for _ in range(n_ids):
+                    lens[rng.randrange(nf * batch)] += 1
+            offs, ids = [0], []
+            for k, n in enumerate(lens):
+                e = tables[ft[k // batch]][0][0]
+                for _ in range(n):
+                    # Out-of-range ids where the lookup skips them.
+                    if bounds != "fatal" and rng.random() < 0.1:
+                        ids.append(rng.choice([-1, e, e + 5]))
+                    else:
+                        ids.append(rng.randrange(e))
+                offs.append(len(ids))
+            rank_args = [None] * len(func.args)
+            rank_args[arg_names.index(tbe_op.operands[0])] = ([len(ids)], ids)
+            rank_args[arg_names.index(tbe_op.operands[1])] = ([len(offs)], offs)
+            ref_args = list(rank_args)
+            for t, a in enumerate(table_args):
+                ref_args[a] = tables[t]
+                rank_args[a] = shard(tables[t], entries[t], r)
+                want = programs[r].args[a][1][1]
+                if rank_args[a][0] != want:
+                    sys.exit("@%s rank %d: argument %d is %s but the program "
+                             "takes %s" % (func.name, r, a, rank_args[a][0], want))
+            args.append(rank_args)
+            refs.append(run_ranks([func], [ref_args])[0][0])
+        got = run_ranks(programs, args)
+        for r in range(world):
+            shape, data = got[r][0]
+            diff = max(abs(x - y) for x, y in zip(data, refs[r][1])) if data else 0.0
+            good = shape == refs[r][0] and diff <= 1e-9
+            ok &= good
+            print("@%s rank %d: %s, max abs diff %.3g%s" %
+                  (func.name, r, "x".join(map(str, shape)), diff,
+                   "" if good else " MISMATCH"))
+    return ok
+
+
+if __name__ == "__main__":
+    main()

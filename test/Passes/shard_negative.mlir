@@ -1,0 +1,82 @@
+// What emb-shard refuses, each an error at the emb.tbe; the pass fails.
+// RUN: not emb-opt --split-input-file --emb-shard='rank=1' %s 2>&1 | FileCheck %s
+// REQUIRES: emb-compiler
+
+// Row-wise shards give partial sums: mean pooling cannot be kept.
+// CHECK: error: emb-shard: weights_0 is row_wise, which needs pooling sum (its shards give partial sums), got mean
+func.func @row_wise_mean(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> tensor<4x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "mean", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 0, 1>, row_ranges = array<i64: 0, 50, 100>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Row-wise shards renumber rows: a padding_idx would name another row.
+// CHECK: error: emb-shard: weights_0 is row_wise, whose shards renumber rows, so padding_idx cannot be kept
+func.func @row_wise_padding(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> tensor<4x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", padding_idx = 0 : i64, feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 0, 1>, row_ranges = array<i64: 0, 50, 100>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The output dists move pooled rows.
+// CHECK: error: emb-shard: pooling none is not sharded (the output dists move pooled rows)
+func.func @pooling_none(%idx: tensor<12xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> tensor<12x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "none", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<12xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<12x8xf32>
+  return %0 : tensor<12x8xf32>
+}
+
+// -----
+
+// The rank of the option must be one of the plan's.
+// CHECK: error: emb-shard: rank 1 is not a rank of world_size 1
+func.func @rank_outside(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> tensor<4x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 1 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The plan's counts are compiled in: the batch must be static.
+// CHECK: error: emb-shard: the batch (the result's rows) must be static: the plan's counts are compiled in
+func.func @dynamic_batch(%idx: tensor<?xi64>, %off: tensor<?xi64>, %t0: tensor<100x8xf32>) -> tensor<?x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<?xi64>, !emb.table_handle) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// A sharded table is passed in as the rank's shard: it must be an argument.
+// CHECK: error: emb-shard: weights_0 must be an argument of the function around the 'emb.tbe' (the rank's shard of it is passed in its place)
+func.func @table_not_argument(%idx: tensor<?xi64>, %off: tensor<5xi64>) -> tensor<4x8xf32> {
+  %t0 = arith.constant dense<1.0> : tensor<100x8xf32>
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// No other op may read a sharded table: no rank holds it whole.
+// CHECK: error: emb-shard: weights_0's table is read by another op too; a sharded table must be read only by its 'emb.tbe' (each rank holds a shard of it)
+func.func @table_read_elsewhere(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> (tensor<4x8xf32>, tensor<100x8xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  return %0, %t0 : tensor<4x8xf32>, tensor<100x8xf32>
+}
+
+// -----
+
+// Per-sample weights would need a third all_to_all beside the ids.
+// CHECK: error: emb-shard: per_sample_weights are not sharded yet
+func.func @weighted(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>, %psw: tensor<?xf32>) -> tensor<4x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %psw) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<?xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
