@@ -231,6 +231,7 @@ const struct embrtBackend embrtCudaBackend = {
     .lce = lce,
     .ikboLceWorkspaceSize = ikboLceWorkspaceSize,
     .ikboLce = ikboLce,
+    .gemm = embrtCudaGemm,
     .attentionWorkspaceSize = attentionWorkspaceSize,
     .attention = attention,
     .concat = concat,
