@@ -120,7 +120,9 @@ static void lowerOp(EmbLowering *l, MlirOperation op) {
   if (embIsSkipped(l, op))
     return;
   l->b.loc = mlirOperationGetLocation(op);
-  if (embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
+  if (embIsGemmAbsorbed(l, op))
+    return; // the chain's last op makes the call (gemm.c)
+  if (embLowerGemm(l, op) || embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
       embLowerConstantOp(l, op))
     return;
   if (isScalarCopy(op))
@@ -146,7 +148,7 @@ bool embIsMixedFunction(EmbLowering *l, MlirOperation func) {
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
     if (!mlirOperationEqual(op, ret) && !embIsEmbOp(op) &&
         !embIsRuntimeTensorOp(op) && !embIsRuntimeConstantOp(op) &&
-        !isScalarCopy(op))
+        !isScalarCopy(op) && !embIsGemmPart(op))
       return true;
   }
   return false;
@@ -240,6 +242,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->numPlans = 0;
   l->numSkipped = 0;
   embPlanReadThrough(l, oldBlock);
+  embPlanGemms(l, oldBlock);
   for (MlirOperation op = mlirBlockGetFirstOperation(oldBlock);
        !mlirOperationIsNull(op) && !l->failed;
        op = mlirOperationGetNextInBlock(op)) {
