@@ -63,7 +63,7 @@ typedef struct EmbGemmPlan {
   MlirValue a, b, bias; ///< what the call reads (bias may be null)
   int transA, transB, bcastA, bcastB, batched;
   embrtActivation act;
-} GemmPlan;
+} EmbGemmPlan;
 
 //===----------------------------------------------------------------------===//
 // Matching
@@ -83,7 +83,7 @@ static bool onlyUsedBy(MlirValue v, MlirOperation user) {
   return embSingleUser(v, &u) && mlirOperationEqual(u, user);
 }
 
-static void addPart(GemmPlan *p, MlirOperation op) {
+static void addPart(EmbGemmPlan *p, MlirOperation op) {
   if (p->numParts < kMaxParts)
     p->parts[p->numParts++] = op;
 }
@@ -91,7 +91,7 @@ static void addPart(GemmPlan *p, MlirOperation op) {
 /// Looks through a transpose of the last two of `rank` dims and, for a
 /// batched operand, a broadcast of a matrix to every batch, of operand `v`
 /// of `user`; flips `*trans`, sets `*bcast`.
-static MlirValue readOperand(GemmPlan *p, MlirValue v, MlirOperation user,
+static MlirValue readOperand(EmbGemmPlan *p, MlirValue v, MlirOperation user,
                              intptr_t rank, int *trans, int *bcast) {
   for (int step = 0; step < 2; ++step) {
     MlirOperation producer = embProducer(v);
@@ -220,7 +220,7 @@ static embrtActivation readActivation(const EmbGeneric *g, MlirValue y,
 /// Reads `user` as an epilogue generic of `v` (of `rank` dims): a bias
 /// along the last dim (when `p` has none yet) and an activation (when `p`
 /// has none yet). False if it is anything else, or does nothing.
-static bool readEpilogue(GemmPlan *p, MlirOperation user, MlirValue v,
+static bool readEpilogue(EmbGemmPlan *p, MlirOperation user, MlirValue v,
                          intptr_t rank) {
   EmbGeneric g;
   if (!embReadGeneric(user, &g) || g.numInits != 1 || g.numInputs < 1 ||
@@ -268,7 +268,7 @@ static bool readEpilogue(GemmPlan *p, MlirOperation user, MlirValue v,
 }
 
 /// Matches the chain rooted at `root`; false if `root` is not a root.
-static bool matchChain(MlirOperation root, GemmPlan *p) {
+static bool matchChain(MlirOperation root, EmbGemmPlan *p) {
   memset(p, 0, sizeof *p);
   bool batched = embOpIs(root, "linalg.batch_matmul");
   if (!batched && !embOpIs(root, "linalg.matmul"))
@@ -332,29 +332,20 @@ static bool matchChain(MlirOperation root, GemmPlan *p) {
 }
 
 /// Every chain of `block`, in order (the caller frees the array).
-static GemmPlan *collectPlans(MlirBlock block, size_t *count) {
+static EmbGemmPlan *collectPlans(MlirBlock block, size_t *count) {
   size_t n = 0, cap = 4;
-  GemmPlan *plans = malloc(cap * sizeof(GemmPlan));
+  EmbGemmPlan *plans = malloc(cap * sizeof(EmbGemmPlan));
   for (MlirOperation op = mlirBlockGetFirstOperation(block);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    GemmPlan p;
+    EmbGemmPlan p;
     if (!matchChain(op, &p))
       continue;
     if (n == cap)
-      plans = realloc(plans, (cap *= 2) * sizeof(GemmPlan));
+      plans = realloc(plans, (cap *= 2) * sizeof(EmbGemmPlan));
     plans[n++] = p;
   }
   *count = n;
   return plans;
-}
-
-static bool planHas(const GemmPlan *p, MlirOperation op) {
-  if (mlirOperationEqual(p->last, op))
-    return true;
-  for (int i = 0; i < p->numParts; ++i)
-    if (mlirOperationEqual(p->parts[i], op))
-      return true;
-  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -366,21 +357,8 @@ void embPlanGemms(EmbLowering *l, MlirBlock block) {
   l->gemms = collectPlans(block, &l->numGemms);
 }
 
-bool embIsGemmPart(MlirOperation op) {
-  MlirBlock block = mlirOperationGetBlock(op);
-  if (mlirBlockIsNull(block))
-    return false;
-  size_t n = 0;
-  GemmPlan *plans = collectPlans(block, &n);
-  bool found = false;
-  for (size_t i = 0; i < n && !found; ++i)
-    found = planHas(&plans[i], op);
-  free(plans);
-  return found;
-}
-
-static GemmPlan *planOfLast(EmbLowering *l, MlirOperation op) {
-  GemmPlan *plans = l->gemms;
+static EmbGemmPlan *planOfLast(EmbLowering *l, MlirOperation op) {
+  EmbGemmPlan *plans = l->gemms;
   for (size_t i = 0; i < l->numGemms; ++i)
     if (mlirOperationEqual(plans[i].last, op))
       return &plans[i];
@@ -392,7 +370,7 @@ bool embIsGemmLast(EmbLowering *l, MlirOperation op) {
 }
 
 bool embIsGemmAbsorbed(EmbLowering *l, MlirOperation op) {
-  GemmPlan *plans = l->gemms;
+  EmbGemmPlan *plans = l->gemms;
   for (size_t i = 0; i < l->numGemms; ++i)
     for (int j = 0; j < plans[i].numParts; ++j)
       if (mlirOperationEqual(plans[i].parts[j], op))
@@ -402,7 +380,7 @@ bool embIsGemmAbsorbed(EmbLowering *l, MlirOperation op) {
 
 void embGemmSources(EmbLowering *l, MlirOperation last, MlirValue *values,
                     int *count) {
-  GemmPlan *p = planOfLast(l, last);
+  EmbGemmPlan *p = planOfLast(l, last);
   *count = 0;
   if (!p)
     return;
@@ -417,7 +395,7 @@ void embGemmSources(EmbLowering *l, MlirOperation last, MlirValue *values,
 //===----------------------------------------------------------------------===//
 
 bool embLowerGemm(EmbLowering *l, MlirOperation op) {
-  GemmPlan *p = planOfLast(l, op);
+  EmbGemmPlan *p = planOfLast(l, op);
   if (!p)
     return false;
   EmbMapped *a = embLookupValue(l, p->a), *b = embLookupValue(l, p->b);
@@ -476,7 +454,7 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op) {
 }
 
 void embEraseGemmParts(EmbLowering *l, MlirOperation last) {
-  GemmPlan *p = planOfLast(l, last);
+  EmbGemmPlan *p = planOfLast(l, last);
   if (!p)
     return;
   // Parts were recorded producers-first per operand, then the epilogue;

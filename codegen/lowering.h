@@ -285,10 +285,6 @@ bool embIsSkipped(EmbLowering *l, MlirOperation op);
 /// of `block`, for the calls below.
 void embPlanGemms(EmbLowering *l, MlirBlock block);
 
-/// Whether `op` is part of a chain of its block (a pure match, for choosing
-/// the path of a function).
-bool embIsGemmPart(MlirOperation op);
-
 /// Whether `op` is the last op of a planned chain (the one lowered to the
 /// call), or one the chain absorbs (not lowered).
 bool embIsGemmLast(EmbLowering *l, MlirOperation op);
