@@ -249,6 +249,9 @@ void embEndFunction(EmbLowering *l) {
   l->plans = NULL;
   free(l->skipped);
   l->skipped = NULL;
+  free(l->gemms);
+  l->gemms = NULL;
+  l->numGemms = 0;
 }
 
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {

@@ -20,8 +20,9 @@
 //
 // Functions whose every op maps to the runtime (emb ops, tensor.concat/
 // extract_slice/expand_shape/collapse_shape/cast/empty/dim, splat, dense and
-// dense_resource constants, elementwise arith and math on tensors, and
-// scalar arith, which is copied) are lowered the same way for both targets:
+// dense_resource constants, elementwise arith and math on tensors, linalg
+// matmul chains (gemm.c: embrtGemm), and scalar arith, which is copied) are
+// lowered the same way for both targets:
 // the compiled code runs on the device of the runtime context it is given.
 // `target` selects the launch configurations and is recorded for the runner.
 // emb.ikbo_lce reads its weights as strided views and through zero padding of
@@ -120,7 +121,9 @@ static void lowerOp(EmbLowering *l, MlirOperation op) {
   if (embIsSkipped(l, op))
     return;
   l->b.loc = mlirOperationGetLocation(op);
-  if (embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
+  if (embIsGemmAbsorbed(l, op))
+    return; // the chain's last op makes the call (gemm.c)
+  if (embLowerGemm(l, op) || embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
       embLowerConstantOp(l, op))
     return;
   if (isScalarCopy(op))
@@ -142,11 +145,12 @@ bool embIsMixedFunction(EmbLowering *l, MlirOperation func) {
   if (!mlirBlockIsNull(mlirBlockGetNextInRegion(body)))
     return true;
   MlirOperation ret = mlirBlockGetTerminator(body);
+  embPlanGemms(l, body); // the ops of matmul chains are runtime calls
   for (MlirOperation op = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
     if (!mlirOperationEqual(op, ret) && !embIsEmbOp(op) &&
         !embIsRuntimeTensorOp(op) && !embIsRuntimeConstantOp(op) &&
-        !isScalarCopy(op))
+        !isScalarCopy(op) && !embIsGemmLast(l, op) && !embIsGemmAbsorbed(l, op))
       return true;
   }
   return false;
@@ -240,6 +244,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->numPlans = 0;
   l->numSkipped = 0;
   embPlanReadThrough(l, oldBlock);
+  embPlanGemms(l, oldBlock);
   for (MlirOperation op = mlirBlockGetFirstOperation(oldBlock);
        !mlirOperationIsNull(op) && !l->failed;
        op = mlirOperationGetNextInBlock(op)) {

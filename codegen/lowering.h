@@ -87,6 +87,9 @@ typedef struct EmbLowering {
   size_t numPlans;
   const void **skipped; ///< producers left unlowered
   size_t numSkipped;
+  /// The linalg matmul chains of the function (gemm.c).
+  struct EmbGemmPlan *gemms;
+  size_t numGemms;
   bool failed;
 } EmbLowering;
 
@@ -272,6 +275,32 @@ EmbIkboPlan *embFindIkboPlan(EmbLowering *l, MlirOperation op);
 
 /// Whether `op` is a producer the plans made unnecessary.
 bool embIsSkipped(EmbLowering *l, MlirOperation op);
+
+//===----------------------------------------------------------------------===//
+// linalg matmul chains as embrtGemm calls (gemm.c)
+//===----------------------------------------------------------------------===//
+
+/// Matches every chain (a matmul or batch_matmul into a zero fill, with its
+/// operands' transposes and broadcasts and a bias and activation after it)
+/// of `block`, for the calls below.
+void embPlanGemms(EmbLowering *l, MlirBlock block);
+
+/// Whether `op` is the last op of a planned chain (the one lowered to the
+/// call), or one the chain absorbs (not lowered).
+bool embIsGemmLast(EmbLowering *l, MlirOperation op);
+bool embIsGemmAbsorbed(EmbLowering *l, MlirOperation op);
+
+/// The tensors the call of chain `last` reads (at most 3).
+void embGemmSources(EmbLowering *l, MlirOperation last, MlirValue *values,
+                    int *count);
+
+/// Lowers the chain whose last op is `op` to embrtCompiledGemm on the
+/// lowered forms of its sources; false if `op` ends no chain.
+bool embLowerGemm(EmbLowering *l, MlirOperation op);
+
+/// Erases the ops chain `last` absorbed, once nothing uses them (mixed
+/// functions, after `last` is replaced).
+void embEraseGemmParts(EmbLowering *l, MlirOperation last);
 
 #ifdef __cplusplus
 }

@@ -242,6 +242,14 @@ static void mapBuffer(EmbLowering *l, MlirValue v) {
 /// table handles, or for an emb.ikbo_lce what its plan reads instead of its
 /// weights and embeddings (ikbo_read_through.c), and its index.
 static void mapOperands(EmbLowering *l, MlirOperation op) {
+  if (embIsGemmLast(l, op)) {
+    MlirValue sources[3];
+    int n = 0;
+    embGemmSources(l, op, sources, &n);
+    for (int i = 0; i < n; ++i)
+      mapBuffer(l, sources[i]);
+    return;
+  }
   EmbIkboPlan *p = embFindIkboPlan(l, op);
   if (p) {
     for (int s = 0; s < 2; ++s) {
@@ -270,7 +278,8 @@ static void lowerEmbOp(EmbLowering *l, MlirOperation op) {
   MlirBlock block = mlirOperationGetBlock(op);
   l->b = (EmbBuilder){l->ctx, mlirOperationGetLocation(op), block, op};
   mapOperands(l, op);
-  if (!embLowerEmbOp(l, op) || l->failed)
+  bool gemm = embIsGemmLast(l, op);
+  if (!(gemm ? embLowerGemm(l, op) : embLowerEmbOp(l, op)) || l->failed)
     return;
   for (size_t i = 0; i < l->numOwned; ++i) {
     MlirValue args[2] = {l->ctxArg, l->owned[i]};
@@ -290,13 +299,15 @@ static void lowerEmbOp(EmbLowering *l, MlirOperation op) {
     mlirValueReplaceAllUsesOfWith(r, mlirOperationGetResult(t, 0));
   }
   mlirOperationDestroy(op);
+  if (gemm)
+    embEraseGemmParts(l, op); // finds the chain by `op`'s address alone
 }
 
 static void lowerEmbOps(EmbLowering *l, MlirBlock body) {
   size_t n = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    n += embIsEmbOp(op);
+    n += embIsEmbOp(op) || embIsGemmLast(l, op);
   // emb.table names a table for its users; the tables go once they are
   // lowered, so they are listed after the ops.
   MlirOperation *ops = calloc(n + 1, sizeof(MlirOperation));
@@ -305,7 +316,7 @@ static void lowerEmbOps(EmbLowering *l, MlirBlock body) {
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
     if (embOpIs(op, EMB_OP_TABLE))
       ops[n - ++numTables] = op;
-    else if (embIsEmbOp(op))
+    else if (embIsEmbOp(op) || embIsGemmLast(l, op))
       ops[numOps++] = op;
   }
   for (size_t i = 0; i < numOps && !l->failed; ++i)
@@ -341,6 +352,7 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   // emb ops first: a cf.assert of the function's own block moves the rest of
   // the block, emb ops and their calls with it, into its passing path.
   embPlanReadThrough(l, body);
+  embPlanGemms(l, body); // linalg matmul chains become calls like emb ops
   lowerEmbOps(l, body);
   if (!l->failed)
     embGuardAsserts(l, func);

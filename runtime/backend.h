@@ -138,6 +138,9 @@ struct embrtBackend {
                                       size_t *bytes);
   embrtStatus (*ikboLce)(embrtContext *ctx, const embrtIkboLceArgs *args);
 
+  /// embrtGemm: leading dimensions resolved, output not empty.
+  embrtStatus (*gemm)(embrtContext *ctx, const embrtGemmArgs *args);
+
   /// emb.attention and emb.ikbo_attention (candToUser set).
   embrtStatus (*attentionWorkspaceSize)(embrtContext *ctx,
                                         const embrtAttentionArgs *args,

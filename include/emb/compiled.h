@@ -330,6 +330,40 @@ int64_t embrtCompiledAttentionWorkspace(embrtContext *ctx, const int64_t *attrs,
                                         void *const *buffers,
                                         const int64_t *dims);
 
+/// linalg.matmul and linalg.batch_matmul, with their operands' transposes,
+/// a broadcast weight and a bias and activation after them
+/// (codegen/gemm.c): embrtGemm. ALPHA_BITS and BETA_BITS hold the f32 bit
+/// patterns of alpha and beta; BIAS is NULL without a bias.
+enum {
+  EMB_ABI_GEMM_DTYPE = 0,
+  EMB_ABI_GEMM_OUTPUT_DTYPE,
+  EMB_ABI_GEMM_TRANS_A,
+  EMB_ABI_GEMM_TRANS_B,
+  EMB_ABI_GEMM_ACTIVATION, ///< embrtActivation
+  EMB_ABI_GEMM_ALPHA_BITS,
+  EMB_ABI_GEMM_BETA_BITS
+};
+enum {
+  EMB_ABI_GEMM_BUF_A = 0,
+  EMB_ABI_GEMM_BUF_B,
+  EMB_ABI_GEMM_BUF_BIAS,
+  EMB_ABI_GEMM_BUF_OUTPUT
+};
+enum {
+  EMB_ABI_GEMM_DIM_BATCH = 0,
+  EMB_ABI_GEMM_DIM_M,
+  EMB_ABI_GEMM_DIM_N,
+  EMB_ABI_GEMM_DIM_K,
+  EMB_ABI_GEMM_DIM_LDA,
+  EMB_ABI_GEMM_DIM_STRIDE_A,
+  EMB_ABI_GEMM_DIM_LDB,
+  EMB_ABI_GEMM_DIM_STRIDE_B,
+  EMB_ABI_GEMM_DIM_LDC,
+  EMB_ABI_GEMM_DIM_STRIDE_C
+};
+void embrtCompiledGemm(embrtContext *ctx, const int64_t *attrs,
+                       void *const *buffers, const int64_t *dims);
+
 /// tensor.concat: attrs [dtype, n]; buffers [output, inputs...];
 /// dims [outer, inner, n sizes along the concatenated dim], then the checked
 /// extents: each input's outer and inner size (n pairs), then the result's

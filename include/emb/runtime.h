@@ -16,10 +16,12 @@
 //     host memory for EMBRT_DEVICE_CPU, device memory for EMBRT_DEVICE_CUDA.
 //   - Ops that need scratch memory take a `workspace` whose size the caller
 //     asks for with the matching *WorkspaceSize function; no op allocates
-//     device memory of its own, with one exception: the first embrtLce with a
-//     non-empty output on a CUDA context creates the context's cuBLAS handle
-//     (cublasCreate allocates), which embrtContextDestroy frees. Besides the
-//     memory functions and embrtEventCreate, only these allocate:
+//     device memory of its own, with two exceptions: the first embrtLce with
+//     a non-empty output on a CUDA context creates the context's cuBLAS
+//     handle (cublasCreate allocates), and the first such embrtGemm its
+//     cuBLASLt handle and a 32 MiB cuBLASLt workspace; embrtContextDestroy
+//     frees them. Besides the memory functions and embrtEventCreate, only
+//     these allocate:
 //     embrtContextCreate (the context; on CUDA its stream unless the caller
 //     passes one, and a small device error record); for compiled models
 //     (emb/compiled.h), embrtCompiledAlloc and embrtCompiledConstant (one
@@ -623,6 +625,55 @@ embrtStatus embrtAttentionWorkspaceSize(embrtContext *ctx,
 embrtStatus embrtAttention(embrtContext *ctx, const embrtAttentionArgs *args);
 embrtStatus embrtIkboAttention(embrtContext *ctx,
                                const embrtAttentionArgs *args);
+
+//===----------------------------------------------------------------------===//
+// Dense matrix products (linalg.matmul, linalg.batch_matmul)
+//===----------------------------------------------------------------------===//
+
+/// What follows the product and the bias in a GEMM's epilogue.
+typedef enum embrtActivation {
+  EMBRT_ACTIVATION_NONE = 0,
+  EMBRT_ACTIVATION_RELU = 1, ///< max(x, 0)
+  /// GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the
+  /// one cuBLASLt's epilogue computes (torch's approximate="tanh").
+  EMBRT_ACTIVATION_GELU_TANH = 2,
+  /// 1 / (1 + exp(-x)). cuBLASLt has no such epilogue: on CUDA it is a
+  /// second, elementwise pass over the output on the same stream.
+  EMBRT_ACTIVATION_SIGMOID = 3,
+} embrtActivation;
+
+/// out[b] = act(alpha * op(A[b]) @ op(B[b]) + beta * out[b] + bias) for
+/// b < batchSize, op(A) [M, K], op(B) [K, N], out [M, N], row-major.
+/// Element (r, c) of batch b of a matrix X with leading dimension ldx is
+/// X[b * strideX + r * ldx + c]. transA: A is stored as [K, M] (op(A) is its
+/// transpose); transB: B is stored as [N, K]. A leading dimension of 0 means
+/// packed (the stored row length); otherwise it is at least that length. A
+/// batch stride of 0 for A or B reads the same matrix for every batch (a
+/// broadcast weight); out's must keep the batches apart. Products accumulate
+/// in f32 (f64 on the CPU for f32 data); the epilogue runs in f32 and rounds
+/// once to outputDtype. With beta == 0 out is not read (NaN there is fine).
+/// On CUDA the product runs on cuBLASLt with the context's handle and
+/// workspace (created by the first GEMM of a context, kept until it is
+/// destroyed) and, for the shapes it has seen, its cached choice of
+/// algorithm; bias, relu and gelu are its epilogue.
+typedef struct embrtGemmArgs {
+  size_t structSize;
+  embrtDtype dtype;       ///< A and B: F32, F16 or BF16
+  embrtDtype outputDtype; ///< out and bias: F32 or dtype
+  int64_t batchSize, m, n, k;
+  int transA, transB; ///< 0 or 1
+  const void *a;
+  int64_t lda, strideA;
+  const void *b;
+  int64_t ldb, strideB;
+  void *output;
+  int64_t ldc, strideC;
+  const void *bias; ///< [N] of outputDtype, added to every row; or NULL
+  embrtActivation activation;
+  float alpha, beta;
+} embrtGemmArgs;
+
+embrtStatus embrtGemm(embrtContext *ctx, const embrtGemmArgs *args);
 
 //===----------------------------------------------------------------------===//
 // Data movement and elementwise helpers used by compiled models

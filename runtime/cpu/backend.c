@@ -144,6 +144,7 @@ const struct embrtBackend embrtCpuBackend = {
     .lce = embrtCpuLce,
     .ikboLceWorkspaceSize = embrtCpuIkboLceWorkspaceSize,
     .ikboLce = embrtCpuIkboLce,
+    .gemm = embrtCpuGemm,
     .attentionWorkspaceSize = embrtCpuAttentionWorkspaceSize,
     .attention = embrtCpuAttention,
     .concat = embrtCpuConcat,

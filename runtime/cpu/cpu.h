@@ -51,6 +51,7 @@ embrtStatus embrtCpuIkboLceWorkspaceSize(embrtContext *ctx,
                                          const embrtIkboLceArgs *args,
                                          size_t *bytes);
 embrtStatus embrtCpuIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args);
+embrtStatus embrtCpuGemm(embrtContext *ctx, const embrtGemmArgs *args);
 embrtStatus embrtCpuAttentionWorkspaceSize(embrtContext *ctx,
                                            const embrtAttentionArgs *args,
                                            size_t *bytes);

@@ -291,6 +291,7 @@ const struct embrtBackend embrtCudaBackend = {
     .lce = lce,
     .ikboLceWorkspaceSize = ikboLceWorkspaceSize,
     .ikboLce = ikboLce,
+    .gemm = embrtCudaGemm,
     .attentionWorkspaceSize = attentionWorkspaceSize,
     .attention = attention,
     .concat = concat,

@@ -4,10 +4,9 @@
 // from the id the caller distributed; the collectives are NCCL calls on the
 // context's stream (no host synchronisation): all_to_all with variable
 // counts as a group of ncclSend/ncclRecv, one pair per peer (NCCL's own
-// all-to-all-v idiom), reduce_scatter and all_gather as themselves. Several
-// ranks may share one GPU (one process each), which is how they are
-// checked for correctness on a single-GPU machine
-// (test/Runtime/collectives_nccl.sh).
+// all-to-all-v idiom), reduce_scatter and all_gather as themselves. NCCL
+// refuses two ranks of one communicator on one GPU ("Duplicate GPU
+// detected"), so test/Runtime/collectives_nccl.c runs one rank a GPU.
 //
 //===----------------------------------------------------------------------===//
 

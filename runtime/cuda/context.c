@@ -107,6 +107,7 @@ void embrtCudaContextRelease(embrtContext *ctx) {
   cudaSetDevice(ctx->ordinal);
   if (env->blasHandle)
     cublasDestroy((cublasHandle_t)env->blasHandle);
+  embrtCudaGemmRelease(ctx);
   if (env->deviceErrors)
     cudaFree(env->deviceErrors); // waits for work that may still write it
   if (state->ownsStream && env->stream)

@@ -24,6 +24,9 @@ typedef struct embrtCudaState {
   embrtLaunchEnv env;
   /// Whether the context created env.stream (and destroys it).
   int ownsStream;
+  /// cuBLASLt's handle, workspace and cached plans (runtime/cuda/gemm.c),
+  /// made by the context's first GEMM.
+  struct embrtCudaGemmState *gemm;
 } embrtCudaState;
 
 static inline embrtCudaState *embrtCudaStateOf(const embrtContext *ctx) {
@@ -55,6 +58,11 @@ embrtStatus embrtCudaMemcpy(embrtContext *ctx, void *dst, const void *src,
                             size_t bytes, embrtCopyKind kind);
 embrtStatus embrtCudaMemset(embrtContext *ctx, void *dst, int value,
                             size_t bytes);
+
+/// embrtGemm (runtime/cuda/gemm.c), and the release of what it keeps in
+/// the context.
+embrtStatus embrtCudaGemm(embrtContext *ctx, const embrtGemmArgs *args);
+void embrtCudaGemmRelease(embrtContext *ctx);
 
 embrtStatus embrtCudaEventCreate(embrtContext *ctx, embrtEvent *event);
 embrtStatus embrtCudaEventRecord(embrtContext *ctx, embrtEvent *event);

@@ -8,16 +8,24 @@
 // REQUIRES: emb-compiler
 
 // A matmul, an embedding bag and a relu generic (torch-mlir's form around an
-// emb op). The linalg ops stay as they are; the bag reads fresh read-only
-// buffers of its operands, writes a memref.alloc, frees its workspace right
-// after the call, and its result is a tensor again for the generic.
+// emb op). The matmul into its zero fill is an embrtGemm call on buffers
+// like an emb op (codegen/gemm.c; the generic adds the bags, not a bias, so
+// it is not its epilogue); the generic stays as it is; the bag reads fresh
+// read-only buffers of its operands, writes a memref.alloc, frees its
+// workspace right after the call, and its result is a tensor again for the
+// generic.
 // CHECK-LABEL: func.func @matmul_bag_relu
 // CHECK-SAME: (%[[CTX:.+]]: !llvm.ptr, %[[X:.+]]: memref<2x3xf32>, %[[W:.+]]: memref<3x4xf32>, %[[TABLE:.+]]: memref<5x4xf32>, %[[IDS:.+]]: memref<4xi64>, %[[OFFSETS:.+]]: memref<3xi64>, %[[OUT:.+]]: memref<2x4xf32>)
 // CHECK-SAME: attributes {emb.num_results = 1 : i64, emb.target = "cpu", llvm.emit_c_interface}
 // CHECK: %[[XT:.+]] = bufferization.to_tensor %[[X]] restrict : memref<2x3xf32> to tensor<2x3xf32>
 // CHECK: %[[WT:.+]] = bufferization.to_tensor %[[W]] restrict
 // CHECK: %[[TABLET:.+]] = bufferization.to_tensor %[[TABLE]] restrict
-// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[XT]], %[[WT]] : tensor<2x3xf32>, tensor<3x4xf32>)
+// CHECK: bufferization.to_buffer %[[XT]] read_only : tensor<2x3xf32> to memref<2x3xf32>
+// CHECK: bufferization.to_buffer %[[WT]] read_only : tensor<3x4xf32> to memref<3x4xf32>
+// CHECK: %[[MMBUF:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x4xf32>
+// CHECK: call @embrtCompiledGemm(%[[CTX]],
+// CHECK-NEXT: %[[MM:.+]] = bufferization.to_tensor %[[MMBUF]] restrict writable : memref<2x4xf32> to tensor<2x4xf32>
+// CHECK-NOT: linalg.matmul
 // CHECK: bufferization.to_buffer %[[TABLET]] read_only : tensor<5x4xf32> to memref<5x4xf32>
 // CHECK: %[[BAGS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x4xf32>
 // CHECK: %[[WS:.+]] = call @embrtCompiledAlloc(%[[CTX]],
@@ -34,6 +42,7 @@
 // LLVM-DAG: llvm.call @malloc
 // LLVM-DAG: llvm.call @free
 // LLVM-DAG: llvm.call @embrtCompiledTbe
+// LLVM-DAG: llvm.call @embrtCompiledGemm
 // LLVM-LABEL: llvm.func @_mlir_ciface_matmul_bag_relu
 // LLVM-NOT: memrefCopy
 #id = affine_map<(d0, d1) -> (d0, d1)>
