@@ -64,6 +64,9 @@
 //      time"): one coalesced load of a batch's sort values, 8 gradient rows
 //      in flight across run boundaries, the batch's table rows copied into
 //      shared memory during the previous batch.
+//      EMB_TBE_BWD_OCC moves the short runs to a kernel of their own (see
+//      "Short runs by occupancy"): one run a group, no pipeline, 8 CTAs an
+//      SM, launched after this one, which then takes only the long chunks.
 //
 // Key order: tables sorted by D bucket (then by index), each table's rows
 // contiguous. So each bucket's runs are one contiguous range of runs, found
