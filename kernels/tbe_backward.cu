@@ -64,6 +64,9 @@
 //      time"): one coalesced load of a batch's sort values, 8 gradient rows
 //      in flight across run boundaries, the batch's table rows copied into
 //      shared memory during the previous batch.
+//      EMB_TBE_BWD_OCC moves the short runs to a kernel of their own (see
+//      "Short runs by occupancy"): one run a group, no pipeline, 8 CTAs an
+//      SM, launched after this one, which then takes only the long chunks.
 //
 // Key order: tables sorted by D bucket (then by index), each table's rows
 // contiguous. So each bucket's runs are one contiguous range of runs, found
@@ -150,6 +153,28 @@ constexpr bool kShortStream = EMB_TBE_BWD_SHORT_STREAM;
 #ifndef EMB_TBE_BWD_MULTI
 #define EMB_TBE_BWD_MULTI 0
 #endif
+/// Short runs by a kernel of their own (shortRunsKernel, section "Short runs
+/// by occupancy") with no software pipeline and few registers, 8 CTAs of 256
+/// threads an SM (64 warps), a group owning one run at a time; the
+/// accumulate kernel then takes only the long chunks. Off by default: the
+/// hypothesis that occupancy, not per-group pipelining, hides the latency
+/// (bench/tbe_train/NOTES.md, call 6). bench/CMakeLists.txt builds it as the
+/// variant "occ"; the GPU test runs it as tbe_backward_occ.
+#ifndef EMB_TBE_BWD_OCC
+#define EMB_TBE_BWD_OCC 0
+#endif
+/// The short-run kernel's CTAs an SM (8: 32 registers a thread; 6: 40).
+#ifndef EMB_TBE_BWD_OCC_BLOCKS
+#define EMB_TBE_BWD_OCC_BLOCKS 8
+#endif
+/// Registers a lane of the short-run kernel spends on gradient rows in
+/// flight: 16 (4 rows of 16 bytes, 2 of 32; 8 at most).
+#ifndef EMB_TBE_BWD_OCC_LOAD_REGS
+#define EMB_TBE_BWD_OCC_LOAD_REGS 16
+#endif
+constexpr bool kOcc = EMB_TBE_BWD_OCC;
+constexpr int kOccBlocks = EMB_TBE_BWD_OCC_BLOCKS;
+[[maybe_unused]] constexpr int kOccLoadRegs = EMB_TBE_BWD_OCC_LOAD_REGS;
 /// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256
 /// threads, 128 registers; 3, 80). Measured on an H200 (bench/tbe_train/
 /// NOTES.md, call 1): 3 CTAs 15-20% faster than 2 with the per-run
@@ -840,16 +865,18 @@ __device__ __forceinline__ PreVals loadPreVals(const Shared &s, unsigned start,
 }
 
 /// Adds the gradient rows of sorted positions [start, end) (this lane's
-/// columns col0 .., n of them valid) to acc, kBatch rows in flight.
-template <typename GT, int E, bool kVec, bool kPre = false>
+/// columns col0 .., n of them valid) to acc, kBatch rows in flight: as many
+/// as kLoadRegs registers hold, 2 to 8. The sums are the same bit for bit
+/// whatever kBatch is: each row is added in position order.
+template <typename GT, int E, bool kVec, bool kPre = false, int kLoadRegs = 32>
 __device__ __forceinline__ void
 gather(const Params &p, unsigned start, unsigned end, unsigned col0, int n,
        float *acc, const PreVals *pre = nullptr) {
   using C = Cols<GT, E, kVec>;
   constexpr int kRowRegs = C::kBytes >= 4 ? C::kBytes / 4 : 1;
-  constexpr int kBatch = 32 / kRowRegs < 2   ? 2
-                         : 32 / kRowRegs > 8 ? 8
-                                             : 32 / kRowRegs;
+  constexpr int kBatch = kLoadRegs / kRowRegs < 2   ? 2
+                         : kLoadRegs / kRowRegs > 8 ? 8
+                                                    : kLoadRegs / kRowRegs;
   const GT *grad = static_cast<const GT *>(p.s.grad) + col0;
   if (p.s.mode == MODE_ROW) {
     for (unsigned q0 = start; q0 < end; q0 += kBatch) {
@@ -956,7 +983,14 @@ __device__ __forceinline__ RowRef rowRefOf(const Params &p, int bucket,
   return ref;
 }
 
-template <typename TT, int E, bool kVec>
+/// The optimizer (embrtOptimizer): kOpt when known at compile time, else (-1)
+/// read from the parameters (loadRow and applyRow).
+template <int kOpt>
+__device__ __forceinline__ int optimizerOf(const Shared &s) {
+  return kOpt >= 0 ? kOpt : s.optimizer;
+}
+
+template <typename TT, int E, bool kVec, int kOpt = -1>
 __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
                                                   const RowRef &ref) {
   const TableMeta &tm = tableAt(p, ref.slot);
@@ -970,9 +1004,9 @@ __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
     d.w = Cols<TT, E, kVec>::load(reinterpret_cast<const TT *>(tm.table) + at,
                                   ref.n);
   d.state = 0.0f;
-  if (p.s.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
+  if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
     d.state = __ldcg(tm.m1 + ref.row);
-  else if (p.s.optimizer == EMBRT_OPTIMIZER_ADAM && ref.n > 0) {
+  else if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ADAM && ref.n > 0) {
     prefetchL1(tm.m1 + at);
     prefetchL1(tm.m2 + at);
   }
@@ -982,7 +1016,7 @@ __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
 /// Applies the optimizer to the row `ref` (loaded as `d`) with gradient g
 /// (this lane's columns), and stores the row and its state. Called by the
 /// whole group.
-template <typename TT, int E, bool kVec>
+template <typename TT, int E, bool kVec, int kOpt = -1>
 __device__ __forceinline__ void
 applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
          const RowRef &ref, const RowData<TT, E> &d, float *grad) {
@@ -993,7 +1027,7 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
 #pragma unroll
   for (int i = 0; i < E; ++i)
     w[i] = Elem<TT>::get(d.w.w, i);
-  switch (s.optimizer) {
+  switch (optimizerOf<kOpt>(s)) {
   case EMBRT_OPTIMIZER_SGD:
 #pragma unroll
     for (int i = 0; i < E; ++i)
@@ -1703,6 +1737,9 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
     }
   }
 
+  // Short runs are shortRunsKernel's (EMB_TBE_BWD_OCC).
+  if constexpr (kOcc)
+    return;
   const long long runBegin = ctrl->runBegin[bucket],
                   runEnd = ctrl->runEnd[bucket];
   if constexpr (kMulti) {
@@ -1871,49 +1908,142 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
 }
 
 //===----------------------------------------------------------------------===//
+// Short runs by occupancy (EMB_TBE_BWD_OCC)
+//===----------------------------------------------------------------------===//
+
+/// The hypothesis (bench/tbe_train/NOTES.md, call 6): the short runs'
+/// latency is hidden better by many groups each waiting on one run than by
+/// fewer groups each pipelining three. So no software pipeline, few
+/// registers (32 a thread at 8 CTAs of 256 an SM: 64 warps, against the
+/// per-run pipeline's 24), and the optimizer a template parameter so that
+/// the loop body is one run's code for one optimizer. The sums are the
+/// per-run pipeline's bit for bit (each run's rows added in position order,
+/// the same update and rounding), only fewer rows in flight a lane.
+static_assert(!(kOcc && (kMulti || kShortStream)),
+              "one short-run path at a time");
+
+/// shortRunsKernel<TT, GT, E, kVec, kOpt>: the short runs (fewer than
+/// `threshold` positions) of one D bucket; the long runs' chunks are the
+/// accumulate kernel's, launched before it on the same stream (they touch
+/// other rows: a run is one row).
+/// Work: one short run per group at a time, runs runBegin + k * groups +
+///   group (grid-stride over the bucket's runs, counts from Control), so the
+///   groups of the grid walk the key order together and each table's
+///   gradient columns are gathered from L2 while its runs are updated.
+/// Grid: persistent, the CTAs that fit at once (8 an SM; fewer when N is
+///   small). A grid sized from N (the only bound the host has on the run
+///   count) would launch N / runs times the CTAs needed (3.4x at L = 20),
+///   each of the extra ones paying a launch and a Control load to exit;
+///   persistent CTAs also read the hyper-parameters once.
+/// One thread: columns [lane * E, lane * E + E) of its group's row: the
+///   run's start, end and key, then its table row and state (asked for
+///   first, so that their DRAM latency runs under the gather), its gradient
+///   rows (kOccLoadRegs registers of them in flight), the update, the stores.
+/// Shared memory: the hyper-parameters, the groups' reductions (G > 32).
+template <typename TT, typename GT, int E, bool kVec, int kOpt>
+__global__ void __launch_bounds__(kThreads, kOccBlocks)
+    shortRunsKernel(const __grid_constant__ Params p, int bucket) {
+  const Shared &s = p.s;
+  __shared__ float red[kWarps];
+  __shared__ Hyper h;
+  if (threadIdx.x == 0)
+    loadHyper(s, h);
+  __syncthreads();
+  const Group g = makeGroup(p.buckets[bucket].lanes);
+  // Runs and positions fit 31 bits (the entry points check N).
+  const unsigned groupsPerCta = kThreads / (unsigned)g.lanes;
+  const unsigned numGroups = gridDim.x * groupsPerCta;
+  const Control *ctrl = s.ctrl;
+  const unsigned numRuns = (unsigned)ctrl->numRuns;
+  const unsigned runEnd = (unsigned)ctrl->runEnd[bucket];
+  const unsigned N = (unsigned)s.numIndices;
+  for (unsigned r = (unsigned)ctrl->runBegin[bucket] +
+                    blockIdx.x * groupsPerCta + (unsigned)g.index;
+       r < runEnd; r += numGroups) {
+    // The key with the bounds, not after the length test: one round trip.
+    const unsigned start = __ldg(s.starts + r);
+    const unsigned end = r + 1 < numRuns ? __ldg(s.starts + r + 1) : N;
+    const unsigned long long key = loadKey(s.unique, s.key64, r);
+    if (end == start || end - start >= s.threshold)
+      continue;
+    const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, key, g);
+    const RowData<TT, E> d = loadRow<TT, E, kVec, kOpt>(p, ref);
+    float acc[E];
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      acc[i] = 0.0f;
+    gather<GT, E, kVec, false, kOccLoadRegs>(p, start, end, ref.col0, ref.n,
+                                             acc);
+    applyRow<TT, E, kVec, kOpt>(p, h, g, red, ref, d, acc);
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Instantiations: table type x gradient type x columns a lane x vector
 //===----------------------------------------------------------------------===//
 
 using AccumulateFn = void (*)(Params, int);
 
-/// An accumulate kernel and the dynamic shared memory of its stream.
+/// An accumulate kernel and the dynamic shared memory of its stream, and
+/// with EMB_TBE_BWD_OCC the short-run kernel launched after it (else null).
 struct Accumulate {
   AccumulateFn fn;
   int smem;
+  AccumulateFn shortRuns;
 };
 
+/// The short-run kernel for `optimizer`; instantiated only with
+/// EMB_TBE_BWD_OCC.
 template <typename TT, typename GT, int E, bool kVec>
-Accumulate accumulateOf() {
+AccumulateFn shortRunsOf(int optimizer) {
+  if constexpr (kOcc) {
+    switch (optimizer) {
+    case EMBRT_OPTIMIZER_SGD:
+      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_SGD>;
+    case EMBRT_OPTIMIZER_ROWWISE_ADAGRAD:
+      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD>;
+    default:
+      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ADAM>;
+    }
+  }
+  return nullptr;
+}
+
+template <typename TT, typename GT, int E, bool kVec>
+Accumulate accumulateOf(int optimizer) {
   return {accumulateKernel<TT, GT, E, kVec>,
-          kShortStream && kVec ? StreamSlots<TT, GT, E>::kCtaBytes : 0};
+          kShortStream && kVec ? StreamSlots<TT, GT, E>::kCtaBytes : 0,
+          shortRunsOf<TT, GT, E, kVec>(optimizer)};
 }
 
 template <typename TT, typename GT>
-Accumulate accumulateFor(int elems, int vector) {
+Accumulate accumulateFor(int elems, int vector, int optimizer) {
   if (!vector)
-    return accumulateOf<TT, GT, 8, false>();
+    return accumulateOf<TT, GT, 8, false>(optimizer);
   switch (elems) {
   case 1:
-    return accumulateOf<TT, GT, 1, true>();
+    return accumulateOf<TT, GT, 1, true>(optimizer);
   case 2:
-    return accumulateOf<TT, GT, 2, true>();
+    return accumulateOf<TT, GT, 2, true>(optimizer);
   case 4:
-    return accumulateOf<TT, GT, 4, true>();
+    return accumulateOf<TT, GT, 4, true>(optimizer);
   default:
-    return accumulateOf<TT, GT, 8, true>();
+    return accumulateOf<TT, GT, 8, true>(optimizer);
   }
 }
 
 Accumulate accumulateFor(embrtDtype table, embrtDtype grad, int elems,
-                         int vector) {
+                         int vector, int optimizer) {
   if (table == EMBRT_F32)
-    return accumulateFor<float, float>(elems, vector);
+    return accumulateFor<float, float>(elems, vector, optimizer);
   if (table == EMBRT_F16)
-    return grad == EMBRT_F32 ? accumulateFor<__half, float>(elems, vector)
-                             : accumulateFor<__half, __half>(elems, vector);
+    return grad == EMBRT_F32
+               ? accumulateFor<__half, float>(elems, vector, optimizer)
+               : accumulateFor<__half, __half>(elems, vector, optimizer);
   return grad == EMBRT_F32
-             ? accumulateFor<__nv_bfloat16, float>(elems, vector)
-             : accumulateFor<__nv_bfloat16, __nv_bfloat16>(elems, vector);
+             ? accumulateFor<__nv_bfloat16, float>(elems, vector, optimizer)
+             : accumulateFor<__nv_bfloat16, __nv_bfloat16>(elems, vector,
+                                                           optimizer);
 }
 
 //===----------------------------------------------------------------------===//
@@ -2293,11 +2423,12 @@ embrtStatus launchSteps(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
                        "tbe_backward: classify kernel launch"));
   }
 
-  // 5. Accumulate and update, one launch per bucket.
+  // 5. Accumulate and update, one launch per bucket (with
+  // EMB_TBE_BWD_OCC two: the long chunks, then the short runs).
   for (int b = 0; b < P.s.numBuckets; ++b) {
     const BucketMeta &bm = P.buckets[b];
-    const Accumulate acc =
-        accumulateFor(l->tableDtype, a->gradDtype, bm.elems, bm.vector);
+    const Accumulate acc = accumulateFor(l->tableDtype, a->gradDtype, bm.elems,
+                                         bm.vector, a->optimizer);
     if (acc.smem > 48 * 1024)
       TRY(embrtCudaCheck(
           env,
@@ -2305,13 +2436,24 @@ embrtStatus launchSteps(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
               acc.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, acc.smem),
           "tbe_backward: cudaFuncSetAttribute"));
     const long long groupsPerCta = kThreads / bm.lanes;
-    // Work items a group takes: at most N / spacing chunks plus the units.
-    const long long work = (long long)L.cap + (N + kUnitRuns - 1) / kUnitRuns;
+    // Work items a group takes: at most N / spacing chunks plus the units
+    // (none with the short-run kernel).
+    const long long work =
+        (long long)L.cap +
+        (acc.shortRuns ? 0 : (N + kUnitRuns - 1) / kUnitRuns);
     const unsigned grid = persistentGrid(
         env, acc.fn, (work + groupsPerCta - 1) / groupsPerCta, acc.smem);
     acc.fn<<<grid, kThreads, acc.smem, stream>>>(P, b);
     TRY(embrtCudaCheck(env, cudaGetLastError(),
                        "tbe_backward: accumulate kernel launch"));
+    if (acc.shortRuns) {
+      // At most N runs, one a group at a time.
+      const unsigned shortGrid = persistentGrid(
+          env, acc.shortRuns, (N + groupsPerCta - 1) / groupsPerCta);
+      acc.shortRuns<<<shortGrid, kThreads, 0, stream>>>(P, b);
+      TRY(embrtCudaCheck(env, cudaGetLastError(),
+                         "tbe_backward: short-run kernel launch"));
+    }
   }
   return EMBRT_OK;
 }

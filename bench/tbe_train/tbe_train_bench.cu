@@ -28,7 +28,8 @@
 //   --sweep: also every routing configuration on the cases that name them,
 //   and the accumulate variants (bench/CMakeLists.txt; --variants: only
 //   those) on every case, each step timed whole and checked as the
-//   default's.
+//   default's; those that promise the default's bits (occ, occ6) are also
+//   compared with a default step from the same sampled rows, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,15 +67,23 @@ embrtCudaLaunchTbeBackward_multi(embrtLaunchEnv *,
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_multi2(embrtLaunchEnv *,
                                   const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_occ6(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
+  bool sameBits; ///< the check also compares the sampled rows with the
+                 ///< default's step bit for bit
 } kVariants[] = {
     {"mb2", embrtCudaLaunchTbeBackward_mb2},
     {"stream", embrtCudaLaunchTbeBackward_stream},
     {"pre", embrtCudaLaunchTbeBackward_pre},
     {"multi", embrtCudaLaunchTbeBackward_multi},
     {"multi2", embrtCudaLaunchTbeBackward_multi2},
+    {"occ", embrtCudaLaunchTbeBackward_occ, true},
+    {"occ6", embrtCudaLaunchTbeBackward_occ6, true},
 };
 #endif
 
@@ -447,14 +456,12 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   const double bytes = (double)N * D * esz + (double)B * T * D * esz +
                        (double)unique * (2.0 * D * esz + stateRw);
 
-  // The check: one backward step (`step`: true when it ran without error)
-  // on 64 sampled rows, from the tables as they are (fresh for the default;
-  // trained by the timing before a variant's check).
-  auto checkStep = [&](auto step) -> std::string {
-    std::string check = "ok";
+  // 64 sampled rows (touched by the batch) for the checks, and copies of
+  // them (with their states) from and to the device.
+  std::vector<std::pair<int64_t, int64_t>> sample; // (table, row)
+  std::unordered_map<int64_t, int> index;          // key -> sample slot
+  {
     Rng pick{0xc0ffee + (uint64_t)B};
-    std::vector<std::pair<int64_t, int64_t>> sample; // (table, row)
-    std::unordered_map<int64_t, int> index;          // key -> sample slot
     while (sample.size() < 64) {
       int64_t i = (int64_t)(pick.next() % (uint64_t)N);
       int64_t t = i / (B * L), key = t * E + ids[i];
@@ -463,31 +470,45 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
       index[key] = (int)sample.size();
       sample.push_back({t, ids[i]});
     }
-    const size_t rowBytes = D * esz;
-    std::vector<std::vector<uint8_t>> before(64), after(64);
-    std::vector<std::vector<float>> s1(64), s2(64), s1a(64), s2a(64);
-    auto fetchRows = [&](std::vector<std::vector<uint8_t>> &w,
-                         std::vector<std::vector<float>> &a,
-                         std::vector<std::vector<float>> &b) {
-      for (int k = 0; k < 64; ++k) {
-        int64_t t = sample[k].first, r = sample[k].second;
-        w[k].resize(rowBytes);
-        CUDA_CHECK(cudaMemcpy(w[k].data(), (char *)tablePtrs[t] + r * rowBytes,
-                              rowBytes, cudaMemcpyDeviceToHost));
-        size_t n = sh.optimizer == EMBRT_OPTIMIZER_ADAM  ? D
-                   : sh.optimizer == EMBRT_OPTIMIZER_SGD ? 0
-                                                         : 1;
-        size_t off = sh.optimizer == EMBRT_OPTIMIZER_ADAM ? r * D : r;
-        a[k].resize(n);
-        b[k].resize(sh.optimizer == EMBRT_OPTIMIZER_ADAM ? n : 0);
-        if (n)
-          CUDA_CHECK(cudaMemcpy(a[k].data(), (float *)m1Ptrs[t] + off, n * 4,
-                                cudaMemcpyDeviceToHost));
-        if (!b[k].empty())
-          CUDA_CHECK(cudaMemcpy(b[k].data(), (float *)m2Ptrs[t] + off, n * 4,
-                                cudaMemcpyDeviceToHost));
-      }
+  }
+  const size_t rowBytes = D * esz;
+  using Rows = std::vector<std::vector<uint8_t>>;
+  using States = std::vector<std::vector<float>>;
+  // toDevice false: w, a, b = the sampled rows, m1 and m2 rows; true: back.
+  auto copyRows = [&](Rows &w, States &a, States &b, bool toDevice) {
+    const cudaMemcpyKind kind =
+        toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    auto copy = [&](void *host, void *dev, size_t n) {
+      CUDA_CHECK(toDevice ? cudaMemcpy(dev, host, n, kind)
+                          : cudaMemcpy(host, dev, n, kind));
     };
+    for (int k = 0; k < 64; ++k) {
+      int64_t t = sample[k].first, r = sample[k].second;
+      w[k].resize(rowBytes);
+      copy(w[k].data(), (char *)tablePtrs[t] + r * rowBytes, rowBytes);
+      size_t n = sh.optimizer == EMBRT_OPTIMIZER_ADAM  ? D
+                 : sh.optimizer == EMBRT_OPTIMIZER_SGD ? 0
+                                                       : 1;
+      size_t off = sh.optimizer == EMBRT_OPTIMIZER_ADAM ? r * D : r;
+      a[k].resize(n);
+      b[k].resize(sh.optimizer == EMBRT_OPTIMIZER_ADAM ? n : 0);
+      if (n)
+        copy(a[k].data(), (float *)m1Ptrs[t] + off, n * 4);
+      if (!b[k].empty())
+        copy(b[k].data(), (float *)m2Ptrs[t] + off, n * 4);
+    }
+  };
+  auto fetchRows = [&](Rows &w, States &a, States &b) {
+    copyRows(w, a, b, false);
+  };
+
+  // The check: one backward step (`step`: true when it ran without error)
+  // on the sampled rows, from the tables as they are (fresh for the default;
+  // trained by the timing before a variant's check).
+  auto checkStep = [&](auto step) -> std::string {
+    std::string check = "ok";
+    Rows before(64), after(64);
+    States s1(64), s2(64), s1a(64), s2a(64);
     fetchRows(before, s1, s2);
     if (!step())
       return std::string("step failed");
@@ -542,6 +563,30 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
         check = "rowwise state differs";
     }
     return check;
+  };
+  // Whether `step` leaves the sampled rows and states bit for bit as the
+  // default's step does from the same rows (put back between the two: a
+  // row's update reads only its own row and state, and the gradient).
+  auto sameAsDefault = [&](auto step) -> std::string {
+    Rows before(64), want(64), got(64);
+    States s1(64), s2(64), w1(64), w2(64), g1(64), g2(64);
+    fetchRows(before, s1, s2);
+    if (embrtTbeBackward(ctx, &bw) != EMBRT_OK ||
+        embrtSynchronize(ctx) != EMBRT_OK)
+      return std::string("default step failed");
+    fetchRows(want, w1, w2);
+    copyRows(before, s1, s2, true);
+    if (!step())
+      return std::string("step failed");
+    fetchRows(got, g1, g2);
+    for (int k = 0; k < 64; ++k)
+      if (got[k] != want[k] || g1[k] != w1[k] || g2[k] != w2[k]) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "table %lld row %lld: not the default's bits",
+                 (long long)sample[k].first, (long long)sample[k].second);
+        return std::string(msg);
+      }
+    return std::string("ok");
   };
   const std::string check = checkStep([&]() {
     if (embrtTbeBackward(ctx, &bw) != EMBRT_OK ||
@@ -631,13 +676,18 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
     double b = timer.median(launch, 50.0);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     embrtDeviceErrors record = gpuTestDeviceErrors(&dev.env);
-    std::string ok =
-        record.code == EMBRT_DEVERR_NONE ? checkStep([&]() {
-          launch();
-          CUDA_CHECK(cudaStreamSynchronize(stream));
-          return gpuTestDeviceErrors(&dev.env).code == EMBRT_DEVERR_NONE;
-        })
-                                         : std::string("device error");
+    auto variantStep = [&]() {
+      launch();
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      return gpuTestDeviceErrors(&dev.env).code == EMBRT_DEVERR_NONE;
+    };
+    std::string ok = record.code == EMBRT_DEVERR_NONE
+                         ? checkStep(variantStep)
+                         : std::string("device error");
+    // Variants that promise the default's bits (same sums in the same
+    // order) are held to it.
+    if (ok == "ok" && v.sameBits)
+      ok = sameAsDefault(variantStep);
     char impl[64];
     snprintf(impl, sizeof impl, "emb var=%s", v.name);
     emit(impl, -1, vStep, fwd, b, ok);
