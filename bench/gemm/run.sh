@@ -19,10 +19,10 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export TORCHINDUCTOR_CACHE_DIR=/tmp/inductor-cache TRITON_CACHE_DIR=/tmp/triton-cache
 
 cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$BUILD.configure.log"
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real >"$BUILD.configure.log"
 ninja -C "$BUILD" embrt embrt-kernel-test-gemm | tail -2
 cc -O2 -std=c11 -Iinclude bench/gemm/gemm_bench.c "$BUILD/runtime/libembrt.a" \
-  -L/usr/local/cuda/lib64 -lcublasLt -lcublas -lcudart -lstdc++ -lm -ldl \
+  -L/usr/local/cuda/lib64 -lcublasLt -lcublas -lnccl -lcudart -lstdc++ -lm -ldl \
   -lpthread -o "$BUILD/gemm_bench"
 
 echo "== GPU test: cuBLASLt against the CPU reference"

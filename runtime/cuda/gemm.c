@@ -83,6 +83,13 @@ static embrtStatus ensureState(embrtContext *ctx,
     *out = state->gemm;
     return EMBRT_OK;
   }
+  // The handle and workspace are made on first use (cudaMalloc: not during a
+  // capture).
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                         "gemm: the context's first gemm cannot be captured "
+                         "(its cuBLASLt handle and workspace allocate); run "
+                         "the call once before capturing it");
   struct embrtCudaGemmState *g = calloc(1, sizeof *g);
   if (!g)
     return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY, "gemm: out of host memory");
