@@ -27,8 +27,9 @@
 //
 // Sigmoid is not a cuBLASLt epilogue: the product (with its bias) is
 // written, then the elementwise kernel of kernels/data.cu applies sigmoid in
-// place, on the same stream, which needs a contiguous output (ldc == n, and
-// strideC == m * n for batches); other layouts answer EMBRT_UNSUPPORTED.
+// place, on the same stream: one launch over a contiguous output, one a
+// batch or one a row when the output is padded (a slow path: the lowering
+// always writes contiguous outputs).
 // The output is then rounded twice (after the bias, after the sigmoid).
 //
 //===----------------------------------------------------------------------===//
@@ -330,14 +331,6 @@ embrtStatus embrtCudaGemm(embrtContext *ctx, const embrtGemmArgs *a) {
                          "gemm: k is 0; cuBLASLt takes no empty reduction "
                          "(the CPU backend writes the epilogue of zero)");
   int sigmoid = a->activation == EMBRT_ACTIVATION_SIGMOID;
-  if (sigmoid &&
-      (a->ldc != a->n || (a->batchSize > 1 && a->strideC != a->m * a->n)))
-    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                         "gemm: sigmoid runs as a second pass over a "
-                         "contiguous output; ldc is %lld and strideC %lld for "
-                         "m %lld, n %lld",
-                         (long long)a->ldc, (long long)a->strideC,
-                         (long long)a->m, (long long)a->n);
   struct embrtCudaGemmState *g = NULL;
   EMBRT_TRY(ensureState(ctx, &g));
   Plan *p = NULL;
@@ -364,15 +357,30 @@ embrtStatus embrtCudaGemm(embrtContext *ctx, const embrtGemmArgs *a) {
     return failed(ctx, status);
   if (!sigmoid)
     return EMBRT_OK;
-  embrtElementwiseArgs e;
-  memset(&e, 0, sizeof e);
-  e.structSize = sizeof e;
-  e.dtype = a->outputDtype;
-  e.numElements = a->batchSize * a->m * a->n;
-  e.isUnary = 1;
-  e.unaryOp = EMBRT_UNARY_SIGMOID;
-  e.a = a->output;
-  e.output = a->output;
-  status = embrtCudaLaunchElementwise(env, &e);
+  // The pass covers the output's elements and nothing between them: one
+  // launch for a contiguous output, else one a batch (rows packed) or one a
+  // row (a padded leading dimension).
+  size_t os = embrtDtypeSize(a->outputDtype);
+  int packedRows = a->ldc == a->n;
+  int packed = packedRows && (a->batchSize == 1 || a->strideC == a->m * a->n);
+  int64_t pieces = packed ? 1 : packedRows ? a->batchSize : a->batchSize * a->m;
+  int64_t length = packed       ? a->batchSize * a->m * a->n
+                   : packedRows ? a->m * a->n
+                                : a->n;
+  for (int64_t i = 0; i < pieces && status == EMBRT_OK; ++i) {
+    int64_t b = packedRows ? i : i / a->m, r = packedRows ? 0 : i % a->m;
+    char *first =
+        (char *)a->output + (size_t)(b * a->strideC + r * a->ldc) * os;
+    embrtElementwiseArgs e;
+    memset(&e, 0, sizeof e);
+    e.structSize = sizeof e;
+    e.dtype = a->outputDtype;
+    e.numElements = length;
+    e.isUnary = 1;
+    e.unaryOp = EMBRT_UNARY_SIGMOID;
+    e.a = first;
+    e.output = first;
+    status = embrtCudaLaunchElementwise(env, &e);
+  }
   return status == EMBRT_OK ? EMBRT_OK : failed(ctx, status);
 }

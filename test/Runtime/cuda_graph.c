@@ -262,6 +262,7 @@ static void testTbe(Rng *rng) {
   many.numFeatures = kManyFeatures;
   many.featureTables = featureTables;
   many.batchSize = 1;
+  many.numIndices = kManyFeatures; // one id a bag: offsets[F] == N
   many.indices = l.ids;
   many.offsets = manyOffsets;
   many.output = manyOut;
