@@ -64,9 +64,11 @@
 //      time"): one coalesced load of a batch's sort values, 8 gradient rows
 //      in flight across run boundaries, the batch's table rows copied into
 //      shared memory during the previous batch.
-//      EMB_TBE_BWD_OCC moves the short runs to a kernel of their own (see
-//      "Short runs by occupancy"): one run a group, no pipeline, 8 CTAs an
-//      SM, launched after this one, which then takes only the long chunks.
+//      By default (EMB_TBE_BWD_OCC=1, since call 6) the short runs go to a
+//      kernel of their own instead (see "Short runs by occupancy"): one run
+//      a group, no pipeline, 6 CTAs an SM, launched after this one, which
+//      then takes only the long chunks; the pipeline above is
+//      EMB_TBE_BWD_OCC=0.
 //
 // Key order: tables sorted by D bucket (then by index), each table's rows
 // contiguous. So each bucket's runs are one contiguous range of runs, found
@@ -154,18 +156,20 @@ constexpr bool kShortStream = EMB_TBE_BWD_SHORT_STREAM;
 #define EMB_TBE_BWD_MULTI 0
 #endif
 /// Short runs by a kernel of their own (shortRunsKernel, section "Short runs
-/// by occupancy") with no software pipeline and few registers, 8 CTAs of 256
-/// threads an SM (64 warps), a group owning one run at a time; the
-/// accumulate kernel then takes only the long chunks. Off by default: the
-/// hypothesis that occupancy, not per-group pipelining, hides the latency
-/// (bench/tbe_train/NOTES.md, call 6). bench/CMakeLists.txt builds it as the
-/// variant "occ"; the GPU test runs it as tbe_backward_occ.
+/// by occupancy") with no software pipeline and few registers, 6 CTAs of 256
+/// threads an SM (48 warps), a group owning one run at a time; the
+/// accumulate kernel then takes only the long chunks. The default since
+/// call 6 (bench/tbe_train/NOTES.md): occupancy, not per-group pipelining,
+/// hides the latency. EMB_TBE_BWD_OCC=0 is the per-run pipeline before it
+/// (bench variant "pipe", GPU test tbe_backward_pipe).
 #ifndef EMB_TBE_BWD_OCC
-#define EMB_TBE_BWD_OCC 0
+#define EMB_TBE_BWD_OCC 1
 #endif
-/// The short-run kernel's CTAs an SM (8: 32 registers a thread; 6: 40).
+/// The short-run kernel's CTAs an SM (8: 32 registers a thread; 6: 40, the
+/// default: at 8 every hot instantiation spills and Adam's is slower than
+/// the per-run pipeline; call 6).
 #ifndef EMB_TBE_BWD_OCC_BLOCKS
-#define EMB_TBE_BWD_OCC_BLOCKS 8
+#define EMB_TBE_BWD_OCC_BLOCKS 6
 #endif
 /// Registers a lane of the short-run kernel spends on gradient rows in
 /// flight: 16 (4 rows of 16 bytes, 2 of 32; 8 at most).

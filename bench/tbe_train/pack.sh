@@ -14,7 +14,7 @@ CARRY=${2:-.bwd-carry}
 mkdir -p "$CARRY"
 tar cJf "$CARRY/bins.tar.xz" -C "$BUILD" \
   test/Kernels/tbe_backward test/Kernels/tbe_backward_multi \
-  test/Kernels/tbe_backward_occ \
+  test/Kernels/tbe_backward_pipe \
   test/Kernels/tbe_backward_config \
   test/Kernels/tbe test/Runtime/tbe_backward bench/tbe_train_bench \
   lib/libembrt.so

@@ -28,7 +28,7 @@
 //   --sweep: also every routing configuration on the cases that name them,
 //   and the accumulate variants (bench/CMakeLists.txt; --variants: only
 //   those) on every case, each step timed whole and checked as the
-//   default's; those that promise the default's bits (occ, occ6) are also
+//   default's; those that promise the default's bits (pipe) are also
 //   compared with a default step from the same sampled rows, bit for bit.
 //
 //===----------------------------------------------------------------------===//
@@ -70,7 +70,7 @@ embrtCudaLaunchTbeBackward_multi2(embrtLaunchEnv *,
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_occ6(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -82,8 +82,11 @@ static const struct {
     {"pre", embrtCudaLaunchTbeBackward_pre},
     {"multi", embrtCudaLaunchTbeBackward_multi},
     {"multi2", embrtCudaLaunchTbeBackward_multi2},
-    {"occ", embrtCudaLaunchTbeBackward_occ, true},
-    {"occ6", embrtCudaLaunchTbeBackward_occ6, true},
+    // 8 CTAs an SM: Adam's rows differ from the default's (6 CTAs) in
+    // the last bit (call 6): within the GPU test's tolerance, not the same
+    // bits.
+    {"occ", embrtCudaLaunchTbeBackward_occ},
+    {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
 };
 #endif
 

@@ -1,7 +1,7 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe_backward
 // RUN: %kernel_test_dir/tbe_backward_multi
-// RUN: %kernel_test_dir/tbe_backward_occ
+// RUN: %kernel_test_dir/tbe_backward_pipe
 //===- test/Kernels/tbe_backward.c - GPU test of the TBE backward ---------===//
 //
 // embrtTbeBackward (and embrtEmbeddingBagBackward) on a CUDA context against
@@ -31,8 +31,9 @@
 // tbe_backward_multi is this test linked against kernels/tbe_backward.cu
 // built with EMB_TBE_BWD_MULTI=1 (test/Kernels/CMakeLists.txt): the same
 // cases through the short-run path that owns several runs a group at once.
-// tbe_backward_occ: the same with EMB_TBE_BWD_OCC=1, short runs through a
-// kernel of their own (one run a group, 8 CTAs an SM).
+// tbe_backward_pipe: the same with EMB_TBE_BWD_OCC=0, short runs through the
+// accumulate kernel's per-run pipeline (the default before the short-run
+// kernel of its own; both paths stay tested).
 //
 //===----------------------------------------------------------------------===//
 

@@ -328,6 +328,9 @@ static void modelCall(embrtContext *ctx, const Model *m) {
   int64_t dims[EMB_ABI_TBE_DIM_TABLES + 2] = {0};
   dims[EMB_ABI_TBE_DIM_INDICES] = B * kModelPerBag;
   dims[EMB_ABI_TBE_DIM_BATCH] = B;
+  dims[EMB_ABI_TBE_DIM_OFFSETS] = B + 1;
+  dims[EMB_ABI_TBE_DIM_OUTPUT_ROWS] = B;
+  dims[EMB_ABI_TBE_DIM_OUTPUT_COLS] = D;
   dims[EMB_ABI_TBE_DIM_TABLES] = kModelRows;
   dims[EMB_ABI_TBE_DIM_TABLES + 1] = D;
   int64_t wsBytes = embrtCompiledTbeWorkspace(ctx, attrs, buffers, dims);
@@ -338,7 +341,7 @@ static void modelCall(embrtContext *ctx, const Model *m) {
 
   int64_t eAttrs[3] = {EMBRT_F32, 0, EMBRT_BINARY_MUL};
   void *eBuffers[3] = {pooled, scale, product};
-  int64_t eDims[1] = {elements};
+  int64_t eDims[3] = {elements, elements, elements};
   embrtCompiledElementwise(ctx, eAttrs, eBuffers, eDims);
   embrtCompiledCopy(ctx, EMBRT_COPY_DEVICE_TO_DEVICE, m->out, product,
                     (int64_t)sizeof(float) * elements);
