@@ -482,6 +482,66 @@ static void lowerBroadcast(EmbLowering *l, MlirOperation op, bool add) {
 }
 
 //===----------------------------------------------------------------------===//
+// emb.jagged_to_padded
+//===----------------------------------------------------------------------===//
+
+static void lowerJaggedToPadded(EmbLowering *l, MlirOperation op) {
+  EmbMapped *values = embTensorOperand(l, op, 0);
+  EmbMapped *offsets = embTensorOperand(l, op, 1);
+  if (!values || !offsets)
+    return;
+  int64_t maxLength = 0;
+  embGetIntAttr(op, "max_length", &maxLength);
+  double padding = 0.0;
+  MlirAttribute pad = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("padding_value"));
+  if (!mlirAttributeIsNull(pad) && mlirAttributeIsAFloat(pad))
+    padding = mlirFloatAttrGetValueDouble(pad);
+  uint64_t paddingBits;
+  memcpy(&paddingBits, &padding, sizeof paddingBits);
+  // U: one fewer than the offsets (padded's dim 0 when static).
+  MlirValue paddedValue = mlirOperationGetResult(op, 0);
+  MlirValue lengthsValue = mlirOperationGetResult(op, 1);
+  EmbDim minusOne = embConstDim(-1), offsetsDim = offsets->dims[0];
+  EmbDim users = embAddDim(l, &offsetsDim, &minusOne);
+  EmbDim fallback[EMBRT_MAX_RANK] = {users, embConstDim(maxLength),
+                                     values->dims[1]};
+  EmbDim pdims[EMBRT_MAX_RANK], ldims[EMBRT_MAX_RANK];
+  embResultDims(l, paddedValue, pdims, fallback);
+  embResultDims(l, lengthsValue, ldims, fallback);
+  EmbMapped *padded = embDefineResult(l, paddedValue, pdims);
+  EmbMapped *lengths = embDefineResult(l, lengthsValue, ldims);
+  EmbMapped checked = *padded, checkedLengths = *lengths;
+  memcpy(checked.dims, resultExtents(l, padded), sizeof checked.dims);
+  memcpy(checkedLengths.dims, resultExtents(l, lengths),
+         sizeof checkedLengths.dims);
+  int64_t attrs[] = {
+      [EMB_ABI_JAGGED_DTYPE] = embValueDtype(paddedValue),
+      [EMB_ABI_JAGGED_INDEX_DTYPE] =
+          embValueDtype(mlirOperationGetOperand(op, 1)),
+      [EMB_ABI_JAGGED_MAX_LENGTH] = maxLength,
+      [EMB_ABI_JAGGED_PADDING_BITS] = (int64_t)paddingBits,
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_JAGGED_BUF_VALUES] = values->value,
+      [EMB_ABI_JAGGED_BUF_OFFSETS] = offsets->value,
+      [EMB_ABI_JAGGED_BUF_PADDED] = padded->value,
+      [EMB_ABI_JAGGED_BUF_LENGTHS] = lengths->value,
+  };
+  EmbDim dims[] = {
+      [EMB_ABI_JAGGED_DIM_VALUES] = values->dims[0],
+      [EMB_ABI_JAGGED_DIM_ROW] = values->dims[1],
+      [EMB_ABI_JAGGED_DIM_USERS] = checked.dims[0],
+      [EMB_ABI_JAGGED_DIM_OFFSETS] = offsets->dims[0],
+      [EMB_ABI_JAGGED_DIM_PADDED_LENGTH] = checked.dims[1],
+      [EMB_ABI_JAGGED_DIM_PADDED_ROW] = checked.dims[2],
+      [EMB_ABI_JAGGED_DIM_LENGTHS] = checkedLengths.dims[0],
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
+  embCallRuntimeOp(l, EMB_RT_JAGGED_TO_PADDED, a);
+}
+
+//===----------------------------------------------------------------------===//
 // emb.lce and emb.ikbo_lce
 //===----------------------------------------------------------------------===//
 
@@ -705,6 +765,8 @@ bool embLowerEmbOp(EmbLowering *l, MlirOperation op) {
     lowerBroadcast(l, op, false);
   else if (embOpIs(op, EMB_OP_BROADCAST_ADD))
     lowerBroadcast(l, op, true);
+  else if (embOpIs(op, EMB_OP_JAGGED_TO_PADDED))
+    lowerJaggedToPadded(l, op);
   else if (embOpIs(op, EMB_OP_LCE))
     lowerLce(l, op);
   else if (embOpIs(op, EMB_OP_IKBO_LCE))

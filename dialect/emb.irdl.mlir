@@ -252,6 +252,23 @@ irdl.dialect @emb {
     irdl.results(result: %result)
   }
 
+  // emb.jagged_to_padded(values[N,D], offsets[U+1]) {max_length = Lk,
+  //   padding_value?} -> (padded[U,Lk,D], lengths[U])
+  // A sequence feature's jagged rows (user u's rows are
+  // values[offsets[u] .. offsets[u+1])) into the padded form attention
+  // reads: row l < min(length, Lk) of user u is its l-th row, the rest are
+  // padding_value (0 when absent); lengths[u] = min(length, Lk).
+  irdl.operation @jagged_to_padded {
+    %values = irdl.any
+    %offsets = irdl.any
+    %padded = irdl.any
+    %lengths = irdl.any
+    %max_length = irdl.any
+    irdl.attributes { "max_length" = %max_length }
+    irdl.operands(values: %values, offsets: %offsets)
+    irdl.results(padded: %padded, lengths: %lengths)
+  }
+
   //===--------------------------------------------------------------------===//
   // Sharding: the input and output dists of a sharded emb.tbe
   // (docs/sharding.md). The collectives run over a communicator of

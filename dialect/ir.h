@@ -41,6 +41,7 @@ extern "C" {
 #define EMB_OP_ALL_TO_ALL "emb.all_to_all"
 #define EMB_OP_REDUCE_SCATTER "emb.reduce_scatter"
 #define EMB_OP_ALL_GATHER "emb.all_gather"
+#define EMB_OP_JAGGED_TO_PADDED "emb.jagged_to_padded"
 
 /// True for the collective ops (emb.all_to_all, emb.reduce_scatter,
 /// emb.all_gather): every rank must issue them in the same order, so no

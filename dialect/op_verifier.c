@@ -1496,6 +1496,83 @@ static void verifyReduceScatter(Checker *c) { verifyEqualBlocks(c, false); }
 static void verifyAllGather(Checker *c) { verifyEqualBlocks(c, true); }
 
 //===----------------------------------------------------------------------===//
+// Sequences: emb.jagged_to_padded
+//===----------------------------------------------------------------------===//
+
+/// The most rows a user's padded sequence may have (max_length).
+enum { maxJaggedLength = 1 << 24 };
+
+/// emb.jagged_to_padded(values[N,D], offsets[U+1]) {max_length = Lk,
+///   padding_value?} -> (padded[U,Lk,D], lengths[U])
+static void verifyJaggedToPadded(Checker *c) {
+  if (mlirOperationGetNumOperands(c->op) != 2) {
+    fail(c, "expects 2 operands (values, offsets), got %lld",
+         (long long)mlirOperationGetNumOperands(c->op));
+    return;
+  }
+  if (!checkResults(c, 2))
+    return;
+  MlirType values = operandType(c, 0), offsets = operandType(c, 1),
+           padded = resultTypeAt(c, 0), lengths = resultTypeAt(c, 1);
+  if (!checkRank(c, values, "values", 2) || !checkFloat(c, values, "values") ||
+      !checkRank(c, offsets, "offsets", 1) ||
+      !checkIndexInt(c, offsets, "offsets") ||
+      !checkRank(c, padded, "padded", 3) ||
+      !checkSameElement(c, padded, "padded", values, "values") ||
+      !checkRank(c, lengths, "lengths", 1) ||
+      !checkSameElement(c, lengths, "lengths", offsets, "offsets"))
+    return;
+  MlirAttribute lk =
+      mlirOperationGetAttributeByName(c->op, embStr("max_length"));
+  if (mlirAttributeIsNull(lk)) {
+    fail(c, "requires attribute 'max_length'");
+    return;
+  }
+  if (!mlirAttributeIsAInteger(lk) || mlirIntegerAttrGetValueInt(lk) < 1 ||
+      mlirIntegerAttrGetValueInt(lk) > maxJaggedLength) {
+    char as[128];
+    embPrintAttribute(lk, as, sizeof as);
+    fail(c, "max_length must be an integer in 1..%d, got %s", maxJaggedLength,
+         as);
+    return;
+  }
+  MlirAttribute pad =
+      mlirOperationGetAttributeByName(c->op, embStr("padding_value"));
+  if (!mlirAttributeIsNull(pad)) {
+    double v =
+        mlirAttributeIsAFloat(pad) ? mlirFloatAttrGetValueDouble(pad) : 0.0;
+    if (!mlirAttributeIsAFloat(pad) || !(v == v)) {
+      char as[128];
+      embPrintAttribute(pad, as, sizeof as);
+      fail(c,
+           "attribute 'padding_value' must be a float that is not NaN, "
+           "got %s",
+           as);
+      return;
+    }
+  }
+  int64_t o = embDim(offsets, 0);
+  if (o == 0) {
+    fail(c, "offsets must have at least one element (U + 1 for U users)");
+    return;
+  }
+  int64_t u = embDim(padded, 0), l = embDim(padded, 1);
+  if (o > 0 && u >= 0 && u != o - 1)
+    fail(c,
+         "padded has %lld users but offsets has %lld elements (one more "
+         "than the users)",
+         (long long)u, (long long)o);
+  int64_t want = mlirIntegerAttrGetValueInt(lk);
+  if (l >= 0 && l != want)
+    fail(c, "padded dim 1 is %lld but max_length is %lld", (long long)l,
+         (long long)want);
+  checkDimsAgree(c, values, 1, "values has rows of %lld", padded, 2,
+                 "padded has rows of %lld");
+  checkDimsAgree(c, lengths, 0, "lengths has %lld entries", padded, 0,
+                 "padded has %lld users");
+}
+
+//===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
@@ -1523,6 +1600,7 @@ static const OpVerifier verifiers[] = {
     {EMB_OP_ALL_TO_ALL, verifyAllToAll},
     {EMB_OP_REDUCE_SCATTER, verifyReduceScatter},
     {EMB_OP_ALL_GATHER, verifyAllGather},
+    {EMB_OP_JAGGED_TO_PADDED, verifyJaggedToPadded},
 };
 
 bool embIsEmbOp(MlirOperation op) {

@@ -51,6 +51,9 @@ typedef enum embrtDeviceErrorCode {
   EMBRT_DEVERR_BAD_CAND_TO_USER = 3,
   /// index = u, value = length, limit = Lk.
   EMBRT_DEVERR_BAD_USER_LENGTH = 4,
+  /// index = the offset's position, value = offset, limit = the values' rows
+  /// (emb.jagged_to_padded).
+  EMBRT_DEVERR_BAD_JAGGED_OFFSETS = 5,
 } embrtDeviceErrorCode;
 
 #ifdef __cplusplus

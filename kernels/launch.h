@@ -154,6 +154,12 @@ embrtStatus embrtCudaLaunchBroadcast(embrtLaunchEnv *env,
 embrtStatus embrtCudaLaunchBroadcastAdd(embrtLaunchEnv *env,
                                         const embrtBroadcastArgs *args);
 
+/// emb.jagged_to_padded: kernels/jagged.cu. `paddingElement` is the padding
+/// value as one element of args->dtype (its bytes).
+embrtStatus embrtCudaLaunchJaggedToPadded(embrtLaunchEnv *env,
+                                          const embrtJaggedToPaddedArgs *args,
+                                          const void *paddingElement);
+
 /// emb.lce through cuBLAS (env->blasHandle), kernels/lce.cu. Its workspace
 /// is cuBLAS's (cublasSetWorkspace).
 embrtStatus embrtCudaLaunchLce(embrtLaunchEnv *env, const embrtLceArgs *args);

@@ -130,6 +130,10 @@ struct embrtBackend {
   embrtStatus (*broadcastAdd)(embrtContext *ctx,
                               const embrtBroadcastArgs *args);
 
+  /// emb.jagged_to_padded; the backend checks the offsets' values.
+  embrtStatus (*jaggedToPadded)(embrtContext *ctx,
+                                const embrtJaggedToPaddedArgs *args);
+
   embrtStatus (*lceWorkspaceSize)(embrtContext *ctx, const embrtLceArgs *args,
                                   size_t *bytes);
   embrtStatus (*lce)(embrtContext *ctx, const embrtLceArgs *args);

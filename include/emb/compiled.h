@@ -214,6 +214,32 @@ void embrtCompiledBroadcast(embrtContext *ctx, const int64_t *attrs,
 void embrtCompiledBroadcastAdd(embrtContext *ctx, const int64_t *attrs,
                                void *const *buffers, const int64_t *dims);
 
+/// emb.jagged_to_padded.
+enum {
+  EMB_ABI_JAGGED_DTYPE = 0,
+  EMB_ABI_JAGGED_INDEX_DTYPE,
+  EMB_ABI_JAGGED_MAX_LENGTH,
+  EMB_ABI_JAGGED_PADDING_BITS, ///< the f64 padding value's bits
+};
+enum {
+  EMB_ABI_JAGGED_BUF_VALUES = 0,
+  EMB_ABI_JAGGED_BUF_OFFSETS,
+  EMB_ABI_JAGGED_BUF_PADDED,
+  EMB_ABI_JAGGED_BUF_LENGTHS,
+};
+enum {
+  EMB_ABI_JAGGED_DIM_VALUES = 0, ///< N
+  EMB_ABI_JAGGED_DIM_ROW,        ///< D
+  EMB_ABI_JAGGED_DIM_USERS,      ///< U: padded's dim 0
+  // Checked extents:
+  EMB_ABI_JAGGED_DIM_OFFSETS,       ///< U + 1
+  EMB_ABI_JAGGED_DIM_PADDED_LENGTH, ///< max_length
+  EMB_ABI_JAGGED_DIM_PADDED_ROW,    ///< D
+  EMB_ABI_JAGGED_DIM_LENGTHS,       ///< U
+};
+void embrtCompiledJaggedToPadded(embrtContext *ctx, const int64_t *attrs,
+                                 void *const *buffers, const int64_t *dims);
+
 /// emb.lce.
 enum { EMB_ABI_LCE_DTYPE = 0, EMB_ABI_LCE_CONFIG_ID };
 enum {

@@ -540,6 +540,39 @@ embrtStatus embrtBroadcastAdd(embrtContext *ctx,
                               const embrtBroadcastArgs *args);
 
 //===----------------------------------------------------------------------===//
+// Sequences (emb.jagged_to_padded)
+//===----------------------------------------------------------------------===//
+
+/// A sequence feature's jagged rows into the padded form attention reads:
+/// user u's rows are values[offsets[u] .. offsets[u+1]); padded[u, l, :] is
+/// the l-th of them for l < min(length, maxLength), else paddingValue, and
+/// lengths[u] = min(length, maxLength) (rows past maxLength are dropped, as
+/// FBGEMM's jagged_to_padded_dense does).
+///
+/// Offsets must start at >= 0, never decrease and end at <= numValues: the
+/// CPU checks them all before writing anything and returns
+/// EMBRT_OUT_OF_RANGE naming the first bad one; the CUDA kernels record the
+/// first bad one (reported by embrtSynchronize) and give its user padding
+/// and length 0.
+typedef struct embrtJaggedToPaddedArgs {
+  size_t structSize;
+  const void *values;    ///< [numValues, rowElements]
+  int64_t numValues;     ///< N
+  int64_t rowElements;   ///< D
+  embrtDtype dtype;      ///< f32, f16, bf16 or f64
+  const void *offsets;   ///< [numUsers + 1]
+  embrtDtype indexDtype; ///< I32 or I64; also the dtype of lengths
+  int64_t numUsers;      ///< U
+  int64_t maxLength;     ///< Lk >= 1
+  double paddingValue;
+  void *padded;  ///< [numUsers, maxLength, rowElements]
+  void *lengths; ///< [numUsers] of indexDtype; may be NULL
+} embrtJaggedToPaddedArgs;
+
+embrtStatus embrtJaggedToPadded(embrtContext *ctx,
+                                const embrtJaggedToPaddedArgs *args);
+
+//===----------------------------------------------------------------------===//
 // Linear compression (emb.lce, emb.ikbo_lce)
 //===----------------------------------------------------------------------===//
 

@@ -140,6 +140,7 @@ const struct embrtBackend embrtCpuBackend = {
     .tbeBackward = embrtCpuTbeBackward,
     .broadcast = embrtCpuBroadcast,
     .broadcastAdd = embrtCpuBroadcastAdd,
+    .jaggedToPadded = embrtCpuJaggedToPadded,
     .lceWorkspaceSize = embrtCpuLceWorkspaceSize,
     .lce = embrtCpuLce,
     .ikboLceWorkspaceSize = embrtCpuIkboLceWorkspaceSize,

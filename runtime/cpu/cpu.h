@@ -44,6 +44,8 @@ embrtStatus embrtCpuBroadcast(embrtContext *ctx,
                               const embrtBroadcastArgs *args);
 embrtStatus embrtCpuBroadcastAdd(embrtContext *ctx,
                                  const embrtBroadcastArgs *args);
+embrtStatus embrtCpuJaggedToPadded(embrtContext *ctx,
+                                   const embrtJaggedToPaddedArgs *args);
 embrtStatus embrtCpuLceWorkspaceSize(embrtContext *ctx,
                                      const embrtLceArgs *args, size_t *bytes);
 embrtStatus embrtCpuLce(embrtContext *ctx, const embrtLceArgs *args);

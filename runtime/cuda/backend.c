@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/cpu/cpu.h" // embrtF64ToF16, embrtF64ToBF16 (runtime/half.c)
 #include "runtime/cuda/cuda.h"
 
 #include <cuda_runtime_api.h>
@@ -142,6 +143,40 @@ static embrtStatus broadcastAdd(embrtContext *ctx,
   if (args->batchSize == 0 || args->rowElements == 0)
     return EMBRT_OK;
   return launched(ctx, embrtCudaLaunchBroadcastAdd(envOf(ctx), args));
+}
+
+//===----------------------------------------------------------------------===//
+// emb.jagged_to_padded (kernels/jagged.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus jaggedToPadded(embrtContext *ctx,
+                                  const embrtJaggedToPaddedArgs *args) {
+  EMBRT_TRY(enter(ctx, "jagged_to_padded: cudaSetDevice"));
+  if (args->numUsers == 0)
+    return EMBRT_OK;
+  // The padding as one element of the dtype, rounded once as the CPU does.
+  union {
+    float f32;
+    double f64;
+    uint16_t f16;
+  } element;
+  memset(&element, 0, sizeof element);
+  switch (args->dtype) {
+  case EMBRT_F16:
+    element.f16 = embrtF64ToF16(args->paddingValue);
+    break;
+  case EMBRT_BF16:
+    element.f16 = embrtF64ToBF16(args->paddingValue);
+    break;
+  case EMBRT_F64:
+    element.f64 = args->paddingValue;
+    break;
+  default:
+    element.f32 = (float)args->paddingValue;
+    break;
+  }
+  return launched(ctx,
+                  embrtCudaLaunchJaggedToPadded(envOf(ctx), args, &element));
 }
 
 //===----------------------------------------------------------------------===//
@@ -287,6 +322,7 @@ const struct embrtBackend embrtCudaBackend = {
     .tbeBackward = tbeBackward,
     .broadcast = broadcast,
     .broadcastAdd = broadcastAdd,
+    .jaggedToPadded = jaggedToPadded,
     .lceWorkspaceSize = lceWorkspaceSize,
     .lce = lce,
     .ikboLceWorkspaceSize = ikboLceWorkspaceSize,

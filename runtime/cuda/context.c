@@ -162,6 +162,11 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                          "device: user_lengths[%lld] is %lld, outside "
                          "0..%lld (lk)",
                          r->index, r->value, r->limit);
+  case EMBRT_DEVERR_BAD_JAGGED_OFFSETS:
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "device: jagged_to_padded: offsets[%lld] is %lld, "
+                         "out of order or outside 0..%lld (the values' rows)",
+                         r->index, r->value, r->limit);
   case EMBRT_DEVERR_NONE:
     break;
   }

@@ -73,6 +73,15 @@ func.func @broadcast(%u: tensor<15x1178x256xf16>, %c2u: tensor<1024xi32>, %v: te
   return %0, %1 : tensor<1024x1178x256xf16>, tensor<?x64xf32>
 }
 
+// CHECK-LABEL: func.func @jagged_to_padded
+// CHECK: "emb.jagged_to_padded"(%{{.*}}, %{{.*}}) {max_length = 1024 : i64} : (tensor<?x128xf16>, tensor<33xi64>) -> (tensor<32x1024x128xf16>, tensor<32xi64>)
+// CHECK: "emb.jagged_to_padded"(%{{.*}}, %{{.*}}) {max_length = 8 : i64, padding_value = -1.000000e+00 : f64} : (tensor<?x4xf32>, tensor<?xi32>) -> (tensor<?x8x4xf32>, tensor<?xi32>)
+func.func @jagged_to_padded(%v: tensor<?x128xf16>, %o: tensor<33xi64>, %w: tensor<?x4xf32>, %o32: tensor<?xi32>) -> (tensor<32x1024x128xf16>, tensor<32xi64>, tensor<?x8x4xf32>, tensor<?xi32>) {
+  %p, %l = "emb.jagged_to_padded"(%v, %o) {max_length = 1024} : (tensor<?x128xf16>, tensor<33xi64>) -> (tensor<32x1024x128xf16>, tensor<32xi64>)
+  %q, %m = "emb.jagged_to_padded"(%w, %o32) {max_length = 8, padding_value = -1.0 : f64} : (tensor<?x4xf32>, tensor<?xi32>) -> (tensor<?x8x4xf32>, tensor<?xi32>)
+  return %p, %l, %q, %m : tensor<32x1024x128xf16>, tensor<32xi64>, tensor<?x8x4xf32>, tensor<?xi32>
+}
+
 // CHECK-LABEL: func.func @lce
 // CHECK: "emb.lce"(%{{.*}}, %{{.*}}) : (tensor<433x2044xf16>, tensor<1024x2044x256xf16>) -> tensor<1024x433x256xf16>
 func.func @lce(%w: tensor<433x2044xf16>, %x: tensor<1024x2044x256xf16>) -> tensor<1024x433x256xf16> {
