@@ -140,10 +140,15 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
           "// strides[rank];} of a dense row-major buffer on the context's\n"
           "// device (device memory for target cuda). Results are written "
           "into\n"
-          "// the result buffers. Errors stay in the context: check\n"
+          "// the result buffers, except a result with a dynamic shape: the "
+          "call\n"
+          "// fills an embrtCompiledResult (emb/compiled.h) with a buffer it\n"
+          "// allocated, which the caller frees with embrtCompiledFree.\n"
+          "// Errors stay in the context: check\n"
           "// embrtSynchronize and embrtContextGetStatus after a call.\n"
           "#ifndef EMB_MODEL_%s_H\n#define EMB_MODEL_%s_H\n\n"
-          "#include \"emb/model.h\"\n#include \"emb/runtime.h\"\n\n"
+          "#include \"emb/compiled.h\"\n#include \"emb/model.h\"\n"
+          "#include \"emb/runtime.h\"\n\n"
           "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
           macro, macro);
   for (int s = 0; s < numSpecs; ++s) {
@@ -152,9 +157,15 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
     fprintf(f, "/// @%s (target %s): %d inputs, %d results.\n", m->name,
             m->target, m->numInputs, m->numResults);
     fprintf(f, "void _mlir_ciface_%s(embrtContext *ctx", m->name);
-    for (int i = 0; i < nargs; ++i)
-      fprintf(f, ", void *%s%d", i < m->numInputs ? "in" : "out",
+    for (int i = 0; i < nargs; ++i) {
+      bool dynamic = false;
+      for (int d = 0;
+           i >= m->numInputs && d < m->results[i - m->numInputs].rank; ++d)
+        dynamic |= m->results[i - m->numInputs].dims[d] < 0;
+      fprintf(f, ", %s%s%d", dynamic ? "embrtCompiledResult *" : "void *",
+              i < m->numInputs ? "in" : "out",
               i < m->numInputs ? i : i - m->numInputs);
+    }
     fprintf(f, ");\n\n");
     fprintf(f, "static inline void emb_invoke_%s(void **args) {\n", m->name);
     fprintf(f, "  _mlir_ciface_%s(*(embrtContext **)args[0]", m->name);

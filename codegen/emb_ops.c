@@ -29,8 +29,9 @@
 
 /// The result extents a call carries for the runtime to check (see
 /// include/emb/compiled.h): the caller's out buffer's own sizes when the
-/// result is written straight into it (a dynamic result is as large as the
-/// caller made it), else the sizes its buffer was allocated with.
+/// result is written straight into it, else the sizes its buffer was
+/// allocated with (always so for a result with a `?` dim, which the call
+/// allocates and hands over: codegen.md, "Results of run-time shape").
 static const EmbDim *resultExtents(EmbLowering *l, const EmbMapped *out) {
   for (intptr_t i = 0; i < l->numResults; ++i)
     if (l->outs[i].value.ptr == out->value.ptr)

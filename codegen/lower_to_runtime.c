@@ -179,6 +179,47 @@ static bool checkSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
   return false;
 }
 
+/// Whether ranked tensor type `t` has a `?` dim.
+static bool hasDynamicDim(MlirType t) {
+  for (intptr_t i = 0, n = mlirShapedTypeGetRank(t); i < n; ++i)
+    if (mlirShapedTypeIsDynamicDim(t, i))
+      return true;
+  return false;
+}
+
+/// Fills the embrtCompiledResult `record` of a result with a `?` dim from
+/// its lowered value `m`: a buffer this function allocated is handed over
+/// (not freed at the return); any other (an input, an out buffer, a value
+/// returned twice) is copied into a new allocation the caller will own.
+static void fillDynamicResult(EmbLowering *l, MlirValue record, EmbMapped *m,
+                              MlirType type) {
+  MlirValue data = {NULL};
+  for (size_t k = 0; k < l->numOwned; ++k) {
+    if (l->owned[k].ptr != m->value.ptr)
+      continue;
+    data = l->owned[k];
+    l->owned[k] = l->owned[--l->numOwned];
+    break;
+  }
+  if (mlirValueIsNull(data)) {
+    EmbDim bytes = embMulDim(l, embDimProduct(l, m, 0, m->rank),
+                             embConstDim(embTensorElementBytes(type)));
+    MlirValue allocArgs[2] = {l->ctxArg, embDimValue(l, &bytes)};
+    data = embCallRuntime(l, EMB_RT_ALLOC, 2, allocArgs, embPtrType(l->ctx));
+    MlirValue copyArgs[5] = {
+        l->ctxArg, embBuildConstI64(&l->b, EMBRT_COPY_DEVICE_TO_DEVICE), data,
+        m->value, embDimValue(l, &bytes)};
+    embCallRuntime(l, EMB_RT_COPY, 5, copyArgs, (MlirType){NULL});
+  }
+  MlirType i64 = embI64Type(l->ctx);
+  // { void *data; int64_t rank; int64_t dims[EMBRT_MAX_RANK]; }: 8-byte
+  // fields, addressed as i64 slots.
+  embBuildStoreAt(&l->b, record, embPtrType(l->ctx), 0, data);
+  embBuildStoreAt(&l->b, record, i64, 1, embBuildConstI64(&l->b, m->rank));
+  for (int d = 0; d < m->rank; ++d)
+    embBuildStoreAt(&l->b, record, i64, 2 + d, embDimValue(l, &m->dims[d]));
+}
+
 /// Lowers one function; replaces it in the module on success.
 static void lowerFunction(EmbLowering *l, MlirOperation func) {
   MlirType ft = mlirTypeAttrGetValue(
@@ -205,8 +246,11 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   types[0] = embPtrType(l->ctx);
   for (intptr_t i = 0; i < ni; ++i)
     types[1 + i] = embMemrefTypeOf(mlirFunctionTypeGetInput(ft, i));
-  for (intptr_t i = 0; i < no; ++i)
-    types[1 + ni + i] = embMemrefTypeOf(mlirFunctionTypeGetResult(ft, i));
+  for (intptr_t i = 0; i < no; ++i) {
+    MlirType r = mlirFunctionTypeGetResult(ft, i);
+    types[1 + ni + i] =
+        hasDynamicDim(r) ? embPtrType(l->ctx) : embMemrefTypeOf(r);
+  }
   for (intptr_t i = 0; i < nargs; ++i)
     locs[i] = loc;
   MlirBlock block = mlirBlockCreate(nargs, types, locs);
@@ -231,9 +275,15 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->returned = calloc((size_t)no + 1, sizeof(void *));
   l->outs = calloc((size_t)no + 1, sizeof(EmbMapped));
   l->claimed = calloc((size_t)no + 1, sizeof(bool));
+  l->dynamicResult = calloc((size_t)no + 1, sizeof(bool));
   for (intptr_t i = 0; i < no; ++i) {
-    l->outs[i] = embBufferMapping(l, mlirBlockGetArgument(block, 1 + ni + i));
     MlirValue v = mlirOperationGetOperand(ret, i);
+    if (hasDynamicDim(mlirFunctionTypeGetResult(ft, i))) {
+      // Filled at the return (fillDynamicResult); no op writes into it.
+      l->dynamicResult[i] = true;
+      continue;
+    }
+    l->outs[i] = embBufferMapping(l, mlirBlockGetArgument(block, 1 + ni + i));
     // An argument returned as is, or a value returned twice, is copied.
     bool seen = false;
     for (intptr_t j = 0; j < i; ++j)
@@ -262,6 +312,11 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
       if (!m || !m->isTensor) {
         embLowerFail(l, ret, "a returned value was not lowered");
         break;
+      }
+      if (l->dynamicResult[i]) {
+        fillDynamicResult(l, mlirBlockGetArgument(block, 1 + ni + i), m,
+                          mlirValueGetType(v));
+        continue;
       }
       if (m->value.ptr == l->outs[i].value.ptr)
         continue;
@@ -319,6 +374,8 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   free(l->returned);
   free(l->outs);
   free(l->claimed);
+  free(l->dynamicResult);
+  l->dynamicResult = NULL;
 }
 
 //===----------------------------------------------------------------------===//

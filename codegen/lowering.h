@@ -82,6 +82,9 @@ typedef struct EmbLowering {
   const void **returned;
   EmbMapped *outs;
   bool *claimed;
+  /// Results with a `?` dim: their out parameter is an embrtCompiledResult
+  /// the function fills (include/emb/compiled.h), not a buffer.
+  bool *dynamicResult;
   // What emb.ikbo_lce ops read through (see embPlanReadThrough).
   EmbIkboPlan *plans;
   size_t numPlans;

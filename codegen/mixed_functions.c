@@ -45,6 +45,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/LLVM.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,84 @@ static MlirOperation buildBefore(EmbLowering *l, MlirBlock block,
 static const char *const restrictOnly[] = {"restrict"};
 static const char *const restrictWritable[] = {"restrict", "writable"};
 
+/// Whether ranked tensor type `t` has a `?` dim.
+static bool hasDynamicDim(MlirType t) {
+  for (intptr_t i = 0, n = mlirShapedTypeGetRank(t); i < n; ++i)
+    if (mlirShapedTypeIsDynamicDim(t, i))
+      return true;
+  return false;
+}
+
+/// A result with a `?` dim, returned as `value` through the
+/// embrtCompiledResult `record` (include/emb/compiled.h): a buffer of its
+/// run-time size from embrtCompiledAlloc, seen as a memref (a descriptor
+/// cast to the memref type, which the conversion to LLVM reconciles, so
+/// MLIR's deallocation does not own it), with its address, rank and dims
+/// stored into the record. Returns the memref to materialise `value` in.
+static MlirValue dynamicResultBuffer(EmbLowering *l, MlirBlock block,
+                                     MlirOperation ret, MlirValue value,
+                                     MlirValue record) {
+  l->b = (EmbBuilder){l->ctx, l->b.loc, block, ret};
+  MlirContext ctx = l->ctx;
+  MlirType type = mlirValueGetType(value);
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  MlirType i64 = embI64Type(ctx), ptr = embPtrType(ctx);
+  MlirValue dims[EMBRT_MAX_RANK], strides[EMBRT_MAX_RANK];
+  for (intptr_t d = 0; d < rank; ++d) {
+    if (!mlirShapedTypeIsDynamicDim(type, d)) {
+      dims[d] = embBuildConstI64(&l->b, mlirShapedTypeGetDimSize(type, d));
+      continue;
+    }
+    MlirValue operands[2] = {value, embBuildConstIndex(&l->b, d)};
+    MlirType index = mlirIndexTypeGet(ctx);
+    MlirValue dim = mlirOperationGetResult(
+        embBuildOp(&l->b, "tensor.dim", 2, operands, 1, &index, 0, NULL), 0);
+    dims[d] = embBuildIndexToI64(&l->b, dim);
+  }
+  MlirValue elements = embBuildConstI64(&l->b, 1);
+  for (intptr_t d = rank - 1; d >= 0; --d) {
+    strides[d] = elements;
+    elements = embBuildMulI64(&l->b, elements, dims[d]);
+  }
+  MlirValue bytes = embBuildMulI64(
+      &l->b, elements, embBuildConstI64(&l->b, embTensorElementBytes(type)));
+  MlirValue allocArgs[2] = {l->ctxArg, bytes};
+  MlirValue data = embCallRuntime(l, EMB_RT_ALLOC, 2, allocArgs, ptr);
+
+  // {allocated, aligned, offset, sizes[rank], strides[rank]}
+  MlirType array = mlirLLVMArrayTypeGet(i64, (unsigned)rank);
+  MlirType fields[5] = {ptr, ptr, i64, array, array};
+  MlirType desc = mlirLLVMStructTypeLiteralGet(ctx, 5, fields, false);
+  MlirValue d = mlirOperationGetResult(
+      embBuildOp(&l->b, "llvm.mlir.undef", 0, NULL, 1, &desc, 0, NULL), 0);
+  for (intptr_t f = 0; f < 3 + 2 * rank; ++f) {
+    int64_t pos[2] = {f < 3          ? f
+                      : f < 3 + rank ? 3
+                                     : 4,
+                      f < 3 ? 0 : (f - 3) % rank};
+    MlirValue field = f < 2          ? data
+                      : f == 2       ? embBuildConstI64(&l->b, 0)
+                      : f < 3 + rank ? dims[f - 3]
+                                     : strides[f - 3 - rank];
+    MlirNamedAttribute position = embNamedAttr(
+        ctx, "position", mlirDenseI64ArrayGet(ctx, f < 3 ? 1 : 2, pos));
+    MlirValue operands[2] = {d, field};
+    d = mlirOperationGetResult(embBuildOp(&l->b, "llvm.insertvalue", 2,
+                                          operands, 1, &desc, 1, &position),
+                               0);
+  }
+  MlirType memref = embMemrefTypeOf(type);
+  MlirValue buffer = mlirOperationGetResult(
+      embBuildOp(&l->b, "builtin.unrealized_conversion_cast", 1, &d, 1, &memref,
+                 0, NULL),
+      0);
+  embBuildStoreAt(&l->b, record, ptr, 0, data);
+  embBuildStoreAt(&l->b, record, i64, 1, embBuildConstI64(&l->b, rank));
+  for (intptr_t k = 0; k < rank; ++k)
+    embBuildStoreAt(&l->b, record, i64, 2 + k, dims[k]);
+  return buffer;
+}
+
 /// (ctx, memrefs of the inputs..., memrefs of the results...) -> (): the
 /// inputs become tensors again at the top of the body, and every return
 /// copies its values into the result buffers.
@@ -145,9 +224,11 @@ static void rewriteSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
   }
   for (intptr_t i = 0; i < ni; ++i)
     mlirBlockEraseArgument(entry, 1);
-  for (intptr_t i = 0; i < no; ++i)
+  for (intptr_t i = 0; i < no; ++i) {
+    MlirType r = mlirFunctionTypeGetResult(ft, i);
     mlirBlockAddArgument(
-        entry, embMemrefTypeOf(mlirFunctionTypeGetResult(ft, i)), loc);
+        entry, hasDynamicDim(r) ? embPtrType(l->ctx) : embMemrefTypeOf(r), loc);
+  }
 
   for (MlirBlock b = entry; !mlirBlockIsNull(b);
        b = mlirBlockGetNextInRegion(b)) {
@@ -158,6 +239,8 @@ static void rewriteSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
     for (intptr_t i = 0; i < no; ++i) {
       MlirValue operands[2] = {mlirOperationGetOperand(ret, i),
                                mlirBlockGetArgument(entry, 1 + ni + i)};
+      if (hasDynamicDim(mlirFunctionTypeGetResult(ft, i)))
+        operands[1] = dynamicResultBuffer(l, b, ret, operands[0], operands[1]);
       buildBefore(l, b, ret, "bufferization.materialize_in_destination", 2,
                   operands, (MlirType){NULL}, restrictWritable, 2);
     }

@@ -66,6 +66,24 @@ void *embrtCompiledAlloc(embrtContext *ctx, int64_t bytes);
 /// Frees memory from embrtCompiledAlloc, ordered on the stream.
 void embrtCompiledFree(embrtContext *ctx, void *ptr);
 
+//===----------------------------------------------------------------------===//
+// Results whose shape is known only at run time
+//===----------------------------------------------------------------------===//
+
+/// A compiled function's result with a `?` dim (an emb.tbe with pooling
+/// "none" over a dynamic id list, say): the caller cannot size its buffer, so
+/// the function's out parameter for it is a pointer to one of these instead
+/// of a memref descriptor, and the call fills it: `data` a dense row-major
+/// buffer of `rank` dims `dims` on the context's device, from
+/// embrtCompiledAlloc, which the caller owns from then on and frees with
+/// embrtCompiledFree (ordered on the context's stream). The call allocates,
+/// so it cannot be captured into a CUDA graph.
+typedef struct embrtCompiledResult {
+  void *data;
+  int64_t rank;
+  int64_t dims[EMBRT_MAX_RANK];
+} embrtCompiledResult;
+
 /// Copies `bytes` (EMBRT_COPY_* kind) on the context's stream.
 void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
                        const void *src, int64_t bytes);

@@ -46,27 +46,33 @@ func.func @bag(%w: tensor<10x4xf32>, %idx: tensor<?xi64>, %off: tensor<?xi64>, %
 
 // -----
 
-// emb.broadcast_add returned into the caller's buffer: B is cand_to_user's
-// length (dim 2), the result's rows the caller's buffer's own (dim 3) and
-// nro's rows its own (dim 5), so a caller's buffer or an nro of another
-// length is an error, not a write or read past it.
+// emb.broadcast_add with a result of run-time size: B is cand_to_user's
+// length (dim 2) and nro's rows its own (dim 5), so an nro of another length
+// is an error, not a read past it. The result is the call's own allocation
+// of B rows (dim 3 is B), handed to the caller through its
+// embrtCompiledResult (the last argument): address, rank 2, B and 4.
 // CHECK-LABEL: func.func @broadcast_add
-// CHECK-SAME: %[[C2U:[^:]+]]: memref<?xi64>, %[[NRO:[^:]+]]: memref<?x4xf32>, %[[OUT:[^:]+]]: memref<?x4xf32>
+// CHECK-SAME: %[[C2U:[^:]+]]: memref<?xi64>, %[[NRO:[^:]+]]: memref<?x4xf32>, %[[REC:[^:]+]]: !llvm.ptr)
 // CHECK: %[[CDIM:.+]] = memref.dim %[[C2U]]
 // CHECK-NEXT: %[[B:.+]] = arith.index_cast %[[CDIM]]
 // CHECK: %[[NDIM:.+]] = memref.dim %[[NRO]]
 // CHECK-NEXT: %[[NROWS:.+]] = arith.index_cast %[[NDIM]]
-// CHECK: %[[ODIM:.+]] = memref.dim %[[OUT]]
-// CHECK-NEXT: %[[OROWS:.+]] = arith.index_cast %[[ODIM]]
+// CHECK: %[[OUT:.+]] = call @embrtCompiledAlloc(
 // CHECK: %[[NDIMS:.+]] = arith.constant 7 : i64
 // CHECK-NEXT: %[[DIMS:.+]] = llvm.alloca %[[NDIMS]] x i64
 // CHECK: %[[D2:.+]] = llvm.getelementptr %[[DIMS]][2]
 // CHECK-NEXT: llvm.store %[[B]], %[[D2]]
 // CHECK-NEXT: %[[D3:.+]] = llvm.getelementptr %[[DIMS]][3]
-// CHECK-NEXT: llvm.store %[[OROWS]], %[[D3]]
+// CHECK-NEXT: llvm.store %[[B]], %[[D3]]
 // CHECK: %[[D5:.+]] = llvm.getelementptr %[[DIMS]][5]
 // CHECK-NEXT: llvm.store %[[NROWS]], %[[D5]]
 // CHECK: call @embrtCompiledBroadcastAdd(%{{.+}}, %{{.+}}, %{{.+}}, %[[DIMS]])
+// CHECK-NEXT: %[[R0:.+]] = llvm.getelementptr %[[REC]][0]
+// CHECK-NEXT: llvm.store %[[OUT]], %[[R0]] : !llvm.ptr, !llvm.ptr
+// CHECK: %[[R2:.+]] = llvm.getelementptr %[[REC]][2]
+// CHECK-NEXT: llvm.store %[[B]], %[[R2]] : i64, !llvm.ptr
+// CHECK-NOT: call @embrtCompiledFree(%{{.+}}, %[[OUT]])
+// CHECK: return
 func.func @broadcast_add(%ro: tensor<?x4xf32>, %c2u: tensor<?xi64>, %nro: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = "emb.broadcast_add"(%ro, %c2u, %nro) : (tensor<?x4xf32>, tensor<?xi64>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>

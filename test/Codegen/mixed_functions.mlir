@@ -111,12 +111,26 @@ func.func @tbe_tables(%ids: tensor<8xi64>, %offsets: tensor<3xi64>, %t0: tensor<
 
 // Dynamic sizes (math.sin has no runtime call, so the function is mixed):
 // an emb op's result buffer is allocated with the size the runtime call
-// computes (offsets - 1 bags), and the inputs keep their dynamic dims.
+// computes (offsets - 1 bags), and the inputs keep their dynamic dims. The
+// result, of a size the caller cannot know, is returned through an
+// embrtCompiledResult (the last argument): a buffer from
+// embrtCompiledAlloc, seen as a memref through a cast descriptor; its
+// address, rank (2) and dims are stored in the record, then the value is
+// materialised into it.
 // CHECK-LABEL: func.func @dynamic
-// CHECK-SAME: memref<?xi64>, %{{.+}}: memref<?xi64>, %{{.+}}: memref<?x4xf32>)
+// CHECK-SAME: memref<?xi64>, %{{.+}}: memref<?xi64>, %[[REC:.+]]: !llvm.ptr)
 // CHECK: %[[BAGS:.+]] = arith.divsi
 // CHECK: %[[N:.+]] = arith.index_cast %[[BAGS]] : i64 to index
 // CHECK: memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x4xf32>
+// CHECK: call @embrtCompiledTbe(
+// CHECK: %[[DATA:.+]] = call @embrtCompiledAlloc(
+// CHECK: %[[BUF:.+]] = builtin.unrealized_conversion_cast %{{.+}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<?x4xf32>
+// CHECK: %[[SLOT0:.+]] = llvm.getelementptr %[[REC]][0]
+// CHECK-NEXT: llvm.store %[[DATA]], %[[SLOT0]] : !llvm.ptr, !llvm.ptr
+// CHECK: %[[RANK:.+]] = arith.constant 2 : i64
+// CHECK-NEXT: %[[SLOT1:.+]] = llvm.getelementptr %[[REC]][1]
+// CHECK-NEXT: llvm.store %[[RANK]], %[[SLOT1]] : i64, !llvm.ptr
+// CHECK: bufferization.materialize_in_destination %{{.+}} in restrict writable %[[BUF]]
 func.func @dynamic(%table: tensor<10x4xf32>, %ids: tensor<?xi64>, %offsets: tensor<?xi64>) -> tensor<?x4xf32> {
   %bags = "emb.embedding_bag"(%table, %ids, %offsets) {mode = "sum"} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
   %0 = math.sin %bags : tensor<?x4xf32>

@@ -7,6 +7,8 @@
 #include "../common/crash.h"
 #include "npy.h"
 
+#include "emb/compiled.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -390,6 +392,7 @@ typedef struct {
   embrtContext *ctx;
   int numArgs;
   void **device;   ///< device buffers: inputs, then results
+  bool *dynamic;   ///< results filled through an embrtCompiledResult
   int64_t **descs; ///< memref descriptors
   void **descPtrs; ///< what args[1 + i] points at
   void **args;     ///< packed arguments
@@ -423,6 +426,61 @@ static int checkStatus(embrtContext *ctx, const char *what) {
   return 0;
 }
 
+/// Whether result `i` of `m` has a `?` dim: the call allocates its buffer
+/// and reports its shape (embrtCompiledResult).
+static bool isDynamicResult(const EmbModelSpec *m, int i) {
+  for (int d = 0; d < m->results[i].rank; ++d)
+    if (m->results[i].dims[d] < 0)
+      return true;
+  return false;
+}
+
+/// After a call: takes the buffers of its dynamic results (freeing the
+/// previous call's), and sizes their host arrays in `out` by the shapes the
+/// call reported.
+static int takeDynamicResults(Call *c, const EmbModelSpec *m, EmbArray *out) {
+  for (int k = 0; k < m->numResults; ++k) {
+    int i = m->numInputs + k;
+    if (!c->dynamic[i])
+      continue;
+    embrtCompiledResult *r = (embrtCompiledResult *)c->descs[i];
+    if (!r->data)
+      continue; // the call failed before its return: its status says why
+    if (c->device[i])
+      embrtCompiledFree(c->ctx, c->device[i]);
+    c->device[i] = r->data;
+    r->data = NULL;
+    const EmbArgSpec *s = &m->results[k];
+    bool same = r->rank == s->rank;
+    for (int d = 0; same && d < s->rank; ++d)
+      same = r->dims[d] >= 0 && (s->dims[d] < 0 || r->dims[d] == s->dims[d]);
+    if (!same) {
+      fprintf(stderr,
+              "emb-run: error: result #%d of @%s: the call reported a shape "
+              "of rank %lld that does not fit its type\n",
+              k, m->name, (long long)r->rank);
+      return -1;
+    }
+    bool resized = !out[k].data;
+    for (int d = 0; d < s->rank; ++d) {
+      resized |= out[k].dims[d] != r->dims[d];
+      out[k].dims[d] = r->dims[d];
+    }
+    if (resized) {
+      char err[256], shape[128];
+      free(out[k].data);
+      out[k].data = NULL;
+      if (embArrayAllocate(&out[k], true, err, sizeof err)) {
+        embArrayShapeText(&out[k], shape, sizeof shape);
+        fprintf(stderr, "emb-run: error: result #%d of @%s (%s): %s\n", k,
+                m->name, shape, err);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
 static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
                        EmbArray *in, void **inputBuffers, EmbArray *out) {
   c->ctx = ctx;
@@ -431,7 +489,8 @@ static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
   c->descs = calloc((size_t)c->numArgs + 1, sizeof(int64_t *));
   c->descPtrs = calloc((size_t)c->numArgs + 1, sizeof(void *));
   c->args = calloc((size_t)c->numArgs + 2, sizeof(void *));
-  if (!c->device || !c->descs || !c->descPtrs || !c->args) {
+  c->dynamic = calloc((size_t)c->numArgs + 1, sizeof(bool));
+  if (!c->device || !c->descs || !c->descPtrs || !c->args || !c->dynamic) {
     fprintf(stderr, "emb-run: error: out of memory\n");
     return -1;
   }
@@ -439,6 +498,18 @@ static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
   for (int i = 0; i < c->numArgs; ++i) {
     bool isInput = i < m->numInputs;
     EmbArray *a = isInput ? &in[i] : &out[i - m->numInputs];
+    if (!isInput && isDynamicResult(m, i - m->numInputs)) {
+      // The call fills an embrtCompiledResult (include/emb/compiled.h).
+      c->dynamic[i] = true;
+      c->descs[i] = calloc(1, sizeof(embrtCompiledResult));
+      if (!c->descs[i]) {
+        fprintf(stderr, "emb-run: error: out of memory\n");
+        return -1;
+      }
+      c->descPtrs[i] = c->descs[i];
+      c->args[1 + i] = &c->descPtrs[i];
+      continue;
+    }
     if (isInput) {
       c->device[i] = inputBuffers[i];
     } else if (embrtMalloc(ctx, embArrayBytes(a) + 1, &c->device[i]) !=
@@ -459,12 +530,16 @@ static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
 
 static void releaseCall(Call *c, int numInputs) {
   for (int i = 0; i < c->numArgs; ++i) {
-    if (i >= numInputs && c->device)
+    // A dynamic result's buffer came from the call (embrtCompiledAlloc).
+    if (i >= numInputs && c->device && c->dynamic && c->dynamic[i])
+      embrtCompiledFree(c->ctx, c->device[i]);
+    else if (i >= numInputs && c->device)
       embrtFree(c->ctx, c->device[i]);
     if (c->descs)
       free(c->descs[i]);
   }
   free(c->device);
+  free(c->dynamic);
   free(c->descs);
   free(c->descPtrs);
   free(c->args);
@@ -485,7 +560,7 @@ static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
   embCrashSetStage(stage, NULL);
   embCrashTestPoint("run");
   m->invoke(c->args);
-  if (checkStatus(c->ctx, m->name))
+  if (checkStatus(c->ctx, m->name) || takeDynamicResults(c, m, out))
     return -1;
   if (repeat > 0) {
     // Each run is timed with events on the stream (device time, as CUDA
@@ -518,6 +593,13 @@ static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
       embrtEventRecord(c->ctx, end);
       embrtEventElapsedMs(c->ctx, start, end, &t);
       ms[r] = t;
+      if (takeDynamicResults(c, m, out)) {
+        free(ms);
+        embrtEventDestroy(c->ctx, start);
+        embrtEventDestroy(c->ctx, end);
+        embrtFree(c->ctx, flush);
+        return -1;
+      }
     }
     embrtEventDestroy(c->ctx, start);
     embrtEventDestroy(c->ctx, end);
@@ -549,16 +631,10 @@ static int allocResults(const EmbModelSpec *m, EmbArray *out) {
     const EmbArgSpec *s = &m->results[i];
     out[i].dtype = (embrtDtype)s->dtype;
     out[i].rank = s->rank;
-    for (int d = 0; d < s->rank; ++d) {
-      if (s->dims[d] < 0) {
-        fprintf(stderr,
-                "emb-run: error: result #%d of @%s has a dynamic shape; "
-                "emb-run needs static result shapes\n",
-                i, m->name);
-        return -1;
-      }
+    if (isDynamicResult(m, i))
+      continue; // sized by the shape the call reports (takeDynamicResults)
+    for (int d = 0; d < s->rank; ++d)
       out[i].dims[d] = s->dims[d];
-    }
     char err[256], shape[128];
     if (embArrayAllocate(&out[i], true, err, sizeof err)) {
       embArrayShapeText(&out[i], shape, sizeof shape);
@@ -595,6 +671,15 @@ static int compareResults(const EmbModelSpec *m, const EmbModelSpec *ref,
                           const EmbRunOptions *o) {
   int bad = 0;
   for (int i = 0; i < m->numResults; ++i) {
+    char shapeA[128], shapeB[128];
+    embArrayShapeText(&a[i], shapeA, sizeof shapeA);
+    embArrayShapeText(&b[i], shapeB, sizeof shapeB);
+    if (strcmp(shapeA, shapeB) != 0) {
+      printf("result #%d: shape %s but @%s's is %s: MISMATCH\n", i, shapeA,
+             ref->name, shapeB);
+      bad = 1;
+      continue;
+    }
     double atol, rtol;
     defaultTolerance(a[i].dtype, &atol, &rtol);
     if (o->atol >= 0)
@@ -773,6 +858,15 @@ static int runGraph(Call *c, const EmbModelSpec *m, const EmbArray *in,
                     void **inputBuffers, const EmbArray *out,
                     const EmbRunOptions *o) {
   embrtContext *ctx = c->ctx;
+  for (int i = 0; i < m->numResults; ++i)
+    if (isDynamicResult(m, i)) {
+      fprintf(stderr,
+              "emb-run: error: @%s cannot be captured into a CUDA graph: "
+              "result #%d has a dynamic shape, so each call allocates its "
+              "buffer (embrtCompiledResult), which a replay cannot repeat\n",
+              m->name, i);
+      return -1;
+    }
   int status = -1;
   embrtGraph *graph = NULL;
   EmbArray *direct = calloc((size_t)m->numResults + 1, sizeof(EmbArray));

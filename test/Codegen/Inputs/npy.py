@@ -2,7 +2,8 @@
 feed emb-run known inputs and check its results by hand.
 
   npy.py write PATH DTYPE SHAPE VALUES   DTYPE f4 or i8; SHAPE 5x2 (or
-                                         'scalar'); VALUES comma-separated
+                                         'scalar'); VALUES comma-separated,
+                                         or 'iota' for 0, 1, 2, ...
   npy.py print PATH                      one row (the last dim) per line
 """
 import ast
@@ -14,10 +15,12 @@ FORMATS = {"<f4": "f", "<f2": "e", "<i8": "q", "<i4": "i"}
 
 def write(path, dtype, shape, values):
     dims = () if shape == "scalar" else tuple(int(d) for d in shape.split("x"))
-    vals = [float(v) if dtype == "f4" else int(v) for v in values.split(",")]
     count = 1
     for d in dims:
         count *= d
+    if values == "iota":
+        values = ",".join(str(i) for i in range(count))
+    vals = [float(v) if dtype == "f4" else int(v) for v in values.split(",")]
     if len(vals) != count:
         sys.exit(f"npy.py: {len(vals)} values for shape {shape}")
     descr = "<" + dtype
