@@ -299,6 +299,7 @@ const struct embrtBackend embrtCudaBackend = {
     .elementwise = elementwise,
     .fill = fill,
     .convert = convert,
+    .launchKernel = embrtCudaLaunchKernel,
 
     .commGetUniqueId = embrtCudaCommGetUniqueId,
     .commInit = embrtCudaCommInit,
