@@ -90,6 +90,10 @@ typedef struct EmbLowering {
   /// The linalg matmul chains of the function (gemm.c).
   struct EmbGemmPlan *gemms;
   size_t numGemms;
+  /// The groups of ops that become GPU kernels (gpu_kernels.c, cuda
+  /// target), and how many kernel modules this run of the pass has made.
+  struct EmbGpuKernelGroup *kernelGroups;
+  size_t numKernelGroups, numKernelModules;
   bool failed;
 } EmbLowering;
 
@@ -301,6 +305,28 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op);
 /// Erases the ops chain `last` absorbed, once nothing uses them (mixed
 /// functions, after `last` is replaced).
 void embEraseGemmParts(EmbLowering *l, MlirOperation last);
+
+//===----------------------------------------------------------------------===//
+// GPU kernels for the ops without a runtime call (gpu_kernels.c)
+//===----------------------------------------------------------------------===//
+
+/// On the cuda target, groups the ops of `block` that no runtime call takes
+/// (linalg ops, arith and math on tensors) into runs that become GPU
+/// kernels, and marks the tensor.empty and splat constants only they read
+/// as skipped. Nothing on the cpu target.
+void embPlanGpuKernels(EmbLowering *l, MlirBlock block);
+
+/// Whether `op` belongs to a group planned for GPU kernels.
+bool embIsGpuKernelOp(EmbLowering *l, MlirOperation op);
+
+/// For an op of a group: at its last op, compiles the group's kernels with
+/// MLIR and emits their launches (embrtCompiledLaunchKernel) on the lowered
+/// buffers, an error at its first op if it cannot; false if `op` is in no
+/// group.
+bool embLowerGpuKernel(EmbLowering *l, MlirOperation op);
+
+/// Frees the groups of the function.
+void embFreeGpuKernelPlans(EmbLowering *l);
 
 #ifdef __cplusplus
 }
