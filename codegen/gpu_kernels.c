@@ -80,14 +80,37 @@ enum { blockThreads = 256 };
 /// Reductions over fewer points run in the thread of their output point.
 enum { minTreeReduction = 32 };
 
-/// What kernels are compiled for.
+/// What kernels are compiled for; %s is the nvvm target's libraries.
 static const char *const gpuPipeline =
     "lower-affine, gpu-kernel-outlining, "
-    "nvvm-attach-target{chip=sm_90 features=+ptx80 O=3}, "
+    "nvvm-attach-target{chip=sm_90 features=+ptx80 O=3%s}, "
     "gpu.module(convert-scf-to-cf, "
     "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}, canonicalize, "
     "cse, reconcile-unrealized-casts), "
     "gpu-module-to-binary{format=isa}";
+
+/// libdevice (the __nv_* math functions convert-gpu-to-nvvm calls), as a
+/// library option of the nvvm target, from the CUDA toolkit that
+/// $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH names, else /usr/local/cuda: MLIR
+/// looks only where its build was told to and in $PATH. Empty if none has
+/// it (kernels that need it then fail, naming the function).
+static void libdeviceOption(char *out, size_t n) {
+  const char *const vars[] = {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH", NULL};
+  out[0] = '\0';
+  for (int i = 0; i < 4; ++i) {
+    const char *root = vars[i] ? getenv(vars[i]) : "/usr/local/cuda";
+    if (!root || !*root || strpbrk(root, " ,{}"))
+      continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", root);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      continue;
+    fclose(f);
+    snprintf(out, n, " l=%s", path);
+    return;
+  }
+}
 
 /// How a group's function on tensors becomes linalg.generic ops on tensors,
 /// then (after duplicateElementwise) fused generics on buffers.
@@ -146,10 +169,7 @@ static MlirWalkResult remapOperands(MlirOperation op, void *userData) {
 static MlirOperation cloneMapped(EmbBuilder *b, MlirOperation op, ValueMap *m) {
   MlirOperation copy = mlirOperationClone(op);
   mlirOperationWalk(copy, remapOperands, m, MlirWalkPreOrder);
-  if (!mlirOperationIsNull(b->before))
-    mlirBlockInsertOwnedOperationBefore(b->block, b->before, copy);
-  else
-    mlirBlockAppendOwnedOperation(b->block, copy);
+  embBuilderInsert(b, copy);
   for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
     mapPut(m, mlirOperationGetResult(op, i), mlirOperationGetResult(copy, i));
   return copy;
@@ -233,9 +253,8 @@ bool embIsGpuKernelOp(EmbLowering *l, MlirOperation op) {
 
 static void addToGroup(EmbLowering *l, bool open, MlirOperation op) {
   if (!open) {
-    l->kernelGroups =
-        realloc(l->kernelGroups, (l->numKernelGroups + 1) *
-                                     sizeof(EmbGpuKernelGroup));
+    l->kernelGroups = realloc(l->kernelGroups, (l->numKernelGroups + 1) *
+                                                   sizeof(EmbGpuKernelGroup));
     l->kernelGroups[l->numKernelGroups++] = (EmbGpuKernelGroup){NULL, 0};
   }
   EmbGpuKernelGroup *g = &l->kernelGroups[l->numKernelGroups - 1];
@@ -269,9 +288,10 @@ void embPlanGpuKernels(EmbLowering *l, MlirBlock body) {
       open = false;
     }
   }
-  // A tensor.empty or splat constant that only kernels read is copied into
-  // them: the function need not allocate or fill it. The skipped list holds
-  // at most every op of the block once (embPlanReadThrough sizes it so).
+  // A tensor.empty, splat constant or scalar that only kernels read is
+  // copied into them: the function need not allocate, fill or compute it. The
+  // skipped list holds at most every op of the block once (embPlanReadThrough
+  // sizes it so).
   if (!l->skipped) {
     size_t numOps = 0;
     for (MlirOperation op = mlirBlockGetFirstOperation(body);
@@ -282,15 +302,14 @@ void embPlanGpuKernels(EmbLowering *l, MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op) && !mlirOperationEqual(op, ret);
        op = mlirOperationGetNextInBlock(op)) {
-    if (!(embOpIs(op, "tensor.empty") || isSplatConstant(op)) ||
-        embIsSkipped(l, op))
+    if (!isCloned(op) || embIsSkipped(l, op))
       continue;
     MlirValue r = mlirOperationGetResult(op, 0);
     bool onlyKernels = !mlirOpOperandIsNull(mlirValueGetFirstUse(r));
     for (MlirOpOperand u = mlirValueGetFirstUse(r);
          !mlirOpOperandIsNull(u) && onlyKernels; u = mlirOpOperandGetNextUse(u))
-      onlyKernels = embIsGpuKernelOp(l, topLevelOp(mlirOpOperandGetOwner(u),
-                                                   body));
+      onlyKernels =
+          embIsGpuKernelOp(l, topLevelOp(mlirOpOperandGetOwner(u), body));
     if (onlyKernels)
       l->skipped[l->numSkipped++] = op.ptr;
   }
@@ -359,13 +378,10 @@ static void buildIf(EmbBuilder *b, MlirValue cond) {
   mlirOperationStateAddOperands(&st, 1, &cond);
   mlirOperationStateAddOwnedRegions(&st, 2, regions);
   MlirOperation op = mlirOperationCreate(&st);
-  if (!mlirOperationIsNull(b->before))
-    mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
-  else
-    mlirBlockAppendOwnedOperation(b->block, op);
+  embBuilderInsert(b, op);
   EmbBuilder inner = {b->ctx, b->loc, then, {NULL}};
-  MlirOperation yield = embBuildOp(&inner, "scf.yield", 0, NULL, 0, NULL, 0,
-                                   NULL);
+  MlirOperation yield =
+      embBuildOp(&inner, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   *b = (EmbBuilder){b->ctx, b->loc, then, yield};
 }
 
@@ -394,20 +410,17 @@ static MlirOperation buildFor(EmbBuilder *b, MlirValue lb, MlirValue ub,
   mlirOperationStateAddResults(&st, n, resultTypes);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   MlirOperation op = mlirOperationCreate(&st);
-  if (!mlirOperationIsNull(b->before))
-    mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
-  else
-    mlirBlockAppendOwnedOperation(b->block, op);
+  embBuilderInsert(b, op);
   return op;
 }
 
 /// gpu.launch with a grid of `grid` x 1 x 1 blocks of `threads` x 1 x 1
 /// threads, before `b`'s point; `body` gets its block (block ids, thread
 /// ids, grid and block sizes), ended with gpu.terminator.
-static MlirOperation buildLaunch(EmbBuilder *b, int64_t grid,
-                                 int64_t threads, MlirBlock *body) {
+static MlirOperation buildLaunch(EmbBuilder *b, int64_t grid, int64_t threads,
+                                 MlirBlock *body) {
   MlirValue one = constIndex(b, 1);
-  MlirValue operands[6] = {constIndex(b, grid), one, one,
+  MlirValue operands[6] = {constIndex(b, grid),    one, one,
                            constIndex(b, threads), one, one};
   MlirType types[12];
   for (int i = 0; i < 12; ++i)
@@ -428,10 +441,7 @@ static MlirOperation buildLaunch(EmbBuilder *b, int64_t grid,
   mlirOperationStateAddAttributes(&st, 2, attrs);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   MlirOperation op = mlirOperationCreate(&st);
-  if (!mlirOperationIsNull(b->before))
-    mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
-  else
-    mlirBlockAppendOwnedOperation(b->block, op);
+  embBuilderInsert(b, op);
   EmbBuilder inner = {b->ctx, b->loc, *body, {NULL}};
   embBuildOp(&inner, "gpu.terminator", 0, NULL, 0, NULL, 0, NULL);
   return op;
@@ -602,34 +612,63 @@ static void cloneBody(EmbBuilder *b, const Generic *g, ValueMap *m,
 // The two kernel shapes
 //===----------------------------------------------------------------------===//
 
-/// A thread per point of the parallel dims; reduction dims loop in it.
-static MlirOperation lowerPointwise(EmbBuilder *host, const Generic *g) {
-  int par[maxLoops], red[maxLoops], np = 0, nr = 0;
-  int64_t points = 1, reduced = 1;
+/// The parallel and the reduction loops of `g`, in order, and how many
+/// points each set spans.
+typedef struct Loops {
+  int par[maxLoops], red[maxLoops], np, nr;
+  int64_t points, reduced;
+} Loops;
+
+static Loops splitLoops(const Generic *g) {
+  Loops lp;
+  memset(&lp, 0, sizeof lp);
+  lp.points = lp.reduced = 1;
   for (int d = 0; d < g->numLoops; ++d) {
     if (g->reduction[d]) {
-      red[nr++] = d;
-      reduced *= g->extent[d];
+      lp.red[lp.nr++] = d;
+      lp.reduced *= g->extent[d];
     } else {
-      par[np++] = d;
-      points *= g->extent[d];
+      lp.par[lp.np++] = d;
+      lp.points *= g->extent[d];
     }
   }
-  if (points == 0)
+  return lp;
+}
+
+/// The start of the body of a loop over the reduction points (its
+/// induction variable the linear reduction index): the loop indices `ridx`
+/// (the parallel ones `idx`, the reduction ones from the variable) and every
+/// input's element there, mapped to the body's arguments in `m`. Returns a
+/// builder at the end of the loop's block.
+static EmbBuilder enterReductionLoop(const EmbBuilder *outer, const Generic *g,
+                                     MlirBlock loop, const MlirValue *idx,
+                                     const Loops *lp, MlirValue *ridx,
+                                     ValueMap *m) {
+  EmbBuilder in = {outer->ctx, outer->loc, loop, {NULL}};
+  memcpy(ridx, idx, maxLoops * sizeof(MlirValue));
+  delinearize(&in, g, mlirBlockGetArgument(loop, 0), lp->red, lp->nr, ridx);
+  for (intptr_t i = 0; i < g->numIns; ++i)
+    mapPut(m, mlirBlockGetArgument(g->body, i), load(&in, g, i, ridx));
+  return in;
+}
+
+/// A thread per point of the parallel dims; reduction dims loop in it.
+static MlirOperation lowerPointwise(EmbBuilder *host, const Generic *g) {
+  Loops lp = splitLoops(g);
+  if (lp.points == 0)
     return (MlirOperation){NULL};
   MlirBlock body;
   MlirOperation launch = buildLaunch(
-      host, (points + blockThreads - 1) / blockThreads, blockThreads, &body);
-  EmbBuilder b = {host->ctx, host->loc, body,
-                  mlirBlockGetTerminator(body)};
+      host, (lp.points + blockThreads - 1) / blockThreads, blockThreads, &body);
+  EmbBuilder b = {host->ctx, host->loc, body, mlirBlockGetTerminator(body)};
   MlirValue linear =
       binary(&b, "arith.addi",
              binary(&b, "arith.muli", mlirBlockGetArgument(body, 0),
                     constIndex(&b, blockThreads)),
              mlirBlockGetArgument(body, 3));
-  buildIf(&b, cmpIndex(&b, cmpUlt, linear, constIndex(&b, points)));
+  buildIf(&b, cmpIndex(&b, cmpUlt, linear, constIndex(&b, lp.points)));
   MlirValue idx[maxLoops];
-  delinearize(&b, g, linear, par, np, idx);
+  delinearize(&b, g, linear, lp.par, lp.np, idx);
   // The outputs' current values, for bodies that read them.
   MlirValue acc[32];
   intptr_t ni = g->numIns, no = g->numOuts;
@@ -640,14 +679,14 @@ static MlirOperation lowerPointwise(EmbBuilder *host, const Generic *g) {
                  : load(&b, g, ni + o, idx);
   }
   MlirValue results[32];
-  if (nr == 0 || reduced == 0) {
+  if (lp.nr == 0 || lp.reduced == 0) {
     ValueMap m = {0};
     for (intptr_t i = 0; i < ni; ++i)
       mapPut(&m, mlirBlockGetArgument(g->body, i), load(&b, g, i, idx));
     for (intptr_t o = 0; o < no; ++o)
       if (!mlirValueIsNull(acc[o]))
         mapPut(&m, mlirBlockGetArgument(g->body, ni + o), acc[o]);
-    if (nr == 0)
+    if (lp.nr == 0)
       cloneBody(&b, g, &m, idx, (MlirOperation){NULL}, results);
     else
       for (intptr_t o = 0; o < no; ++o) // an empty reduction: the init
@@ -659,15 +698,11 @@ static MlirOperation lowerPointwise(EmbBuilder *host, const Generic *g) {
         acc[o] = load(&b, g, ni + o, idx);
     MlirBlock loop;
     MlirOperation forOp =
-        buildFor(&b, constIndex(&b, 0), constIndex(&b, reduced),
+        buildFor(&b, constIndex(&b, 0), constIndex(&b, lp.reduced),
                  constIndex(&b, 1), no, acc, &loop);
-    EmbBuilder in = {b.ctx, b.loc, loop, {NULL}};
     MlirValue ridx[maxLoops];
-    memcpy(ridx, idx, sizeof ridx);
-    delinearize(&in, g, mlirBlockGetArgument(loop, 0), red, nr, ridx);
     ValueMap m = {0};
-    for (intptr_t i = 0; i < ni; ++i)
-      mapPut(&m, mlirBlockGetArgument(g->body, i), load(&in, g, i, ridx));
+    EmbBuilder in = enterReductionLoop(&b, g, loop, idx, &lp, ridx, &m);
     for (intptr_t o = 0; o < no; ++o)
       mapPut(&m, mlirBlockGetArgument(g->body, ni + o),
              mlirBlockGetArgument(loop, 1 + o));
@@ -737,8 +772,8 @@ static bool matchTree(const Generic *g, const Combiner **c, MlirOperation *op,
   if ((*c)->isFloat)
     return mlirTypeIsAF32(t) || mlirTypeIsAF16(t) || mlirTypeIsABF16(t) ||
            mlirTypeIsAF64(t);
-  return mlirTypeIsAInteger(t) && (mlirIntegerTypeGetWidth(t) == 32 ||
-                                   mlirIntegerTypeGetWidth(t) == 64);
+  return mlirTypeIsAInteger(t) &&
+         (mlirIntegerTypeGetWidth(t) == 32 || mlirIntegerTypeGetWidth(t) == 64);
 }
 
 static MlirValue combine(EmbBuilder *b, const Combiner *c, MlirValue x,
@@ -751,27 +786,17 @@ static MlirValue combine(EmbBuilder *b, const Combiner *c, MlirValue x,
 static MlirOperation lowerTree(EmbBuilder *host, const Generic *g,
                                const Combiner *c, MlirOperation combinerOp,
                                intptr_t accPos) {
-  int par[maxLoops], red[maxLoops], np = 0, nr = 0;
-  int64_t points = 1, reduced = 1;
-  for (int d = 0; d < g->numLoops; ++d) {
-    if (g->reduction[d]) {
-      red[nr++] = d;
-      reduced *= g->extent[d];
-    } else {
-      par[np++] = d;
-      points *= g->extent[d];
-    }
-  }
-  if (points == 0)
+  Loops lp = splitLoops(g);
+  if (lp.points == 0)
     return (MlirOperation){NULL};
-  int64_t threads = (reduced + 31) / 32 * 32;
+  int64_t threads = (lp.reduced + 31) / 32 * 32;
   if (threads > blockThreads)
     threads = blockThreads;
   MlirBlock body;
-  MlirOperation launch = buildLaunch(host, points, threads, &body);
+  MlirOperation launch = buildLaunch(host, lp.points, threads, &body);
   EmbBuilder b = {host->ctx, host->loc, body, mlirBlockGetTerminator(body)};
   MlirValue idx[maxLoops];
-  delinearize(&b, g, mlirBlockGetArgument(body, 0), par, np, idx);
+  delinearize(&b, g, mlirBlockGetArgument(body, 0), lp.par, lp.np, idx);
   intptr_t ni = g->numIns;
   MlirType elem = mlirValueGetType(mlirBlockGetArgument(g->body, ni));
   bool widen = mlirTypeIsAF16(elem) || mlirTypeIsABF16(elem);
@@ -780,20 +805,15 @@ static MlirOperation lowerTree(EmbBuilder *host, const Generic *g,
       c->isFloat ? mlirFloatAttrDoubleGet(b.ctx, accType, c->neutral)
                  : mlirIntegerAttrGet(accType, (int64_t)c->neutral);
   MlirNamedAttribute value = embNamedAttr(b.ctx, "value", neutral);
-  MlirValue init =
-      result0(embBuildOp(&b, "arith.constant", 0, NULL, 1, &accType, 1,
-                         &value));
+  MlirValue init = result0(
+      embBuildOp(&b, "arith.constant", 0, NULL, 1, &accType, 1, &value));
   MlirValue tid = mlirBlockGetArgument(body, 3);
   MlirBlock loop;
-  MlirOperation forOp = buildFor(&b, tid, constIndex(&b, reduced),
+  MlirOperation forOp = buildFor(&b, tid, constIndex(&b, lp.reduced),
                                  constIndex(&b, threads), 1, &init, &loop);
-  EmbBuilder in = {b.ctx, b.loc, loop, {NULL}};
   MlirValue ridx[maxLoops];
-  memcpy(ridx, idx, sizeof ridx);
-  delinearize(&in, g, mlirBlockGetArgument(loop, 0), red, nr, ridx);
   ValueMap m = {0};
-  for (intptr_t i = 0; i < ni; ++i)
-    mapPut(&m, mlirBlockGetArgument(g->body, i), load(&in, g, i, ridx));
+  EmbBuilder in = enterReductionLoop(&b, g, loop, idx, &lp, ridx, &m);
   MlirValue unused[1];
   cloneBody(&in, g, &m, ridx, combinerOp, unused);
   MlirValue v = mlirOperationGetOperand(combinerOp, 1 - accPos);
@@ -827,8 +847,8 @@ static MlirOperation lowerTree(EmbBuilder *host, const Generic *g,
     total = cast(&b, "arith.truncf", total, elem);
   MlirValue old = load(&b, g, ni, idx);
   // The combiner's operand order, as the body has it.
-  MlirValue result = accPos == 0 ? combine(&b, c, old, total)
-                                 : combine(&b, c, total, old);
+  MlirValue result =
+      accPos == 0 ? combine(&b, c, old, total) : combine(&b, c, total, old);
   store(&b, g, ni, idx, result);
   return launch;
 }
@@ -888,21 +908,15 @@ static bool launchGenerics(MlirModule module, char *why, size_t n) {
     const Combiner *c = NULL;
     MlirOperation combinerOp = {NULL};
     intptr_t accPos = 0;
-    int64_t reduced = 1;
-    bool anyReduction = false;
-    for (int d = 0; d < g.numLoops; ++d)
-      if (g.reduction[d]) {
-        reduced *= g.extent[d];
-        anyReduction = true;
-      }
-    MlirOperation launch =
-        anyReduction && reduced >= minTreeReduction &&
-                matchTree(&g, &c, &combinerOp, &accPos)
-            ? lowerTree(&b, &g, c, combinerOp, accPos)
-            : lowerPointwise(&b, &g);
+    Loops lp = splitLoops(&g);
+    MlirOperation launch = lp.nr > 0 && lp.reduced >= minTreeReduction &&
+                                   matchTree(&g, &c, &combinerOp, &accPos)
+                               ? lowerTree(&b, &g, c, combinerOp, accPos)
+                               : lowerPointwise(&b, &g);
     mlirOperationDestroy(ops[i]);
     if (!mlirOperationIsNull(launch)) {
-      MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(launch, 0));
+      MlirBlock body =
+          mlirRegionGetFirstBlock(mlirOperationGetRegion(launch, 0));
       Sink s = {launch, b.block, body, mlirBlockGetFirstOperation(body), {0}};
       mlirOperationWalk(launch, sinkConstant, &s, MlirWalkPreOrder);
       mapFree(&s.copies);
@@ -924,8 +938,8 @@ static void onPipelineError(MlirStringRef message, void *userData) {
   Diagnostics *d = userData;
   size_t used = strlen(d->text);
   if (used + 1 < sizeof d->text)
-    snprintf(d->text + used, sizeof d->text - used, "%.*s",
-             (int)message.length, message.data);
+    snprintf(d->text + used, sizeof d->text - used, "%.*s", (int)message.length,
+             message.data);
 }
 
 /// Runs `pipeline` (pass elements on builtin.module) on `module`; a
@@ -935,9 +949,9 @@ static bool runPipeline(MlirContext ctx, MlirModule module,
   MlirPassManager pm =
       mlirPassManagerCreateOnOperation(ctx, embStr("builtin.module"));
   Diagnostics d = {{0}};
-  MlirLogicalResult r = mlirOpPassManagerAddPipeline(
-      mlirPassManagerGetAsOpPassManager(pm), embStr(pipeline), onPipelineError,
-      &d);
+  MlirLogicalResult r =
+      mlirOpPassManagerAddPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                   embStr(pipeline), onPipelineError, &d);
   if (mlirLogicalResultIsFailure(r))
     snprintf(why, n, "the pipeline '%s' does not parse: %s", pipeline, d.text);
   else if (mlirLogicalResultIsFailure(
@@ -1024,6 +1038,7 @@ typedef struct Collect {
   MlirBlock body;
   MlirValue *external;
   size_t numExternal;
+  MlirOperation assertOp; ///< a cf.assert inside, which kernels cannot check
 } Collect;
 
 /// Whether `v` is defined inside the group (by one of its ops or in one).
@@ -1041,6 +1056,10 @@ static bool definedInside(const Collect *c, MlirValue v) {
 
 static MlirWalkResult collectExternal(MlirOperation op, void *userData) {
   Collect *c = userData;
+  if (embOpIs(op, "cf.assert")) {
+    c->assertOp = op;
+    return MlirWalkResultInterrupt;
+  }
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i) {
     MlirValue v = mlirOperationGetOperand(op, i);
     if (!definedInside(c, v))
@@ -1056,10 +1075,19 @@ static bool buildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
                                MlirBlock fnBody, MlirModule module,
                                const char *name, Interface *io, char *why,
                                size_t n) {
-  Collect c = {g, fnBody, NULL, 0};
-  for (size_t i = 0; i < g->numOps; ++i)
+  Collect c = {g, fnBody, NULL, 0, {NULL}};
+  for (size_t i = 0; i < g->numOps && mlirOperationIsNull(c.assertOp); ++i)
     mlirOperationWalk((MlirOperation){(void *)g->ops[i]}, collectExternal, &c,
                       MlirWalkPreOrder);
+  if (!mlirOperationIsNull(c.assertOp)) {
+    // torch-mlir's bounds checks: a kernel has no way yet to record a
+    // failure, and dropping the check would read out of bounds.
+    embLowerFail(l, c.assertOp,
+                 "a GPU kernel cannot check a cf.assert yet (the cpu target "
+                 "compiles it)");
+    free(c.external);
+    return false;
+  }
   // Values to copy in (and what they read, first), and buffers to pass.
   MlirValue *cloned = NULL;
   size_t numCloned = 0;
@@ -1075,8 +1103,9 @@ static bool buildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
       addValue(&cloned, &numCloned, v);
     } else if (mlirTypeIsATensor(t)) {
       if (!mlirShapedTypeHasStaticShape(t)) {
-        snprintf(why, n, "a GPU kernel needs static shapes, and it reads a "
-                         "tensor of dynamic shape");
+        snprintf(why, n,
+                 "a GPU kernel needs static shapes, and it reads a "
+                 "tensor of dynamic shape");
         ok = false;
       }
       addValue(&io->inputs, &io->numInputs, v);
@@ -1116,11 +1145,12 @@ static bool buildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
     for (intptr_t r = 0, nr = mlirOperationGetNumResults(
                              (MlirOperation){(void *)g->ops[i]});
          r < nr && ok; ++r) {
-      MlirType t =
-          mlirValueGetType(mlirOperationGetResult((MlirOperation){(void *)g->ops[i]}, r));
+      MlirType t = mlirValueGetType(
+          mlirOperationGetResult((MlirOperation){(void *)g->ops[i]}, r));
       if (mlirTypeIsATensor(t) && !mlirShapedTypeHasStaticShape(t)) {
-        snprintf(why, n, "a GPU kernel needs static shapes, and it computes "
-                         "a tensor of dynamic shape");
+        snprintf(why, n,
+                 "a GPU kernel needs static shapes, and it computes "
+                 "a tensor of dynamic shape");
         ok = false;
       }
     }
@@ -1139,8 +1169,8 @@ static bool buildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
   MlirType *types = calloc(nargs + 1, sizeof(MlirType));
   MlirLocation *locs = calloc(nargs + 1, sizeof(MlirLocation));
   for (size_t i = 0; i < nargs; ++i) {
-    MlirValue v = i < io->numInputs ? io->inputs[i]
-                                    : io->outputs[i - io->numInputs];
+    MlirValue v =
+        i < io->numInputs ? io->inputs[i] : io->outputs[i - io->numInputs];
     types[i] = embMemrefTypeOf(mlirValueGetType(v));
     locs[i] = mlirValueIsAOpResult(v)
                   ? mlirOperationGetLocation(mlirOpResultGetOwner(v))
@@ -1152,8 +1182,8 @@ static bool buildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
   MlirNamedAttribute attrs[2] = {
       embNamedAttr(l->ctx, "sym_name", mlirStringAttrGet(l->ctx, embStr(name))),
       embNamedAttr(l->ctx, "function_type",
-                   mlirTypeAttrGet(mlirFunctionTypeGet(
-                       l->ctx, (intptr_t)nargs, types, 0, NULL))),
+                   mlirTypeAttrGet(mlirFunctionTypeGet(l->ctx, (intptr_t)nargs,
+                                                       types, 0, NULL))),
   };
   free(types);
   free(locs);
@@ -1171,8 +1201,8 @@ static bool buildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
     MlirValue arg = mlirBlockGetArgument(block, (intptr_t)i);
     MlirType t = mlirValueGetType(io->inputs[i]);
     mapPut(&m, io->inputs[i],
-           result0(embBuildOp(&b, "bufferization.to_tensor", 1, &arg, 1, &t,
-                              1, &restrictAttr)));
+           result0(embBuildOp(&b, "bufferization.to_tensor", 1, &arg, 1, &t, 1,
+                              &restrictAttr)));
   }
   // Copied values, operands first (they were collected after their users).
   for (size_t i = numCloned; i-- > 0;) {
@@ -1232,8 +1262,8 @@ static MlirValue stringGlobal(EmbLowering *l, const char *prefix,
   text[s.length] = '\0';
   MlirAttribute value =
       mlirStringAttrGet(l->ctx, mlirStringRefCreate(text, s.length + 1));
-  MlirValue p = embBuildConstantGlobal(l, prefix, value,
-                                       (int64_t)s.length + 1, 0);
+  MlirValue p =
+      embBuildConstantGlobal(l, prefix, value, (int64_t)s.length + 1, 0);
   free(text);
   if (bytes)
     *bytes = (int64_t)s.length + 1;
@@ -1248,6 +1278,16 @@ static int64_t constantIndexOf(MlirValue v) {
     return -1;
   return mlirIntegerAttrGetValueInt(
       mlirOperationGetAttributeByName(def, embStr("value")));
+}
+
+/// Bytes of a static buffer of a runtime element type; 0 for another.
+static int64_t bufferBytes(MlirType memref) {
+  if (!mlirShapedTypeHasStaticShape(memref))
+    return 0;
+  return embNumElements(memref) *
+         embTensorElementBytes(mlirRankedTensorTypeGet(
+             0, NULL, mlirShapedTypeGetElementType(memref),
+             mlirAttributeGetNull()));
 }
 
 /// The PTX of gpu.binary @name in `module`.
@@ -1305,11 +1345,7 @@ static bool emitHost(EmbLowering *l, MlirModule module, MlirOperation fn,
         ok = false;
         break;
       }
-      int64_t bytes =
-          embNumElements(t) *
-          embTensorElementBytes(mlirRankedTensorTypeGet(
-              0, NULL, mlirShapedTypeGetElementType(t),
-              mlirAttributeGetNull()));
+      int64_t bytes = bufferBytes(t);
       if (bytes <= 0) {
         snprintf(why, n, "an intermediate buffer has no runtime element type");
         ok = false;
@@ -1322,16 +1358,12 @@ static bool emitHost(EmbLowering *l, MlirModule module, MlirOperation fn,
       MlirValue src = mapGet(&buffers, mlirOperationGetOperand(op, 0));
       MlirValue dst = mapGet(&buffers, mlirOperationGetOperand(op, 1));
       MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
-      if (mlirValueIsNull(src) || mlirValueIsNull(dst)) {
+      int64_t bytes = bufferBytes(t);
+      if (mlirValueIsNull(src) || mlirValueIsNull(dst) || bytes <= 0) {
         snprintf(why, n, "a copy between views is left on the host");
         ok = false;
         break;
       }
-      int64_t bytes =
-          embNumElements(t) *
-          embTensorElementBytes(mlirRankedTensorTypeGet(
-              0, NULL, mlirShapedTypeGetElementType(t),
-              mlirAttributeGetNull()));
       MlirValue a[5] = {l->ctxArg,
                         embBuildConstI64(&l->b, EMBRT_COPY_DEVICE_TO_DEVICE),
                         dst, src, embBuildConstI64(&l->b, bytes)};
@@ -1345,7 +1377,8 @@ static bool emitHost(EmbLowering *l, MlirModule module, MlirOperation fn,
       ok = false;
       break;
     }
-    MlirAttribute kernel = mlirOperationGetAttributeByName(op, embStr("kernel"));
+    MlirAttribute kernel =
+        mlirOperationGetAttributeByName(op, embStr("kernel"));
     MlirStringRef moduleName = mlirSymbolRefAttrGetRootReference(kernel);
     MlirStringRef kernelName = mlirFlatSymbolRefAttrGetValue(
         mlirSymbolRefAttrGetNestedReference(kernel, 0));
@@ -1409,11 +1442,25 @@ static bool emitHost(EmbLowering *l, MlirModule module, MlirOperation fn,
         ok = false;
         break;
       }
-      if (strstr(ptx.data, ".extern .func")) {
+      const char *external = strstr(ptx.data, ".extern .func");
+      if (external) {
+        // `.extern .func (.param ...) name(`: name the first one.
+        const char *p = external + strlen(".extern .func");
+        while (*p == ' ')
+          ++p;
+        if (*p == '(')
+          p = strchr(p, ')') ? strchr(p, ')') + 1 : p;
+        while (*p == ' ')
+          ++p;
+        int len = 0;
+        while (p[len] && p[len] != '(' && p[len] != ' ' && p[len] != ';' &&
+               p[len] != '\n' && len < 64)
+          ++len;
         snprintf(why, n,
-                 "its PTX calls functions it does not define (libdevice "
-                 "was not found: MLIR links it from the CUDA toolkit's "
-                 "nvvm/libdevice)");
+                 "its PTX calls '%.*s', which it does not define (libdevice's "
+                 "__nv_* functions come from the CUDA toolkit's "
+                 "nvvm/libdevice, which MLIR did not find)",
+                 len, p);
         ok = false;
         break;
       }
@@ -1424,15 +1471,21 @@ static bool emitHost(EmbLowering *l, MlirModule module, MlirOperation fn,
     }
     MlirValue nameValue =
         stringGlobal(l, "__emb_kernel_name_", kernelName, NULL);
-    EmbCallArrays arrays = embBuildCallArrays(l, launch, EMB_ABI_LAUNCH_COUNT,
-                                              kargs, numArgs, NULL, 0);
+    MlirType i64 = embI64Type(l->ctx), ptr = embPtrType(l->ctx);
+    MlirValue launchArray = embBuildAlloca(&l->b, i64, EMB_ABI_LAUNCH_COUNT);
+    for (int k = 0; k < EMB_ABI_LAUNCH_COUNT; ++k)
+      embBuildStoreAt(&l->b, launchArray, i64, k,
+                      embBuildConstI64(&l->b, launch[k]));
+    MlirValue argArray = embBuildAlloca(&l->b, ptr, numArgs);
+    for (intptr_t k = 0; k < numArgs; ++k)
+      embBuildStoreAt(&l->b, argArray, ptr, k, kargs[k]);
     MlirValue callArgs[8] = {l->ctxArg,
                              e->ptx,
                              embBuildConstI64(&l->b, e->bytes),
                              embBuildConstI64(&l->b, (int64_t)e->hash),
                              nameValue,
-                             arrays.attrs,
-                             arrays.buffers,
+                             launchArray,
+                             argArray,
                              embBuildConstI64(&l->b, numArgs)};
     embCallRuntime(l, EMB_RT_LAUNCH_KERNEL, 8, callArgs, (MlirType){NULL});
   }
@@ -1464,8 +1517,8 @@ bool embLowerGpuKernel(EmbLowering *l, MlirOperation op) {
   snprintf(name, sizeof name, "emb_kernel_%zu", l->numKernelModules++);
   Interface io = {NULL, NULL, 0, 0};
   char why[512] = "";
-  bool ok = buildGroupFunction(l, g, fnBody, module, name, &io, why,
-                               sizeof why);
+  bool ok =
+      buildGroupFunction(l, g, fnBody, module, name, &io, why, sizeof why);
   if (ok && !mlirOperationVerify(mlirModuleGetOperation(module))) {
     snprintf(why, sizeof why, "its ops do not verify on their own");
     ok = false;
@@ -1486,10 +1539,11 @@ bool embLowerGpuKernel(EmbLowering *l, MlirOperation op) {
                "above)");
     ok = false;
   }
-  if (ok && getenv("EMB_DEBUG_GPU_KERNELS"))
-    mlirOperationDump(mlirModuleGetOperation(module));
   ok = ok && launchGenerics(module, why, sizeof why);
-  if (ok && !runPipeline(l->ctx, module, gpuPipeline, why, sizeof why)) {
+  char libdevice[600], pipeline[1600];
+  libdeviceOption(libdevice, sizeof libdevice);
+  snprintf(pipeline, sizeof pipeline, gpuPipeline, libdevice);
+  if (ok && !runPipeline(l->ctx, module, pipeline, why, sizeof why)) {
     if (!why[0])
       snprintf(why, sizeof why,
                "MLIR's GPU pipeline failed on its kernels (see the errors "
@@ -1535,8 +1589,6 @@ bool embLowerGpuKernel(EmbLowering *l, MlirOperation op) {
     ok = ok && emitHost(l, module, fn, args, why, sizeof why);
     free(args);
   }
-  if (!ok && getenv("EMB_DEBUG_GPU_KERNELS"))
-    mlirOperationDump(mlirModuleGetOperation(module));
   if (!ok && !l->failed)
     failGroup(l, g, why);
   free(io.inputs);

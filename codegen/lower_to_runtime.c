@@ -31,8 +31,11 @@
 // A function with any other op (linalg, scf, cf.assert, tensor.pad, ...) is
 // a mixed function: on the cpu target it keeps those ops at the tensor level
 // for MLIR's bufferization and lowering, with emb ops as runtime calls on
-// buffers among them (mixed_functions.c); on the cuda target it is an error
-// naming the first such op (emb has no GPU lowering for them yet).
+// buffers among them (mixed_functions.c); on the cuda target its linalg ops
+// and arith and math ops on tensors become GPU kernels that MLIR generates,
+// launched on the runtime path's buffers (gpu_kernels.c), and any other op
+// is an error naming it. A function that carries an emb.target attribute
+// is lowered for that target (emb-compile --reference-target).
 //
 // Precondition: the module verifies. Postcondition: no emb op remains; a
 // function of the first kind has no tensor values left and uses only func,

@@ -4,7 +4,8 @@
 // calls (buffers.c), emb ops (emb_ops.c), tensor ops (tensor_ops.c),
 // constants and elementwise ops (constants.c), what emb.ikbo_lce reads
 // through (ikbo_read_through.c), functions that keep ops MLIR compiles
-// (mixed_functions.c), cf.assert (asserts.c) and the pass itself
+// (mixed_functions.c), cf.assert (asserts.c), GPU kernels for the ops
+// without a runtime call (gpu_kernels.c) and the pass itself
 // (lower_to_runtime.c). This header is what they share: the state of one
 // lowering and the helpers that turn a lowered op into a call. Private to
 // codegen/.

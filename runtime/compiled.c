@@ -108,22 +108,12 @@ void embrtCompiledLaunchKernel(embrtContext *ctx, const char *ptx,
   if (!ctx)
     return;
   const char *name = kernel ? kernel : "(null)";
-  if (!ptx || ptxBytes <= 0 || !kernel || !launch ||
-      (numArgs > 0 && !args) || numArgs < 0 ||
-      numArgs > EMB_MAX_KERNEL_ARGS) {
+  if (!ptx || ptxBytes <= 0 || !kernel || !launch || (numArgs > 0 && !args) ||
+      numArgs < 0 || numArgs > EMB_MAX_KERNEL_ARGS) {
     embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
                   "launch_kernel: kernel '%s': its module, name, launch "
                   "array or %lld arguments (at most %d) are not valid",
                   name, (long long)numArgs, EMB_MAX_KERNEL_ARGS);
-    return;
-  }
-  if (!ctx->backend->launchKernel) {
-    embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                  "launch_kernel: kernel '%s' is GPU code the compiler "
-                  "generated for the cuda target, and this context's device "
-                  "cannot run it; compile the model for the cpu target to "
-                  "run it on the CPU",
-                  name);
     return;
   }
   embrtKernelLaunch l = {.ptx = ptx,
@@ -160,5 +150,14 @@ void embrtCompiledLaunchKernel(embrtContext *ctx, const char *ptx,
                     (long long)i);
       return;
     }
+  if (!ctx->backend->launchKernel) {
+    embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                  "launch_kernel: kernel '%s' is GPU code the compiler "
+                  "generated for the cuda target, and this context's device "
+                  "cannot run it; compile the model for the cpu target to "
+                  "run it on the CPU",
+                  name);
+    return;
+  }
   ctx->backend->launchKernel(ctx, &l);
 }

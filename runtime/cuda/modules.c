@@ -27,6 +27,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,11 +61,28 @@ static embrtStatus record(embrtContext *ctx, CUresult result, const char *what,
     name = "an unknown driver error";
   if (cuGetErrorString(result, &text) != CUDA_SUCCESS)
     text = "";
-  embrtStatus status = result == CUDA_ERROR_OUT_OF_MEMORY
-                           ? EMBRT_OUT_OF_MEMORY
-                           : EMBRT_DEVICE_ERROR;
+  embrtStatus status = result == CUDA_ERROR_OUT_OF_MEMORY ? EMBRT_OUT_OF_MEMORY
+                                                          : EMBRT_DEVICE_ERROR;
   return embrtSetError(ctx, status, "launch_kernel: %s of kernel '%s': %s (%s)",
                        what, kernel, name, text);
+}
+
+/// Makes room for one more element in `*array` (`count` used of `*cap`);
+/// false (recorded on the context) when host memory runs out.
+static bool reserve(embrtContext *ctx, void **array, size_t *cap, size_t count,
+                    size_t elementBytes) {
+  if (count < *cap)
+    return true;
+  size_t grownCap = *cap ? 2 * *cap : 8;
+  void *grown = realloc(*array, grownCap * elementBytes);
+  if (!grown) {
+    embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
+                  "launch_kernel: out of host memory");
+    return false;
+  }
+  *array = grown;
+  *cap = grownCap;
+  return true;
 }
 
 static Module *findModule(struct embrtCudaModules *m,
@@ -94,15 +112,9 @@ static embrtStatus moduleOf(embrtContext *ctx, const embrtKernelLaunch *l,
                          "module of kernel '%s' (%lld bytes of PTX); run the "
                          "call once on this context before capturing it",
                          l->kernel, (long long)l->ptxBytes);
-  if (m->numModules == m->modulesCap) {
-    size_t cap = m->modulesCap ? 2 * m->modulesCap : 8;
-    Module *grown = realloc(m->modules, cap * sizeof *grown);
-    if (!grown)
-      return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
-                           "launch_kernel: out of host memory");
-    m->modules = grown;
-    m->modulesCap = cap;
-  }
+  if (!reserve(ctx, (void **)&m->modules, &m->modulesCap, m->numModules,
+               sizeof(Module)))
+    return EMBRT_OUT_OF_MEMORY;
   CUmodule module = NULL;
   EMBRT_TRY(record(ctx, cuModuleLoadData(&module, l->ptx), "cuModuleLoadData",
                    l->kernel));
@@ -123,15 +135,9 @@ static embrtStatus functionOf(embrtContext *ctx, Module *mod, const char *name,
       *out = mod->functions[i].function;
       return EMBRT_OK;
     }
-  if (mod->numFunctions == mod->functionsCap) {
-    size_t cap = mod->functionsCap ? 2 * mod->functionsCap : 4;
-    Function *grown = realloc(mod->functions, cap * sizeof *grown);
-    if (!grown)
-      return embrtSetError(ctx, EMBRT_OUT_OF_MEMORY,
-                           "launch_kernel: out of host memory");
-    mod->functions = grown;
-    mod->functionsCap = cap;
-  }
+  if (!reserve(ctx, (void **)&mod->functions, &mod->functionsCap,
+               mod->numFunctions, sizeof(Function)))
+    return EMBRT_OUT_OF_MEMORY;
   CUfunction f = NULL;
   EMBRT_TRY(record(ctx, cuModuleGetFunction(&f, mod->module, name),
                    "cuModuleGetFunction", name));
