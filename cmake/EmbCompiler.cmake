@@ -6,7 +6,7 @@
 set(EMB_MLIR_CAPI_COMPONENTS
   IR IRDL Interfaces Debug RegisterEverything Transforms Conversion
   ExecutionEngine Target Func Arith Math Tensor SCF MemRef LLVM Bufferization
-  Linalg ControlFlow Index)
+  Linalg ControlFlow Index GPU)
 
 # emb_add_compiler_objects(name sources...): an object library of compiler
 # code, compiled against MLIR's C API headers.

@@ -252,6 +252,7 @@ void embEndFunction(EmbLowering *l) {
   free(l->gemms);
   l->gemms = NULL;
   l->numGemms = 0;
+  embFreeGpuKernelPlans(l);
 }
 
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {

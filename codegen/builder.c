@@ -24,11 +24,15 @@ MlirOperation embBuildOp(EmbBuilder *b, const char *name, intptr_t nOperands,
   if (nAttrs)
     mlirOperationStateAddAttributes(&st, nAttrs, attrs);
   MlirOperation op = mlirOperationCreate(&st);
+  embBuilderInsert(b, op);
+  return op;
+}
+
+void embBuilderInsert(EmbBuilder *b, MlirOperation op) {
   if (!mlirOperationIsNull(b->before))
     mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
   else
     mlirBlockAppendOwnedOperation(b->block, op);
-  return op;
 }
 
 MlirType embI64Type(MlirContext ctx) { return mlirIntegerTypeGet(ctx, 64); }

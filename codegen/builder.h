@@ -33,6 +33,9 @@ MlirOperation embBuildOp(EmbBuilder *b, const char *name, intptr_t nOperands,
                          const MlirType *results, intptr_t nAttrs,
                          const MlirNamedAttribute *attrs);
 
+/// Inserts `op` (created, not yet in a block) at the builder's point.
+void embBuilderInsert(EmbBuilder *b, MlirOperation op);
+
 /// Common types.
 MlirType embI64Type(MlirContext ctx);
 MlirType embPtrType(MlirContext ctx);

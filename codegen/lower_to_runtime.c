@@ -31,8 +31,11 @@
 // A function with any other op (linalg, scf, cf.assert, tensor.pad, ...) is
 // a mixed function: on the cpu target it keeps those ops at the tensor level
 // for MLIR's bufferization and lowering, with emb ops as runtime calls on
-// buffers among them (mixed_functions.c); on the cuda target it is an error
-// naming the first such op (emb has no GPU lowering for them yet).
+// buffers among them (mixed_functions.c); on the cuda target its linalg ops
+// and arith and math ops on tensors become GPU kernels that MLIR generates,
+// launched on the runtime path's buffers (gpu_kernels.c), and any other op
+// is an error naming it. A function that carries an emb.target attribute
+// is lowered for that target (emb-compile --reference-target).
 //
 // Precondition: the module verifies. Postcondition: no emb op remains; a
 // function of the first kind has no tensor values left and uses only func,
@@ -123,17 +126,21 @@ static void lowerOp(EmbLowering *l, MlirOperation op) {
   l->b.loc = mlirOperationGetLocation(op);
   if (embIsGemmAbsorbed(l, op))
     return; // the chain's last op makes the call (gemm.c)
+  if (embLowerGpuKernel(l, op))
+    return; // the group's last op compiles its kernels (gpu_kernels.c)
   if (embLowerGemm(l, op) || embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
       embLowerConstantOp(l, op))
     return;
   if (isScalarCopy(op))
     copyScalarOp(l, op);
   else if (l->target == EMB_TARGET_CUDA)
-    // The cpu target compiles such ops with MLIR (mixed_functions.c).
+    // linalg ops and arith and math on tensors are GPU kernels
+    // (gpu_kernels.c); the cpu target compiles the rest with MLIR
+    // (mixed_functions.c).
     embLowerFail(l, op,
-                 "every op must map to a runtime call, and emb has no GPU "
-                 "lowering for this one yet (issue #13; the cpu target "
-                 "compiles it)");
+                 "every op must map to a runtime call or a GPU kernel (linalg "
+                 "ops and arith and math on tensors), and emb has no GPU "
+                 "lowering for this one (the cpu target compiles it)");
   else
     embLowerFail(l, op, "every op must map to a runtime call");
 }
@@ -295,6 +302,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->numSkipped = 0;
   embPlanReadThrough(l, oldBlock);
   embPlanGemms(l, oldBlock);
+  embPlanGpuKernels(l, oldBlock); // after the chains, which it leaves alone
   for (MlirOperation op = mlirBlockGetFirstOperation(oldBlock);
        !mlirOperationIsNull(op) && !l->failed;
        op = mlirOperationGetNextInBlock(op)) {
@@ -400,10 +408,17 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
       funcs = realloc(funcs, (cap *= 2) * sizeof(MlirOperation));
     funcs[n++] = f;
   }
+  EmbTarget target = l.target;
   for (size_t i = 0; i < n && !l.failed; ++i) {
     MlirRegion r = mlirOperationGetRegion(funcs[i], 0);
     if (mlirBlockIsNull(mlirRegionGetFirstBlock(r)))
       continue; // a declaration
+    // A function that names its target (emb-compile --reference-target)
+    // is lowered for it.
+    char named[8];
+    l.target = target;
+    if (embGetStringAttr(funcs[i], "emb.target", named, sizeof named))
+      l.target = !strcmp(named, "cuda") ? EMB_TARGET_CUDA : EMB_TARGET_CPU;
     MlirType ft = mlirTypeAttrGetValue(
         mlirOperationGetAttributeByName(funcs[i], embStr("function_type")));
     if (!checkSignature(&l, funcs[i], ft))

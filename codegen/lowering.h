@@ -4,7 +4,8 @@
 // calls (buffers.c), emb ops (emb_ops.c), tensor ops (tensor_ops.c),
 // constants and elementwise ops (constants.c), what emb.ikbo_lce reads
 // through (ikbo_read_through.c), functions that keep ops MLIR compiles
-// (mixed_functions.c), cf.assert (asserts.c) and the pass itself
+// (mixed_functions.c), cf.assert (asserts.c), GPU kernels for the ops
+// without a runtime call (gpu_kernels.c) and the pass itself
 // (lower_to_runtime.c). This header is what they share: the state of one
 // lowering and the helpers that turn a lowered op into a call. Private to
 // codegen/.
@@ -93,6 +94,10 @@ typedef struct EmbLowering {
   /// The linalg matmul chains of the function (gemm.c).
   struct EmbGemmPlan *gemms;
   size_t numGemms;
+  /// The groups of ops that become GPU kernels (gpu_kernels.c, cuda
+  /// target), and how many kernel modules this run of the pass has made.
+  struct EmbGpuKernelGroup *kernelGroups;
+  size_t numKernelGroups, numKernelModules;
   bool failed;
 } EmbLowering;
 
@@ -304,6 +309,28 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op);
 /// Erases the ops chain `last` absorbed, once nothing uses them (mixed
 /// functions, after `last` is replaced).
 void embEraseGemmParts(EmbLowering *l, MlirOperation last);
+
+//===----------------------------------------------------------------------===//
+// GPU kernels for the ops without a runtime call (gpu_kernels.c)
+//===----------------------------------------------------------------------===//
+
+/// On the cuda target, groups the ops of `block` that no runtime call takes
+/// (linalg ops, arith and math on tensors) into runs that become GPU
+/// kernels, and marks the tensor.empty and splat constants only they read
+/// as skipped. Nothing on the cpu target.
+void embPlanGpuKernels(EmbLowering *l, MlirBlock block);
+
+/// Whether `op` belongs to a group planned for GPU kernels.
+bool embIsGpuKernelOp(EmbLowering *l, MlirOperation op);
+
+/// For an op of a group: at its last op, compiles the group's kernels with
+/// MLIR and emits their launches (embrtCompiledLaunchKernel) on the lowered
+/// buffers, an error at its first op if it cannot; false if `op` is in no
+/// group.
+bool embLowerGpuKernel(EmbLowering *l, MlirOperation op);
+
+/// Frees the groups of the function.
+void embFreeGpuKernelPlans(EmbLowering *l);
 
 #ifdef __cplusplus
 }

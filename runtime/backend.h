@@ -48,6 +48,17 @@ struct embrtGraph {
   void *handle;
 };
 
+/// One launch of a compiler-generated kernel (embrtCompiledLaunchKernel).
+typedef struct embrtKernelLaunch {
+  const char *ptx; ///< NUL-terminated PTX text
+  int64_t ptxBytes;
+  uint64_t hash; ///< the PTX's FNV-1a, computed by the compiler
+  const char *kernel;
+  unsigned grid[3], block[3], sharedBytes;
+  void *const *args; ///< numArgs device pointers, the kernel's parameters
+  int numArgs;
+} embrtKernelLaunch;
+
 struct embrtBackend {
   /// The alignment a workspace needs: 256 bytes on CUDA (what cuBLAS asks
   /// for; cudaMalloc gives it), 16 on the CPU (what malloc gives).
@@ -161,6 +172,11 @@ struct embrtBackend {
   embrtStatus (*convert)(embrtContext *ctx, const void *input,
                          embrtDtype inputDtype, void *output,
                          embrtDtype outputDtype, int64_t numElements);
+
+  /// A kernel the compiler generated (embrtCompiledLaunchKernel, checked
+  /// by runtime/compiled.c); NULL where the device cannot run PTX.
+  embrtStatus (*launchKernel)(embrtContext *ctx,
+                              const struct embrtKernelLaunch *launch);
 
   //===--------------------------------------------------------------------===//
   // Communicators and collectives (runtime/collectives.c): arguments are

@@ -97,3 +97,67 @@ void embrtCompiledAssert(embrtContext *ctx, int64_t ok, const char *message) {
   embrtSetError(ctx, EMBRT_OUT_OF_RANGE, "%s",
                 message ? message : "assertion failed");
 }
+
+/// Checks what the compiler wrote (a null buffer is a failed allocation,
+/// refused like every other call refuses it) and hands the launch to the
+/// backend; a backend without the hook cannot run PTX.
+void embrtCompiledLaunchKernel(embrtContext *ctx, const char *ptx,
+                               int64_t ptxBytes, int64_t hash,
+                               const char *kernel, const int64_t *launch,
+                               void *const *args, int64_t numArgs) {
+  if (!ctx)
+    return;
+  const char *name = kernel ? kernel : "(null)";
+  if (!ptx || ptxBytes <= 0 || !kernel || !launch || (numArgs > 0 && !args) ||
+      numArgs < 0 || numArgs > EMB_MAX_KERNEL_ARGS) {
+    embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                  "launch_kernel: kernel '%s': its module, name, launch "
+                  "array or %lld arguments (at most %d) are not valid",
+                  name, (long long)numArgs, EMB_MAX_KERNEL_ARGS);
+    return;
+  }
+  embrtKernelLaunch l = {.ptx = ptx,
+                         .ptxBytes = ptxBytes,
+                         .hash = (uint64_t)hash,
+                         .kernel = kernel,
+                         .args = args,
+                         .numArgs = (int)numArgs};
+  for (int i = 0; i < 3; ++i) {
+    int64_t g = launch[EMB_ABI_LAUNCH_GRID_X + i];
+    int64_t b = launch[EMB_ABI_LAUNCH_BLOCK_X + i];
+    if (g < 1 || g > 0x7fffffff || b < 1 || b > 1024) {
+      embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                    "launch_kernel: kernel '%s': grid %lld or block %lld in "
+                    "dimension %d is out of range",
+                    name, (long long)g, (long long)b, i);
+      return;
+    }
+    l.grid[i] = (unsigned)g;
+    l.block[i] = (unsigned)b;
+  }
+  int64_t shared = launch[EMB_ABI_LAUNCH_SHARED_BYTES];
+  if (shared < 0 || shared > 0x7fffffff) {
+    embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                  "launch_kernel: kernel '%s': %lld bytes of shared memory",
+                  name, (long long)shared);
+    return;
+  }
+  l.sharedBytes = (unsigned)shared;
+  for (int64_t i = 0; i < numArgs; ++i)
+    if (!args[i]) {
+      embrtSetError(ctx, EMBRT_INVALID_ARGUMENT,
+                    "launch_kernel: kernel '%s': argument %lld is null", name,
+                    (long long)i);
+      return;
+    }
+  if (!ctx->backend->launchKernel) {
+    embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                  "launch_kernel: kernel '%s' is GPU code the compiler "
+                  "generated for the cuda target, and this context's device "
+                  "cannot run it; compile the model for the cpu target to "
+                  "run it on the CPU",
+                  name);
+    return;
+  }
+  ctx->backend->launchKernel(ctx, &l);
+}

@@ -262,8 +262,9 @@ embrtStatus embrtMemset(embrtContext *ctx, void *dst, int value, size_t bytes);
 //   - copy to or from pageable host memory: a captured embrtMemcpy needs
 //     page-locked host memory (cudaMallocHost, cudaHostRegister) that stays
 //     valid while the graph lives (EMBRT_INVALID_ARGUMENT otherwise);
-//   - do first-use work: a compiled model's constants are uploaded, and the
-//     cuBLAS handle of embrtLce is created, by the first call that needs them;
+//   - do first-use work: a compiled model's constants are uploaded, the PTX
+//     modules of its generated kernels loaded, and the cuBLAS handle of
+//     embrtLce is created, by the first call that needs them;
 //     during a capture that first call fails (EMBRT_INVALID_ARGUMENT). Run
 //     the call once on the context before capturing it (a warm-up);
 //   - stage metadata through host memory: a CUDA TBE with more features than

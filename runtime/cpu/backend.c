@@ -153,6 +153,7 @@ const struct embrtBackend embrtCpuBackend = {
     .elementwise = embrtCpuElementwise,
     .fill = embrtCpuFill,
     .convert = embrtCpuConvert,
+    .launchKernel = NULL, // PTX: embrtCompiledLaunchKernel refuses it
 
     .commGetUniqueId = embrtCpuCommGetUniqueId,
     .commInit = embrtCpuCommInit,

@@ -335,6 +335,7 @@ const struct embrtBackend embrtCudaBackend = {
     .elementwise = elementwise,
     .fill = fill,
     .convert = convert,
+    .launchKernel = embrtCudaLaunchKernel,
 
     .commGetUniqueId = embrtCudaCommGetUniqueId,
     .commInit = embrtCudaCommInit,

@@ -108,6 +108,7 @@ void embrtCudaContextRelease(embrtContext *ctx) {
   if (env->blasHandle)
     cublasDestroy((cublasHandle_t)env->blasHandle);
   embrtCudaGemmRelease(ctx);
+  embrtCudaModulesRelease(ctx);
   if (env->deviceErrors)
     cudaFree(env->deviceErrors); // waits for work that may still write it
   if (state->ownsStream && env->stream)

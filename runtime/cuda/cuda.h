@@ -27,6 +27,9 @@ typedef struct embrtCudaState {
   /// cuBLASLt's handle, workspace and cached plans (runtime/cuda/gemm.c),
   /// made by the context's first GEMM.
   struct embrtCudaGemmState *gemm;
+  /// The PTX modules of compiler-generated kernels this context loaded
+  /// (runtime/cuda/modules.c), made by its first launch of one.
+  struct embrtCudaModules *modules;
 } embrtCudaState;
 
 static inline embrtCudaState *embrtCudaStateOf(const embrtContext *ctx) {
@@ -63,6 +66,12 @@ embrtStatus embrtCudaMemset(embrtContext *ctx, void *dst, int value,
 /// the context.
 embrtStatus embrtCudaGemm(embrtContext *ctx, const embrtGemmArgs *args);
 void embrtCudaGemmRelease(embrtContext *ctx);
+
+/// embrtCompiledLaunchKernel (runtime/cuda/modules.c), and the unloading of
+/// the modules it loaded.
+embrtStatus embrtCudaLaunchKernel(embrtContext *ctx,
+                                  const embrtKernelLaunch *launch);
+void embrtCudaModulesRelease(embrtContext *ctx);
 
 embrtStatus embrtCudaEventCreate(embrtContext *ctx, embrtEvent *event);
 embrtStatus embrtCudaEventRecord(embrtContext *ctx, embrtEvent *event);

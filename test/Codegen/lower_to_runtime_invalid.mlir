@@ -2,10 +2,15 @@
 // RUN: not emb-opt --split-input-file --emb-lower-to-runtime=target=cuda %s 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
-// An op with no runtime call.
+// An op with neither a runtime call nor a GPU kernel (math.sin on tensors,
+// say, is a kernel: gpu_kernels.mlir).
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // CHECK: lower_to_runtime_invalid.mlir:[[@LINE+1]]:8: error: 'math.sin' op cannot be lowered to the emb runtime (target cuda): every op must map to a runtime call
-  %0 = math.sin %x : tensor<4x8xf32>
+  // CHECK: lower_to_runtime_invalid.mlir:[[@LINE+1]]:8: error: 'tensor.generate' op cannot be lowered to the emb runtime (target cuda): every op must map to a runtime call or a GPU kernel
+  %0 = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %c = arith.constant 1.0 : f32
+    tensor.yield %c : f32
+  } : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 

@@ -375,6 +375,43 @@ static void testConstants(void) {
   embrtContextDestroy(ctx);
 }
 
+/// A kernel the compiler generated for the cuda target, launched on a CPU
+/// context: a named error, and the arguments are checked first.
+static void testLaunchKernelOnCpu(void) {
+  TEST_CASE("generated GPU kernels on a CPU context");
+  embrtContext *ctx = newCpuContext();
+  static const char ptx[] = ".version 8.0\n.target sm_90\n";
+  float buffer[4] = {0};
+  void *args[1] = {buffer};
+  int64_t launch[EMB_ABI_LAUNCH_COUNT] = {1, 1, 1, 256, 1, 1, 0};
+  embrtCompiledLaunchKernel(ctx, ptx, sizeof ptx, 7, "k", launch, args, 1);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_UNSUPPORTED, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "launch_kernel: kernel 'k' is GPU code the compiler "
+                  "generated for the cuda target");
+  EXPECT_TRUE(buffer[0] == 0);
+  // Checked before the device: a block past CUDA's 1024 threads, a null
+  // buffer (a failed allocation before the call), too many arguments.
+  embrtContextClearError(ctx);
+  launch[EMB_ABI_LAUNCH_BLOCK_X] = 2048;
+  embrtCompiledLaunchKernel(ctx, ptx, sizeof ptx, 7, "k", launch, args, 1);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "grid 1 or block 2048 in dimension 0 is out of range");
+  launch[EMB_ABI_LAUNCH_BLOCK_X] = 256;
+  embrtContextClearError(ctx);
+  args[0] = NULL;
+  embrtCompiledLaunchKernel(ctx, ptx, sizeof ptx, 7, "k", launch, args, 1);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "argument 0 is null");
+  embrtContextClearError(ctx);
+  embrtCompiledLaunchKernel(ctx, ptx, sizeof ptx, 7, "k", launch, args,
+                            EMB_MAX_KERNEL_ARGS + 1);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "65 arguments (at most 64)");
+  embrtContextDestroy(ctx);
+}
+
 int main(void) {
   Rng rng = rngSeed(0xC0 + 0x7E47);
   testEvents();
@@ -383,6 +420,7 @@ int main(void) {
   testStickyErrors();
   testMemory(&rng);
   testConstants();
+  testLaunchKernelOnCpu();
   testF16EdgeCases();
   testBF16EdgeCases();
   checkRoundTrips("f16 round trip of every pattern", embrtF16ToF32,

@@ -16,3 +16,17 @@ for model in examples/*.mlir; do
 done
 "$build/bin/emb-compile" examples/torch/ikbo_benchmark.mlir --target cuda \
   --pipeline emb-raise,emb-ikbo -o .aot/torch_ikbo_benchmark
+# Models of GPU kernels the compiler generates (docs/codegen.md), each with
+# its model as written compiled for the cpu target as <entry>__reference:
+# --compare-unoptimized checks the GPU against the CPU. The benchmark shapes
+# of bench/gpu_kernels/ go as .aot/gpu_kernels_benchmark_<name>, timed alone.
+for model in test/Codegen/Inputs/gpu_kernels/*.mlir; do
+  name=$(basename "$model" .mlir)
+  "$build/bin/emb-compile" "$model" --target cuda --with-reference \
+    --reference-target cpu -o ".aot/gpu_kernels_$name"
+done
+for model in bench/gpu_kernels/*.mlir; do
+  name=$(basename "$model" .mlir)
+  "$build/bin/emb-compile" "$model" --target cuda \
+    -o ".aot/gpu_kernels_benchmark_$name"
+done

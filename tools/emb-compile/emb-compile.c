@@ -33,7 +33,11 @@ static const char *const usage =
     "  --pipeline P        Run pass pipeline P (e.g. emb-ikbo) before "
     "lowering\n"
     "  --with-reference    Also compile the function as written, as "
-    "<entry>__reference\n";
+    "<entry>__reference\n"
+    "  --reference-target cpu|cuda\n"
+    "                      The target of <entry>__reference (default: "
+    "--target); a\n"
+    "                      cpu reference of a cuda model runs on the CPU\n";
 
 static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
@@ -43,6 +47,7 @@ int main(int argc, char **argv) {
   embCrashInstall("emb-compile", argc, argv);
   const char *input = NULL, *output = NULL, *entryName = NULL, *pipeline = NULL,
              *target = "cpu";
+  const char *refTarget = NULL;
   bool withReference = false;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -63,6 +68,13 @@ int main(int argc, char **argv) {
       }
     } else if (!strcmp(a, "--with-reference")) {
       withReference = true;
+    } else if (!strcmp(a, "--reference-target") && i + 1 < argc) {
+      refTarget = argv[++i];
+      if (strcmp(refTarget, "cpu") && strcmp(refTarget, "cuda")) {
+        fprintf(stderr,
+                "emb-compile: error: --reference-target must be cpu or cuda\n");
+        return 1;
+      }
     } else if (a[0] != '-' || !strcmp(a, "-")) {
       input = a;
     } else {
@@ -111,10 +123,16 @@ int main(int argc, char **argv) {
     snprintf(refName, sizeof refName, "%s__reference", specs[0].name);
     mlirOperationSetAttributeByName(refEntry, str("sym_name"),
                                     mlirStringAttrGet(ctx, str(refName)));
+    // emb-lower-to-runtime lowers a function for the target it names.
+    if (refTarget)
+      mlirOperationSetAttributeByName(refEntry, str("emb.target"),
+                                      mlirStringAttrGet(ctx, str(refTarget)));
     mlirBlockAppendOwnedOperation(mlirModuleGetBody(module),
                                   mlirOperationClone(refEntry));
     specs[1] = specs[0];
     specs[1].name = refName;
+    if (refTarget)
+      specs[1].target = refTarget;
   }
   char lower[64];
   snprintf(lower, sizeof lower, "emb-lower-to-llvm{target=%s}", target);

@@ -943,12 +943,13 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
   EmbArray *out = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
   EmbArray *refOut = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
   void **inputBuffers = calloc((size_t)m->numInputs + 1, sizeof(void *));
-  embrtContext *ctx = NULL;
+  void **cpuInputBuffers = calloc((size_t)m->numInputs + 1, sizeof(void *));
+  embrtContext *ctx = NULL, *cpuCtx = NULL, *refCtx = NULL;
   Call call, refCall;
   bool haveCall = false, haveRef = false;
   memset(&call, 0, sizeof call);
   memset(&refCall, 0, sizeof refCall);
-  if (!in || !out || !refOut || !inputBuffers) {
+  if (!in || !out || !refOut || !inputBuffers || !cpuInputBuffers) {
     fprintf(stderr, "emb-run: error: out of memory\n");
     goto done;
   }
@@ -989,10 +990,29 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
     goto done;
   if (ref) {
     // A training step updated its tables and states in place: the model as
-    // written starts from the same inputs.
+    // written starts from the same inputs. A reference compiled for the cpu
+    // target (emb-compile --reference-target cpu) runs on a CPU context of
+    // its own, with its own copies of the inputs.
+    refCtx = ctx;
+    if (o->device != EMBRT_DEVICE_CPU && ref->target &&
+        !strcmp(ref->target, "cpu")) {
+      if (embrtContextCreate(EMBRT_DEVICE_CPU, 0, NULL, &cpuCtx) != EMBRT_OK) {
+        fprintf(stderr, "emb-run: error: %s\n", embrtGetCreateError());
+        goto done;
+      }
+      refCtx = cpuCtx;
+      for (int i = 0; i < m->numInputs; ++i)
+        if (embrtMalloc(cpuCtx, embArrayBytes(&in[i]) + 1,
+                        &cpuInputBuffers[i]) != EMBRT_OK) {
+          fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
+                  embrtContextGetLastError(cpuCtx));
+          goto done;
+        }
+    }
+    void **refInputs = refCtx == ctx ? inputBuffers : cpuInputBuffers;
     haveRef = true;
-    if (uploadInputs(ctx, m, in, inputBuffers) ||
-        prepareCall(&refCall, ctx, ref, in, inputBuffers, refOut))
+    if (uploadInputs(refCtx, m, in, refInputs) ||
+        prepareCall(&refCall, refCtx, ref, in, refInputs, refOut))
       goto done;
     if (runCall(&refCall, ref, refOut, o->repeat))
       goto done;
@@ -1016,6 +1036,8 @@ done:
   for (int i = 0; in && inputBuffers && i < m->numInputs; ++i) {
     if (ctx)
       embrtFree(ctx, inputBuffers[i]);
+    if (cpuCtx && cpuInputBuffers[i])
+      embrtFree(cpuCtx, cpuInputBuffers[i]);
     free(in[i].data);
   }
   for (int i = 0; out && refOut && i < m->numResults; ++i) {
@@ -1023,9 +1045,11 @@ done:
     free(refOut[i].data);
   }
   embrtContextDestroy(ctx);
+  embrtContextDestroy(cpuCtx);
   free(in);
   free(out);
   free(refOut);
   free(inputBuffers);
+  free(cpuInputBuffers);
   return status;
 }

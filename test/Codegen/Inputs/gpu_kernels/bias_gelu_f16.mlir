@@ -1,0 +1,31 @@
+// torch's linear bias and GELU (the erf form) on f16, as torch-mlir writes
+// them: a broadcast of the bias along the rows, then an elementwise chain
+// with casts that linalg-fuse-elementwise-ops makes one kernel.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @bias_gelu_f16(%x: tensor<256x1024xf16>, %b: tensor<1024xf16>) -> tensor<256x1024xf16> {
+  %e0 = tensor.empty() : tensor<256x1024xf16>
+  %bb = linalg.broadcast ins(%b : tensor<1024xf16>) outs(%e0 : tensor<256x1024xf16>) dimensions = [0]
+  %e1 = tensor.empty() : tensor<256x1024xf16>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %bb : tensor<256x1024xf16>, tensor<256x1024xf16>) outs(%e1 : tensor<256x1024xf16>) {
+  ^bb0(%a: f16, %c: f16, %o: f16):
+    %s = arith.addf %a, %c : f16
+    linalg.yield %s : f16
+  } -> tensor<256x1024xf16>
+  %e2 = tensor.empty() : tensor<256x1024xf16>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<256x1024xf16>) outs(%e2 : tensor<256x1024xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %rsqrt2 = arith.constant 0.70710678 : f32
+    %af = arith.extf %a : f16 to f32
+    %t = arith.mulf %af, %rsqrt2 : f32
+    %erf = math.erf %t : f32
+    %p = arith.addf %erf, %one : f32
+    %h = arith.mulf %af, %half : f32
+    %r = arith.mulf %h, %p : f32
+    %rh = arith.truncf %r : f32 to f16
+    linalg.yield %rh : f16
+  } -> tensor<256x1024xf16>
+  return %g : tensor<256x1024xf16>
+}
