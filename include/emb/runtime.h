@@ -145,7 +145,10 @@ typedef enum embrtDevice {
 typedef struct embrtContext embrtContext;
 
 /// Creates a context on `device`. `ordinal` selects the GPU; `stream` is a
-/// cudaStream_t to run on (NULL: the context creates and owns one). The
+/// cudaStream_t to run on (NULL: the context creates and owns one, a
+/// non-blocking stream that is not ordered with the legacy default stream;
+/// to run on the legacy default stream, as PyTorch's default stream does,
+/// pass cudaStreamLegacy, ((void *)1)). The
 /// caller destroys the context with embrtContextDestroy. On failure `*out`
 /// is NULL and embrtGetCreateError() describes why.
 embrtStatus embrtContextCreate(embrtDevice device, int ordinal, void *stream,

@@ -42,6 +42,7 @@ POOLING = {"sum": 0, "mean": 1, "none": 2}
 BOUNDS = {"fatal": 0, "warning": 1, "ignore": 2, "none": 3}
 OPTIMIZERS = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}
 DEVICE_CPU, DEVICE_CUDA = 0, 1
+CUDA_STREAM_LEGACY = 1  # cudaStreamLegacy: the legacy default stream as a stream handle
 
 _p = ctypes.c_void_p
 _i64p = ctypes.POINTER(ctypes.c_int64)
@@ -104,7 +105,9 @@ class Runtime:
             stream = torch.cuda.current_stream(device)
             key = ("cuda", device.index, stream.cuda_stream)
             ordinal = device.index if device.index is not None else torch.cuda.current_device()
-            kind, handle = DEVICE_CUDA, stream.cuda_stream
+            # PyTorch's default stream is the legacy default stream, handle 0; a NULL stream would
+            # give emb a stream of its own, not ordered with PyTorch's work: pass cudaStreamLegacy.
+            kind, handle = DEVICE_CUDA, stream.cuda_stream or CUDA_STREAM_LEGACY
         else:
             key, kind, ordinal, handle = ("cpu",), DEVICE_CPU, 0, None
         ctx = self.contexts.get(key)

@@ -7,7 +7,8 @@ step, loss.backward() applies the update), against the same steps computed direc
 PyTorch: a dense gradient per table from the bags, then the optimizer on the rows some id touched.
 f32 tables must agree to f32 rounding of the updates; f16 tables (stochastic rounding in emb, nearest
 here) within two f16 ulps a step. Then a model whose dense layer trains with torch.optim.SGD while
-the embeddings train inside backward, and the device error path (a bad id under bounds "fatal").
+the embeddings train inside backward, the device error path (a bad id under bounds "fatal"), and
+on CUDA the order of emb's calls with PyTorch's work on the default stream and on a side stream.
 
     python3 tools/emb-torch/test_emb_torch.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
@@ -228,6 +229,29 @@ def run_errors(device, lib):
         check("outside table 0" in str(e), "errors: message names the table (%s)" % e)
 
 
+def run_stream_order(lib):
+    """emb's calls are ordered with PyTorch's work on its current stream, the default one included:
+    a table written by PyTorch behind a long GPU spin (torch.cuda._sleep) is read by the next
+    lookup only after the write, and PyTorch reads the lookup's output only after it is written.
+    Unordered (emb on a stream of its own) the lookup would read the old rows."""
+    configs = [et.EmbeddingBagConfig("t", 64, 16, ["f"])]
+    for side in (False, True):
+        stream = torch.cuda.Stream() if side else torch.cuda.current_stream()
+        with torch.cuda.stream(stream):
+            ebc = et.EmbeddingBagCollection(configs, device="cuda", library=lib)
+            values = torch.arange(64, device="cuda")
+            offsets = torch.arange(0, 65, 8, device="cuda")
+            ebc(values, offsets).values()  # the context and its first-use work
+            with torch.no_grad():
+                torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time on this stream
+                ebc.weights[0].fill_(2.0)
+            out = ebc(values, offsets).values()
+            got = out.cpu()
+        check(bool((got == 16.0).all()),
+              "stream order (%s stream): the lookup read the table PyTorch wrote before it (got %s)"
+              % ("side" if side else "default", got.flatten()[:4].tolist()))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -243,6 +267,8 @@ def main():
     run_case(a.device, a.lib, "rowwise_adagrad", "sum", torch.float16, False, seed)
     run_model(a.device, a.lib)
     run_errors(a.device, a.lib)
+    if a.device == "cuda":
+        run_stream_order(a.lib)
     print("%d passed, %d failed" % (passes, len(failures)))
     sys.exit(1 if failures else 0)
 
