@@ -128,8 +128,8 @@ enum {
 /// EMB_ABI_LAUNCH_* and `numArgs` (at most EMB_MAX_KERNEL_ARGS) parameters
 /// `args`, each a device buffer (the bare-pointer memref convention: a
 /// buffer's first element; a null one is refused). A CUDA context loads each
-/// module once, on the first launch that needs it (the driver's
-/// cuModuleLoadData), keeps it, keyed by (hash, bytes), until the context is
+/// module once, on the first launch that needs it (cudaLibraryLoadData),
+/// keeps it, keyed by (hash, bytes), until the context is
 /// destroyed, and never waits for the device; during a graph capture that first
 /// load fails instead (run the call once before capturing it). A CPU context
 /// cannot run it: EMBRT_UNSUPPORTED (the model was compiled for the cuda

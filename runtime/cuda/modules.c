@@ -2,29 +2,32 @@
 //
 // The CUDA backend's launchKernel hook (embrtCompiledLaunchKernel): the PTX
 // modules emb-lower-to-runtime{target=cuda} generates for the ops the runtime
-// has no call for (docs/codegen.md), loaded with the driver API and launched
+// has no call for (docs/codegen.md), loaded with the CUDA runtime and launched
 // on the context's stream.
 //
+// Modules are loaded through the CUDA runtime's library API
+// (cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel on the
+// cudaKernel_t), not the driver API: the runtime finds the driver when a
+// device is used, so nothing links libcuda.so.1 and the tools and tests
+// built with CUDA still start on a machine without a GPU driver.
+//
 // A context loads each module once, on the first launch that needs it
-// (cuModuleLoadData, which JIT-compiles the PTX for the device), and keeps
+// (cudaLibraryLoadData, which JIT-compiles the PTX for the device), and keeps
 // it, keyed by the PTX's hash and size, with the functions looked up in it,
 // until the context is destroyed (embrtCudaModulesRelease). A launch is one
-// cuLaunchKernel on the context's stream: nothing waits for the device and
+// cudaLaunchKernel on the context's stream: nothing waits for the device and
 // nothing is allocated, so a launch of a loaded module can be captured into
 // a graph. A load cannot (it allocates device memory and may synchronise):
 // during a capture the first launch of a module fails with a message that
 // says to run the call once first, as embrtCompiledConstant does.
 //
-// Driver calls need the device's primary context current on the thread,
-// which cudaSetDevice makes (CUDA 12 and later); every CUresult is checked
-// and translated here, with the driver's name for it.
+// Every cudaError_t is checked and translated here, with CUDA's name for it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "emb/compiled.h"
 #include "runtime/cuda/cuda.h"
 
-#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <stdbool.h>
@@ -34,14 +37,14 @@
 /// A function of a loaded module, found by name once.
 typedef struct Function {
   char *name;
-  CUfunction function;
+  cudaKernel_t function;
 } Function;
 
 /// One loaded module and the functions looked up in it.
 typedef struct Module {
   uint64_t hash;
   int64_t bytes;
-  CUmodule module;
+  cudaLibrary_t module;
   Function *functions;
   size_t numFunctions, functionsCap;
 } Module;
@@ -51,20 +54,16 @@ struct embrtCudaModules {
   size_t numModules, modulesCap;
 };
 
-/// Records a failed driver call on the context; EMBRT_OK for CUDA_SUCCESS.
-static embrtStatus record(embrtContext *ctx, CUresult result, const char *what,
-                          const char *kernel) {
-  if (result == CUDA_SUCCESS)
+/// Records a failed CUDA call on the context; EMBRT_OK for cudaSuccess.
+static embrtStatus record(embrtContext *ctx, cudaError_t result,
+                          const char *what, const char *kernel) {
+  if (result == cudaSuccess)
     return EMBRT_OK;
-  const char *name = NULL, *text = NULL;
-  if (cuGetErrorName(result, &name) != CUDA_SUCCESS)
-    name = "an unknown driver error";
-  if (cuGetErrorString(result, &text) != CUDA_SUCCESS)
-    text = "";
-  embrtStatus status = result == CUDA_ERROR_OUT_OF_MEMORY ? EMBRT_OUT_OF_MEMORY
-                                                          : EMBRT_DEVICE_ERROR;
+  embrtStatus status = result == cudaErrorMemoryAllocation ? EMBRT_OUT_OF_MEMORY
+                                                           : EMBRT_DEVICE_ERROR;
   return embrtSetError(ctx, status, "launch_kernel: %s of kernel '%s': %s (%s)",
-                       what, kernel, name, text);
+                       what, kernel, cudaGetErrorName(result),
+                       cudaGetErrorString(result));
 }
 
 /// Makes room for one more element in `*array` (`count` used of `*cap`);
@@ -115,9 +114,10 @@ static embrtStatus moduleOf(embrtContext *ctx, const embrtKernelLaunch *l,
   if (!reserve(ctx, (void **)&m->modules, &m->modulesCap, m->numModules,
                sizeof(Module)))
     return EMBRT_OUT_OF_MEMORY;
-  CUmodule module = NULL;
-  EMBRT_TRY(record(ctx, cuModuleLoadData(&module, l->ptx), "cuModuleLoadData",
-                   l->kernel));
+  cudaLibrary_t module = NULL;
+  EMBRT_TRY(record(
+      ctx, cudaLibraryLoadData(&module, l->ptx, NULL, NULL, 0, NULL, NULL, 0),
+      "cudaLibraryLoadData", l->kernel));
   Module *slot = &m->modules[m->numModules++];
   memset(slot, 0, sizeof *slot);
   slot->hash = l->hash;
@@ -129,7 +129,7 @@ static embrtStatus moduleOf(embrtContext *ctx, const embrtKernelLaunch *l,
 
 /// Function `name` of `mod`, looked up once.
 static embrtStatus functionOf(embrtContext *ctx, Module *mod, const char *name,
-                              CUfunction *out) {
+                              cudaKernel_t *out) {
   for (size_t i = 0; i < mod->numFunctions; ++i)
     if (!strcmp(mod->functions[i].name, name)) {
       *out = mod->functions[i].function;
@@ -138,9 +138,9 @@ static embrtStatus functionOf(embrtContext *ctx, Module *mod, const char *name,
   if (!reserve(ctx, (void **)&mod->functions, &mod->functionsCap,
                mod->numFunctions, sizeof(Function)))
     return EMBRT_OUT_OF_MEMORY;
-  CUfunction f = NULL;
-  EMBRT_TRY(record(ctx, cuModuleGetFunction(&f, mod->module, name),
-                   "cuModuleGetFunction", name));
+  cudaKernel_t f = NULL;
+  EMBRT_TRY(record(ctx, cudaLibraryGetKernel(&f, mod->module, name),
+                   "cudaLibraryGetKernel", name));
   size_t n = strlen(name);
   char *copy = malloc(n + 1);
   if (!copy)
@@ -157,19 +157,21 @@ embrtStatus embrtCudaLaunchKernel(embrtContext *ctx,
   EMBRT_TRY(embrtCudaRecord(ctx, cudaSetDevice(ctx->ordinal),
                             "launch_kernel: cudaSetDevice"));
   Module *mod = NULL;
-  CUfunction f = NULL;
+  cudaKernel_t f = NULL;
   EMBRT_TRY(moduleOf(ctx, l, &mod));
   EMBRT_TRY(functionOf(ctx, mod, l->kernel, &f));
-  // cuLaunchKernel reads each parameter through a pointer to it.
+  // cudaLaunchKernel reads each parameter through a pointer to it, and takes
+  // a cudaKernel_t in place of a __global__ function's address.
   void *params[EMB_MAX_KERNEL_ARGS];
   for (int i = 0; i < l->numArgs; ++i)
     params[i] = (void *)&l->args[i];
-  CUstream stream = (CUstream)embrtCudaStateOf(ctx)->env.stream;
+  cudaStream_t stream = (cudaStream_t)embrtCudaStateOf(ctx)->env.stream;
+  dim3 grid = {l->grid[0], l->grid[1], l->grid[2]};
+  dim3 block = {l->block[0], l->block[1], l->block[2]};
   return record(ctx,
-                cuLaunchKernel(f, l->grid[0], l->grid[1], l->grid[2],
-                               l->block[0], l->block[1], l->block[2],
-                               l->sharedBytes, stream, params, NULL),
-                "cuLaunchKernel", l->kernel);
+                cudaLaunchKernel((const void *)f, grid, block, params,
+                                 (size_t)l->sharedBytes, stream),
+                "cudaLaunchKernel", l->kernel);
 }
 
 void embrtCudaModulesRelease(embrtContext *ctx) {
@@ -177,14 +179,14 @@ void embrtCudaModulesRelease(embrtContext *ctx) {
   struct embrtCudaModules *m = state ? state->modules : NULL;
   if (!m)
     return;
-  // The device is current (embrtCudaContextRelease); cuModuleUnload waits
+  // The device is current (embrtCudaContextRelease); cudaLibraryUnload waits
   // for the module's launches in flight. Errors have nowhere to go.
   for (size_t i = 0; i < m->numModules; ++i) {
     Module *mod = &m->modules[i];
     for (size_t k = 0; k < mod->numFunctions; ++k)
       free(mod->functions[k].name);
     free(mod->functions);
-    cuModuleUnload(mod->module);
+    (void)cudaLibraryUnload(mod->module);
   }
   free(m->modules);
   free(m);
