@@ -21,9 +21,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/// Widest table row the runtime accepts (tableDims, dim).
-#define MAX_TABLE_DIM 2048
-
 //===----------------------------------------------------------------------===//
 // Argument checks
 //===----------------------------------------------------------------------===//
@@ -97,9 +94,10 @@ embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
     if (rows < 0)
       return embrtInvalid(ctx, "%s: tableRows[%lld] is %lld, must be >= 0", op,
                           (long long)t, (long long)rows);
-    if (dim < 1 || dim > MAX_TABLE_DIM)
+    if (dim < 1 || dim > EMBRT_MAX_TABLE_DIM)
       return embrtInvalid(ctx, "%s: tableDims[%lld] is %lld, must be in 1..%d",
-                          op, (long long)t, (long long)dim, MAX_TABLE_DIM);
+                          op, (long long)t, (long long)dim,
+                          EMBRT_MAX_TABLE_DIM);
     EMBRT_TRY(embrtCheckCount(ctx, op, "a table", args->tableDtype, NULL, rows,
                               dim, 1, 1));
     if (mode == EMBRT_CHECK_CALL && rows > 0 && !args->tables[t])
@@ -115,7 +113,7 @@ embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
       return embrtInvalid(
           ctx, "%s: featureTables[%lld] is %lld, outside the %lld tables", op,
           (long long)f, (long long)t, (long long)T);
-    sumDims += args->tableDims[t]; // <= F * 2048: cannot overflow in practice
+    sumDims += args->tableDims[t]; // <= F * EMBRT_MAX_TABLE_DIM: no overflow
     if (args->pooling == EMBRT_POOLING_NONE) {
       int64_t t0 = args->featureTables[0];
       if (args->tableDims[t] != args->tableDims[t0])
@@ -172,9 +170,9 @@ embrtStatus embrtCheckEmbeddingBagLookup(embrtContext *ctx, const char *op,
       args->perSampleWeights, args->perSampleWeightDtype, args->outputDtype,
       args->configId, withOutput));
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "rows", args->rows));
-  if (args->dim < 1 || args->dim > MAX_TABLE_DIM)
+  if (args->dim < 1 || args->dim > EMBRT_MAX_TABLE_DIM)
     return embrtInvalid(ctx, "%s: dim is %lld, must be in 1..%d", op,
-                        (long long)args->dim, MAX_TABLE_DIM);
+                        (long long)args->dim, EMBRT_MAX_TABLE_DIM);
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "batchSize", args->batchSize));
   int64_t weightElements = 0, outputElements = 0;
   EMBRT_TRY(embrtCheckCount(ctx, op, "weight", args->weightDtype,

@@ -333,6 +333,10 @@ void embrtGraphDestroy(embrtContext *ctx, embrtGraph *graph);
 // Table-batched embedding lookup (emb.tbe) and single-table bags
 //===----------------------------------------------------------------------===//
 
+/// The widest table row (embrtTbeArgs::tableDims, embrtEmbeddingBagArgs::dim)
+/// the lookups and their backward admit: 2048.
+#define EMBRT_MAX_TABLE_DIM 2048
+
 /// Arguments of embrtTbeForward. T tables, F features, B bags per feature.
 /// Bag b of feature f is indices[offsets[f*B+b] : offsets[f*B+b+1]], looked
 /// up in table featureTables[f]. Pooled output is [B, sum of D over features]

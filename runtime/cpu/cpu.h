@@ -27,6 +27,11 @@ embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
                                      const embrtTbeArgs *args, size_t *bytes);
 embrtStatus embrtCpuTbeForward(embrtContext *ctx, const char *op,
                                const embrtTbeArgs *args);
+/// The offsets of a lookup on the host: offsets[0] == 0, never decreasing,
+/// offsets[F*B] == N; a named EMBRT_OUT_OF_RANGE (feature, bag, position)
+/// otherwise. Shared by the forward and the backward.
+embrtStatus embrtCpuCheckTbeOffsets(embrtContext *ctx, const char *op,
+                                    const embrtTbeArgs *args);
 embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
                                              const embrtTbeBackwardArgs *args,
                                              size_t *bytes);

@@ -21,18 +21,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/// The widest row (embrtTbeArgs::tableDims) the checks admit.
-#define MAX_DIM 2048
-
 embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
                                      const embrtTbeArgs *args, size_t *bytes) {
   *bytes = 0;
   return EMBRT_OK;
 }
 
-/// offsets[0] == 0, never decreasing, offsets[F*B] == N.
-static embrtStatus checkOffsets(embrtContext *ctx, const char *op,
-                                const embrtTbeArgs *args) {
+embrtStatus embrtCpuCheckTbeOffsets(embrtContext *ctx, const char *op,
+                                    const embrtTbeArgs *args) {
   int64_t B = args->batchSize, numBags = args->numFeatures * B;
   int64_t N = args->numIndices;
   int64_t previous = embrtLoadIndex(args->offsets, args->offsetDtype, 0);
@@ -141,7 +137,7 @@ static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
   int64_t begin = embrtLoadIndex(args->offsets, args->offsetDtype, slot);
   int64_t end = embrtLoadIndex(args->offsets, args->offsetDtype, slot + 1);
 
-  double acc[MAX_DIM];
+  double acc[EMBRT_MAX_TABLE_DIM];
   for (int64_t d = 0; d < D; ++d)
     acc[d] = 0.0;
   int64_t count = 0;
@@ -188,7 +184,7 @@ static void copyRows(const embrtTbeArgs *args, int64_t f) {
 
 embrtStatus embrtCpuTbeForward(embrtContext *ctx, const char *op,
                                const embrtTbeArgs *args) {
-  embrtStatus status = checkOffsets(ctx, op, args);
+  embrtStatus status = embrtCpuCheckTbeOffsets(ctx, op, args);
   if (status != EMBRT_OK)
     return status;
 

@@ -35,9 +35,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/// The widest row the checks admit.
-#define MAX_DIM 2048
-
 /// One contributing position: its (table, row) key, where it is, where its
 /// gradient row starts and how it is scaled.
 typedef struct Entry {
@@ -55,43 +52,7 @@ embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
                                              size_t *bytes) {
   *bytes = entriesBytes(args) +
            (size_t)(args->lookup.numTables + 1) * sizeof(int64_t) +
-           2 * MAX_DIM * sizeof(double);
-  return EMBRT_OK;
-}
-
-/// offsets[0] == 0, never decreasing, offsets[F*B] == N.
-static embrtStatus checkOffsets(embrtContext *ctx, const char *op,
-                                const embrtTbeArgs *l) {
-  int64_t B = l->batchSize, numBags = l->numFeatures * B, N = l->numIndices;
-  int64_t previous = embrtLoadIndex(l->offsets, l->offsetDtype, 0);
-  if (previous != 0)
-    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "%s: offsets[0] is %lld, must be 0", op,
-                         (long long)previous);
-  for (int64_t i = 1; i <= numBags; ++i) {
-    int64_t offset = embrtLoadIndex(l->offsets, l->offsetDtype, i);
-    long long feature = (long long)((i - 1) / B),
-              bag = (long long)((i - 1) % B);
-    if (offset < previous)
-      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                           "%s: feature %lld bag %lld: offsets[%lld] "
-                           "is %lld, below offsets[%lld] = %lld",
-                           op, feature, bag, (long long)i, (long long)offset,
-                           (long long)(i - 1), (long long)previous);
-    if (offset > N)
-      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                           "%s: feature %lld bag %lld: offsets[%lld] "
-                           "is %lld, past the %lld indices",
-                           op, feature, bag, (long long)i, (long long)offset,
-                           (long long)N);
-    previous = offset;
-  }
-  if (previous != N)
-    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                         "%s: offsets[%lld] (the last) is %lld, must "
-                         "equal numIndices %lld",
-                         op, (long long)numBags, (long long)previous,
-                         (long long)N);
+           2 * EMBRT_MAX_TABLE_DIM * sizeof(double);
   return EMBRT_OK;
 }
 
@@ -247,7 +208,7 @@ embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
                                 const embrtTbeBackwardArgs *args) {
   const embrtTbeArgs *l = &args->lookup;
   if (l->numFeatures > 0 && l->batchSize > 0) {
-    embrtStatus status = checkOffsets(ctx, op, l);
+    embrtStatus status = embrtCpuCheckTbeOffsets(ctx, op, l);
     if (status != EMBRT_OK)
       return status;
   }
@@ -256,7 +217,8 @@ embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
   // keyBase[t] .. keyBase[t + 1] - 1), then two rows of f64.
   Entry *entries = (Entry *)args->workspace;
   int64_t *keyBase = (int64_t *)((char *)args->workspace + entriesBytes(args));
-  double *g = (double *)(keyBase + l->numTables + 1), *w = g + MAX_DIM;
+  double *g = (double *)(keyBase + l->numTables + 1),
+         *w = g + EMBRT_MAX_TABLE_DIM;
   keyBase[0] = 0;
   for (int64_t t = 0; t < l->numTables; ++t)
     keyBase[t + 1] = keyBase[t] + l->tableRows[t];
