@@ -42,6 +42,23 @@ template <> __device__ __forceinline__ double fromCompute<double>(double x) {
   return x;
 }
 
+/// Per-sample weight i of the lookups (embrtTbeArgs::perSampleWeights)
+/// through the read-only path, in f32; `kind` is 1 for f32, 2 for f16 and
+/// anything else for bf16 (the kernels' argument blocks encode it so, 0 being
+/// "no weights", which the caller tests first).
+__device__ __forceinline__ float
+loadPerSampleWeight(int kind, const void *weights, long long i) {
+  switch (kind) {
+  case 1:
+    return __ldg(static_cast<const float *>(weights) + i);
+  case 2:
+    return __half2float(__ldg(static_cast<const __half *>(weights) + i));
+  default:
+    return __bfloat162float(
+        __ldg(static_cast<const __nv_bfloat16 *>(weights) + i));
+  }
+}
+
 /// `count` elements of T packed for one aligned vector access.
 template <typename T, int count> struct alignas(sizeof(T) * count) Pack {
   T v[count];

@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/device_errors.cuh"
+#include "kernels/dtype.cuh"
 #include "kernels/launch.h"
 #include "kernels/tbe_config.cuh"
 
@@ -365,15 +366,7 @@ __device__ __forceinline__ void prefetchL2(const void *p) {
 }
 
 __device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
-  switch (s.weightKind) {
-  case 1:
-    return __ldg(static_cast<const float *>(s.weights) + i);
-  case 2:
-    return __half2float(__ldg(static_cast<const __half *>(s.weights) + i));
-  default:
-    return __bfloat162float(
-        __ldg(static_cast<const __nv_bfloat16 *>(s.weights) + i));
-  }
+  return embrt::loadPerSampleWeight(s.weightKind, s.weights, i);
 }
 
 /// Out of the hot loop: the error record helpers of device_errors.cuh.

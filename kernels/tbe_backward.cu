@@ -85,6 +85,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/device_errors.cuh"
+#include "kernels/dtype.cuh"
 #include "kernels/launch.h"
 #include "kernels/stochastic_rounding.h"
 #include "kernels/tbe_backward_config.cuh"
@@ -328,15 +329,7 @@ __device__ __forceinline__ unsigned long long loadKey(const void *keys,
 }
 
 __device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
-  switch (s.weightKind) {
-  case 1:
-    return __ldg(static_cast<const float *>(s.weights) + i);
-  case 2:
-    return __half2float(__ldg(static_cast<const __half *>(s.weights) + i));
-  default:
-    return __bfloat162float(
-        __ldg(static_cast<const __nv_bfloat16 *>(s.weights) + i));
-  }
+  return embrt::loadPerSampleWeight(s.weightKind, s.weights, i);
 }
 
 __device__ __forceinline__ void prefetchL1(const void *p) {
