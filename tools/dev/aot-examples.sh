@@ -5,7 +5,7 @@
 # writes it goes too, raised (emb-raise, emb-ikbo), as
 # .aot/torch_ikbo_benchmark: bench/ab/run.sh and bench/e2e/run.sh time it
 # beside the emb-dialect version. It has no reference: the model as written
-# keeps linalg ops, which only the cpu target runs.
+# would run on the CPU, too slowly at that shape.
 set -euo pipefail
 build=${1:-build}
 mkdir -p .aot
@@ -16,6 +16,15 @@ for model in examples/*.mlir; do
 done
 "$build/bin/emb-compile" examples/torch/ikbo_benchmark.mlir --target cuda \
   --pipeline emb-raise,emb-ikbo -o .aot/torch_ikbo_benchmark
+# The other models in torch-mlir's form, raised and rewritten (emb-from-torch)
+# for the GPU, each with the model as written compiled for the cpu target as
+# <entry>__reference: gpu-check.sh checks the GPU against the CPU on them.
+for model in examples/torch/*.mlir; do
+  name=$(basename "$model" .mlir)
+  [[ "$name" != ikbo_benchmark ]] || continue
+  "$build/bin/emb-compile" "$model" --target cuda --pipeline emb-from-torch \
+    --with-reference --reference-target cpu -o ".aot/torch_$name"
+done
 # Models of GPU kernels the compiler generates (docs/codegen.md), each with
 # its model as written compiled for the cpu target as <entry>__reference:
 # --compare-unoptimized checks the GPU against the CPU. The benchmark shapes

@@ -3,15 +3,32 @@
 # and a runner for every model compiled ahead of time into .aot/ (by
 # tools/dev/aot-examples.sh on a machine with MLIR), run the GPU test suite
 # with lit (carried in .lit/) and every compiled model on the GPU, checked
-# against the model as written. Logs go to $OUT when it is set.
+# against the model as written. Logs go to $OUT when it is set. A build
+# packed here by tools/dev/gpu-pack.sh (.gpu-carry/) is used instead of
+# building, when it was carried.
 set -uo pipefail
 out=${OUT:-/tmp/emb-gpu-check}
 mkdir -p "$out"
-models=$(ls "$PWD"/.aot/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';')
-cmake -G Ninja -S . -B build-gpu -DEMB_ENABLE_COMPILER=OFF \
-  -DEMB_AOT_MODELS="$models" > "$out/configure.log" 2>&1 || {
-  tail -30 "$out/configure.log"; exit 1; }
-ninja -C build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+if [[ -f .gpu-carry/build.tar.xz ]]; then
+  # A build packed on the build machine (tools/dev/gpu-pack.sh): unpacked at
+  # its own path, with the checkout's path there leading to this copy.
+  source .gpu-carry/paths
+  tar -xJf .gpu-carry/build.tar.xz -C /
+  if [[ "$(cd "$source" 2>/dev/null && pwd -P)" != "$(pwd -P)" ]]; then
+    mkdir -p "$(dirname "$source")"
+    ln -sfn "$PWD" "$source"
+  fi
+  # The site config names the build machine's python3.
+  sed -i "s|^config.python_executable = .*|config.python_executable = r\"$(command -v python3)\"|" \
+    "$build/test/lit.site.cfg.py"
+  rm -rf build-gpu && ln -s "$build" build-gpu
+else
+  models=$(ls "$PWD"/.aot/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';')
+  cmake -G Ninja -S . -B build-gpu -DEMB_ENABLE_COMPILER=OFF \
+    -DEMB_AOT_MODELS="$models" > "$out/configure.log" 2>&1 || {
+    tail -30 "$out/configure.log"; exit 1; }
+  ninja -C build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 PYTHONPATH=.lit python3 -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
   -sv build-gpu/test 2>&1 | tee "$out/lit.log" | tail -25
