@@ -5,17 +5,25 @@
 # writes it goes too, raised (emb-raise, emb-ikbo), as
 # .aot/torch_ikbo_benchmark: bench/ab/run.sh and bench/e2e/run.sh time it
 # beside the emb-dialect version. It has no reference: the model as written
-# keeps linalg ops, which only the cpu target runs.
+# keeps linalg ops, which only the cpu target runs. So does the end-to-end
+# ranking model (.aot/ranking_model, for bench/e2e/ranking.sh).
 set -euo pipefail
 build=${1:-build}
 mkdir -p .aot
 for model in examples/*.mlir; do
   name=$(basename "$model" .mlir)
+  [[ $name == ranking_model ]] && continue # below
   "$build/bin/emb-compile" "$model" --target cuda --pipeline emb-ikbo \
     --with-reference -o ".aot/$name"
 done
 "$build/bin/emb-compile" examples/torch/ikbo_benchmark.mlir --target cuda \
   --pipeline emb-raise,emb-ikbo -o .aot/torch_ikbo_benchmark
+# The end-to-end ranking model, in torch-mlir's form, through the whole
+# pipeline (bench/e2e/ranking.sh runs it on its inputs). No reference: the
+# model as written on the CPU reference would take hours at this size; the
+# small twin is checked against it in test/Examples/ranking_model.test.
+"$build/bin/emb-compile" examples/ranking_model.mlir --target cuda \
+  --pipeline emb-raise,emb-ikbo,emb-batch-tables -o .aot/ranking_model
 # Models of GPU kernels the compiler generates (docs/codegen.md), each with
 # its model as written compiled for the cpu target as <entry>__reference:
 # --compare-unoptimized checks the GPU against the CPU. The benchmark shapes
