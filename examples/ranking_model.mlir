@@ -2049,15 +2049,6 @@ module {
     %expanded38 = tensor.expand_shape %bag30 [[0], [1, 2]] output_shape [32, 1, 128] : tensor<32x128xf16> into tensor<32x1x128xf16>
     %expanded39 = tensor.expand_shape %bag31 [[0], [1, 2]] output_shape [32, 1, 128] : tensor<32x128xf16> into tensor<32x1x128xf16>
     %concat0 = tensor.concat dim(1) %expanded8, %expanded9, %expanded10, %expanded11, %expanded12, %expanded13, %expanded14, %expanded15, %expanded16, %expanded17, %expanded18, %expanded19, %expanded20, %expanded21, %expanded22, %expanded23, %expanded24, %expanded25, %expanded26, %expanded27, %expanded28, %expanded29, %expanded30, %expanded31, %expanded32, %expanded33, %expanded34, %expanded35, %expanded36, %expanded37, %expanded38, %expanded39 : (tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>, tensor<32x1x128xf16>) -> tensor<32x32x128xf16>
-    %empty102 = tensor.empty() : tensor<2048x32x128xf16>
-    %gathered3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%cand_to_user : tensor<2048xi64>) outs(%empty102 : tensor<2048x32x128xf16>) {
-    ^bb0(%in0: i64, %out: f16):
-      %u = arith.index_cast %in0 : i64 to index
-      %i1 = linalg.index 1 : index
-      %i2 = linalg.index 2 : index
-      %x = tensor.extract %concat0[%u, %i1, %i2] : tensor<32x32x128xf16>
-      linalg.yield %x : f16
-    } -> tensor<2048x32x128xf16>
     %expanded40 = tensor.expand_shape %bag32 [[0], [1, 2]] output_shape [2048, 1, 128] : tensor<2048x128xf16> into tensor<2048x1x128xf16>
     %expanded41 = tensor.expand_shape %bag33 [[0], [1, 2]] output_shape [2048, 1, 128] : tensor<2048x128xf16> into tensor<2048x1x128xf16>
     %expanded42 = tensor.expand_shape %bag34 [[0], [1, 2]] output_shape [2048, 1, 128] : tensor<2048x128xf16> into tensor<2048x1x128xf16>
@@ -2091,6 +2082,15 @@ module {
     %expanded70 = tensor.expand_shape %bag62 [[0], [1, 2]] output_shape [2048, 1, 128] : tensor<2048x128xf16> into tensor<2048x1x128xf16>
     %expanded71 = tensor.expand_shape %bag63 [[0], [1, 2]] output_shape [2048, 1, 128] : tensor<2048x128xf16> into tensor<2048x1x128xf16>
     %concat1 = tensor.concat dim(1) %expanded40, %expanded41, %expanded42, %expanded43, %expanded44, %expanded45, %expanded46, %expanded47, %expanded48, %expanded49, %expanded50, %expanded51, %expanded52, %expanded53, %expanded54, %expanded55, %expanded56, %expanded57, %expanded58, %expanded59, %expanded60, %expanded61, %expanded62, %expanded63, %expanded64, %expanded65, %expanded66, %expanded67, %expanded68, %expanded69, %expanded70, %expanded71 : (tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>, tensor<2048x1x128xf16>) -> tensor<2048x32x128xf16>
+    %empty102 = tensor.empty() : tensor<2048x32x128xf16>
+    %gathered3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%cand_to_user : tensor<2048xi64>) outs(%empty102 : tensor<2048x32x128xf16>) {
+    ^bb0(%in0: i64, %out: f16):
+      %u = arith.index_cast %in0 : i64 to index
+      %i1 = linalg.index 1 : index
+      %i2 = linalg.index 2 : index
+      %x = tensor.extract %concat0[%u, %i1, %i2] : tensor<32x32x128xf16>
+      linalg.yield %x : f16
+    } -> tensor<2048x32x128xf16>
     %concat2 = tensor.concat dim(1) %gathered3, %concat1, %collapsed5 : (tensor<2048x32x128xf16>, tensor<2048x32x128xf16>, tensor<2048x2x128xf16>) -> tensor<2048x66x128xf16>
     %empty103 = tensor.empty() : tensor<2048x64x66xf16>
     %w_rows0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w_lce : tensor<64x66xf16>) outs(%empty103 : tensor<2048x64x66xf16>) {

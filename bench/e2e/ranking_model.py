@@ -372,7 +372,14 @@ def header(s, name, roles):
 """
 
 
-def model(s, name):
+STAGES = ("lookups", "sequence", "attention", "lce", "mlp")
+
+
+def model(s, name, stage=None):
+    """The model's function, or with `stage` one stage of it as a function
+    of its own (for the per-stage breakdown of bench/e2e/ranking.sh): its
+    inputs those of the model it reads and the results of the stages before
+    it, its results what the stages after it read."""
     U, R = s["U"], s["R"]
     B = U * R
     FU, FC, E, ES, D = s["FU"], s["FC"], s["E"], s["ES"], s["D"]
@@ -381,39 +388,62 @@ def model(s, name):
     HD = H * DH
     K = FU + FC + H
     assert DH == D, "the attention's heads are LCE rows of D"
+    assert stage is None or stage in STAGES, stage
     NU, NC = U * LU, B * LC
     args, roles = [], []
+
+    def on(*stages):
+        return stage is None or stage in stages
 
     def arg(nm, shape, elt, role):
         args.append((f"%{nm}", shape, elt))
         roles.append(role)
         return f"%{nm}"
 
-    user = [(arg(f"user_table_{f}", [E, D], F16, "data"),
-             arg(f"user_ids_{f}", [NU], "i64", f"ids<{E}"),
-             arg(f"user_offsets_{f}", [U], "i64", f"offsets<{len(args) - 1}"))
-            for f in range(FU)]
-    cand = [(arg(f"cand_table_{f}", [E, D], F16, "data"),
-             arg(f"cand_ids_{f}", [NC], "i64", f"ids<{E}"),
-             arg(f"cand_offsets_{f}", [B], "i64", f"offsets<{len(args) - 1}"))
-            for f in range(FC)]
-    seq_table = arg("seq_table", [ES, D], F16, "data")
-    seq_ids = arg("seq_ids", [None], "i64", f"ids<{ES}")
-    lo, hi = s["SEQ"]
-    seq_offsets = arg("seq_offsets", [U + 1], "i64", f"jagged<{len(args) - 1},{lo},{hi}")
-    c2u = arg("cand_to_user", [B], "i64", f"index<{U}")
-    w_q = arg("w_q", [HD, D], F16, f"weight<{D}")
-    w_k = arg("w_k", [HD, D], F16, f"weight<{D}")
-    w_v = arg("w_v", [HD, D], F16, f"weight<{D}")
-    w_lce = arg("w_lce", [M, K], F16, f"weight<{K}")
-    w_1 = arg("w_1", [H1, M * D], F16, f"weight<{M * D}")
-    b_1 = arg("b_1", [H1], F16, f"weight<{M * D}")
-    w_2 = arg("w_2", [H2, H1], F16, f"weight<{H1}")
-    b_2 = arg("b_2", [H2], F16, f"weight<{H1}")
-    w_3 = arg("w_3", [1, H2], F16, f"weight<{H2}")
-    b_3 = arg("b_3", [1], F16, f"weight<{H2}")
+    if on("lookups"):
+        user = [(arg(f"user_table_{f}", [E, D], F16, "data"),
+                 arg(f"user_ids_{f}", [NU], "i64", f"ids<{E}"),
+                 arg(f"user_offsets_{f}", [U], "i64", f"offsets<{len(args) - 1}"))
+                for f in range(FU)]
+        cand = [(arg(f"cand_table_{f}", [E, D], F16, "data"),
+                 arg(f"cand_ids_{f}", [NC], "i64", f"ids<{E}"),
+                 arg(f"cand_offsets_{f}", [B], "i64", f"offsets<{len(args) - 1}"))
+                for f in range(FC)]
+    if on("sequence"):
+        seq_table = arg("seq_table", [ES, D], F16, "data")
+        seq_ids = arg("seq_ids", [None], "i64", f"ids<{ES}")
+        lo, hi = s["SEQ"]
+        seq_offsets = arg("seq_offsets", [U + 1], "i64", f"jagged<{len(args) - 1},{lo},{hi}")
+    if stage == "attention":
+        cand0 = arg("cand_0", [B, D], F16, "data")
+        k4 = arg("keys", [U, LK, H, DH], F16, "data")
+        v4 = arg("values", [U, LK, H, DH], F16, "data")
+        lengths = arg("lengths", [U], "i64", f"ids<{LK + 1}")
+    if stage == "lce":
+        ustack = arg("user_features", [U, FU, D], F16, "data")
+        cstack = arg("cand_features", [B, FC, D], F16, "data")
+        att = arg("attention", [B, H, DH], F16, "data")
+    if on("attention", "lce"):
+        c2u = arg("cand_to_user", [B], "i64", f"index<{U}")
+    if on("attention"):
+        w_q = arg("w_q", [HD, D], F16, f"weight<{D}")
+    if on("sequence"):
+        w_k = arg("w_k", [HD, D], F16, f"weight<{D}")
+        w_v = arg("w_v", [HD, D], F16, f"weight<{D}")
+    if on("lce"):
+        w_lce = arg("w_lce", [M, K], F16, f"weight<{K}")
+    if stage == "mlp":
+        zf = arg("compressed", [B, M * D], F16, "data")
+    if on("mlp"):
+        w_1 = arg("w_1", [H1, M * D], F16, f"weight<{M * D}")
+        b_1 = arg("b_1", [H1], F16, f"weight<{M * D}")
+        w_2 = arg("w_2", [H2, H1], F16, f"weight<{H1}")
+        b_2 = arg("b_2", [H2], F16, f"weight<{H1}")
+        w_3 = arg("w_3", [1, H2], F16, f"weight<{H2}")
+        b_3 = arg("b_3", [1], F16, f"weight<{H2}")
 
     w = Writer()
+    results = []
     # The constants canonicalize hoisted to the top.
     s2 = (1.0 / DH ** 0.5) ** 0.5
     for line in [
@@ -434,74 +464,111 @@ def model(s, name):
     ]:
         if "    " + line not in w.lines:  # U * LU may equal B
             w.emit(line)
+
+    def stacks():
+        ue = [w.reshape("expand", x, [[0], [1, 2]], [U, D], [U, 1, D], F16) for x in ub]
+        us, _ = w.concat([(x, [U, 1, D]) for x in ue], 1, F16)
+        ce = [w.reshape("expand", x, [[0], [1, 2]], [B, D], [B, 1, D], F16) for x in cb]
+        cs, _ = w.concat([(x, [B, 1, D]) for x in ce], 1, F16)
+        return us, cs
+
     # Pooled lookups.
-    ub = [embedding_bag_sum(w, t, i, o, E, D, NU, U) for t, i, o in user]
-    cb = [embedding_bag_sum(w, t, i, o, E, D, NC, B) for t, i, o in cand]
-    # The history.
-    rows = embedding_dynamic(w, seq_table, seq_ids, ES, D)
-    padded, lengths = w.fresh("padded"), w.fresh("lengths")
-    w.emit(f'{padded}, {lengths} = "emb.jagged_to_padded"({rows}, {seq_offsets}) {{max_length = {LK} : i64}} : '
-           f"({ty([None, D], F16)}, {ty([U + 1], 'i64')}) -> ({ty([U, LK, D], F16)}, {ty([U], 'i64')})")
-    flat = w.reshape("collapse", padded, [[0, 1], [2]], [U, LK, D], [U * LK, D], F16)
-    k2 = linear(w, flat, w_k, U * LK, D, HD)
-    k4 = w.reshape("expand", k2, [[0, 1], [2, 3]], [U * LK, HD], [U, LK, H, DH], F16)
-    v2 = linear(w, flat, w_v, U * LK, D, HD)
-    v4 = w.reshape("expand", v2, [[0, 1], [2, 3]], [U * LK, HD], [U, LK, H, DH], F16)
-    q2 = linear(w, cb[0], w_q, B, D, HD)
-    q4 = w.reshape("expand", q2, [[0, 1], [2, 3]], [B, HD], [B, 1, H, DH], F16)
-    # key_mask = arange(Lk) < lengths.unsqueeze(1), gathered per candidate.
-    ar = w.generic([], [LK], "i64", [ident(1)], ["parallel"],
-                   ["%i = linalg.index 0 : index", "%i64 = arith.index_cast %i : index to i64",
-                    "linalg.yield %i64 : i64"], what="arange")
-    len2 = w.reshape("expand", lengths, [[0, 1]], [U], [U, 1], "i64")
-    mask_u = w.elementwise([(ar, [LK], "i64"), (len2, [U, 1], "i64")], [U, LK], "i1",
-                           ["%lt = arith.cmpi slt, %in0, %in1 : i64", "linalg.yield %lt : i1"], what="key_mask")
-    mask_b = gather(w, mask_u, [U, LK], c2u, B, "i1")
-    mask4 = w.reshape("expand", mask_b, [[0, 1, 2], [3]], [B, LK], [B, 1, 1, LK], "i1")
-    # SDPA, PyTorch's math decomposition.
-    kb = gather(w, k4, [U, LK, H, DH], c2u, B, F16)
-    vb = gather(w, v4, [U, LK, H, DH], c2u, B, F16)
-    qt, _ = w.transpose(q4, [B, 1, H, DH], [0, 2, 1, 3], F16)
-    qs = scale(w, qt, [B, H, 1, DH], "%sqrt_scale")
-    addmask = w.elementwise([(mask4, [B, 1, 1, LK], "i1"), ("%zero_f16_0d", [], F16),
-                             ("%ninf_f16_0d", [], F16)], [B, 1, 1, LK], F16,
-                            [f"%s = arith.select %in0, %in1, %in2 : {F16}", f"linalg.yield %s : {F16}"],
-                            what="attn_bias")
-    kt, _ = w.transpose(kb, [B, LK, H, DH], [0, 2, 3, 1], F16)
-    ks = scale(w, kt, [B, H, DH, LK], "%sqrt_scale")
-    scores = bmm4(w, qs, ks, B, H, 1, DH, LK)
-    masked = w.elementwise([(scores, [B, H, 1, LK], F16), (addmask, [B, 1, 1, LK], F16)],
-                           [B, H, 1, LK], F16,
-                           [f"%s = arith.addf %in0, %in1 : {F16}", f"linalg.yield %s : {F16}"], what="masked")
-    probs = safe_softmax(w, masked, [B, H, 1, LK])
-    vt, _ = w.transpose(vb, [B, LK, H, DH], [0, 2, 1, 3], F16)
-    o = bmm4(w, probs, vt, B, H, 1, LK, DH)
-    ot, _ = w.transpose(o, [B, H, 1, DH], [0, 2, 1, 3], F16)
-    att = w.reshape("collapse", ot, [[0, 1], [2], [3]], [B, 1, H, DH], [B, H, DH], F16)
-    # The LCE input: the users' features broadcast, the candidates', the
+    if on("lookups"):
+        ub = [embedding_bag_sum(w, t, i, o, E, D, NU, U) for t, i, o in user]
+        cb = [embedding_bag_sum(w, t, i, o, E, D, NC, B) for t, i, o in cand]
+        cand0 = cb[0]
+    if stage == "lookups":
+        ustack, cstack = stacks()
+        results += [(ustack, [U, FU, D], F16), (cstack, [B, FC, D], F16)]
+    # The history, projected to keys and values.
+    if on("sequence"):
+        rows = embedding_dynamic(w, seq_table, seq_ids, ES, D)
+        padded, lengths = w.fresh("padded"), w.fresh("lengths")
+        w.emit(f'{padded}, {lengths} = "emb.jagged_to_padded"({rows}, {seq_offsets}) {{max_length = {LK} : i64}} : '
+               f"({ty([None, D], F16)}, {ty([U + 1], 'i64')}) -> ({ty([U, LK, D], F16)}, {ty([U], 'i64')})")
+        flat = w.reshape("collapse", padded, [[0, 1], [2]], [U, LK, D], [U * LK, D], F16)
+        k2 = linear(w, flat, w_k, U * LK, D, HD)
+        k4 = w.reshape("expand", k2, [[0, 1], [2, 3]], [U * LK, HD], [U, LK, H, DH], F16)
+        v2 = linear(w, flat, w_v, U * LK, D, HD)
+        v4 = w.reshape("expand", v2, [[0, 1], [2, 3]], [U * LK, HD], [U, LK, H, DH], F16)
+    if stage == "sequence":
+        results += [(k4, [U, LK, H, DH], F16), (v4, [U, LK, H, DH], F16), (lengths, [U], "i64")]
+    # Target attention: the candidates' queries over their users' history.
+    if on("attention"):
+        q2 = linear(w, cand0, w_q, B, D, HD)
+        q4 = w.reshape("expand", q2, [[0, 1], [2, 3]], [B, HD], [B, 1, H, DH], F16)
+        # key_mask = arange(Lk) < lengths.unsqueeze(1), gathered per candidate.
+        ar = w.generic([], [LK], "i64", [ident(1)], ["parallel"],
+                       ["%i = linalg.index 0 : index", "%i64 = arith.index_cast %i : index to i64",
+                        "linalg.yield %i64 : i64"], what="arange")
+        len2 = w.reshape("expand", lengths, [[0, 1]], [U], [U, 1], "i64")
+        mask_u = w.elementwise([(ar, [LK], "i64"), (len2, [U, 1], "i64")], [U, LK], "i1",
+                               ["%lt = arith.cmpi slt, %in0, %in1 : i64", "linalg.yield %lt : i1"],
+                               what="key_mask")
+        mask_b = gather(w, mask_u, [U, LK], c2u, B, "i1")
+        mask4 = w.reshape("expand", mask_b, [[0, 1, 2], [3]], [B, LK], [B, 1, 1, LK], "i1")
+        # SDPA, PyTorch's math decomposition.
+        kb = gather(w, k4, [U, LK, H, DH], c2u, B, F16)
+        vb = gather(w, v4, [U, LK, H, DH], c2u, B, F16)
+        qt, _ = w.transpose(q4, [B, 1, H, DH], [0, 2, 1, 3], F16)
+        qs = scale(w, qt, [B, H, 1, DH], "%sqrt_scale")
+        addmask = w.elementwise([(mask4, [B, 1, 1, LK], "i1"), ("%zero_f16_0d", [], F16),
+                                 ("%ninf_f16_0d", [], F16)], [B, 1, 1, LK], F16,
+                                [f"%s = arith.select %in0, %in1, %in2 : {F16}", f"linalg.yield %s : {F16}"],
+                                what="attn_bias")
+        kt, _ = w.transpose(kb, [B, LK, H, DH], [0, 2, 3, 1], F16)
+        ks = scale(w, kt, [B, H, DH, LK], "%sqrt_scale")
+        scores = bmm4(w, qs, ks, B, H, 1, DH, LK)
+        masked = w.elementwise([(scores, [B, H, 1, LK], F16), (addmask, [B, 1, 1, LK], F16)],
+                               [B, H, 1, LK], F16,
+                               [f"%s = arith.addf %in0, %in1 : {F16}", f"linalg.yield %s : {F16}"],
+                               what="masked")
+        probs = safe_softmax(w, masked, [B, H, 1, LK])
+        vt, _ = w.transpose(vb, [B, LK, H, DH], [0, 2, 1, 3], F16)
+        o = bmm4(w, probs, vt, B, H, 1, LK, DH)
+        ot, _ = w.transpose(o, [B, H, 1, DH], [0, 2, 1, 3], F16)
+        att = w.reshape("collapse", ot, [[0, 1], [2], [3]], [B, 1, H, DH], [B, H, DH], F16)
+    if stage == "attention":
+        results += [(att, [B, H, DH], F16)]
+    # The LCE of the users' features broadcast, the candidates' and the
     # attention's rows.
-    ue = [w.reshape("expand", x, [[0], [1, 2]], [U, D], [U, 1, D], F16) for x in ub]
-    ustack, _ = w.concat([(x, [U, 1, D]) for x in ue], 1, F16)
-    ubcast = gather(w, ustack, [U, FU, D], c2u, B, F16)
-    ce = [w.reshape("expand", x, [[0], [1, 2]], [B, D], [B, 1, D], F16) for x in cb]
-    cstack, _ = w.concat([(x, [B, 1, D]) for x in ce], 1, F16)
-    x, _ = w.concat([(ubcast, [B, FU, D]), (cstack, [B, FC, D]), (att, [B, H, D])], 1, F16)
-    wb = w.generic([(w_lce, [M, K], F16)], [B, M, K], F16, [amap(3, ["d1", "d2"]), ident(3)],
-                   ["parallel"] * 3, [f"linalg.yield %in0 : {F16}"], what="w_rows")
-    acc = w.fill("0.000000e+00", [B, M, D], "f32")
-    z = w.fresh("lce")
-    w.emit(f"{z} = linalg.batch_matmul ins({wb}, {x} : {ty([B, M, K], F16)}, {ty([B, K, D], F16)}) "
-           f"outs({acc} : {ty([B, M, D], 'f32')}) -> {ty([B, M, D], 'f32')}")
-    z16 = truncate(w, z, [B, M, D])
-    zf = w.reshape("collapse", z16, [[0], [1, 2]], [B, M, D], [B, M * D], F16)
-    h = linear(w, zf, w_1, B, M * D, H1, b_1, "relu")
-    h = linear(w, h, w_2, B, H1, H2, b_2, "relu")
-    y = linear(w, h, w_3, B, H2, 1, b_3, "sigmoid")
-    w.emit(f"return {y} : {ty([B, 1], F16)}")
+    if on("lce"):
+        if stage is None:
+            ustack, cstack = stacks()
+        ubcast = gather(w, ustack, [U, FU, D], c2u, B, F16)
+        x, _ = w.concat([(ubcast, [B, FU, D]), (cstack, [B, FC, D]), (att, [B, H, D])], 1, F16)
+        wb = w.generic([(w_lce, [M, K], F16)], [B, M, K], F16, [amap(3, ["d1", "d2"]), ident(3)],
+                       ["parallel"] * 3, [f"linalg.yield %in0 : {F16}"], what="w_rows")
+        acc = w.fill("0.000000e+00", [B, M, D], "f32")
+        z = w.fresh("lce")
+        w.emit(f"{z} = linalg.batch_matmul ins({wb}, {x} : {ty([B, M, K], F16)}, {ty([B, K, D], F16)}) "
+               f"outs({acc} : {ty([B, M, D], 'f32')}) -> {ty([B, M, D], 'f32')}")
+        z16 = truncate(w, z, [B, M, D])
+        zf = w.reshape("collapse", z16, [[0], [1, 2]], [B, M, D], [B, M * D], F16)
+    if stage == "lce":
+        results += [(zf, [B, M * D], F16)]
+    # The MLP.
+    if on("mlp"):
+        h = linear(w, zf, w_1, B, M * D, H1, b_1, "relu")
+        h = linear(w, h, w_2, B, H1, H2, b_2, "relu")
+        y = linear(w, h, w_3, B, H2, 1, b_3, "sigmoid")
+        results += [(y, [B, 1], F16)]
+    w.emit(f"return {', '.join(r for r, _, _ in results)} : "
+           f"{', '.join(ty(sh, e) for _, sh, e in results)}")
 
     sig = ", ".join(f"{n}: {ty(sh, e)}" for n, sh, e in args)
-    out = [header(s, name, roles), "module {",
-           f"  func.func @ranking_model({sig}) -> {ty([B, 1], F16)} {{"]
+    rtypes = ", ".join(ty(sh, e) for _, sh, e in results)
+    if len(results) > 1:
+        rtypes = f"({rtypes})"
+    fname = "ranking_model" if stage is None else f"ranking_stage_{stage}"
+    if stage is None:
+        head = header(s, name, roles)
+    else:
+        head = (f"// Stage `{stage}` of the end-to-end ranking model ({name} shapes), as a\n"
+                f"// function of its own for the per-stage breakdown of bench/e2e/ranking.sh\n"
+                f"// (written by bench/e2e/ranking_model.py --shape {name} --stage {stage}).\n"
+                f"// emb-run inputs: {' '.join(roles)}\n")
+    out = [head, "module {", f"  func.func @{fname}({sig}) -> {rtypes} {{"]
     out += w.lines
     out += ["  }", "}"]
     return "\n".join(out) + "\n"
@@ -510,9 +577,11 @@ def model(s, name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shape", choices=sorted(SHAPES), default="full")
+    ap.add_argument("--stage", choices=STAGES,
+                    help="one stage of the model as a function of its own")
     ap.add_argument("-o", "--output", help="file to write (default stdout)")
     a = ap.parse_args()
-    text = model(SHAPES[a.shape], a.shape)
+    text = model(SHAPES[a.shape], a.shape, a.stage)
     if a.output:
         with open(a.output, "w") as f:
             f.write(text)

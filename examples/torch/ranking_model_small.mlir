@@ -453,6 +453,10 @@ module {
     %expanded9 = tensor.expand_shape %bag1 [[0], [1, 2]] output_shape [4, 1, 8] : tensor<4x8xf16> into tensor<4x1x8xf16>
     %expanded10 = tensor.expand_shape %bag2 [[0], [1, 2]] output_shape [4, 1, 8] : tensor<4x8xf16> into tensor<4x1x8xf16>
     %concat0 = tensor.concat dim(1) %expanded8, %expanded9, %expanded10 : (tensor<4x1x8xf16>, tensor<4x1x8xf16>, tensor<4x1x8xf16>) -> tensor<4x3x8xf16>
+    %expanded11 = tensor.expand_shape %bag3 [[0], [1, 2]] output_shape [12, 1, 8] : tensor<12x8xf16> into tensor<12x1x8xf16>
+    %expanded12 = tensor.expand_shape %bag4 [[0], [1, 2]] output_shape [12, 1, 8] : tensor<12x8xf16> into tensor<12x1x8xf16>
+    %expanded13 = tensor.expand_shape %bag5 [[0], [1, 2]] output_shape [12, 1, 8] : tensor<12x8xf16> into tensor<12x1x8xf16>
+    %concat1 = tensor.concat dim(1) %expanded11, %expanded12, %expanded13 : (tensor<12x1x8xf16>, tensor<12x1x8xf16>, tensor<12x1x8xf16>) -> tensor<12x3x8xf16>
     %empty44 = tensor.empty() : tensor<12x3x8xf16>
     %gathered3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%cand_to_user : tensor<12xi64>) outs(%empty44 : tensor<12x3x8xf16>) {
     ^bb0(%in0: i64, %out: f16):
@@ -462,10 +466,6 @@ module {
       %x = tensor.extract %concat0[%u, %i1, %i2] : tensor<4x3x8xf16>
       linalg.yield %x : f16
     } -> tensor<12x3x8xf16>
-    %expanded11 = tensor.expand_shape %bag3 [[0], [1, 2]] output_shape [12, 1, 8] : tensor<12x8xf16> into tensor<12x1x8xf16>
-    %expanded12 = tensor.expand_shape %bag4 [[0], [1, 2]] output_shape [12, 1, 8] : tensor<12x8xf16> into tensor<12x1x8xf16>
-    %expanded13 = tensor.expand_shape %bag5 [[0], [1, 2]] output_shape [12, 1, 8] : tensor<12x8xf16> into tensor<12x1x8xf16>
-    %concat1 = tensor.concat dim(1) %expanded11, %expanded12, %expanded13 : (tensor<12x1x8xf16>, tensor<12x1x8xf16>, tensor<12x1x8xf16>) -> tensor<12x3x8xf16>
     %concat2 = tensor.concat dim(1) %gathered3, %concat1, %collapsed5 : (tensor<12x3x8xf16>, tensor<12x3x8xf16>, tensor<12x2x8xf16>) -> tensor<12x8x8xf16>
     %empty45 = tensor.empty() : tensor<12x4x8xf16>
     %w_rows0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%w_lce : tensor<4x8xf16>) outs(%empty45 : tensor<12x4x8xf16>) {

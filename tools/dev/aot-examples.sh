@@ -6,7 +6,8 @@
 # .aot/torch_ikbo_benchmark: bench/ab/run.sh and bench/e2e/run.sh time it
 # beside the emb-dialect version. It has no reference: the model as written
 # keeps linalg ops, which only the cpu target runs. So does the end-to-end
-# ranking model (.aot/ranking_model, for bench/e2e/ranking.sh).
+# ranking model (.aot/ranking_model and its stages .aot/ranking_stage_*, for
+# bench/e2e/ranking.sh).
 set -euo pipefail
 build=${1:-build}
 mkdir -p .aot
@@ -24,6 +25,12 @@ done
 # small twin is checked against it in test/Examples/ranking_model.test.
 "$build/bin/emb-compile" examples/ranking_model.mlir --target cuda \
   --pipeline emb-raise,emb-ikbo,emb-batch-tables -o .aot/ranking_model
+# Its stages, each a function of its own (the per-stage breakdown).
+for stage in lookups sequence attention lce mlp; do
+  python3 bench/e2e/ranking_model.py --stage "$stage" -o ".aot/ranking_stage_$stage.mlir"
+  "$build/bin/emb-compile" ".aot/ranking_stage_$stage.mlir" --target cuda \
+    --pipeline emb-raise,emb-ikbo,emb-batch-tables -o ".aot/ranking_stage_$stage"
+done
 # Models of GPU kernels the compiler generates (docs/codegen.md), each with
 # its model as written compiled for the cpu target as <entry>__reference:
 # --compare-unoptimized checks the GPU against the CPU. The benchmark shapes
