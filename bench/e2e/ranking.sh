@@ -23,6 +23,7 @@
 #
 # Knobs: RUNS (3), STAGES (1: the per-stage breakdown), JOBS (ninja -j, 8),
 # WARM_PARALLEL (1: the three compiles at once; 0: one after another),
+# WARM_TIMEOUT (360 s a compile),
 # BUILD (build-ranking), DATA (/tmp/emb-ranking-data), SEED (13). Without a
 # GPU, the same steps on the small twin (a smoke test of the scripts):
 # DEVICE=cpu RANKING_SHAPE=small RANKING_DEVICE=cpu AOT=<small objects for
@@ -73,9 +74,13 @@ fi
   echo $? > "$OUT/build.rc"
 ) &
 build_pid=$!
+# A compile still running after WARM_TIMEOUT seconds is stopped, and its
+# variant is left out of the timing (recompiling it there would take as
+# long): the call ends within the machine's limit either way.
 warm() {
   TORCHINDUCTOR_COMPILE_THREADS=${TORCHINDUCTOR_COMPILE_THREADS:-4} \
-    python3 bench/e2e/ranking.py warm --variant "$1" > "$OUT/warm_$1.log" 2>&1
+    timeout "${WARM_TIMEOUT:-360}" python3 bench/e2e/ranking.py warm --variant "$1" \
+    > "$OUT/warm_$1.log" 2>&1
   echo "warm $1: exit $?" >> "$OUT/warm.rc"
 }
 : > "$OUT/warm.rc"
@@ -104,8 +109,13 @@ wait "$build_pid"
 log "runners built"
 for p in $warm_pids; do wait "$p"; done
 log "compiles done: $(tr '\n' ' ' < "$OUT/warm.rc")"
-grep -q "exit [1-9]" "$OUT/warm.rc" &&
+grep -v "exit 124$" "$OUT/warm.rc" | grep -q "exit [1-9]" &&
   log "a warm-up compile failed ($OUT/warm_*.log); ranking.py bench compiles what is missing"
+skip=()
+for v in "${variants[@]}"; do
+  grep -q "^warm $v: exit 124$" "$OUT/warm.rc" && skip+=(--skip "$v") &&
+    log "warm $v: stopped after ${WARM_TIMEOUT:-360} s, left out of the timing"
+done
 
 # 3. Ours, then the peers: nothing else runs on the GPU now.
 : > "$OUT/ranking_model.txt"
@@ -130,7 +140,8 @@ if [[ $STAGES == 1 ]]; then
 fi
 no_stages=()
 [[ $STAGES == 1 ]] || no_stages=(--no-stages)
-python3 bench/e2e/ranking.py bench --emb-out "$OUT/emb_out" --out "$OUT/peers.jsonl" ${no_stages[@]+"${no_stages[@]}"} \
+python3 bench/e2e/ranking.py bench --emb-out "$OUT/emb_out" --out "$OUT/peers.jsonl" \
+  ${no_stages[@]+"${no_stages[@]}"} ${skip[@]+"${skip[@]}"} \
   > "$OUT/peers.log" 2>&1
 bench_rc=$?
 grep -v "^\s*$" "$OUT/peers.log" | tail -25
