@@ -422,12 +422,22 @@ static bool inChain(const EmbGemmPlan *plans, size_t n, MlirOperation op,
   return found;
 }
 
+/// Whether `v` is what a planned chain's call reads (a, b or the bias).
+static bool isSource(const EmbGemmPlan *plans, size_t n, MlirValue v) {
+  for (size_t i = 0; i < n; ++i)
+    if (mlirValueEqual(plans[i].a, v) || mlirValueEqual(plans[i].b, v) ||
+        (plans[i].bias.ptr && mlirValueEqual(plans[i].bias, v)))
+      return true;
+  return false;
+}
+
 /// CSE merges the zero fills (and the tensor.empty inits) of equal shapes,
 /// so one fill may feed the matmuls of several chains, none of which
 /// absorbs it alone. Once every user of such a fill or empty is an op of
 /// some chain, nothing reads it: it becomes a part of the last chain that
 /// uses it (erased with that chain's parts in a mixed function, after the
-/// chains before it), and so, in turn, may its own init.
+/// chains before it), and so, in turn, may its own init. A value a call
+/// reads (a zero fill as an operand) stays.
 static void absorbShared(MlirBlock block, EmbGemmPlan *plans, size_t n) {
   for (bool changed = true; changed;) {
     changed = false;
@@ -438,6 +448,8 @@ static void absorbShared(MlirBlock block, EmbGemmPlan *plans, size_t n) {
           mlirOperationGetNumResults(op) != 1 || inChain(plans, n, op, &owner))
         continue;
       MlirValue v = mlirOperationGetResult(op, 0);
+      if (isSource(plans, n, v))
+        continue; // a call reads it
       bool used = false, onlyChains = true;
       for (MlirOpOperand u = mlirValueGetFirstUse(v);
            onlyChains && !mlirOpOperandIsNull(u);

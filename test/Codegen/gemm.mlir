@@ -206,3 +206,20 @@ func.func @product_used_twice(%x: tensor<4x3xf16>, %w: tensor<3x5xf16>) -> (tens
   } -> tensor<4x5xf16>
   return %mm, %t : tensor<4x5xf32>, tensor<4x5xf16>
 }
+
+// -----
+
+// A zero fill that a matmul reads as an operand (as well as accumulating
+// into it) is computed (a generated kernel on cuda, MLIR's loops on cpu):
+// only what no call reads is absorbed.
+// CHECK-LABEL: func.func @fill_read_as_operand
+// CHECK: {{call @embrtCompiledLaunchKernel|linalg.fill}}
+// CHECK: call @embrtCompiledGemm(
+// CHECK: return
+func.func @fill_read_as_operand(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %mm = linalg.matmul ins(%x, %z : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %mm : tensor<4x4xf32>
+}
