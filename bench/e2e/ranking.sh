@@ -23,7 +23,7 @@
 #
 # Knobs: RUNS (3), STAGES (1: the per-stage breakdown), JOBS (ninja -j, 8),
 # WARM_PARALLEL (1: the three compiles at once; 0: one after another),
-# WARM_TIMEOUT (360 s a compile),
+# WARM_TIMEOUT (270 s a compile),
 # BUILD (build-ranking), DATA (/tmp/emb-ranking-data), SEED (13). Without a
 # GPU, the same steps on the small twin (a smoke test of the scripts):
 # DEVICE=cpu RANKING_SHAPE=small RANKING_DEVICE=cpu AOT=<small objects for
@@ -80,7 +80,7 @@ build_pid=$!
 # long): the call ends within the machine's limit either way.
 warm() {
   TORCHINDUCTOR_COMPILE_THREADS=${TORCHINDUCTOR_COMPILE_THREADS:-4} \
-    timeout "${WARM_TIMEOUT:-360}" python3 bench/e2e/ranking.py warm --variant "$1" \
+    timeout "${WARM_TIMEOUT:-270}" python3 bench/e2e/ranking.py warm --variant "$1" \
     > "$OUT/warm_$1.log" 2>&1
   echo "warm $1: exit $?" >> "$OUT/warm.rc"
 }
@@ -115,7 +115,7 @@ grep -v "exit 124$" "$OUT/warm.rc" | grep -q "exit [1-9]" &&
 skip=()
 for v in "${variants[@]}"; do
   grep -q "^warm $v: exit 124$" "$OUT/warm.rc" && skip+=(--skip "$v") &&
-    log "warm $v: stopped after ${WARM_TIMEOUT:-360} s, left out of the timing"
+    log "warm $v: stopped after ${WARM_TIMEOUT:-270} s, left out of the timing"
 done
 
 # 3. Ours, then the peers: nothing else runs on the GPU now.
