@@ -257,3 +257,23 @@ func.func @stacked(%t: tensor<100x8xf16>, %i0: tensor<6xi64>, %o0: tensor<4xi64>
   %mixed = tensor.concat dim(1) %x, %b3c, %c3c, %z : (tensor<3x2x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x5x8xf16>
   return %all, %mixed : tensor<3x3x8xf16>, tensor<3x5x8xf16>
 }
+
+// -----
+
+// Stacked features in another order than the TBE's are not its layout: the
+// concat stays, on the features' slices.
+// CHECK-LABEL: func.func @stacked_reordered
+// CHECK: %[[TBE:.+]] = "emb.tbe"
+// CHECK-DAG: %[[A:.+]] = tensor.extract_slice %[[TBE]][0, 0] [3, 8] [1, 1]
+// CHECK-DAG: %[[B:.+]] = tensor.extract_slice %[[TBE]][0, 8] [3, 8] [1, 1]
+// CHECK-DAG: %[[A3:.+]] = tensor.expand_shape %[[A]]
+// CHECK-DAG: %[[B3:.+]] = tensor.expand_shape %[[B]]
+// CHECK: tensor.concat dim(1) %[[B3]], %[[A3]]
+func.func @stacked_reordered(%t: tensor<100x8xf16>, %i0: tensor<6xi64>, %o0: tensor<4xi64>, %i1: tensor<6xi64>, %o1: tensor<4xi64>) -> tensor<3x2x8xf16> {
+  %a = "emb.embedding_bag"(%t, %i0, %o0) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %b = "emb.embedding_bag"(%t, %i1, %o1) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %a3 = tensor.expand_shape %a [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %b3 = tensor.expand_shape %b [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %x = tensor.concat dim(1) %b3, %a3 : (tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x2x8xf16>
+  return %x : tensor<3x2x8xf16>
+}
