@@ -46,41 +46,66 @@ EmbMapped embTensorMapping(MlirValue buffer, int rank, const EmbDim *dims) {
   return m;
 }
 
+// The table holds pointers to entries allocated one by one: a lowering
+// keeps the EmbMapped * of an operand while it maps its result, which may
+// grow the table, so entries never move.
+
 EmbMapped *embLookupValue(EmbLowering *l, MlirValue v) {
   size_t i = hashPtr(v.ptr, l->mapCap);
-  while (l->map[i].key) {
-    if (l->map[i].key == v.ptr)
-      return &l->map[i];
+  while (l->map[i]) {
+    if (l->map[i]->key == v.ptr)
+      return l->map[i];
     i = (i + 1) & (l->mapCap - 1);
   }
   return NULL;
 }
 
-static void grow(EmbLowering *l) {
-  EmbMapped *old = l->map;
-  size_t oldCap = l->mapCap;
-  l->mapCap *= 2;
-  l->map = calloc(l->mapCap, sizeof(EmbMapped));
-  for (size_t i = 0; i < oldCap; ++i)
-    if (old[i].key)
-      embMapValue(l, (MlirValue){old[i].key}, &old[i]);
-  free(old);
+/// The slot of `key` in `table` (of `cap` slots): its entry or a free slot.
+static size_t slotOf(EmbMapped **table, size_t cap, const void *key) {
+  size_t i = hashPtr(key, cap);
+  while (table[i] && table[i]->key != key)
+    i = (i + 1) & (cap - 1);
+  return i;
+}
+
+static bool grow(EmbLowering *l) {
+  size_t cap = l->mapCap * 2;
+  EmbMapped **table = calloc(cap, sizeof(EmbMapped *));
+  if (!table)
+    return false;
+  for (size_t i = 0; i < l->mapCap; ++i)
+    if (l->map[i])
+      table[slotOf(table, cap, l->map[i]->key)] = l->map[i];
+  free(l->map);
+  l->map = table;
+  l->mapCap = cap;
+  return true;
 }
 
 void embMapValue(EmbLowering *l, MlirValue v, const EmbMapped *m) {
-  if ((l->mapCount + 1) * 2 > l->mapCap) {
-    grow(l);
-    l->mapCount = 0;
-    for (size_t i = 0; i < l->mapCap; ++i)
-      l->mapCount += l->map[i].key != NULL;
+  if ((l->mapCount + 1) * 2 > l->mapCap && !grow(l)) {
+    l->failed = true; // out of memory
+    return;
   }
-  size_t i = hashPtr(v.ptr, l->mapCap);
-  while (l->map[i].key && l->map[i].key != v.ptr)
-    i = (i + 1) & (l->mapCap - 1);
-  if (!l->map[i].key)
+  size_t i = slotOf(l->map, l->mapCap, v.ptr);
+  if (!l->map[i]) {
+    l->map[i] = malloc(sizeof(EmbMapped));
+    if (!l->map[i]) {
+      l->failed = true;
+      return;
+    }
     ++l->mapCount;
-  l->map[i] = *m;
-  l->map[i].key = v.ptr;
+  }
+  *l->map[i] = *m;
+  l->map[i]->key = v.ptr;
+}
+
+void embFreeValueMap(EmbLowering *l) {
+  for (size_t i = 0; l->map && i < l->mapCap; ++i)
+    free(l->map[i]);
+  free(l->map);
+  l->map = NULL;
+  l->mapCount = 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -243,8 +268,7 @@ MlirValue embBuildConstantGlobal(EmbLowering *l, const char *prefix,
 
 void embEndFunction(EmbLowering *l) {
   l->mixed = false;
-  free(l->map);
-  l->map = NULL;
+  embFreeValueMap(l);
   free(l->plans);
   l->plans = NULL;
   free(l->skipped);

@@ -2,7 +2,8 @@
 //
 // Values the model computes element by element rather than by an emb op:
 //   - a splat tensor `arith.constant` and `tensor.splat` of a scalar become
-//     one embrtCompiledFill with the element's bits;
+//     one embrtCompiledFill with the element's bits, `tensor.from_elements`
+//     one fill of one element per scalar;
 //   - a non-splat dense `arith.constant`, or a dense_resource one (weights
 //     frozen into a model, read from the module's dialect_resources blob),
 //     becomes a private constant global of the module, which the runtime
@@ -170,46 +171,88 @@ static void lowerTensorConstant(EmbLowering *l, MlirOperation op) {
   fill(l, result, dims, b);
 }
 
-/// tensor.splat of a scalar computed at run time: its bits as i64.
-static void lowerSplat(EmbLowering *l, MlirOperation op) {
-  EmbMapped *s = embLookupValue(l, mlirOperationGetOperand(op, 0));
+/// The bits, as i64, of scalar operand `i` of `op` (computed at run time),
+/// as the fill call takes them; a null value after an error.
+static MlirValue scalarBits(EmbLowering *l, MlirOperation op, intptr_t i,
+                            const char *what) {
+  EmbMapped *s = embLookupValue(l, mlirOperationGetOperand(op, i));
+  char message[128];
   if (!s || s->isTensor) {
-    embLowerFail(l, op, "the splat value was not lowered");
-    return;
+    snprintf(message, sizeof message, "the %s was not lowered", what);
+    embLowerFail(l, op, message);
+    return (MlirValue){NULL};
   }
   MlirValue v = s->value;
   MlirType t = mlirValueGetType(v);
   MlirType i64 = embI64Type(l->ctx);
-  MlirValue bits;
-  if (mlirTypeIsAIndex(t)) {
-    bits = embBuildIndexToI64(&l->b, v);
-  } else if (mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 64) {
-    bits = v;
-  } else {
-    unsigned width = mlirTypeIsAInteger(t) ? mlirIntegerTypeGetWidth(t)
-                     : mlirTypeIsAF64(t)   ? 64
-                     : mlirTypeIsAF32(t)   ? 32
-                     : mlirTypeIsAF16(t) || mlirTypeIsABF16(t) ? 16
-                                                               : 0;
-    if (width == 0) {
-      embLowerFail(l, op, "the splat value's type has no runtime dtype");
-      return;
-    }
-    MlirType iw = mlirIntegerTypeGet(l->ctx, width);
-    MlirValue asInt = v;
-    if (!mlirTypeIsAInteger(t))
-      asInt = mlirOperationGetResult(
-          embBuildOp(&l->b, "arith.bitcast", 1, &v, 1, &iw, 0, NULL), 0);
-    bits = width == 64
-               ? asInt
-               : mlirOperationGetResult(embBuildOp(&l->b, "arith.extui", 1,
-                                                   &asInt, 1, &i64, 0, NULL),
-                                        0);
+  if (mlirTypeIsAIndex(t))
+    return embBuildIndexToI64(&l->b, v);
+  if (mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 64)
+    return v;
+  unsigned width = mlirTypeIsAInteger(t) ? mlirIntegerTypeGetWidth(t)
+                   : mlirTypeIsAF64(t)   ? 64
+                   : mlirTypeIsAF32(t)   ? 32
+                   : mlirTypeIsAF16(t) || mlirTypeIsABF16(t) ? 16
+                                                             : 0;
+  if (width == 0) {
+    snprintf(message, sizeof message, "the %s's type has no runtime dtype",
+             what);
+    embLowerFail(l, op, message);
+    return (MlirValue){NULL};
   }
+  MlirType iw = mlirIntegerTypeGet(l->ctx, width);
+  MlirValue asInt = v;
+  if (!mlirTypeIsAInteger(t))
+    asInt = mlirOperationGetResult(
+        embBuildOp(&l->b, "arith.bitcast", 1, &v, 1, &iw, 0, NULL), 0);
+  if (width == 64)
+    return asInt;
+  return mlirOperationGetResult(
+      embBuildOp(&l->b, "arith.extui", 1, &asInt, 1, &i64, 0, NULL), 0);
+}
+
+/// tensor.splat of a scalar computed at run time: its bits as i64.
+static void lowerSplat(EmbLowering *l, MlirOperation op) {
+  MlirValue bits = scalarBits(l, op, 0, "splat value");
+  if (mlirValueIsNull(bits))
+    return;
   EmbDim dims[EMBRT_MAX_RANK];
   if (!embDynamicResultDims(l, op, 1, dims))
     return;
   fill(l, mlirOperationGetResult(op, 0), dims, (EmbDim){bits, -1});
+}
+
+/// tensor.from_elements of scalars computed at run time (the offsets
+/// [0, N] of a lookup over a dynamic number of ids): one fill of one
+/// element per scalar, at its place in the result's buffer.
+static void lowerFromElements(EmbLowering *l, MlirOperation op) {
+  MlirValue result = mlirOperationGetResult(op, 0);
+  MlirType t = mlirValueGetType(result);
+  int64_t bytes = embTensorElementBytes(t);
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (embValueDtype(result) < 0 || bytes <= 0 || n > INT32_MAX / bytes) {
+    embLowerFail(l, op, "the element type has no runtime dtype");
+    return;
+  }
+  EmbDim dims[EMBRT_MAX_RANK];
+  for (intptr_t i = 0, r = mlirShapedTypeGetRank(t); i < r; ++i)
+    dims[i] = embConstDim(embDim(t, i));
+  EmbMapped *out = embDefineResult(l, result, dims);
+  MlirType i8 = mlirIntegerTypeGet(l->ctx, 8);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirValue bits = scalarBits(l, op, i, "element");
+    if (mlirValueIsNull(bits))
+      return;
+    int64_t attrs[] = {[EMB_ABI_FILL_DTYPE] = embValueDtype(result)};
+    MlirValue bufs[] = {[EMB_ABI_FILL_BUF_OUTPUT] = embBuildGep(
+                            &l->b, out->value, i8, (int32_t)(i * bytes))};
+    EmbDim sizes[] = {
+        [EMB_ABI_FILL_DIM_ELEMENTS] = embConstDim(1),
+        [EMB_ABI_FILL_DIM_BITS] = {bits, -1},
+    };
+    embCallRuntimeOp(l, EMB_RT_FILL,
+                     EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, sizes));
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -366,7 +409,7 @@ static void lowerElementwise(EmbLowering *l, MlirOperation op,
 //===----------------------------------------------------------------------===//
 
 bool embIsRuntimeConstantOp(MlirOperation op) {
-  return embOpIs(op, "tensor.splat") ||
+  return embOpIs(op, "tensor.splat") || embOpIs(op, "tensor.from_elements") ||
          ((embOpIs(op, "arith.constant") || findElementwise(op)) &&
           embHasTensor(op));
 }
@@ -375,6 +418,8 @@ bool embLowerConstantOp(EmbLowering *l, MlirOperation op) {
   const ElementwiseOp *e;
   if (embOpIs(op, "tensor.splat"))
     lowerSplat(l, op);
+  else if (embOpIs(op, "tensor.from_elements"))
+    lowerFromElements(l, op);
   else if (embOpIs(op, "arith.constant") && embHasTensor(op))
     lowerTensorConstant(l, op);
   else if ((e = findElementwise(op)) && embHasTensor(op))

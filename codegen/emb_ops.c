@@ -684,8 +684,11 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
   EmbMapped *q = embTensorOperand(l, op, 0), *k = embTensorOperand(l, op, 1),
             *v = embTensorOperand(l, op, 2);
   EmbMapped *idx = ikbo ? embTensorOperand(l, op, 3) : NULL;
-  EmbMapped *len = ikbo && n == 5 ? embTensorOperand(l, op, 4) : NULL;
-  if (!q || !k || !v || (ikbo && !idx) || (ikbo && n == 5 && !len))
+  // ikbo_attention's user_lengths (operand 4), attention's key_lengths (3).
+  intptr_t lenAt = ikbo ? 4 : 3;
+  bool hasLen = n == lenAt + 1;
+  EmbMapped *len = hasLen ? embTensorOperand(l, op, lenAt) : NULL;
+  if (!q || !k || !v || (ikbo && !idx) || (hasLen && !len))
     return;
   MlirValue result = mlirOperationGetResult(op, 0);
   EmbDim rdims[4];
@@ -700,7 +703,9 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
   int64_t attrs[] = {
       [EMB_ABI_ATTN_DTYPE] = embValueDtype(result),
       [EMB_ABI_ATTN_INDEX_DTYPE] =
-          ikbo ? embValueDtype(mlirOperationGetOperand(op, 3)) : EMBRT_I32,
+          ikbo     ? embValueDtype(mlirOperationGetOperand(op, 3))
+          : hasLen ? embValueDtype(mlirOperationGetOperand(op, lenAt))
+                   : EMBRT_I32,
       [EMB_ABI_ATTN_HAS_INDEX] = ikbo,
       [EMB_ABI_ATTN_HAS_LENGTHS] = len != NULL,
       [EMB_ABI_ATTN_CONFIG_ID] = -1,

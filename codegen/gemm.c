@@ -22,10 +22,16 @@
 //   - an operand may be a linalg.transpose (or a permutation copy generic)
 //     of its last two dims, and a batch_matmul operand a copy generic that
 //     broadcasts a matrix to every batch;
+//   - after an f32 accumulation of f16 or bf16 operands, a generic that
+//     truncates the product to the operand type (torch-mlir's
+//     convertTensorToElementType): the call writes that type;
 //   - after it, a generic of all-parallel loops may add a bias along the last
 //     dim and apply relu (maximumf with 0, or cmpf ugt/ogt and select) or
 //     sigmoid (1 / (1 + exp(-x))), or an activation-only generic may follow
-//     a bias-only one.
+//     a bias-only one. After a truncation they run in f32 in the call's
+//     epilogue and the result is rounded once, where the IR rounds after the
+//     product and again after the bias (and the activation): the call's
+//     result is the IR's within an f16 (bf16) rounding of the sum.
 // An op of the chain other than its last is absorbed (not lowered, then
 // erased) only when its one use is the next op of the chain; otherwise the
 // chain stops there (a transpose used elsewhere stays, and the matmul reads
@@ -61,6 +67,11 @@ typedef struct EmbGemmPlan {
   MlirOperation parts[kMaxParts]; ///< absorbed ops, `last` not among them
   int numParts;
   MlirValue a, b, bias; ///< what the call reads (bias may be null)
+  /// Where a, b and bias are read: operand srcIndex[i] of srcOp[i] (a
+  /// mixed function replaces a chain's result, which another chain may
+  /// read, once the first is lowered: refreshSources reads them again).
+  MlirOperation srcOp[3];
+  intptr_t srcIndex[3];
   int transA, transB, bcastA, bcastB, batched;
   embrtActivation act;
 } EmbGemmPlan;
@@ -91,8 +102,11 @@ static void addPart(EmbGemmPlan *p, MlirOperation op) {
 /// Looks through a transpose of the last two of `rank` dims and, for a
 /// batched operand, a broadcast of a matrix to every batch, of operand `v`
 /// of `user`; flips `*trans`, sets `*bcast`.
-static MlirValue readOperand(EmbGemmPlan *p, MlirValue v, MlirOperation user,
+static MlirValue readOperand(EmbGemmPlan *p, int which, MlirOperation user,
                              intptr_t rank, int *trans, int *bcast) {
+  MlirValue v = mlirOperationGetOperand(user, which);
+  p->srcOp[which] = user;
+  p->srcIndex[which] = which;
   for (int step = 0; step < 2; ++step) {
     MlirOperation producer = embProducer(v);
     if (mlirOperationIsNull(producer) || !onlyUsedBy(v, user) ||
@@ -121,8 +135,18 @@ static MlirValue readOperand(EmbGemmPlan *p, MlirValue v, MlirOperation user,
     addPart(p, producer);
     user = producer;
     v = src;
+    p->srcOp[which] = producer;
+    p->srcIndex[which] = 0;
   }
   return v;
+}
+
+/// Reads the chain's sources again where they are read (see srcOp).
+static void refreshSources(EmbGemmPlan *p) {
+  MlirValue *src[] = {&p->a, &p->b, &p->bias};
+  for (int i = 0; i < 3; ++i)
+    if (!mlirOperationIsNull(p->srcOp[i]))
+      *src[i] = mlirOperationGetOperand(p->srcOp[i], p->srcIndex[i]);
 }
 
 /// Reads the root's indexing_maps (when it has them): which operand is
@@ -260,11 +284,31 @@ static bool readEpilogue(EmbGemmPlan *p, MlirOperation user, MlirValue v,
     return false;
   if (!bias && act == EMBRT_ACTIVATION_NONE)
     return false;
-  if (bias)
+  if (bias) {
     p->bias = embGenericOperand(&g, biasIn);
+    p->srcOp[2] = user;
+    p->srcIndex[2] = biasIn;
+  }
   if (act != EMBRT_ACTIVATION_NONE)
     p->act = act;
   return true;
+}
+
+/// True if `user` is an elementwise generic of `v` (of `rank` dims) alone
+/// that truncates it to `to`: arith.truncf, identity maps.
+static bool isTruncation(MlirOperation user, MlirValue v, MlirType to,
+                         intptr_t rank) {
+  EmbGeneric g;
+  MlirOperation trunc;
+  return embReadGeneric(user, &g) && g.numInputs == 1 && g.numInits == 1 &&
+         g.numLoops == rank && embGenericAllParallel(&g) &&
+         mlirOperationGetNumResults(user) == 1 &&
+         mlirValueEqual(embGenericOperand(&g, 0), v) &&
+         embMapIsIdentityOf(embGenericMap(&g, 0), rank) &&
+         embMapIsIdentityOf(embGenericMap(&g, 1), rank) &&
+         mlirTypeEqual(elementOf(mlirOperationGetResult(user, 0)), to) &&
+         embMadeBy(embGenericYielded(&g, 0), "arith.truncf", &trunc) &&
+         embGenericArgOperand(&g, mlirOperationGetOperand(trunc, 0)) == 0;
 }
 
 /// Matches the chain rooted at `root`; false if `root` is not a root.
@@ -302,10 +346,21 @@ static bool matchChain(MlirOperation root, EmbGemmPlan *p) {
   p->batched = batched;
   if (onlyUsedBy(init, root))
     addPart(p, fill);
-  p->a = readOperand(p, a, root, p->bcastA ? 2 : rank, &p->transA, &p->bcastA);
-  p->b = readOperand(p, b, root, p->bcastB ? 2 : rank, &p->transB, &p->bcastB);
-  // The epilogue: up to two generics, each the only user of the last.
+  p->a = readOperand(p, 0, root, p->bcastA ? 2 : rank, &p->transA, &p->bcastA);
+  p->b = readOperand(p, 1, root, p->bcastB ? 2 : rank, &p->transB, &p->bcastB);
+  // The truncation torch-mlir writes after an f32 accumulation of f16 or
+  // bf16 operands: the call writes the operand type itself.
   p->last = root;
+  MlirOperation user;
+  if (mlirTypeIsAF32(elementOf(result)) && !mlirTypeIsAF32(in) &&
+      embSingleUser(result, &user) &&
+      mlirBlockEqual(mlirOperationGetBlock(user),
+                     mlirOperationGetBlock(root)) &&
+      isTruncation(user, result, in, rank)) {
+    addPart(p, root);
+    p->last = user;
+  }
+  // The epilogue: up to two generics, each the only user of the last.
   for (int step = 0; step < 2; ++step) {
     MlirValue v = mlirOperationGetResult(p->last, 0);
     MlirOperation user;
@@ -352,9 +407,71 @@ static EmbGemmPlan *collectPlans(MlirBlock block, size_t *count) {
 // The plans of a function
 //===----------------------------------------------------------------------===//
 
+/// Whether `op` is an op of a planned chain (absorbed, or its last), and
+/// the index of the last such plan in `*plan`.
+static bool inChain(const EmbGemmPlan *plans, size_t n, MlirOperation op,
+                    size_t *plan) {
+  bool found = false;
+  for (size_t i = 0; i < n; ++i) {
+    bool here = mlirOperationEqual(plans[i].last, op);
+    for (int j = 0; !here && j < plans[i].numParts; ++j)
+      here = mlirOperationEqual(plans[i].parts[j], op);
+    if (here)
+      *plan = i, found = true;
+  }
+  return found;
+}
+
+/// Whether `v` is what a planned chain's call reads (a, b or the bias).
+static bool isSource(const EmbGemmPlan *plans, size_t n, MlirValue v) {
+  for (size_t i = 0; i < n; ++i)
+    if (mlirValueEqual(plans[i].a, v) || mlirValueEqual(plans[i].b, v) ||
+        (plans[i].bias.ptr && mlirValueEqual(plans[i].bias, v)))
+      return true;
+  return false;
+}
+
+/// CSE merges the zero fills (and the tensor.empty inits) of equal shapes,
+/// so one fill may feed the matmuls of several chains, none of which
+/// absorbs it alone. Once every user of such a fill or empty is an op of
+/// some chain, nothing reads it: it becomes a part of the last chain that
+/// uses it (erased with that chain's parts in a mixed function, after the
+/// chains before it), and so, in turn, may its own init. A value a call
+/// reads (a zero fill as an operand) stays.
+static void absorbShared(MlirBlock block, EmbGemmPlan *plans, size_t n) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (MlirOperation op = mlirBlockGetFirstOperation(block);
+         !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+      size_t owner = 0, last = 0;
+      if ((!embOpIs(op, "linalg.fill") && !embOpIs(op, "tensor.empty")) ||
+          mlirOperationGetNumResults(op) != 1 || inChain(plans, n, op, &owner))
+        continue;
+      MlirValue v = mlirOperationGetResult(op, 0);
+      if (isSource(plans, n, v))
+        continue; // a call reads it
+      bool used = false, onlyChains = true;
+      for (MlirOpOperand u = mlirValueGetFirstUse(v);
+           onlyChains && !mlirOpOperandIsNull(u);
+           u = mlirOpOperandGetNextUse(u)) {
+        size_t plan;
+        used = true;
+        onlyChains = inChain(plans, n, mlirOpOperandGetOwner(u), &plan);
+        if (onlyChains && plan > last)
+          last = plan;
+      }
+      if (used && onlyChains && plans[last].numParts < kMaxParts) {
+        addPart(&plans[last], op);
+        changed = true;
+      }
+    }
+  }
+}
+
 void embPlanGemms(EmbLowering *l, MlirBlock block) {
   free(l->gemms);
   l->gemms = collectPlans(block, &l->numGemms);
+  absorbShared(block, l->gemms, l->numGemms);
 }
 
 static EmbGemmPlan *planOfLast(EmbLowering *l, MlirOperation op) {
@@ -384,6 +501,7 @@ void embGemmSources(EmbLowering *l, MlirOperation last, MlirValue *values,
   *count = 0;
   if (!p)
     return;
+  refreshSources(p);
   values[(*count)++] = p->a;
   values[(*count)++] = p->b;
   if (p->bias.ptr)
@@ -398,6 +516,7 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op) {
   EmbGemmPlan *p = planOfLast(l, op);
   if (!p)
     return false;
+  refreshSources(p);
   EmbMapped *a = embLookupValue(l, p->a), *b = embLookupValue(l, p->b);
   EmbMapped *bias = p->bias.ptr ? embLookupValue(l, p->bias) : NULL;
   if (!a || !b || !a->isTensor || !b->isTensor ||

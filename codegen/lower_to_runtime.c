@@ -270,7 +270,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->numOwned = 0;
   l->mapCap = initialMapCapacity;
   l->mapCount = 0;
-  l->map = calloc(l->mapCap, sizeof(EmbMapped));
+  l->map = calloc(l->mapCap, sizeof(EmbMapped *));
   for (intptr_t i = 0; i < ni; ++i) {
     EmbMapped m = embBufferMapping(l, mlirBlockGetArgument(block, 1 + i));
     embMapValue(l, mlirBlockGetArgument(oldBlock, i), &m);

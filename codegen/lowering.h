@@ -74,7 +74,9 @@ typedef struct EmbLowering {
   MlirModule module;
   EmbBuilder b;
   MlirValue ctxArg;
-  EmbMapped *map; ///< open addressing on the value's pointer
+  /// Open addressing on the value's pointer; each entry is allocated on
+  /// its own, so an EmbMapped * stays valid while the table grows.
+  EmbMapped **map;
   size_t mapCap, mapCount;
   MlirValue *owned; ///< buffers to free before returning
   size_t numOwned, ownedCap;
@@ -107,8 +109,12 @@ EmbMapped embTensorMapping(MlirValue buffer, int rank, const EmbDim *dims);
 /// The lowered form of `v`, or NULL if it was not lowered.
 EmbMapped *embLookupValue(EmbLowering *l, MlirValue v);
 
-/// Records that `v` became `m`.
+/// Records that `v` became `m` (a copy; an earlier mapping of `v` is
+/// overwritten in place).
 void embMapValue(EmbLowering *l, MlirValue v, const EmbMapped *m);
+
+/// Frees the value map.
+void embFreeValueMap(EmbLowering *l);
 
 /// The lowered form of tensor operand `i` of `op`; NULL (after an error)
 /// if it was not lowered.

@@ -427,7 +427,7 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   l->numOwned = 0;
   l->mapCap = 1024;
   l->mapCount = 0;
-  l->map = calloc(l->mapCap, sizeof(EmbMapped));
+  l->map = calloc(l->mapCap, sizeof(EmbMapped *));
   l->numPlans = 0;
   l->numSkipped = 0;
   rewriteSignature(l, func, ft);

@@ -215,14 +215,15 @@ irdl.dialect @emb {
     irdl.results(result: %result)
   }
 
-  // emb.attention(q[B,Lq,H,Dh], k[B,Lk,H,Dh], v[B,Lk,H,Dh]) {scale?}
-  //   -> [B,Lq,H,Dh]
+  // emb.attention(q[B,Lq,H,Dh], k[B,Lk,H,Dh], v[B,Lk,H,Dh],
+  //               key_lengths[B]?) {scale?} -> [B,Lq,H,Dh]
   irdl.operation @attention {
     %q = irdl.any
     %k = irdl.any
     %v = irdl.any
+    %key_lengths = irdl.any
     %result = irdl.any
-    irdl.operands(q: %q, k: %k, v: %v)
+    irdl.operands(q: %q, k: %k, v: %v, key_lengths: optional %key_lengths)
     irdl.results(result: %result)
   }
 

@@ -1159,10 +1159,19 @@ static bool checkAttentionShapes(Checker *c, const char *kName,
 }
 
 static void verifyAttention(Checker *c) {
-  if (!checkCounts(c, 3, 3))
+  if (!checkCounts(c, 3, 4))
     return;
-  checkAttentionShapes(c, "k", "v", true);
+  if (!checkAttentionShapes(c, "k", "v", true))
+    return;
   checkScale(c);
+  if (mlirOperationGetNumOperands(c->op) == 4) {
+    MlirType q = operandType(c, 0), len = operandType(c, 3);
+    if (!checkRank(c, len, "key_lengths", 1) ||
+        !checkIndexInt(c, len, "key_lengths"))
+      return;
+    checkDimsAgree(c, len, 0, "key_lengths has %lld entries", q, 0,
+                   "q has %lld rows");
+  }
 }
 
 static void verifyIkboAttention(Checker *c) {

@@ -17,12 +17,16 @@
 //     indices of the bags before it, the last bag's offsets[0:B+1] likewise,
 //     concatenated. The runtime requires offsets[0] == 0 and offsets[B] == N
 //     for each bag, so this is exactly the TBE's convention. With static
-//     index counts the shift is an arith.constant splat; with dynamic ones it
-//     is tensor.dim + arith.addi + arith.index_cast + tensor.splat;
+//     index counts the pieces are one concat shifted by one dense
+//     arith.constant (two ops for any F); a bag's offsets[0:B] is read
+//     through the concat that appended the id count to torch's offsets.
+//     With dynamic counts each shift is tensor.dim + arith.addi +
+//     arith.index_cast + tensor.splat;
 //   - the emb.tbe, whose result gives each bag's result back as its column
-//     slice (rows, for mode none) with tensor.extract_slice. A tensor.concat
-//     of a run of the group's results, in order, along that dim is replaced
-//     by the TBE result or one slice of it.
+//     slice (rows, for mode none) with tensor.extract_slice. A run of the
+//     group's results, in order, along that dim in a tensor.concat becomes
+//     the TBE result or one slice of it, and so does a run of their stacked
+//     forms ([B, 1, D] expands along dim 1, one D), reshaped to [B, k, D].
 //
 // A bag joins a group only if no bag already in the group is used before it,
 // so that the TBE, placed at the last bag, dominates every use, and no
@@ -36,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linalg_match.h"
 #include "pass.h"
 #include "rewrite.h"
 
@@ -215,18 +220,74 @@ static MlirValue createShift(Emitter *e, int64_t len, int64_t staticPart,
       0);
 }
 
-/// The feature-major offsets of the group: [F*B+1].
+/// offsets[0:B] of a bag: the first operand itself when the offsets are a
+/// concat along dim 0 that starts with exactly those B entries (torch's
+/// offsets with the id count appended, as emb-raise-embedding-bag makes
+/// them), else a slice.
+static MlirValue firstOffsets(Emitter *e, MlirValue off, int64_t batch) {
+  MlirOperation concat;
+  int64_t dim;
+  if (embMadeBy(off, "tensor.concat", &concat) &&
+      embGetIntAttr(concat, "dim", &dim) && dim == 0) {
+    MlirValue first = mlirOperationGetOperand(concat, 0);
+    if (embDim(mlirValueGetType(first), 0) == batch)
+      return first;
+  }
+  return embCreateSliceAlong(e->before, e->loc, off, 0, 0, batch);
+}
+
+/// The feature-major offsets of the group: [F*B+1]. With every count
+/// static, the pieces (each bag's offsets[0:B], the last bag's [0:B+1])
+/// concatenated and shifted by one dense constant (bag f's entries by the
+/// ids of the bags before it): two ops whatever F is.
 static MlirValue createOffsets(Emitter *e, MlirValue *pieces) {
   const Group *g = e->g;
   int64_t batch = g->key.batch, staticBase = 0;
+  bool allStatic = true;
+  for (size_t f = 0; f + 1 < g->size; ++f)
+    allStatic &= g->bags[f].numIndices >= 0;
+  if (allStatic) {
+    int64_t n = (int64_t)g->size * batch + 1;
+    int64_t *shifts = malloc((size_t)n * sizeof(int64_t));
+    if (shifts) {
+      intptr_t numPieces = 0;
+      for (size_t f = 0; f < g->size; ++f) {
+        MlirValue off = mlirOperationGetOperand(g->bags[f].op, 2);
+        bool last = f + 1 == g->size;
+        MlirOperation concat;
+        int64_t dim = -1;
+        if (!last) {
+          pieces[numPieces++] = firstOffsets(e, off, batch);
+        } else if (embMadeBy(off, "tensor.concat", &concat) &&
+                   embGetIntAttr(concat, "dim", &dim) && dim == 0 &&
+                   mlirOperationGetNumOperands(concat) <= 4) {
+          // The last offsets' own pieces (torch's offsets and the count), in
+          // one concat with the others (`pieces` has room for 4 more).
+          for (intptr_t i = 0, n = mlirOperationGetNumOperands(concat); i < n;
+               ++i)
+            pieces[numPieces++] = mlirOperationGetOperand(concat, i);
+        } else {
+          pieces[numPieces++] = off;
+        }
+        for (int64_t b = 0; b < (last ? batch + 1 : batch); ++b)
+          shifts[(int64_t)f * batch + b] = staticBase;
+        staticBase += g->bags[f].numIndices;
+      }
+      MlirValue all = embCreateConcat(e->before, e->loc, 0, numPieces, pieces);
+      MlirValue shift =
+          embCreateIntVector(e->before, e->loc, g->key.indexElement, n, shifts);
+      free(shifts);
+      return createBinary(e, "arith.addi", all, shift);
+    }
+  }
   MlirValue dynamicBase = {NULL};
+  staticBase = 0;
   for (size_t f = 0; f < g->size; ++f) {
     MlirOperation bag = g->bags[f].op;
     MlirValue off = mlirOperationGetOperand(bag, 2);
     bool last = f + 1 == g->size;
     int64_t len = last ? batch + 1 : batch;
-    MlirValue piece =
-        last ? off : embCreateSliceAlong(e->before, e->loc, off, 0, 0, batch);
+    MlirValue piece = last ? off : firstOffsets(e, off, batch);
     if (staticBase != 0 || !mlirValueIsNull(dynamicBase))
       piece = createBinary(e, "arith.addi", piece,
                            createShift(e, len, staticBase, dynamicBase));
@@ -359,35 +420,86 @@ static intptr_t bagOf(const Group *g, MlirValue v) {
   return -1;
 }
 
-/// If `concat` joins the results of bags r, r+1, ..., r+m-1 in order along
-/// the TBE's slice dim, replaces it by the TBE result or one slice of it.
+/// If `v` is bag f's result (`*stacked` false) or, for pooled bags, a
+/// tensor.expand_shape of it that adds a unit dim after the batch ([B, D]
+/// to [B, 1, D]: `*stacked` true, a feature of torch.stack(bags, 1)), f;
+/// else -1.
+static intptr_t pieceOf(const Group *g, MlirValue v, bool *stacked) {
+  static const int64_t unit[][EMB_MAX_LOOPS] = {{0, -1}, {1, 2, -1}};
+  MlirValue src;
+  *stacked = g->key.noneDim < 0 &&
+             embReadReshape(v, "tensor.expand_shape", 2, unit, &src) &&
+             embDim(mlirValueGetType(v), 1) == 1;
+  return bagOf(g, *stacked ? src : v);
+}
+
+/// Replaces, in `concat`, every run of two or more of the group's results
+/// in order (along the TBE's slice dim), or of their stacked forms (along
+/// dim 1, one D), by one slice of the TBE result (the result itself for
+/// all of them), reshaped to [B, k, D] for a stacked run; the concat goes
+/// when one run is all it joins.
 static void replaceConcat(Emitter *e, MlirOperation concat, MlirValue tbe) {
   const Group *g = e->g;
   int64_t sliceDim = g->key.noneDim >= 0 ? 0 : 1, dim = -1;
-  if (!embGetIntAttr(concat, "dim", &dim) || dim != sliceDim)
+  if (!embGetIntAttr(concat, "dim", &dim))
     return;
   intptr_t m = mlirOperationGetNumOperands(concat);
-  intptr_t r = bagOf(g, mlirOperationGetOperand(concat, 0));
-  if (r < 0 || r + m > (intptr_t)g->size)
+  MlirValue *operands = malloc((size_t)m * sizeof(MlirValue));
+  if (!operands)
     return;
-  for (intptr_t j = 1; j < m; ++j)
-    if (bagOf(g, mlirOperationGetOperand(concat, j)) != r + j)
-      return;
-  int64_t start, size, lastStart, lastSize;
-  partOf(g, (size_t)r, &start, &size);
-  partOf(g, (size_t)(r + m - 1), &lastStart, &lastSize);
-  MlirValue whole =
-      (r == 0 && m == (intptr_t)g->size)
-          ? tbe
-          : embCreateSliceAlong(e->before, e->loc, tbe, sliceDim, start,
-                                lastStart + lastSize - start);
-  MlirValue result = mlirOperationGetResult(concat, 0);
-  if (!mlirTypeEqual(mlirValueGetType(whole), mlirValueGetType(result))) {
-    if (!mlirValueEqual(whole, tbe))
-      embEraseIfDead(mlirOpResultGetOwner(whole));
-    return;
+  intptr_t n = 0;
+  bool changed = false;
+  for (intptr_t j = 0; j < m;) {
+    bool stacked, next;
+    intptr_t r = pieceOf(g, mlirOperationGetOperand(concat, j), &stacked);
+    intptr_t k = 1;
+    if (r >= 0 && dim == (stacked ? 1 : sliceDim))
+      while (
+          j + k < m && r + k < (intptr_t)g->size &&
+          pieceOf(g, mlirOperationGetOperand(concat, j + k), &next) == r + k &&
+          next == stacked && (!stacked || g->bags[r + k].dim == g->bags[r].dim))
+        ++k;
+    if (k < 2) {
+      operands[n++] = mlirOperationGetOperand(concat, j++);
+      continue;
+    }
+    int64_t start, size, lastStart, lastSize;
+    partOf(g, (size_t)r, &start, &size);
+    partOf(g, (size_t)(r + k - 1), &lastStart, &lastSize);
+    MlirValue run =
+        (r == 0 && k == (intptr_t)g->size)
+            ? tbe
+            : embCreateSliceAlong(e->before, e->loc, tbe, sliceDim, start,
+                                  lastStart + lastSize - start);
+    if (stacked) {
+      static const int64_t split[][EMB_MAX_LOOPS] = {{0, -1}, {1, 2, -1}};
+      int64_t shape[] = {g->key.batch, k, g->bags[r].dim};
+      run = embCreateReshape(e->before, e->loc, "tensor.expand_shape", run,
+                             embTensorType(3, shape, g->key.resultElement), 2,
+                             split);
+    }
+    operands[n++] = run;
+    changed = true;
+    j += k;
   }
-  embReplaceOp(concat, whole);
+  if (changed) {
+    MlirValue result = mlirOperationGetResult(concat, 0);
+    MlirValue joined =
+        n == 1 ? operands[0]
+               : embCreateConcat(e->before, e->loc, dim, n, operands);
+    if (mlirTypeEqual(mlirValueGetType(joined), mlirValueGetType(result))) {
+      MlirValue *old = malloc((size_t)m * sizeof(MlirValue));
+      for (intptr_t j = 0; old && j < m; ++j)
+        old[j] = mlirOperationGetOperand(concat, j);
+      embReplaceOp(concat, joined);
+      if (old)
+        embEraseDeadProducers(m, old); // the stacked pieces' reshapes
+      free(old);
+    } else if (!mlirValueEqual(joined, tbe)) {
+      embEraseDeadChain(mlirOpResultGetOwner(joined));
+    }
+  }
+  free(operands);
 }
 
 /// Replaces the concats of the group's results, then every other use of a
@@ -400,6 +512,11 @@ static bool giveBack(Emitter *e, MlirValue tbe) {
     for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use);
          use = mlirOpOperandGetNextUse(use)) {
       MlirOperation user = mlirOpOperandGetOwner(use);
+      // A stacked feature: its reshape's one user.
+      MlirOperation stacker;
+      if (embOpIs(user, "tensor.expand_shape") &&
+          embSingleUser(mlirOperationGetResult(user, 0), &stacker))
+        user = stacker;
       if (!embOpIs(user, "tensor.concat"))
         continue;
       bool seen = false;
@@ -418,6 +535,12 @@ static bool giveBack(Emitter *e, MlirValue tbe) {
   int64_t sliceDim = g->key.noneDim >= 0 ? 0 : 1;
   for (size_t f = 0; f < g->size; ++f) {
     MlirOperation bag = g->bags[f].op;
+    // What only the bag read (its offsets with the count appended, which
+    // the TBE's offsets read through) goes with it.
+    MlirValue operands[4];
+    intptr_t n = mlirOperationGetNumOperands(bag);
+    for (intptr_t i = 0; i < n && i < 4; ++i)
+      operands[i] = mlirOperationGetOperand(bag, i);
     if (embHasUses(mlirOperationGetResult(bag, 0))) {
       int64_t start, size;
       partOf(g, f, &start, &size);
@@ -426,6 +549,7 @@ static bool giveBack(Emitter *e, MlirValue tbe) {
     } else {
       mlirOperationDestroy(bag);
     }
+    embEraseDeadProducers(n < 4 ? n : 4, operands);
   }
   return true;
 }

@@ -12,7 +12,9 @@
 //     pieces are interleaved. By linearity over the K split,
 //     w @ x[b] = w_cand @ cand[b] + w_user @ user[idx[b]].
 //   - emb.attention(q, broadcast(k, idx), broadcast(v, idx)) ->
-//     emb.ikbo_attention(q, k, v, idx) (Type II, memory only), keeping scale.
+//     emb.ikbo_attention(q, k, v, idx) (Type II, memory only), keeping scale;
+//     with key lengths broadcast(len, idx) too, -> ikbo_attention(q, k, v,
+//     idx, len).
 //   - arith.addf of a broadcast and a candidate tensor, either order ->
 //     emb.broadcast_add(u, idx, cand).
 //
@@ -24,8 +26,9 @@
 // share the request's user count U.
 // Postconditions: the ops above no longer read a broadcast they could fold.
 // Where an lce's concat holds broadcasts but cannot be fused (a piece of
-// dynamic K), or attention's k and v are not broadcast by one cand_to_user,
-// the op is left alone with a remark. The pass never fails.
+// dynamic K), or attention's k and v (and key lengths) are not broadcast by
+// one cand_to_user, the op is left alone with a remark. The pass never
+// fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -226,18 +229,42 @@ static bool fuseAttention(MlirOperation op) {
   int64_t vu = embDim(mlirValueGetType(v), 0);
   if (ku >= 0 && vu >= 0 && ku != vu)
     return false;
-  MlirValue operands[] = {mlirOperationGetOperand(op, 0), k, v, idx};
+  // Key lengths per row become the users' lengths when they are the users'
+  // broadcast by the same cand_to_user; cand_to_user and user_lengths
+  // share one integer type.
+  bool masked = mlirOperationGetNumOperands(op) == 4;
+  MlirValue len = {NULL};
+  if (masked) {
+    MlirOperation bl =
+        embDefiningOp(mlirOperationGetOperand(op, 3), EMB_OP_BROADCAST);
+    if (mlirOperationIsNull(bl) ||
+        !mlirValueEqual(mlirOperationGetOperand(bl, 1), idx)) {
+      embEmitRemarkf(loc, "'emb.attention' not fused: its key_lengths are not "
+                          "broadcast by the cand_to_user of k and v");
+      return false;
+    }
+    len = mlirOperationGetOperand(bl, 0);
+    MlirType lt = mlirShapedTypeGetElementType(mlirValueGetType(len));
+    MlirType it = mlirShapedTypeGetElementType(mlirValueGetType(idx));
+    if (!mlirTypeEqual(lt, it)) {
+      embEmitRemarkf(loc, "'emb.attention' not fused: its key_lengths and "
+                          "cand_to_user hold different integer types");
+      return false;
+    }
+  }
+  MlirValue operands[] = {mlirOperationGetOperand(op, 0), k, v, idx, len};
   MlirAttribute scale = mlirOperationGetAttributeByName(op, embStr("scale"));
   MlirNamedAttribute attr =
       embNamedAttr(mlirOperationGetContext(op), "scale", scale);
   MlirValue result = mlirOperationGetResult(op, 0);
-  MlirOperation ikbo = embCreateOp(op, loc, EMB_OP_IKBO_ATTENTION, 4, operands,
-                                   mlirValueGetType(result),
-                                   mlirAttributeIsNull(scale) ? 0 : 1, &attr);
-  MlirValue old[] = {mlirOperationGetOperand(op, 1),
-                     mlirOperationGetOperand(op, 2)};
+  MlirOperation ikbo = embCreateOp(
+      op, loc, EMB_OP_IKBO_ATTENTION, masked ? 5 : 4, operands,
+      mlirValueGetType(result), mlirAttributeIsNull(scale) ? 0 : 1, &attr);
+  MlirValue old[] = {
+      mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 2),
+      masked ? mlirOperationGetOperand(op, 3) : (MlirValue){NULL}};
   embReplaceOp(op, mlirOperationGetResult(ikbo, 0));
-  embEraseDeadProducers(2, old);
+  embEraseDeadProducers(masked ? 3 : 2, old);
   return true;
 }
 

@@ -83,9 +83,63 @@ MlirValue embGenericOperand(const EmbGeneric *g, intptr_t i) {
   return mlirOperationGetOperand(g->op, i);
 }
 
-MlirAffineMap embGenericMap(const EmbGeneric *g, intptr_t i) {
+static MlirAffineMap rawMap(const EmbGeneric *g, intptr_t i) {
   return mlirAffineMapAttrGetValue(
       mlirArrayAttrGetElement(attrOf(g->op, "indexing_maps"), i));
+}
+
+/// The static extent of every loop of `g` that some operand reads at a
+/// plain dim of static size; -1 for the others.
+static void loopExtents(const EmbGeneric *g, int64_t *extent) {
+  for (intptr_t k = 0; k < g->numLoops; ++k)
+    extent[k] = -1;
+  for (intptr_t j = 0, n = g->numInputs + g->numInits; j < n; ++j) {
+    MlirAffineMap m = rawMap(g, j);
+    MlirType t = mlirValueGetType(embGenericOperand(g, j));
+    for (intptr_t r = 0, nr = mlirAffineMapGetNumResults(m); r < nr; ++r) {
+      int64_t loop = embMapResult(m, r);
+      int64_t size = embDim(t, r);
+      if (loop >= 0 && loop < g->numLoops && size >= 0)
+        extent[loop] = size;
+    }
+  }
+}
+
+/// torch-mlir reads every operand dim of static size 1 at the constant 0
+/// (createElementwiseLinalgGeneric), also where the loop itself runs once:
+/// a [B, 1] input of [B, 1] loops is read at (d0, 0), not the identity. Over
+/// a loop of extent 1 the two are the same map, so such a 0 is read as the
+/// loop right-aligned with its dim (the loop broadcasting aligns it with)
+/// when that loop has static extent 1 and the map reads it nowhere else:
+/// the matchers then see the identity (or the bias map) they look for,
+/// and a real broadcast (a 0 over a longer loop) stays a 0.
+MlirAffineMap embGenericMap(const EmbGeneric *g, intptr_t i) {
+  MlirAffineMap m = rawMap(g, i);
+  intptr_t n = mlirAffineMapGetNumResults(m);
+  intptr_t loops = mlirAffineMapGetNumDims(m);
+  if (n > EMB_MAX_LOOPS || loops != g->numLoops || n > loops ||
+      mlirAffineMapGetNumSymbols(m) != 0)
+    return m;
+  int64_t extent[EMB_MAX_LOOPS];
+  bool read[EMB_MAX_LOOPS] = {false}, changed = false;
+  loopExtents(g, extent);
+  for (intptr_t r = 0; r < n; ++r) {
+    int64_t loop = embMapResult(m, r);
+    if (loop >= 0 && loop < loops)
+      read[loop] = true;
+  }
+  MlirContext ctx = mlirAffineMapGetContext(m);
+  MlirAffineExpr exprs[EMB_MAX_LOOPS];
+  for (intptr_t r = 0; r < n; ++r) {
+    exprs[r] = mlirAffineMapGetResult(m, r);
+    intptr_t aligned = loops - n + r;
+    if (embMapResult(m, r) == EMB_MAP_ZERO && extent[aligned] == 1 &&
+        !read[aligned]) {
+      exprs[r] = mlirAffineDimExprGet(ctx, aligned);
+      read[aligned] = changed = true;
+    }
+  }
+  return changed ? mlirAffineMapGet(ctx, loops, 0, n, exprs) : m;
 }
 
 MlirValue embGenericYielded(const EmbGeneric *g, intptr_t i) {

@@ -33,10 +33,16 @@
 // batch_matmul, its truncf, or the expand_shape after them), so everything
 // it erases comes earlier.
 //
+// A boolean attn_mask of key lengths (`arange(Lk) < lengths.unsqueeze(1)`,
+// per candidate or per user and gathered by cand_to_user), which the math
+// decomposition adds to the scores as where(mask, 0, -inf), becomes
+// emb.attention's key_lengths (clamped to 0..Lk unless they are
+// emb.jagged_to_padded's, broadcast like the mask when it was the users').
+//
 // Preconditions: none. Postconditions: these forms are emb.attention; a
 // softmax-times-v that does not compute attention as emb.attention defines
-// it (a softmax over another dim, a scaled v, a mask, different head dims)
-// is left alone with a remark. The pass never fails.
+// it (a softmax over another dim, a scaled v, a mask other than key lengths,
+// different head dims) is left alone with a remark. The pass never fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -360,10 +366,12 @@ static bool looksLikeSoftmax(MlirValue p) {
 
 /// Reads `p` as softmax(x) along the last dim (with or without the -inf
 /// guard, computed in f32 between an extf and a truncf or not) and returns
-/// the scores x; a null value after a remark if it is not.
-static MlirValue readSoftmax(MlirValue p, MlirLocation loc) {
+/// the scores x, and in `*hasGuard` whether the guard was there; a null
+/// value after a remark if it is not.
+static MlirValue readSoftmax(MlirValue p, MlirLocation loc, bool *hasGuard) {
   MlirValue s = p, guarded = {NULL}, src, e, sum, x;
-  if (readGuard(p, &src, &guarded))
+  *hasGuard = readGuard(p, &src, &guarded);
+  if (*hasGuard)
     s = src;
   if (embReadUnaryElementwise(s, "arith.truncf", &src))
     s = src;
@@ -398,6 +406,240 @@ static MlirValue readSoftmax(MlirValue p, MlirLocation loc) {
     return (MlirValue){NULL};
   }
   return x;
+}
+
+//===----------------------------------------------------------------------===//
+// The key mask: SDPA's boolean attn_mask made additive
+//===----------------------------------------------------------------------===//
+
+// PyTorch's math SDPA turns a boolean attn_mask into where(mask, 0, -inf)
+// (older versions where(!mask, -inf, 0)) of the query's type and adds it to
+// the scores before _safe_softmax. A mask that keeps key j of row b while
+// j < len[b] (`torch.arange(Lk) < lengths.unsqueeze(1)`, at the users'
+// batch and gathered per candidate, or at the candidates') is
+// emb.attention's key_lengths; any other mask is left alone.
+
+/// What the mask added to the scores says: the lengths of the rows that
+/// keep their first len keys (at the scores' batch when `candToUser` is
+/// null, else at the users' batch, gathered by it), and the generics that
+/// computed the mask (for the erase).
+typedef struct {
+  MlirValue lengths;    ///< [R] integers
+  MlirValue candToUser; ///< the broadcast of a user-level mask, or null
+} KeyMask;
+
+/// True if result `r` of map `m` of an operand of type `t` does not vary
+/// along loop `loop`: the constant 0, or the loop over a dim of size 1.
+static bool fixedAlong(MlirAffineMap m, intptr_t r, MlirType t, int64_t loop) {
+  int64_t e = embMapResult(m, r);
+  return e == EMB_MAP_ZERO || (e == loop && embDim(t, r) == 1);
+}
+
+/// If `v` is `arange(n)` (a generic of no inputs over one loop yielding its
+/// index, through integer casts), seen through an expand_shape to [1, n].
+static bool isArange(MlirValue v, int64_t n) {
+  static const int64_t row[][EMB_MAX_LOOPS] = {{0, 1, -1}};
+  MlirValue src;
+  EmbGeneric g;
+  if (embReadReshape(v, "tensor.expand_shape", 1, row, &src))
+    v = src;
+  return embReadGenericOf(v, &g) && g.numInputs == 0 && g.numLoops == 1 &&
+         embDim(mlirValueGetType(embGenericOperand(&g, 0)), 0) == n &&
+         embIsLoopIndex(embStripIntCasts(embGenericYielded(&g, 0)), 0);
+}
+
+/// If `v` is `j < len[r]` over [R, Lk] (lk the key count), the 1-D lengths
+/// [R]: a generic yielding arith.cmpi slt (or the same swapped) of the key
+/// position (linalg.index 1, or an input that is an arange, read along the
+/// keys) and an input read along the rows ([R], or [R, 1] expanded from
+/// [R]).
+static MlirValue readLengthCompare(MlirValue v, int64_t lk) {
+  EmbGeneric g;
+  MlirValue none = {NULL}, pos, len;
+  int pred;
+  if (!embReadGenericOf(v, &g) || g.numLoops != 2 || g.numInits != 1 ||
+      !embGenericAllParallel(&g) ||
+      !embMapIsIdentityOf(embGenericMap(&g, g.numInputs), 2) ||
+      !embReadCmpI(embGenericYielded(&g, 0), &pred, &pos, &len) ||
+      pred != EMB_CMPI_SLT)
+    return none;
+  pos = embStripIntCasts(pos);
+  len = embStripIntCasts(len);
+  // The key position.
+  intptr_t pi = embGenericArgOperand(&g, pos);
+  if (pi < 0) {
+    if (!embIsLoopIndex(pos, 1))
+      return none;
+  } else {
+    MlirAffineMap m = embGenericMap(&g, pi);
+    intptr_t n = mlirAffineMapGetNumResults(m);
+    if (pi >= g.numInputs || n < 1 || n > 2 || embMapResult(m, n - 1) != 1 ||
+        (n == 2 && embMapResult(m, 0) != EMB_MAP_ZERO) ||
+        !isArange(embGenericOperand(&g, pi), lk))
+      return none;
+  }
+  // The length of the row.
+  intptr_t li = embGenericArgOperand(&g, len);
+  if (li < 0 || li >= g.numInputs)
+    return none;
+  MlirAffineMap m = embGenericMap(&g, li);
+  MlirValue lengths = embGenericOperand(&g, li), src;
+  static const int64_t column[][EMB_MAX_LOOPS] = {{0, 1, -1}};
+  if (embMapIs(m, 1, (const int64_t[]){0}))
+    return lengths;
+  if (embMapIs(m, 2, (const int64_t[]){0, EMB_MAP_ZERO}) &&
+      embReadReshape(lengths, "tensor.expand_shape", 1, column, &src))
+    return src;
+  return none;
+}
+
+/// If `v` is the boolean mask i1 [B, 1, 1, Lk] (an expand of [B, Lk]) of
+/// key lengths, fills `mask`; `negated` reads it as !mask.
+static bool readLengthMask(MlirValue v, bool negated, int64_t lk,
+                           KeyMask *mask) {
+  EmbGeneric inv;
+  MlirValue a, b;
+  int64_t one;
+  // logical_not: xori with true.
+  if (embReadGenericOf(v, &inv) && inv.numInputs == 1 &&
+      embGenericAllParallel(&inv) &&
+      embMapIsIdentityOf(embGenericMap(&inv, 0), inv.numLoops) &&
+      embReadBinary(embGenericYielded(&inv, 0), "arith.xori", &a, &b) &&
+      ((embGenericArgOperand(&inv, a) == 0 && embConstInt(b, &one)) ||
+       (embGenericArgOperand(&inv, b) == 0 && embConstInt(a, &one))) &&
+      one != 0)
+    return readLengthMask(embGenericOperand(&inv, 0), !negated, lk, mask);
+  if (negated)
+    return false;
+  MlirOperation expand, bcast;
+  if (!embMadeBy(v, "tensor.expand_shape", &expand))
+    return false;
+  MlirValue m2 = mlirOperationGetOperand(expand, 0);
+  MlirType t2 = mlirValueGetType(m2);
+  if (mlirShapedTypeGetRank(t2) != 2 || embDim(t2, 1) != lk)
+    return false;
+  mask->candToUser = (MlirValue){NULL};
+  if (embMadeBy(m2, EMB_OP_BROADCAST, &bcast)) {
+    mask->candToUser = mlirOperationGetOperand(bcast, 1);
+    m2 = mlirOperationGetOperand(bcast, 0);
+  }
+  mask->lengths = readLengthCompare(m2, lk);
+  return !mlirValueIsNull(mask->lengths);
+}
+
+/// If the scores `x` [B, H, Lq, Lk] have a mask added (an addf generic of
+/// the scores and a [B, 1, 1, Lk] bias read once per row and key), sets
+/// `*scores` to the scores before it and returns 1 when the bias is a
+/// key-length mask (filled in `mask`), -1 after a remark when it is a mask
+/// emb.attention cannot take; 0 when nothing is added.
+static int readKeyMask(MlirValue x, MlirLocation loc, MlirValue *scores,
+                       KeyMask *mask) {
+  EmbGeneric g;
+  MlirValue a, b;
+  if (!embReadGenericOf(x, &g) || g.numInputs != 2 || g.numInits != 1 ||
+      g.numLoops != 4 || !embGenericAllParallel(&g) ||
+      !embReadBinary(embGenericYielded(&g, 0), "arith.addf", &a, &b))
+    return 0;
+  intptr_t ai = embGenericArgOperand(&g, a), bi = embGenericArgOperand(&g, b);
+  if (ai < 0 || bi < 0 || ai == bi || ai >= 2 || bi >= 2 ||
+      !embMapIsIdentityOf(embGenericMap(&g, 2), 4))
+    return 0;
+  // The scores are read as they are, the bias once per row and key.
+  intptr_t si = embMapIsIdentityOf(embGenericMap(&g, ai), 4) ? ai : bi;
+  intptr_t mi = 1 - si;
+  *scores = embGenericOperand(&g, si);
+  MlirValue bias = embGenericOperand(&g, mi);
+  MlirType bt = mlirValueGetType(bias);
+  MlirAffineMap m = embGenericMap(&g, mi);
+  int64_t lk = embDim(mlirValueGetType(*scores), 3);
+  if (!embMapIsIdentityOf(embGenericMap(&g, si), 4) ||
+      mlirShapedTypeGetRank(bt) != 4 || mlirAffineMapGetNumResults(m) != 4 ||
+      embMapResult(m, 0) != 0 || embMapResult(m, 3) != 3 ||
+      !fixedAlong(m, 1, bt, 1) || !fixedAlong(m, 2, bt, 2)) {
+    embEmitRemarkf(loc,
+                   "%s: the mask added to the scores is not one [B, 1, 1, "
+                   "Lk] tensor read per row and key; emb.attention masks "
+                   "keys per row",
+                   passName);
+    return -1;
+  }
+  // The bias: select(m, 0, -inf), or select(!m, -inf, 0), of a boolean m.
+  EmbGeneric w;
+  MlirOperation select;
+  double t, f;
+  bool ok = embReadGenericOf(bias, &w) && w.numInits == 1 &&
+            embGenericAllParallel(&w) &&
+            embMadeBy(embGenericYielded(&w, 0), "arith.select", &select) &&
+            embConstFloatIn(&w, mlirOperationGetOperand(select, 1), &t) &&
+            embConstFloatIn(&w, mlirOperationGetOperand(select, 2), &f);
+  intptr_t ci =
+      ok ? embGenericArgOperand(&w, mlirOperationGetOperand(select, 0)) : -1;
+  ok = ok && ci >= 0 && ci < w.numInputs &&
+       embMapIsIdentityOf(embGenericMap(&w, ci), w.numLoops);
+  bool keep = ok && t == 0 && isinf(f) && f < 0;
+  bool drop = ok && f == 0 && isinf(t) && t < 0;
+  if ((!keep && !drop) ||
+      !readLengthMask(embGenericOperand(&w, ci), drop, lk, mask)) {
+    embEmitRemarkf(loc,
+                   "%s: the attention mask is not `arange(Lk) < lengths` per "
+                   "row; emb.attention masks by key lengths only",
+                   passName);
+    return -1;
+  }
+  return 1;
+}
+
+/// True if `len` is `emb.jagged_to_padded`'s lengths of at most `lk`:
+/// min(length, max_length), never negative.
+static bool boundedBy(MlirValue len, int64_t lk) {
+  MlirOperation op;
+  int64_t max;
+  return embMadeBy(len, EMB_OP_JAGGED_TO_PADDED, &op) &&
+         mlirOpResultGetResultNumber(len) == 1 &&
+         embGetIntAttr(op, "max_length", &max) && max <= lk;
+}
+
+/// The lengths clamped to 0..lk, as the mask reads them (a length past Lk
+/// keeps every key, a negative one none); emb.attention takes them in that
+/// range. Lengths that are there already are used as they are.
+static MlirValue clampLengths(MlirOperation before, MlirLocation loc,
+                              MlirValue len, int64_t lk) {
+  if (boundedBy(len, lk))
+    return len;
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirType t = mlirValueGetType(len);
+  MlirType e = mlirShapedTypeGetElementType(t);
+  MlirValue init =
+      embCreateEmptyLike(before, loc, t, len, (const int64_t[]){0});
+  MlirType args[] = {e, e};
+  MlirLocation locs[] = {loc, loc};
+  MlirBlock body = mlirBlockCreate(2, args, locs);
+  MlirOperation yield = embAppendOp(body, loc, "linalg.yield", 0, NULL,
+                                    (MlirType){NULL}, 0, NULL);
+  MlirValue lo[] = {mlirBlockGetArgument(body, 0),
+                    embCreateIntConstant(yield, loc, e, 0)};
+  MlirValue up = mlirOperationGetResult(
+      embCreateOp(yield, loc, "arith.maxsi", 2, lo, e, 0, NULL), 0);
+  MlirValue hi[] = {up, embCreateIntConstant(yield, loc, e, lk)};
+  MlirValue clamped = mlirOperationGetResult(
+      embCreateOp(yield, loc, "arith.minsi", 2, hi, e, 0, NULL), 0);
+  mlirOperationSetOperands(yield, 1, &clamped);
+  MlirAffineMap identity = mlirAffineMapMultiDimIdentityGet(ctx, 1);
+  MlirAffineMap maps[] = {identity, identity};
+  MlirValue operands[] = {len, init};
+  return mlirOperationGetResult(
+      embCreateGeneric(before, loc, 1, 1, operands, maps, "p", t, body), 0);
+}
+
+/// The key lengths emb.attention takes for `mask`, at the batch of `q`
+/// (`b` rows): a broadcast of the users' clamped lengths, or the rows'.
+static MlirValue keyLengths(MlirOperation before, MlirLocation loc,
+                            const KeyMask *mask, int64_t lk, int64_t b) {
+  MlirValue len = clampLengths(before, loc, mask->lengths, lk);
+  if (mlirValueIsNull(mask->candToUser))
+    return len;
+  MlirType t = embWithDim(mlirValueGetType(len), 0, b);
+  return embCreateBroadcast(before, loc, len, mask->candToUser, t);
 }
 
 //===----------------------------------------------------------------------===//
@@ -451,11 +693,13 @@ static bool isProductEnd(MlirOperation op) {
 //===----------------------------------------------------------------------===//
 
 /// Creates emb.attention of the three views (q logical [B,H,Lq,D], k
-/// logical `kLayout`, v logical [B,H,Lk,D]) and returns its result in the
-/// layout of `like`: [B,H,Lq,D], or [B*H,Lq,D] / [N,Lq,D] for a 3-D `like`.
+/// logical `kLayout`, v logical [B,H,Lk,D]), masked by `mask`'s key lengths
+/// when it is not null, and returns its result in the layout of `like`:
+/// [B,H,Lq,D], or [B*H,Lq,D] / [N,Lq,D] for a 3-D `like`.
 static MlirValue buildAttention(MlirOperation before, MlirLocation loc,
                                 const View *q, const View *k, bool kTransposed,
-                                const View *v, double scale, MlirType like) {
+                                const View *v, double scale,
+                                const KeyMask *mask, MlirType like) {
   MlirContext ctx = mlirLocationGetContext(loc);
   // Logical dims: 4-D (b, h, l, d); 3-D (n, l, d). k^T has l and d swapped.
   bool four = q->rank == 4;
@@ -466,9 +710,12 @@ static MlirValue buildAttention(MlirOperation before, MlirLocation loc,
   MlirValue ev = toEmbLayout(before, loc, v, b, l, h, d);
   MlirNamedAttribute attr = embNamedAttr(
       ctx, "scale", mlirFloatAttrDoubleGet(ctx, mlirF32TypeGet(ctx), scale));
-  MlirValue operands[] = {eq, ek, ev};
+  MlirValue operands[] = {eq, ek, ev, {NULL}};
+  if (mask)
+    operands[3] = keyLengths(before, loc, mask, embDim(mlirValueGetType(ek), 1),
+                             embDim(mlirValueGetType(eq), 0));
   MlirValue r = mlirOperationGetResult(
-      embCreateOp(before, loc, EMB_OP_ATTENTION, 3, operands,
+      embCreateOp(before, loc, EMB_OP_ATTENTION, mask ? 4 : 3, operands,
                   mlirValueGetType(eq), 1, &attr),
       0);
   MlirType rt = mlirValueGetType(r);
@@ -546,9 +793,27 @@ static void raiseDecomposed(MlirOperation op) {
   if (!looksLikeSoftmax(p))
     return;
   MlirLocation loc = mlirOperationGetLocation(out.bmm);
-  MlirValue x = readSoftmax(p, loc);
+  bool guarded;
+  MlirValue x = readSoftmax(p, loc, &guarded);
   if (mlirValueIsNull(x))
     return;
+  // A boolean attn_mask added to the scores: key lengths. A row with no
+  // keys is all -inf, which the guard makes zeros, as emb.attention does.
+  KeyMask mask;
+  MlirValue unmasked;
+  int masked = readKeyMask(x, loc, &unmasked, &mask);
+  if (masked < 0)
+    return;
+  if (masked && !guarded) {
+    embEmitRemarkf(loc,
+                   "%s: a masked softmax without _safe_softmax's guard gives "
+                   "NaN for a row with no keys, where emb.attention gives "
+                   "zeros",
+                   passName);
+    return;
+  }
+  if (masked)
+    x = unmasked;
   // The scores: q @ k^T into zeros, maybe scaled.
   View scores;
   peelView(x, (int)mlirShapedTypeGetRank(mlirValueGetType(x)), &scores);
@@ -569,8 +834,9 @@ static void raiseDecomposed(MlirOperation op) {
   if (!viewsFit(&q, &k, &v, loc))
     return;
   double scale = scores.scale * q.scale * k.scale;
-  MlirValue raised = buildAttention(op, loc, &q, &k, true, &v, scale,
-                                    mlirValueGetType(result));
+  MlirValue raised =
+      buildAttention(op, loc, &q, &k, true, &v, scale, masked ? &mask : NULL,
+                     mlirValueGetType(result));
   embReplaceAndErase(op, 0, raised);
 }
 
@@ -627,7 +893,8 @@ static void raiseTmTensor(MlirOperation op) {
     scale = 1.0 / sqrt((double)d);
   }
   scale *= q.scale * k.scale;
-  MlirValue raised = buildAttention(op, loc, &q, &k, false, &v, scale, rt);
+  MlirValue raised =
+      buildAttention(op, loc, &q, &k, false, &v, scale, NULL, rt);
   embReplaceAndErase(op, 0, raised);
 }
 

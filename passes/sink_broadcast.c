@@ -12,7 +12,8 @@
 //     splat or static tensor.splat, re-made at the user shape); scalar
 //     operands (arith.select's condition) are fine;
 //   - emb.lce(w, broadcast(u, idx)) -> broadcast(emb.lce(w, u), idx);
-//   - emb.attention whose q, k and v are all broadcast by one cand_to_user;
+//   - emb.attention whose q, k and v (and key lengths) are all broadcast by
+//     one cand_to_user;
 //   - tensor.concat along a dim other than 0 of broadcasts by one
 //     cand_to_user;
 //   - tensor.collapse_shape and tensor.expand_shape that keep dim 0 alone;
@@ -390,7 +391,8 @@ static bool sinkOne(MlirOperation op, const void *options) {
   else if (embOpIs(op, EMB_OP_LCE))
     sinkBatchedOperands(op, 1u << 1, -1);
   else if (embOpIs(op, EMB_OP_ATTENTION))
-    sinkBatchedOperands(op, 7u, 0); // the result has q's type
+    // q, k, v and the key lengths are all per row; the result has q's type.
+    sinkBatchedOperands(op, mlirOperationGetNumOperands(op) == 4 ? 15u : 7u, 0);
   else if (embOpIs(op, "tensor.concat"))
     sinkConcat(op);
   else if (embOpIs(op, "tensor.collapse_shape"))

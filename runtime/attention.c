@@ -20,7 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 /// `isIkbo` selects ikbo_attention (candToUser required, userLengths
-/// allowed); plain attention needs U == B and neither index array.
+/// allowed); plain attention needs U == B and no candToUser, and its
+/// userLengths (optional) are one per row: emb.attention's key_lengths.
 static embrtStatus checkAttention(embrtContext *ctx,
                                   const embrtAttentionArgs *args, int isIkbo,
                                   embrtCheckMode mode) {
@@ -47,11 +48,6 @@ static embrtStatus checkAttention(embrtContext *ctx,
                           "%s: candToUser must be NULL (it belongs to "
                           "ikbo_attention)",
                           op);
-    if (args->userLengths)
-      return embrtInvalid(ctx,
-                          "%s: userLengths must be NULL (it belongs to "
-                          "ikbo_attention)",
-                          op);
   }
   int64_t q = 0, kv = 0, scores = 0;
   EMBRT_TRY(embrtCheckCount(ctx, op, "q", args->dtype, &q, args->batchSize,
@@ -68,6 +64,9 @@ static embrtStatus checkAttention(embrtContext *ctx,
   if (isIkbo)
     EMBRT_TRY(embrtCheckData(ctx, op, "candToUser", args->candToUser,
                              args->batchSize));
+  if (args->userLengths)
+    EMBRT_TRY(embrtCheckData(ctx, op, "userLengths", args->userLengths,
+                             args->numUsers));
   EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, q));
   return EMBRT_OK;
 }
@@ -82,11 +81,10 @@ embrtStatus embrtAttentionWorkspaceSize(embrtContext *ctx,
   if (!ctx)
     return EMBRT_INVALID_ARGUMENT;
   EMBRT_TRY(embrtCheckBytesOut(ctx, "attention", bytes));
-  // One query serves both ops. Only ikbo_attention has index arrays or a
+  // One query serves both ops. Only ikbo_attention has a cand_to_user or a
   // user batch other than the candidate batch; anything else is checked as
   // plain attention (the two need the same workspace for the same shapes).
-  int isIkbo = args && (args->candToUser || args->userLengths ||
-                        args->numUsers != args->batchSize);
+  int isIkbo = args && (args->candToUser || args->numUsers != args->batchSize);
   EMBRT_TRY(checkAttention(ctx, args, isIkbo, EMBRT_CHECK_SHAPES));
   return ctx->backend->attentionWorkspaceSize(ctx, args, bytes);
 }
@@ -152,10 +150,10 @@ static embrtAttentionArgs decodeAttention(const int64_t *attrs,
 }
 
 /// The checked extents of emb.attention(q[B,Lq,H,Dh], k[B,Lk,H,Dh],
-/// v[B,Lk,H,Dh]) and emb.ikbo_attention(q[B,Lq,H,Dh], k_user[U,Lk,H,Dh],
-/// v_user[U,Lk,H,Dh], cand_to_user[B], user_lengths[U]?), both ->
-/// [B,Lq,H,Dh]: k's heads and head dim against q's, v against k, the index
-/// arrays against B and U, the result against q.
+/// v[B,Lk,H,Dh], key_lengths[B]?) and emb.ikbo_attention(q[B,Lq,H,Dh],
+/// k_user[U,Lk,H,Dh], v_user[U,Lk,H,Dh], cand_to_user[B], user_lengths[U]?),
+/// both -> [B,Lq,H,Dh]: k's heads and head dim against q's, v against k, the
+/// index arrays against B and U, the result against q.
 static embrtStatus checkAttentionExtents(embrtContext *ctx,
                                          const int64_t *attrs,
                                          const int64_t *dims) {
@@ -184,6 +182,9 @@ static embrtStatus checkAttentionExtents(embrtContext *ctx,
   if (ikbo && attrs[EMB_ABI_ATTN_HAS_LENGTHS])
     EMBRT_TRY(embrtCheckDimExtent(ctx, op, "U", "user_lengths",
                                   dims[EMB_ABI_ATTN_DIM_LENGTHS], k, U));
+  if (!ikbo && attrs[EMB_ABI_ATTN_HAS_LENGTHS])
+    EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", "key_lengths",
+                                  dims[EMB_ABI_ATTN_DIM_LENGTHS], "q", B));
   EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", "the result",
                                 dims[EMB_ABI_ATTN_DIM_OUTPUT_B], "q", B));
   EMBRT_TRY(embrtCheckDimExtent(ctx, op, "Lq", "the result",

@@ -637,10 +637,12 @@ embrtStatus embrtIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args);
 //===----------------------------------------------------------------------===//
 
 /// Full softmax attention per candidate and head, layout [B, L, H, Dh].
-/// For emb.attention, k and v are [B, Lk, H, Dh] and candToUser is NULL.
-/// For emb.ikbo_attention, k and v are [U, Lk, H, Dh]: candidate b attends to
-/// user candToUser[b]'s keys, the first userLengths[u] of them when
-/// userLengths is given (a user with no keys gives zeros).
+/// For emb.attention, k and v are [B, Lk, H, Dh] and candToUser is NULL;
+/// row b attends to its first userLengths[b] keys when userLengths is given
+/// (emb.attention's key_lengths). For emb.ikbo_attention, k and v are
+/// [U, Lk, H, Dh]: candidate b attends to user candToUser[b]'s keys, the
+/// first userLengths[u] of them when userLengths is given. A length is in
+/// 0..Lk; a row with no keys gives zeros.
 typedef struct embrtAttentionArgs {
   size_t structSize;
   embrtDtype dtype;  ///< F32, F16 or BF16 for q, k, v and out
@@ -652,7 +654,7 @@ typedef struct embrtAttentionArgs {
   const void *k;
   const void *v;
   const void *candToUser;  ///< [B] or NULL
-  const void *userLengths; ///< [U] or NULL
+  const void *userLengths; ///< [U] (ikbo) or [B] (plain), or NULL
   embrtDtype indexDtype;   ///< of candToUser and userLengths
   void *output;            ///< [B, Lq, H, Dh]
   int64_t configId;

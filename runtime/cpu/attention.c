@@ -26,7 +26,8 @@ embrtStatus embrtCpuAttentionWorkspaceSize(embrtContext *ctx,
 
 static embrtStatus checkIndices(embrtContext *ctx,
                                 const embrtAttentionArgs *args) {
-  const char *op = "ikbo_attention";
+  const char *op = args->candToUser ? "ikbo_attention" : "attention";
+  const char *lengths = args->candToUser ? "user_lengths" : "key_lengths";
   if (args->candToUser)
     for (int64_t b = 0; b < args->batchSize; ++b) {
       int64_t u = embrtLoadIndex(args->candToUser, args->indexDtype, b);
@@ -42,9 +43,8 @@ static embrtStatus checkIndices(embrtContext *ctx,
       int64_t length = embrtLoadIndex(args->userLengths, args->indexDtype, u);
       if (length < 0 || length > args->lk)
         return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                             "%s: user_lengths[%lld] is %lld, outside 0..%lld "
-                             "(lk)",
-                             op, (long long)u, (long long)length,
+                             "%s: %s[%lld] is %lld, outside 0..%lld (lk)", op,
+                             lengths, (long long)u, (long long)length,
                              (long long)args->lk);
     }
   return EMBRT_OK;

@@ -33,6 +33,23 @@
 // LOWERED: %[[BYTES:.+]] = arith.constant 24 : i64
 // LOWERED: call @embrtCompiledConstant(%arg0, %[[HOST]], %[[BYTES]], %{{.+}})
 
+// tensor.from_elements of scalars computed at run time (emb-raise-gather's
+// offsets [0, N] of a lookup over a dynamic number of ids): one fill of one
+// element a scalar, at its byte offset in the result.
+// RUN: emb-run %s --entry from_elements_i64 --random-inputs --print | FileCheck %s --check-prefix=ELEMS
+// ELEMS: result #0 tensor<3xi64>: sum 3, min -7, max 5, first [-7, 5, 5]
+// RUN: emb-run %s --entry from_elements_f16 --random-inputs --print | FileCheck %s --check-prefix=ELEMS16
+// ELEMS16: result #0 tensor<2xf16>: sum 1.25, min -0.25, max 1.5, first [1.5, -0.25]
+// RUN: emb-opt --emb-lower-to-runtime=target=cuda %s | FileCheck %s --check-prefix=FILLS
+// FILLS-LABEL: func.func @from_elements_i64
+// FILLS: %[[E0:.+]] = llvm.getelementptr %[[OUT:.+]][0] {{.+}} : (!llvm.ptr) -> !llvm.ptr, i8
+// FILLS: call @embrtCompiledFill(
+// FILLS: llvm.getelementptr %[[OUT]][8] {{.+}} : (!llvm.ptr) -> !llvm.ptr, i8
+// FILLS: call @embrtCompiledFill(
+// FILLS: llvm.getelementptr %[[OUT]][16] {{.+}} : (!llvm.ptr) -> !llvm.ptr, i8
+// FILLS: call @embrtCompiledFill(
+// FILLS-NOT: tensor.from_elements
+
 // A dense_resource's global holds its blob's bytes (without the blob's
 // alignment prefix), read through embrtCompiledConstant like a dense one's.
 // RUN: emb-opt --emb-lower-to-runtime=target=cuda %s | FileCheck %s --check-prefix=RESOURCE
@@ -112,3 +129,19 @@ func.func @resource_i64(%x: tensor<3xi64>) -> tensor<3xi64> {
     }
   }
 #-}
+
+func.func @from_elements_i64(%x: tensor<5xf32>) -> tensor<3xi64> {
+  %c0 = arith.constant 0 : index
+  %m7 = arith.constant -7 : i64
+  %n = tensor.dim %x, %c0 : tensor<5xf32>
+  %n64 = arith.index_cast %n : index to i64
+  %t = tensor.from_elements %m7, %n64, %n64 : tensor<3xi64>
+  return %t : tensor<3xi64>
+}
+
+func.func @from_elements_f16(%x: tensor<2xf16>) -> tensor<2xf16> {
+  %a = arith.constant 1.5 : f16
+  %b = arith.constant -0.25 : f16
+  %t = tensor.from_elements %a, %b : tensor<2xf16>
+  return %t : tensor<2xf16>
+}

@@ -18,3 +18,38 @@ func.func @tbe(%idx: tensor<40xi64>, %off: tensor<9xi64>, %t0: tensor<100x16xf32
   %0 = "emb.tbe"(%idx, %off, %h0, %h1) {pooling = "sum", feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 0>} : (tensor<40xi64>, tensor<9xi64>, !emb.table_handle, !emb.table_handle) -> tensor<4x24xf32>
   return %0 : tensor<4x24xf32>
 }
+
+// -----
+
+// emb.attention with key lengths (what emb-raise-attention makes of SDPA's
+// key mask): attrs [1] the lengths' dtype (i64, 4), [2] no cand_to_user,
+// [3] has lengths; buffers [3] null, [4] the lengths; dims [14] their count
+// (B = 8, checked by the runtime against q's).
+// CHECK-LABEL: func.func @attention_key_lengths
+// CHECK-SAME: (%{{.+}}: !llvm.ptr, %{{.+}}: memref<8x1x2x16xf16>, %{{.+}}: memref<8x32x2x16xf16>, %{{.+}}: memref<8x32x2x16xf16>, %[[LEN:.+]]: memref<8xi64>, %{{.+}}: memref<8x1x2x16xf16>)
+// CHECK: memref.extract_aligned_pointer_as_index %[[LEN]]
+// CHECK: %[[LENP:.+]] = llvm.inttoptr
+// CHECK: %[[ATTRS:.+]] = llvm.alloca %{{.+}} x i64
+// CHECK: %[[IDT:.+]] = arith.constant 4 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][1]
+// CHECK-NEXT: llvm.store %[[IDT]]
+// CHECK: %[[NOIDX:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][2]
+// CHECK-NEXT: llvm.store %[[NOIDX]]
+// CHECK: %[[HASLEN:.+]] = arith.constant 1 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][3]
+// CHECK-NEXT: llvm.store %[[HASLEN]]
+// CHECK: %[[BUFS:.+]] = llvm.alloca %{{.+}} x !llvm.ptr
+// CHECK: %[[NULL:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT: llvm.getelementptr %[[BUFS]][3]
+// CHECK-NEXT: llvm.store %[[NULL]]
+// CHECK-NEXT: %[[SLOT:.+]] = llvm.getelementptr %[[BUFS]][4]
+// CHECK-NEXT: llvm.store %[[LENP]], %[[SLOT]]
+// CHECK: %[[DIMS:.+]] = llvm.alloca %{{.+}} x i64
+// CHECK: llvm.getelementptr %[[DIMS]][14]
+// CHECK-NEXT: llvm.store %c8_i64{{(_[0-9]+)?}},
+// CHECK: call @embrtCompiledAttention(
+func.func @attention_key_lengths(%q: tensor<8x1x2x16xf16>, %k: tensor<8x32x2x16xf16>, %v: tensor<8x32x2x16xf16>, %len: tensor<8xi64>) -> tensor<8x1x2x16xf16> {
+  %0 = "emb.attention"(%q, %k, %v, %len) : (tensor<8x1x2x16xf16>, tensor<8x32x2x16xf16>, tensor<8x32x2x16xf16>, tensor<8xi64>) -> tensor<8x1x2x16xf16>
+  return %0 : tensor<8x1x2x16xf16>
+}

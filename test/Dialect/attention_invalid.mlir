@@ -100,6 +100,33 @@ func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<4x1
 
 // -----
 
+// attention: one key length per row.
+func.func @f(%q: tensor<4x1x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>, %l: tensor<3xi64>) -> tensor<4x1x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op key_lengths has 3 entries but q has 4 rows
+  %0 = "emb.attention"(%q, %k, %v, %l) : (tensor<4x1x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>, tensor<3xi64>) -> tensor<4x1x2x32xf16>
+  return %0 : tensor<4x1x2x32xf16>
+}
+
+// -----
+
+// attention: key lengths are integers of rank 1.
+func.func @f(%q: tensor<4x1x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>, %l: tensor<4xf16>) -> tensor<4x1x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op key_lengths must hold i32 or i64, got f16
+  %0 = "emb.attention"(%q, %k, %v, %l) : (tensor<4x1x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4xf16>) -> tensor<4x1x2x32xf16>
+  return %0 : tensor<4x1x2x32xf16>
+}
+
+// -----
+
+// attention: at most four operands (IRDL's own check).
+func.func @f(%q: tensor<4x1x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>, %l: tensor<4xi64>) -> tensor<4x1x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: op expects at most 4 operands, but got 5
+  %0 = "emb.attention"(%q, %k, %v, %l, %l) : (tensor<4x1x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4xi64>, tensor<4xi64>) -> tensor<4x1x2x32xf16>
+  return %0 : tensor<4x1x2x32xf16>
+}
+
+// -----
+
 // ikbo_attention: one length per user.
 func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<3x16x2x32xf16>, %i: tensor<6xi32>, %l: tensor<4xi32>) -> tensor<6x8x2x32xf16> {
   // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op user_lengths has 4 entries but k_user has 3 users

@@ -103,6 +103,13 @@ func.func @attention(%q: tensor<2048x64x2x128xf16>, %k: tensor<2048x1024x2x128xf
   return %0 : tensor<2048x64x2x128xf16>
 }
 
+// CHECK-LABEL: func.func @attention_key_lengths
+// CHECK: "emb.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2048x1x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048xi64>) -> tensor<2048x1x2x128xf16>
+func.func @attention_key_lengths(%q: tensor<2048x1x2x128xf16>, %k: tensor<2048x1024x2x128xf16>, %v: tensor<2048x1024x2x128xf16>, %len: tensor<2048xi64>) -> tensor<2048x1x2x128xf16> {
+  %0 = "emb.attention"(%q, %k, %v, %len) : (tensor<2048x1x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048xi64>) -> tensor<2048x1x2x128xf16>
+  return %0 : tensor<2048x1x2x128xf16>
+}
+
 // CHECK-LABEL: func.func @ikbo_attention
 // CHECK: "emb.ikbo_attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2048x64x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<2048xi32>) -> tensor<2048x64x2x128xf16>
 // CHECK: "emb.ikbo_attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2048x64x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<2048xi32>, tensor<32xi32>) -> tensor<2048x64x2x128xf16>

@@ -626,6 +626,13 @@ static std::vector<Case> fullCases() {
   v.push_back(mk(64, 0, 65, 333, 2, 64, EMBRT_BF16));
   v.push_back(mk(64, 0, 65, 333, 2, 128, EMBRT_F16, "mma_d128"));
   v.push_back(mk(32, 0, 9, 100, 2, 128, EMBRT_F32));
+  // emb.attention's key lengths per row (plain, one query row, as the
+  // ranking model's masked target attention before emb-ikbo).
+  Case keyLen = mk(64, 0, 1, 333, 2, 128, EMBRT_F16);
+  keyLen.lengths = 1;
+  v.push_back(keyLen);
+  keyLen.config = "mma_d128";
+  v.push_back(keyLen);
   Case neg = mk(512, 8, 4, 1000, 2, 128, EMBRT_F16);
   neg.scale = -0.07f;
   v.push_back(neg);

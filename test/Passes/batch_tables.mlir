@@ -8,7 +8,8 @@
 
 // Three features over two tables (features 0 and 2 share %t0), static index
 // counts, results concatenated in order: the TBE output replaces the concat.
-// Offsets: o0[0:8], o1[0:8] + 40, o2[0:9] + 64.
+// Offsets: o0[0:8], o1[0:8] + 40, o2[0:9] + 64, as one concat and one add
+// of a constant (two ops whatever the number of features).
 // CHECK-LABEL: func.func @shared_table_concat
 // CHECK-SAME: (%[[T0:.+]]: tensor<100x16xf32>, %[[T1:.+]]: tensor<50x8xf32>, %[[I0:.+]]: tensor<40xi64>, %[[O0:.+]]: tensor<9xi64>, %[[I1:.+]]: tensor<24xi64>, %[[O1:.+]]: tensor<9xi64>, %[[I2:.+]]: tensor<30xi64>, %[[O2:.+]]: tensor<9xi64>)
 // CHECK-NOT: "emb.embedding_bag"
@@ -16,12 +17,10 @@
 // CHECK: %[[H1:.+]] = "emb.table"(%[[T1]]) : (tensor<50x8xf32>) -> !emb.table_handle
 // CHECK: %[[IDS:.+]] = tensor.concat dim(0) %[[I0]], %[[I1]], %[[I2]] : (tensor<40xi64>, tensor<24xi64>, tensor<30xi64>) -> tensor<94xi64>
 // CHECK: %[[F0:.+]] = tensor.extract_slice %[[O0]][0] [8] [1] : tensor<9xi64> to tensor<8xi64>
-// CHECK: %[[O1HEAD:.+]] = tensor.extract_slice %[[O1]][0] [8] [1] : tensor<9xi64> to tensor<8xi64>
-// CHECK: %[[BASE1:.+]] = arith.constant dense<40> : tensor<8xi64>
-// CHECK: %[[F1:.+]] = arith.addi %[[O1HEAD]], %[[BASE1]] : tensor<8xi64>
-// CHECK: %[[BASE2:.+]] = arith.constant dense<64> : tensor<9xi64>
-// CHECK: %[[F2:.+]] = arith.addi %[[O2]], %[[BASE2]] : tensor<9xi64>
-// CHECK: %[[OFFS:.+]] = tensor.concat dim(0) %[[F0]], %[[F1]], %[[F2]] : (tensor<8xi64>, tensor<8xi64>, tensor<9xi64>) -> tensor<25xi64>
+// CHECK: %[[F1:.+]] = tensor.extract_slice %[[O1]][0] [8] [1] : tensor<9xi64> to tensor<8xi64>
+// CHECK: %[[ALL:.+]] = tensor.concat dim(0) %[[F0]], %[[F1]], %[[O2]] : (tensor<8xi64>, tensor<8xi64>, tensor<9xi64>) -> tensor<25xi64>
+// CHECK: %[[SHIFT:.+]] = arith.constant dense<[0, 0, 0, 0, 0, 0, 0, 0, 40, 40, 40, 40, 40, 40, 40, 40, 64, 64, 64, 64, 64, 64, 64, 64, 64]> : tensor<25xi64>
+// CHECK: %[[OFFS:.+]] = arith.addi %[[ALL]], %[[SHIFT]] : tensor<25xi64>
 // CHECK: %[[TBE:.+]] = "emb.tbe"(%[[IDS]], %[[OFFS]], %[[H0]], %[[H1]]) {feature_tables = array<i64: 0, 1, 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0>, pooling = "sum"} : (tensor<94xi64>, tensor<25xi64>, !emb.table_handle, !emb.table_handle) -> tensor<8x40xf32>
 // CHECK-NOT: tensor.concat dim(1)
 // CHECK: return %[[TBE]]
@@ -200,4 +199,81 @@ func.func @per_block(%t: tensor<100x8xf32>, %i0: tensor<10xi64>, %o0: tensor<5xi
     scf.yield %s : tensor<4x16xf32>
   }
   return %x, %r : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Offsets as emb-raise-embedding-bag makes them from torch's (one per bag,
+// the id count appended by a concat): offsets[0:B] is torch's tensor itself
+// and the last bag's pieces join the one concat; the appending concats go.
+// CHECK-LABEL: func.func @torch_offsets
+// CHECK-SAME: (%[[T0:.+]]: tensor<100x8xf16>, %[[T1:.+]]: tensor<50x8xf16>, %[[I0:.+]]: tensor<6xi64>, %[[O0:.+]]: tensor<3xi64>, %[[I1:.+]]: tensor<9xi64>, %[[O1:.+]]: tensor<3xi64>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[N1:.+]] = arith.constant dense<9> : tensor<1xi64>
+// CHECK: %[[ALL:.+]] = tensor.concat dim(0) %[[O0]], %[[O1]], %[[N1]] : (tensor<3xi64>, tensor<3xi64>, tensor<1xi64>) -> tensor<7xi64>
+// CHECK: %[[SHIFT:.+]] = arith.constant dense<[0, 0, 0, 6, 6, 6, 6]> : tensor<7xi64>
+// CHECK: %[[OFFS:.+]] = arith.addi %[[ALL]], %[[SHIFT]] : tensor<7xi64>
+// CHECK: %[[TBE:.+]] = "emb.tbe"(%{{.+}}, %[[OFFS]], %{{.+}}, %{{.+}})
+// CHECK-NOT: tensor.concat
+// CHECK: return %[[TBE]]
+func.func @torch_offsets(%t0: tensor<100x8xf16>, %t1: tensor<50x8xf16>, %i0: tensor<6xi64>, %o0: tensor<3xi64>, %i1: tensor<9xi64>, %o1: tensor<3xi64>) -> tensor<3x16xf16> {
+  %n0 = arith.constant dense<6> : tensor<1xi64>
+  %n1 = arith.constant dense<9> : tensor<1xi64>
+  %f0 = tensor.concat dim(0) %o0, %n0 : (tensor<3xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %f1 = tensor.concat dim(0) %o1, %n1 : (tensor<3xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %a = "emb.embedding_bag"(%t0, %i0, %f0) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %b = "emb.embedding_bag"(%t1, %i1, %f1) {mode = "sum"} : (tensor<50x8xf16>, tensor<9xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %x = tensor.concat dim(1) %a, %b : (tensor<3x8xf16>, tensor<3x8xf16>) -> tensor<3x16xf16>
+  return %x : tensor<3x16xf16>
+}
+
+// -----
+
+// torch.stack(bags, 1), as concat dim(1) of [B, 1, D] reshapes: the TBE
+// output reshaped to [B, F, D]; a run inside a concat with other pieces
+// (here features 1 and 2 between a candidate tensor and zeros, as emb-ikbo
+// leaves the LCE's candidate side) becomes one piece of a slice. Nothing
+// is copied per feature.
+// CHECK-LABEL: func.func @stacked
+// CHECK-SAME: (%[[T:.+]]: tensor<100x8xf16>, %[[I:.+]]: tensor<6xi64>, %[[O:.+]]: tensor<4xi64>, %{{.+}}: tensor<6xi64>, %{{.+}}: tensor<4xi64>, %{{.+}}: tensor<6xi64>, %{{.+}}: tensor<4xi64>, %[[X:.+]]: tensor<3x2x8xf16>)
+// CHECK: %[[TBE:.+]] = "emb.tbe"{{.*}} -> tensor<3x24xf16>
+// CHECK: %[[ALL:.+]] = tensor.expand_shape %[[TBE]] {{\[}}[0], [1, 2]] output_shape [3, 3, 8] : tensor<3x24xf16> into tensor<3x3x8xf16>
+// CHECK: %[[SPAN:.+]] = tensor.extract_slice %[[TBE]][0, 8] [3, 16] [1, 1] : tensor<3x24xf16> to tensor<3x16xf16>
+// CHECK: %[[SPAN3:.+]] = tensor.expand_shape %[[SPAN]] {{\[}}[0], [1, 2]] output_shape [3, 2, 8] : tensor<3x16xf16> into tensor<3x2x8xf16>
+// CHECK: %[[MIXED:.+]] = tensor.concat dim(1) %[[X]], %[[SPAN3]], %{{.+}} : (tensor<3x2x8xf16>, tensor<3x2x8xf16>, tensor<3x1x8xf16>) -> tensor<3x5x8xf16>
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return %[[ALL]], %[[MIXED]]
+func.func @stacked(%t: tensor<100x8xf16>, %i0: tensor<6xi64>, %o0: tensor<4xi64>, %i1: tensor<6xi64>, %o1: tensor<4xi64>, %i2: tensor<6xi64>, %o2: tensor<4xi64>, %x: tensor<3x2x8xf16>) -> (tensor<3x3x8xf16>, tensor<3x5x8xf16>) {
+  %z = arith.constant dense<0.0> : tensor<3x1x8xf16>
+  %a = "emb.embedding_bag"(%t, %i0, %o0) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %b = "emb.embedding_bag"(%t, %i1, %o1) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %c = "emb.embedding_bag"(%t, %i2, %o2) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %a3 = tensor.expand_shape %a [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %b3 = tensor.expand_shape %b [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %c3 = tensor.expand_shape %c [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %b3c = tensor.expand_shape %b [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %c3c = tensor.expand_shape %c [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %all = tensor.concat dim(1) %a3, %b3, %c3 : (tensor<3x1x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x3x8xf16>
+  %mixed = tensor.concat dim(1) %x, %b3c, %c3c, %z : (tensor<3x2x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x5x8xf16>
+  return %all, %mixed : tensor<3x3x8xf16>, tensor<3x5x8xf16>
+}
+
+// -----
+
+// Stacked features in another order than the TBE's are not its layout: the
+// concat stays, on the features' slices.
+// CHECK-LABEL: func.func @stacked_reordered
+// CHECK: %[[TBE:.+]] = "emb.tbe"
+// CHECK-DAG: %[[A:.+]] = tensor.extract_slice %[[TBE]][0, 0] [3, 8] [1, 1]
+// CHECK-DAG: %[[B:.+]] = tensor.extract_slice %[[TBE]][0, 8] [3, 8] [1, 1]
+// CHECK-DAG: %[[A3:.+]] = tensor.expand_shape %[[A]]
+// CHECK-DAG: %[[B3:.+]] = tensor.expand_shape %[[B]]
+// CHECK: tensor.concat dim(1) %[[B3]], %[[A3]]
+func.func @stacked_reordered(%t: tensor<100x8xf16>, %i0: tensor<6xi64>, %o0: tensor<4xi64>, %i1: tensor<6xi64>, %o1: tensor<4xi64>) -> tensor<3x2x8xf16> {
+  %a = "emb.embedding_bag"(%t, %i0, %o0) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %b = "emb.embedding_bag"(%t, %i1, %o1) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %a3 = tensor.expand_shape %a [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %b3 = tensor.expand_shape %b [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %x = tensor.concat dim(1) %b3, %a3 : (tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x2x8xf16>
+  return %x : tensor<3x2x8xf16>
 }

@@ -7,6 +7,7 @@
 // RUN: emb-run %s --entry partial_concat --random-inputs --pipeline emb-batch-tables --compare-unoptimized | FileCheck %s --check-prefix=CHECK
 // RUN: emb-run %s --entry sequence --random-inputs --pipeline emb-batch-tables --compare-unoptimized | FileCheck %s --check-prefix=CHECK
 // RUN: emb-run %s --entry use_between --random-inputs --pipeline emb-batch-tables --compare-unoptimized | FileCheck %s --check-prefix=CHECK
+// RUN: emb-run %s --entry stacked --random-inputs --pipeline emb-batch-tables --compare-unoptimized | FileCheck %s --check-prefix=CHECK
 // REQUIRES: emb-compiler
 
 // Every result of every function matches (the lookups are the same sums in
@@ -60,4 +61,19 @@ func.func @use_between(%t: tensor<100x8xf32>, %i0: tensor<10xi64>, %o0: tensor<5
   %c = "emb.embedding_bag"(%t, %i2, %o2) {mode = "sum"} : (tensor<100x8xf32>, tensor<10xi64>, tensor<5xi64>) -> tensor<4x8xf32>
   %s = arith.addf %b, %c : tensor<4x8xf32>
   return %e, %s : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// torch.stack of the bags, whole and as a run among other pieces: the TBE
+// output reshaped, and a slice of it.
+func.func @stacked(%t: tensor<100x8xf16>, %i0: tensor<6xi64>, %o0: tensor<4xi64>, %i1: tensor<6xi64>, %o1: tensor<4xi64>, %i2: tensor<6xi64>, %o2: tensor<4xi64>, %x: tensor<3x2x8xf16>) -> (tensor<3x3x8xf16>, tensor<3x5x8xf16>) {
+  %z = arith.constant dense<0.0> : tensor<3x1x8xf16>
+  %a = "emb.embedding_bag"(%t, %i0, %o0) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %b = "emb.embedding_bag"(%t, %i1, %o1) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %c = "emb.embedding_bag"(%t, %i2, %o2) {mode = "sum"} : (tensor<100x8xf16>, tensor<6xi64>, tensor<4xi64>) -> tensor<3x8xf16>
+  %a3 = tensor.expand_shape %a [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %b3 = tensor.expand_shape %b [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %c3 = tensor.expand_shape %c [[0], [1, 2]] output_shape [3, 1, 8] : tensor<3x8xf16> into tensor<3x1x8xf16>
+  %all = tensor.concat dim(1) %a3, %b3, %c3 : (tensor<3x1x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x3x8xf16>
+  %mixed = tensor.concat dim(1) %x, %b3, %c3, %z : (tensor<3x2x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x5x8xf16>
+  return %all, %mixed : tensor<3x3x8xf16>, tensor<3x5x8xf16>
 }

@@ -102,6 +102,24 @@ func.func @attention(%q: tensor<16x2x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tens
 
 // -----
 
+// Key lengths broadcast like k and v (the users' lengths, as
+// emb-raise-attention makes them of SDPA's key mask) become the users'
+// lengths of emb.ikbo_attention.
+// CHECK-LABEL: func.func @attention_key_lengths
+// CHECK-SAME: (%[[Q:.+]]: tensor<16x1x2x8xf16>, %[[K:.+]]: tensor<4x6x2x8xf16>, %[[V:.+]]: tensor<4x6x2x8xf16>, %[[C2U:.+]]: tensor<16xi64>, %[[LEN:.+]]: tensor<4xi64>)
+// CHECK-NOT: "emb.broadcast"
+// CHECK: %[[O:.+]] = "emb.ikbo_attention"(%[[Q]], %[[K]], %[[V]], %[[C2U]], %[[LEN]]) : (tensor<16x1x2x8xf16>, tensor<4x6x2x8xf16>, tensor<4x6x2x8xf16>, tensor<16xi64>, tensor<4xi64>) -> tensor<16x1x2x8xf16>
+// CHECK: return %[[O]]
+func.func @attention_key_lengths(%q: tensor<16x1x2x8xf16>, %k: tensor<4x6x2x8xf16>, %v: tensor<4x6x2x8xf16>, %c2u: tensor<16xi64>, %len: tensor<4xi64>) -> tensor<16x1x2x8xf16> {
+  %bk = "emb.broadcast"(%k, %c2u) : (tensor<4x6x2x8xf16>, tensor<16xi64>) -> tensor<16x6x2x8xf16>
+  %bv = "emb.broadcast"(%v, %c2u) : (tensor<4x6x2x8xf16>, tensor<16xi64>) -> tensor<16x6x2x8xf16>
+  %bl = "emb.broadcast"(%len, %c2u) : (tensor<4xi64>, tensor<16xi64>) -> tensor<16xi64>
+  %o = "emb.attention"(%q, %bk, %bv, %bl) : (tensor<16x1x2x8xf16>, tensor<16x6x2x8xf16>, tensor<16x6x2x8xf16>, tensor<16xi64>) -> tensor<16x1x2x8xf16>
+  return %o : tensor<16x1x2x8xf16>
+}
+
+// -----
+
 // addf of a broadcast and a candidate tensor, in either order.
 // CHECK-LABEL: func.func @add_either_order
 // CHECK-SAME: (%[[U:.+]]: tensor<4x8xf32>, %[[C2U:.+]]: tensor<16xi32>, %[[CAND:.+]]: tensor<16x8xf32>)

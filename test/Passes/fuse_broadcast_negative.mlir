@@ -19,6 +19,37 @@ func.func @attention_different_indices(%q: tensor<16x2x1x8xf16>, %k: tensor<4x6x
 
 // -----
 
+// Key lengths broadcast by another cand_to_user than k and v: not the
+// users' lengths of the same candidates.
+// CHECK-LABEL: func.func @key_lengths_other_index
+// CHECK: "emb.attention"
+// CHECK-NOT: "emb.ikbo_attention"
+// REMARK: [[@LINE+5]]:8: remark: 'emb.attention' not fused: its key_lengths are not broadcast by the cand_to_user of k and v
+func.func @key_lengths_other_index(%q: tensor<16x1x2x8xf16>, %k: tensor<4x6x2x8xf16>, %v: tensor<4x6x2x8xf16>, %i: tensor<16xi64>, %j: tensor<16xi64>, %len: tensor<4xi64>) -> tensor<16x1x2x8xf16> {
+  %bk = "emb.broadcast"(%k, %i) : (tensor<4x6x2x8xf16>, tensor<16xi64>) -> tensor<16x6x2x8xf16>
+  %bv = "emb.broadcast"(%v, %i) : (tensor<4x6x2x8xf16>, tensor<16xi64>) -> tensor<16x6x2x8xf16>
+  %bl = "emb.broadcast"(%len, %j) : (tensor<4xi64>, tensor<16xi64>) -> tensor<16xi64>
+  %o = "emb.attention"(%q, %bk, %bv, %bl) : (tensor<16x1x2x8xf16>, tensor<16x6x2x8xf16>, tensor<16x6x2x8xf16>, tensor<16xi64>) -> tensor<16x1x2x8xf16>
+  return %o : tensor<16x1x2x8xf16>
+}
+
+// -----
+
+// Key lengths of another integer type than cand_to_user: emb.ikbo_attention
+// reads both with one type.
+// CHECK-LABEL: func.func @key_lengths_other_type
+// CHECK: "emb.attention"
+// REMARK: [[@LINE+5]]:8: remark: 'emb.attention' not fused: its key_lengths and cand_to_user hold different integer types
+func.func @key_lengths_other_type(%q: tensor<16x1x2x8xf16>, %k: tensor<4x6x2x8xf16>, %v: tensor<4x6x2x8xf16>, %i: tensor<16xi64>, %len: tensor<4xi32>) -> tensor<16x1x2x8xf16> {
+  %bk = "emb.broadcast"(%k, %i) : (tensor<4x6x2x8xf16>, tensor<16xi64>) -> tensor<16x6x2x8xf16>
+  %bv = "emb.broadcast"(%v, %i) : (tensor<4x6x2x8xf16>, tensor<16xi64>) -> tensor<16x6x2x8xf16>
+  %bl = "emb.broadcast"(%len, %i) : (tensor<4xi32>, tensor<16xi64>) -> tensor<16xi32>
+  %o = "emb.attention"(%q, %bk, %bv, %bl) : (tensor<16x1x2x8xf16>, tensor<16x6x2x8xf16>, tensor<16x6x2x8xf16>, tensor<16xi32>) -> tensor<16x1x2x8xf16>
+  return %o : tensor<16x1x2x8xf16>
+}
+
+// -----
+
 // Only k is a broadcast: v is per candidate.
 // CHECK-LABEL: func.func @attention_v_candidate
 // CHECK: "emb.attention"

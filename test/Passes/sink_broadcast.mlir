@@ -222,6 +222,24 @@ func.func @attention(%q: tensor<4x2x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tenso
 
 // -----
 
+// With key lengths, the lengths must be broadcast too (they are per row):
+// the attention runs on user rows with the users' lengths.
+// CHECK-LABEL: func.func @attention_key_lengths
+// CHECK-SAME: (%[[Q:.+]]: tensor<4x1x1x8xf16>, %[[K:.+]]: tensor<4x6x1x8xf16>, %[[V:.+]]: tensor<4x6x1x8xf16>, %[[LEN:.+]]: tensor<4xi32>, %[[C2U:.+]]: tensor<16xi32>)
+// CHECK: %[[O:.+]] = "emb.attention"(%[[Q]], %[[K]], %[[V]], %[[LEN]]) : (tensor<4x1x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4xi32>) -> tensor<4x1x1x8xf16>
+// CHECK: %[[B:.+]] = "emb.broadcast"(%[[O]], %[[C2U]])
+// CHECK: return %[[B]]
+func.func @attention_key_lengths(%q: tensor<4x1x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tensor<4x6x1x8xf16>, %len: tensor<4xi32>, %c2u: tensor<16xi32>) -> tensor<16x1x1x8xf16> {
+  %bq = "emb.broadcast"(%q, %c2u) : (tensor<4x1x1x8xf16>, tensor<16xi32>) -> tensor<16x1x1x8xf16>
+  %bk = "emb.broadcast"(%k, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi32>) -> tensor<16x6x1x8xf16>
+  %bv = "emb.broadcast"(%v, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi32>) -> tensor<16x6x1x8xf16>
+  %bl = "emb.broadcast"(%len, %c2u) : (tensor<4xi32>, tensor<16xi32>) -> tensor<16xi32>
+  %o = "emb.attention"(%bq, %bk, %bv, %bl) : (tensor<16x1x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16xi32>) -> tensor<16x1x1x8xf16>
+  return %o : tensor<16x1x1x8xf16>
+}
+
+// -----
+
 // A broadcast with a user it can sink through and one it cannot (the mulf
 // reads a candidate tensor): it stays for the second.
 // CHECK-LABEL: func.func @several_users

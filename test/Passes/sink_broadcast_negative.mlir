@@ -123,3 +123,17 @@ func.func @attention_candidate_q(%q: tensor<16x2x1x8xf16>, %k: tensor<4x6x1x8xf1
   %o = "emb.attention"(%q, %bk, %bv) : (tensor<16x2x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16x6x1x8xf16>) -> tensor<16x2x1x8xf16>
   return %o : tensor<16x2x1x8xf16>
 }
+
+// -----
+
+// Key lengths per candidate (not a broadcast) keep the attention on
+// candidate rows, though q, k and v are broadcasts.
+// CHECK-LABEL: func.func @attention_candidate_lengths
+// CHECK: "emb.attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (tensor<16x1x1x8xf16>
+func.func @attention_candidate_lengths(%q: tensor<4x1x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tensor<4x6x1x8xf16>, %len: tensor<16xi32>, %c2u: tensor<16xi32>) -> tensor<16x1x1x8xf16> {
+  %bq = "emb.broadcast"(%q, %c2u) : (tensor<4x1x1x8xf16>, tensor<16xi32>) -> tensor<16x1x1x8xf16>
+  %bk = "emb.broadcast"(%k, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi32>) -> tensor<16x6x1x8xf16>
+  %bv = "emb.broadcast"(%v, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi32>) -> tensor<16x6x1x8xf16>
+  %o = "emb.attention"(%bq, %bk, %bv, %len) : (tensor<16x1x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16xi32>) -> tensor<16x1x1x8xf16>
+  return %o : tensor<16x1x1x8xf16>
+}

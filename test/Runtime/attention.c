@@ -2,8 +2,8 @@
 //
 // embrtAttention and embrtIkboAttention on the CPU against a direct f64
 // softmax(q k^T * scale) v: f32, f16 and bf16, masked user lengths (zero
-// included), the workspace protocol, out-of-range indices and malformed
-// arguments.
+// included) and emb.attention's key lengths per row, the workspace
+// protocol, out-of-range indices and malformed arguments.
 
 #include "harness.h"
 
@@ -122,8 +122,8 @@ static void testAttention(embrtContext *ctx, Rng *rng) {
   for (int d = 0; d < 3; ++d)
     for (int s = 0; s < 4; ++s)
       for (int ikbo = 0; ikbo < 2; ++ikbo)
-        for (int lengths = 0; lengths <= ikbo; ++lengths)
-          for (int ix = 0; ix <= ikbo; ++ix) {
+        for (int lengths = 0; lengths <= 1; ++lengths)
+          for (int ix = 0; ix <= (ikbo || lengths); ++ix) {
             TEST_CASE(ikbo ? "ikbo_attention" : "attention");
             Problem p = {.dtype = dtypes[d],
                          .indexDtype = ix ? EMBRT_I64 : EMBRT_I32,
@@ -267,6 +267,25 @@ static void testOutOfRange(embrtContext *ctx, Rng *rng) {
     EXPECT_TRUE(((uint16_t *)p.out)[i] == 0xFFFF);
   embrtContextClearError(ctx);
   freeProblem(&p);
+
+  // emb.attention's key_lengths: one per row, named as such.
+  Problem plain = {.dtype = EMBRT_F32,
+                   .indexDtype = EMBRT_I64,
+                   .B = 3,
+                   .Lq = 1,
+                   .Lk = 4,
+                   .H = 1,
+                   .Dh = 2,
+                   .hasLengths = 1};
+  makeProblem(&plain, rng);
+  TEST_CASE("key length out of range");
+  ((int64_t *)plain.lengths)[2] = 5;
+  a = argsOf(&plain);
+  EXPECT_STATUS(embrtAttention(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "attention: key_lengths[2] is 5, outside 0..4");
+  embrtContextClearError(ctx);
+  freeProblem(&plain);
 }
 
 static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
@@ -296,8 +315,6 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
        "attention: numUsers is 2, must equal batchSize 3", a.numUsers = 2);
   CASE("cand_to_user on attention", embrtAttention,
        "attention: candToUser must be NULL", a.candToUser = users);
-  CASE("lengths on attention", embrtAttention,
-       "attention: userLengths must be NULL", a.userLengths = users);
   CASE("null q", embrtAttention, "attention: q is NULL", a.q = NULL);
   CASE("null v", embrtAttention, "attention: v is NULL", a.v = NULL);
   CASE("negative heads", embrtAttention, "attention: heads is -2",

@@ -5,12 +5,15 @@
 # writes it goes too, raised (emb-raise, emb-ikbo), as
 # .aot/torch_ikbo_benchmark: bench/ab/run.sh and bench/e2e/run.sh time it
 # beside the emb-dialect version. It has no reference: the model as written
-# would run on the CPU, too slowly at that shape.
+# would run on the CPU, too slowly at that shape. Nor has the end-to-end
+# ranking model (.aot/ranking_model and its stages .aot/ranking_stage_*, for
+# bench/e2e/ranking.sh).
 set -euo pipefail
 build=${1:-build}
 mkdir -p .aot
 for model in examples/*.mlir; do
   name=$(basename "$model" .mlir)
+  [[ $name == ranking_model ]] && continue # below
   "$build/bin/emb-compile" "$model" --target cuda --pipeline emb-ikbo \
     --with-reference -o ".aot/$name"
 done
@@ -24,6 +27,18 @@ for model in examples/torch/*.mlir; do
   [[ "$name" != ikbo_benchmark ]] || continue
   "$build/bin/emb-compile" "$model" --target cuda --pipeline emb-from-torch \
     --with-reference --reference-target cpu -o ".aot/torch_$name"
+done
+# The end-to-end ranking model, in torch-mlir's form, through the whole
+# pipeline (bench/e2e/ranking.sh runs it on its inputs). No reference: the
+# model as written on the CPU reference would take hours at this size; the
+# small twin is checked against it in test/Examples/ranking_model.test.
+"$build/bin/emb-compile" examples/ranking_model.mlir --target cuda \
+  --pipeline emb-raise,emb-ikbo,emb-batch-tables -o .aot/ranking_model
+# Its stages, each a function of its own (the per-stage breakdown).
+for stage in lookups sequence attention lce mlp; do
+  python3 bench/e2e/ranking_model.py --stage "$stage" -o ".aot/ranking_stage_$stage.mlir"
+  "$build/bin/emb-compile" ".aot/ranking_stage_$stage.mlir" --target cuda \
+    --pipeline emb-raise,emb-ikbo,emb-batch-tables -o ".aot/ranking_stage_$stage"
 done
 # Models of GPU kernels the compiler generates (docs/codegen.md), each with
 # its model as written compiled for the cpu target as <entry>__reference:

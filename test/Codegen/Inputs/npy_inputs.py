@@ -11,10 +11,17 @@ say it in a comment, one role per argument of their function:
   // emb-run inputs: data ids<100 offsets<1 index<4 ...
 
   data       floats uniform in [-1, 1)
+  weight<K   floats uniform in [-sqrt(6/K), sqrt(6/K)): a layer's weights of
+             fan-in K (Kaiming's bound for relu layers), so that activations
+             stay O(1) through the layers
   ids<R      ids uniform in [0, R)
   offsets<A  nondecreasing bag starts from 0, at most the length of argument
              A's ids (torch's offsets: one per bag, without the end)
   index<U    a cand_to_user: every user in [0, U) in sorted groups
+  jagged<A,LO,HI
+             the offsets of a jagged tensor (U + 1 of them, from 0): lengths
+             uniform in [LO, HI]; argument A's dynamic first dim (its ids)
+             is their total
 
 Prints the comma-separated file names for emb-run --inputs. No numpy: the
 .npy format is written by hand (f32, f16, i32, i64; bf16 as f32).
@@ -47,9 +54,23 @@ def main():
     text = open(model).read()
     roles = re.search(r"// emb-run inputs: (.*)", text).group(1).split()
     sig = re.search(r"func\.func @\w+\((.*?)\) ->", text).group(1)
-    types = re.findall(r"tensor<([0-9x]*)x?(f32|f16|bf16|i32|i64)>", sig)
+    types = re.findall(r"tensor<([0-9?x]*)x?(f32|f16|bf16|i32|i64)>", sig)
     assert len(types) == len(roles), (types, roles)
-    shapes = [([int(d) for d in dims.split("x") if d], dt) for dims, dt in types]
+    shapes = [([d if d == "?" else int(d) for d in dims.split("x") if d], dt)
+              for dims, dt in types]
+    # Jagged offsets first: they size the dynamic dim of their ids.
+    jagged = {}
+    for i, role in enumerate(roles):
+        kind, _, arg = role.partition("<")
+        if kind == "jagged":
+            a, lo, hi = (int(x) for x in arg.split(","))
+            lengths = [rng.randint(lo, hi) for _ in range(shapes[i][0][0] - 1)]
+            offsets = [0]
+            for n in lengths:
+                offsets.append(offsets[-1] + n)
+            jagged[i] = offsets
+            shapes[a][0][0] = offsets[-1]
+    assert all("?" not in shape for shape, _ in shapes), "a dynamic dim no role sizes"
     os.makedirs(outdir, exist_ok=True)
     names = []
     for i, (role, (shape, dt)) in enumerate(zip(roles, shapes)):
@@ -59,6 +80,9 @@ def main():
         kind, _, arg = role.partition("<")
         if kind == "data":
             values = [rng.uniform(-1.0, 1.0) for _ in range(n)]
+        elif kind == "weight":
+            bound = (6.0 / int(arg)) ** 0.5
+            values = [rng.uniform(-bound, bound) for _ in range(n)]
         elif kind == "ids":
             values = [rng.randrange(int(arg)) for _ in range(n)]
         elif kind == "offsets":
@@ -67,6 +91,8 @@ def main():
                 ids *= d
             values = sorted(rng.randrange(ids + 1) for _ in range(n))
             values[0] = 0
+        elif kind == "jagged":
+            values = jagged[i]
         elif kind == "index":
             users = int(arg)
             # Every user at least once, in sorted groups of random sizes.
