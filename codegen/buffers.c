@@ -315,6 +315,13 @@ EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims) {
   return embLookupValue(l, r);
 }
 
+const EmbDim *embResultExtents(EmbLowering *l, const EmbMapped *out) {
+  for (intptr_t i = 0; i < l->numResults; ++i)
+    if (l->outs[i].value.ptr == out->value.ptr)
+      return l->outs[i].dims;
+  return out->dims;
+}
+
 MlirType embMemrefTypeOf(MlirType tensor) {
   intptr_t rank = mlirShapedTypeGetRank(tensor);
   int64_t shape[EMBRT_MAX_RANK];
