@@ -808,3 +808,103 @@ const EmbPassDef embShardPassDef = {
     .options = &options,
     .run = run,
 };
+
+//===----------------------------------------------------------------------===//
+// Plan queries (emb/emb.h)
+//===----------------------------------------------------------------------===//
+
+/// Reads the plan of sharded emb.tbe `op` without diagnostics: the tables'
+/// shapes and shards; false if it is malformed or too large.
+static bool readPlanQuietly(MlirOperation op, int64_t *numTables, int64_t *rows,
+                            int64_t *cols, int64_t *world,
+                            EmbTableShards *shards) {
+  MlirAttribute seg =
+      mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
+  if (mlirAttributeIsNull(seg))
+    return false;
+  *numTables = mlirDenseI32ArrayGetElement(seg, 2);
+  if (*numTables > maxTables)
+    return false;
+  for (int64_t t = 0; t < *numTables; ++t) {
+    MlirType w = embHandleTensorType(mlirOperationGetOperand(op, 2 + t));
+    rows[t] = embDim(w, 0);
+    cols[t] = embDim(w, 1);
+  }
+  char err[EMB_MAX_MESSAGE];
+  return embReadShardingPlan(op, *numTables, rows, cols, world, shards, err,
+                             sizeof err);
+}
+
+/// The sharded emb.tbe ops of `func`'s body (an empty list when memory runs
+/// out).
+static EmbOpList shardedTbes(MlirOperation func) {
+  EmbOpList ops = {NULL, 0, 0};
+  if (!embCollectNestedOps(func, &ops))
+    ops.size = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < ops.size; ++i)
+    if (embOpIs(ops.ops[i], EMB_OP_TBE) && embHasShardingPlan(ops.ops[i]))
+      ops.ops[n++] = ops.ops[i];
+  ops.size = n;
+  return ops;
+}
+
+int64_t embShardingWorldSize(MlirOperation func) {
+  EmbOpList ops = shardedTbes(func);
+  int64_t world = 0;
+  for (size_t i = 0; i < ops.size && world >= 0; ++i) {
+    int64_t T, rows[maxTables], cols[maxTables], w;
+    EmbTableShards shards[maxTables];
+    if (!readPlanQuietly(ops.ops[i], &T, rows, cols, &w, shards))
+      world = -1;
+    else if (world == 0 || world == w)
+      world = w;
+    else
+      world = -1;
+  }
+  embOpListFree(&ops);
+  return world;
+}
+
+bool embShardArgumentWindow(MlirOperation func, int64_t rank, intptr_t arg,
+                            int64_t offsets[2], int64_t sizes[2]) {
+  MlirRegion body = mlirOperationGetRegion(func, 0);
+  MlirBlock entry = mlirRegionGetFirstBlock(body);
+  if (mlirBlockIsNull(entry) || arg < 0 ||
+      arg >= mlirBlockGetNumArguments(entry))
+    return false;
+  MlirValue a = mlirBlockGetArgument(entry, arg);
+  EmbOpList ops = shardedTbes(func);
+  bool found = false;
+  for (size_t i = 0; i < ops.size && !found; ++i) {
+    int64_t T, rows[maxTables], cols[maxTables], w;
+    EmbTableShards shards[maxTables];
+    if (!readPlanQuietly(ops.ops[i], &T, rows, cols, &w, shards) || rank < 0 ||
+        rank >= w)
+      continue;
+    for (int64_t t = 0; t < T && !found; ++t) {
+      MlirOperation table = embDefiningOp(
+          mlirOperationGetOperand(ops.ops[i], 2 + t), EMB_OP_TABLE);
+      if (mlirOperationIsNull(table) ||
+          !mlirValueEqual(mlirOperationGetOperand(table, 0), a))
+        continue;
+      const EmbTableShards *sh = &shards[t];
+      int64_t j = embShardOfRank(sh, rank);
+      offsets[0] = offsets[1] = 0;
+      sizes[0] = rows[t];
+      sizes[1] = cols[t];
+      if (j < 0) {
+        sizes[0] = 0;
+      } else if (sh->kind == EMB_SHARD_ROW_WISE) {
+        offsets[0] = embShardBound(sh, j);
+        sizes[0] = embShardBound(sh, j + 1) - offsets[0];
+      } else if (sh->kind == EMB_SHARD_COLUMN_WISE) {
+        offsets[1] = embShardBound(sh, j);
+        sizes[1] = embShardBound(sh, j + 1) - offsets[1];
+      }
+      found = true;
+    }
+  }
+  embOpListFree(&ops);
+  return found;
+}
