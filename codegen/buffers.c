@@ -252,6 +252,9 @@ void embEndFunction(EmbLowering *l) {
   free(l->gemms);
   l->gemms = NULL;
   l->numGemms = 0;
+  free(l->hostCounts);
+  l->hostCounts = NULL;
+  l->numHostCounts = 0;
   embFreeGpuKernelPlans(l);
 }
 

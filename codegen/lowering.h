@@ -98,6 +98,11 @@ typedef struct EmbLowering {
   /// target), and how many kernel modules this run of the pass has made.
   struct EmbGpuKernelGroup *kernelGroups;
   size_t numKernelGroups, numKernelModules;
+  /// The counts of all-to-alls already read on the host (sharding.c): a
+  /// second all-to-all with the same counts operands (the weights beside
+  /// the ids) reuses them, so the input dist synchronises once.
+  struct EmbHostCounts *hostCounts;
+  size_t numHostCounts;
   bool failed;
 } EmbLowering;
 

@@ -20,7 +20,8 @@
 //     sum of the receive counts, so embrtCompiledAllToAllCounts copies both
 //     counts to host memory on the compiled code's stack (NCCL takes them
 //     there), the function allocates the result at that size, and
-//     embrtCompiledAllToAll sends.
+//     embrtCompiledAllToAll sends. A later all-to-all with the same counts
+//     operands (the per-sample weights beside the ids) reuses what was read.
 // Each is one copy to the host and one wait for the stream: the host
 // synchronisation of an input dist (docs/sharding.md says why there is no
 // way around it with NCCL's all-to-all-v, and what it costs).
@@ -259,6 +260,34 @@ static void lowerLengthsToOffsets(EmbLowering *l, MlirOperation op) {
 // emb.all_to_all
 //===----------------------------------------------------------------------===//
 
+/// Counts an all-to-all read on the host: its counts operands, where they
+/// went (2W i64 on the stack) and the rows to receive.
+typedef struct EmbHostCounts {
+  const void *send, *recv;
+  MlirValue host, rows;
+} EmbHostCounts;
+
+static EmbHostCounts *findHostCounts(EmbLowering *l, MlirOperation op) {
+  const void *send = mlirOperationGetOperand(op, 1).ptr,
+             *recv = mlirOperationGetOperand(op, 2).ptr;
+  for (size_t i = 0; i < l->numHostCounts; ++i)
+    if (l->hostCounts[i].send == send && l->hostCounts[i].recv == recv)
+      return &l->hostCounts[i];
+  return NULL;
+}
+
+static void rememberHostCounts(EmbLowering *l, MlirOperation op, MlirValue host,
+                               MlirValue rows) {
+  EmbHostCounts *grown =
+      realloc(l->hostCounts, (l->numHostCounts + 1) * sizeof(EmbHostCounts));
+  if (!grown)
+    return; // the next all-to-all with these counts reads them again
+  l->hostCounts = grown;
+  l->hostCounts[l->numHostCounts++] =
+      (EmbHostCounts){mlirOperationGetOperand(op, 1).ptr,
+                      mlirOperationGetOperand(op, 2).ptr, host, rows};
+}
+
 static void lowerAllToAll(EmbLowering *l, MlirOperation op) {
   bool hasCounts = mlirOperationGetNumOperands(op) == 3;
   EmbMapped *send = embTensorOperand(l, op, 0);
@@ -297,8 +326,12 @@ static void lowerAllToAll(EmbLowering *l, MlirOperation op) {
       recvRows += i64ArrayAt(rs, r);
     }
   }
-  MlirValue host = hasCounts ? embBuildAlloca(&l->b, embI64Type(l->ctx), 2 * W)
-                             : (MlirValue){NULL};
+  // Counts already read for an earlier all-to-all are used as they are.
+  EmbHostCounts *known = hasCounts ? findHostCounts(l, op) : NULL;
+  MlirValue host = known ? known->host
+                   : hasCounts
+                       ? embBuildAlloca(&l->b, embI64Type(l->ctx), 2 * W)
+                       : (MlirValue){NULL};
   MlirValue bufs[] = {
       [EMB_ABI_A2A_BUF_SEND] = send->value,
       [EMB_ABI_A2A_BUF_RECV] = {NULL}, // set below, once allocated
@@ -319,11 +352,14 @@ static void lowerAllToAll(EmbLowering *l, MlirOperation op) {
   // Rows to receive: the splits' sum, or what the counts say (read on the
   // host).
   EmbDim rows = embConstDim(recvRows);
-  if (hasCounts) {
+  if (known) {
+    rows = (EmbDim){known->rows, -1};
+  } else if (hasCounts) {
     MlirValue args[4] = {l->ctxArg, a.attrs, a.buffers, a.dims};
     rows = (EmbDim){embCallRuntime(l, EMB_RT_ALL_TO_ALL_COUNTS, 4, args,
                                    embI64Type(l->ctx)),
                     -1};
+    rememberHostCounts(l, op, host, rows.v);
   }
   EmbDim fallback[EMBRT_MAX_RANK], rdims[EMBRT_MAX_RANK];
   fallback[0] = rows;

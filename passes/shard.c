@@ -33,10 +33,11 @@
 // Preconditions: the IR verifies; every sharded table is a function argument
 // read only by its emb.table, whose handle only that emb.tbe reads; tables
 // and the batch (the result's rows) have static shapes; pooling is sum or
-// mean (row_wise: sum); no per-sample weights; no padding_idx with a
-// row_wise table. A violation is an error at the emb.tbe and the pass
-// fails. Postconditions: no emb.tbe carries a plan. Running it again
-// changes nothing.
+// mean (row_wise: sum; with per-sample weights, sum as emb.tbe requires);
+// no padding_idx with a row_wise table. Per-sample weights travel with their
+// ids: a third all_to_all, with the ids' counts. A violation is an error at the
+// emb.tbe and the pass fails. Postconditions: no emb.tbe carries a plan.
+// Running it again changes nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +99,7 @@ typedef struct Sharded {
   MlirLocation loc;
   MlirContext ctx;
   MlirValue indices, offsets;
+  MlirValue psw; ///< per-sample weights, or null
   int64_t numTables, numFeatures, batch, world, rank;
   MlirAttribute featureTables; ///< array<i64>, numFeatures entries
   int64_t rows[maxTables], cols[maxTables];
@@ -175,11 +177,8 @@ static bool readSharded(MlirOperation op, int64_t rank, Sharded *s) {
   MlirAttribute seg =
       mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
   s->numTables = mlirDenseI32ArrayGetElement(seg, 2);
-  if (mlirDenseI32ArrayGetElement(seg, 3) != 0) {
-    embEmitErrorf(s->loc, "%s: per_sample_weights are not sharded yet",
-                  passName);
-    return false;
-  }
+  if (mlirDenseI32ArrayGetElement(seg, 3) != 0)
+    s->psw = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
   if (s->numTables > maxTables) {
     embEmitErrorf(s->loc, "%s: at most %d tables, got %lld", passName,
                   maxTables, (long long)s->numTables);
@@ -361,14 +360,18 @@ static MlirOperation bucketize(Sharded *s, const Slot *slots, int64_t n) {
       embNamedAttr(ctx, "slot_row_end", mlirDenseI64ArrayGet(ctx, n, hi)),
   };
   MlirType idxT = mlirShapedTypeGetElementType(mlirValueGetType(s->indices));
+  bool weighted = !mlirValueIsNull(s->psw);
   MlirType results[] = {
       vectorType(-1, idxT),
       vectorType(n * s->batch, idxT),
       vectorType(s->world, mlirIntegerTypeGet(ctx, 64)),
+      weighted ? vectorType(
+                     -1, mlirShapedTypeGetElementType(mlirValueGetType(s->psw)))
+               : (MlirType){NULL},
   };
-  MlirValue operands[] = {s->indices, s->offsets};
-  MlirOperation op =
-      createMulti(s, EMB_OP_BUCKETIZE, 2, operands, 3, results, 5, attrs);
+  MlirValue operands[] = {s->indices, s->offsets, s->psw};
+  MlirOperation op = createMulti(s, EMB_OP_BUCKETIZE, weighted ? 3 : 2,
+                                 operands, weighted ? 4 : 3, results, 5, attrs);
   free(cols);
   return op;
 }
@@ -410,8 +413,9 @@ static MlirValue reshape(Sharded *s, const char *name, MlirValue v,
 /// features: source-rank-major, as the all_to_all delivers them) ->
 /// [B, sources * sum of widths]; its tables are this rank's shards.
 static MlirValue localLookup(Sharded *s, const Slot *slots, int64_t n,
-                             int64_t sources, MlirValue ids, MlirValue offs) {
-  MlirValue operands[2 + maxTables];
+                             int64_t sources, MlirValue ids, MlirValue offs,
+                             MlirValue weights) {
+  MlirValue operands[3 + maxTables];
   int64_t local[maxTables];
   int64_t numLocal = 0, width = 0;
   operands[0] = ids;
@@ -433,7 +437,10 @@ static MlirValue localLookup(Sharded *s, const Slot *slots, int64_t n,
     for (int64_t k = 0; k < n; ++k)
       ft[src * n + k] = local[slots[k].table];
   MlirContext ctx = s->ctx;
-  int32_t seg[] = {1, 1, (int32_t)numLocal, 0};
+  bool weighted = !mlirValueIsNull(weights);
+  if (weighted)
+    operands[2 + numLocal] = weights;
+  int32_t seg[] = {1, 1, (int32_t)numLocal, weighted ? 1 : 0};
   MlirNamedAttribute attrs[5];
   intptr_t na = 0;
   attrs[na++] =
@@ -452,8 +459,8 @@ static MlirValue localLookup(Sharded *s, const Slot *slots, int64_t n,
   int64_t shape[2] = {s->batch, sources * width};
   MlirType rt = embTensorType(2, shape, s->element);
   return mlirOperationGetResult(embCreateOp(s->op, s->loc, EMB_OP_TBE,
-                                            2 + numLocal, operands, rt, na,
-                                            attrs),
+                                            2 + numLocal + (weighted ? 1 : 0),
+                                            operands, rt, na, attrs),
                                 0);
 }
 
@@ -489,10 +496,11 @@ static void takeColumns(Slot *slots, int64_t n, MlirValue block) {
 //===----------------------------------------------------------------------===//
 
 /// The input dist of a group's `n` slots (all ranks'): bucketize, the
-/// lengths all_to_all, the offsets and the ids all_to_all. Gives the ids and
-/// offsets of this rank's slots for every source rank.
+/// lengths all_to_all, the offsets, the ids all_to_all and, with per-sample
+/// weights, theirs with the same counts. Gives the ids, offsets and weights
+/// (null without) of this rank's slots for every source rank.
 static bool inputDist(Sharded *s, const Slot *slots, int64_t n, MlirValue *ids,
-                      MlirValue *offs) {
+                      MlirValue *offs, MlirValue *weights) {
   MlirOperation b = bucketize(s, slots, n);
   if (mlirOperationIsNull(b))
     return false;
@@ -531,6 +539,14 @@ static bool inputDist(Sharded *s, const Slot *slots, int64_t n, MlirValue *ids,
       embCreateOp(s->op, s->loc, EMB_OP_ALL_TO_ALL, 3, operands,
                   mlirValueGetType(operands[0]), 1, &ws),
       0);
+  *weights = (MlirValue){NULL};
+  if (!mlirValueIsNull(s->psw)) {
+    operands[0] = mlirOperationGetResult(b, 3);
+    *weights = mlirOperationGetResult(
+        embCreateOp(s->op, s->loc, EMB_OP_ALL_TO_ALL, 3, operands,
+                    mlirValueGetType(operands[0]), 1, &ws),
+        0);
+  }
   return true;
 }
 
@@ -557,14 +573,15 @@ static int64_t widthOf(const Slot *slots, int64_t n) {
 
 /// table_wise and column_wise: pooled rows go back by all_to_all.
 static bool allToAllGroup(Sharded *s, Slot *slots, int64_t n) {
-  MlirValue ids, offs;
-  if (!inputDist(s, slots, n, &ids, &offs))
+  MlirValue ids, offs, weights;
+  if (!inputDist(s, slots, n, &ids, &offs, &weights))
     return false;
   int64_t first, mine = rankSlots(slots, n, s->rank, &first);
   int64_t width = widthOf(slots + first, mine);
   MlirValue send;
   if (mine > 0) {
-    MlirValue pooled = localLookup(s, slots + first, mine, s->world, ids, offs);
+    MlirValue pooled =
+        localLookup(s, slots + first, mine, s->world, ids, offs, weights);
     if (mlirValueIsNull(pooled))
       return false;
     MlirValue rows = sourceMajor(s, pooled, s->world, width);
@@ -612,12 +629,13 @@ static bool allToAllGroup(Sharded *s, Slot *slots, int64_t n) {
 /// every rank computes partial sums for every source's bags, summed by
 /// reduce_scatter on the batch's rank.
 static bool rowWiseGroup(Sharded *s, Slot *slots, int64_t n) {
-  MlirValue ids, offs;
-  if (!inputDist(s, slots, n, &ids, &offs))
+  MlirValue ids, offs, weights;
+  if (!inputDist(s, slots, n, &ids, &offs, &weights))
     return false;
   int64_t first, mine = rankSlots(slots, n, s->rank, &first);
   int64_t width = widthOf(slots + first, mine);
-  MlirValue pooled = localLookup(s, slots + first, mine, s->world, ids, offs);
+  MlirValue pooled =
+      localLookup(s, slots + first, mine, s->world, ids, offs, weights);
   if (mlirValueIsNull(pooled))
     return false;
   MlirValue rows = sourceMajor(s, pooled, s->world, width);
@@ -648,8 +666,11 @@ static bool localGroup(Sharded *s, Slot *slots, int64_t n) {
   MlirNamedAttribute blocks = embNamedAttr(ctx, "blocks", i64Attr(ctx, 1));
   MlirOperation l2o = createMulti(s, EMB_OP_LENGTHS_TO_OFFSETS, 1, &lengths, 2,
                                   results, 1, &blocks);
-  MlirValue pooled = localLookup(s, slots, n, 1, mlirOperationGetResult(b, 0),
-                                 mlirOperationGetResult(l2o, 0));
+  MlirValue pooled =
+      localLookup(s, slots, n, 1, mlirOperationGetResult(b, 0),
+                  mlirOperationGetResult(l2o, 0),
+                  mlirValueIsNull(s->psw) ? (MlirValue){NULL}
+                                          : mlirOperationGetResult(b, 3));
   if (mlirValueIsNull(pooled))
     return false;
   takeColumns(slots, n, pooled);

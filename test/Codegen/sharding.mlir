@@ -140,3 +140,28 @@ func.func @equal_blocks(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
   %ag = "emb.all_gather"(%rs) {world_size = 2 : i64} : (tensor<8x8xf32>) -> tensor<16x8xf32>
   return %ag : tensor<16x8xf32>
 }
+
+// -----
+
+// Per-sample weights: bucketize fills a weights buffer beside the ids (the
+// same capacity, 4 bytes an f32), and their all-to-all, with the ids'
+// counts operands, reuses the counts the ids' all-to-all read on the host:
+// one read, two sends.
+// CHECK-LABEL: func.func @weighted
+// CHECK: call @embrtCompiledBucketize(
+// CHECK: %[[ROWS:.+]] = call @embrtCompiledAllToAllCounts(
+// CHECK: call @embrtCompiledAllToAll(
+// CHECK-NOT: embrtCompiledAllToAllCounts
+// CHECK: %[[WBYTES:.+]] = arith.muli %[[ROWS]], %c4_i64{{[_0-9]*}} : i64
+// CHECK: call @embrtCompiledAlloc(%{{[a-z0-9_]+}}, %[[WBYTES]])
+// CHECK: call @embrtCompiledAllToAll(
+// CHECK-NOT: embrtCompiledAllToAllCounts
+// CHECK: return
+func.func @weighted(%idx: tensor<?xi64>, %off: tensor<5xi64>, %psw: tensor<?xf32>) -> (tensor<?xi64>, tensor<?xf32>) {
+  %b:4 = "emb.bucketize"(%idx, %off, %psw) {slot_features = array<i64: 0>, slot_ranks = array<i64: 0>, slot_row_begin = array<i64: 0>, slot_row_end = array<i64: 100>, world_size = 2 : i64} : (tensor<?xi64>, tensor<5xi64>, tensor<?xf32>) -> (tensor<?xi64>, tensor<4xi64>, tensor<2xi64>, tensor<?xf32>)
+  %lens = "emb.all_to_all"(%b#1) {recv_splits = array<i64: 4, 4>, send_splits = array<i64: 4, 0>, world_size = 2 : i64} : (tensor<4xi64>) -> tensor<8xi64>
+  %o:2 = "emb.lengths_to_offsets"(%lens) {blocks = 2 : i64} : (tensor<8xi64>) -> (tensor<9xi64>, tensor<2xi64>)
+  %ids = "emb.all_to_all"(%b#0, %b#2, %o#1) {world_size = 2 : i64} : (tensor<?xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xi64>
+  %w = "emb.all_to_all"(%b#3, %b#2, %o#1) {world_size = 2 : i64} : (tensor<?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xf32>
+  return %ids, %w : tensor<?xi64>, tensor<?xf32>
+}

@@ -159,3 +159,21 @@ func.func @idle_rank(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<50x8x
   %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 1>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// Per-sample weights travel with their ids: bucketize splits them by the
+// same slots, a third all_to_all sends them with the ids' counts, and the
+// local lookup is weighted.
+// CHECK-LABEL: func.func @weighted
+// CHECK: %[[B:.+]]:4 = "emb.bucketize"(%{{.+}}, %{{.+}}, %[[PSW:.+]]) {{.+}} : (tensor<?xi64>, tensor<5xi64>, tensor<?xf32>) -> (tensor<?xi64>, tensor<4xi64>, tensor<2xi64>, tensor<?xf32>)
+// CHECK: %[[OFF:.+]]:2 = "emb.lengths_to_offsets"
+// CHECK: %[[IDS:.+]] = "emb.all_to_all"(%[[B]]#0, %[[B]]#2, %[[OFF]]#1) {world_size = 2 : i64} : (tensor<?xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xi64>
+// CHECK: %[[W:.+]] = "emb.all_to_all"(%[[B]]#3, %[[B]]#2, %[[OFF]]#1) {world_size = 2 : i64} : (tensor<?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xf32>
+// R0: "emb.tbe"(%[[IDS]], %[[OFF]]#0, %{{.+}}, %[[W]]) {feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 1>, pooling = "sum"}
+// R1-NOT: "emb.tbe"
+func.func @weighted(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>, %psw: tensor<?xf32>) -> tensor<4x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %psw) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<?xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -70,13 +70,3 @@ func.func @table_read_elsewhere(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: t
   %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
   return %0, %t0 : tensor<4x8xf32>, tensor<100x8xf32>
 }
-
-// -----
-
-// Per-sample weights would need a third all_to_all beside the ids.
-// CHECK: error: emb-shard: per_sample_weights are not sharded yet
-func.func @weighted(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>, %psw: tensor<?xf32>) -> tensor<4x8xf32> {
-  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
-  %0 = "emb.tbe"(%idx, %off, %h0, %psw) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<?xf32>) -> tensor<4x8xf32>
-  return %0 : tensor<4x8xf32>
-}

@@ -2,8 +2,8 @@
 // (Inputs/shard_sim.py interprets them, carrying out the collectives
 // between the ranks), give each rank what the unsharded emb.tbe gives for
 // its batch: for each kind, their mixtures, 2 and 3 ranks, out-of-range ids
-// under bounds_check warning, padding ids, mean pooling; then the planner's
-// plans over 4 ranks.
+// under bounds_check warning, padding ids, mean pooling, per-sample weights;
+// then the planner's plans over 4 ranks.
 // RUN: %python %S/Inputs/shard_sim.py emb-opt %s | FileCheck %s
 // RUN: %python %S/Inputs/shard_sim.py emb-opt %s 'world-size=4 hbm-mb=1' | FileCheck %s --check-prefix=PLAN
 // REQUIRES: emb-compiler
@@ -83,6 +83,25 @@ func.func @three_ranks(%idx: tensor<?xi64>, %off: tensor<21xi64>, %t0: tensor<30
   %h3 = "emb.table"(%t3) : (tensor<7x8xf32>) -> !emb.table_handle
   %0 = "emb.tbe"(%idx, %off, %h0, %h1, %h2, %h3) {pooling = "sum", bounds_check = "ignore", feature_tables = array<i64: 1, 0, 2, 3, 1>, world_size = 3 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 1>}, {kind = "column_wise", ranks = array<i64: 0, 1>, col_ranges = array<i64: 0, 8, 24>}, {kind = "row_wise", ranks = array<i64: 2, 0, 1>, row_ranges = array<i64: 0, 10, 25, 40>}, {kind = "row_wise", ranks = array<i64: 0, 1, 2>, row_ranges = array<i64: 0, 3, 7, 7>}], operandSegmentSizes = array<i32: 1, 1, 4, 0>} : (tensor<?xi64>, tensor<21xi64>, !emb.table_handle, !emb.table_handle, !emb.table_handle, !emb.table_handle) -> tensor<4x80xf32>
   return %0 : tensor<4x80xf32>
+}
+
+// -----
+
+// Per-sample weights travel with their ids (a third all_to_all, with the
+// ids' counts): three ranks, every kind, weighted sums.
+// CHECK: @weighted rank 0: 4x72, max abs diff {{.+}}
+// CHECK-NOT: MISMATCH
+// CHECK: @weighted rank 1: 4x72, max abs diff {{.+}}
+// CHECK-NOT: MISMATCH
+// CHECK: @weighted rank 2: 4x72, max abs diff {{.+}}
+// CHECK-NOT: MISMATCH
+func.func @weighted(%idx: tensor<?xi64>, %off: tensor<21xi64>, %t0: tensor<30x16xf32>, %t1: tensor<20x24xf32>, %t2: tensor<40x8xf32>, %t3: tensor<7x8xf32>, %psw: tensor<?xf32>) -> tensor<4x72xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<30x16xf32>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<20x24xf32>) -> !emb.table_handle
+  %h2 = "emb.table"(%t2) : (tensor<40x8xf32>) -> !emb.table_handle
+  %h3 = "emb.table"(%t3) : (tensor<7x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %h1, %h2, %h3, %psw) {pooling = "sum", bounds_check = "warning", feature_tables = array<i64: 0, 1, 2, 3, 0>, world_size = 3 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 2, 0, 1>, row_ranges = array<i64: 0, 10, 25, 30>}, {kind = "column_wise", ranks = array<i64: 1, 2>, col_ranges = array<i64: 0, 8, 24>}, {kind = "table_wise", ranks = array<i64: 0>}, {kind = "data_parallel"}], operandSegmentSizes = array<i32: 1, 1, 4, 1>} : (tensor<?xi64>, tensor<21xi64>, !emb.table_handle, !emb.table_handle, !emb.table_handle, !emb.table_handle, tensor<?xf32>) -> tensor<4x72xf32>
+  return %0 : tensor<4x72xf32>
 }
 
 // -----

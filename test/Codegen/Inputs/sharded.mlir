@@ -1,6 +1,7 @@
 // Sharded lookups for sharding_run.test and test/Tools/emb-run/ranks.test:
 // each kind under a world of one (every shard the whole table, every
-// collective a rank's copy to itself), their mixture, i32 ids.
+// collective a rank's copy to itself), their mixture, i32 ids, per-sample
+// weights.
 
 // Table 0 read by features 0 and 2.
 func.func @table_wise(%idx: tensor<?xi64>, %off: tensor<13xi64>, %t0: tensor<100x16xf32>, %t1: tensor<50x8xf32>) -> tensor<4x40xf32> {
@@ -35,5 +36,15 @@ func.func @mixed(%idx: tensor<?xi64>, %off: tensor<25xi64>, %t0: tensor<100x64xf
   %h2 = "emb.table"(%t2) : (tensor<10x16xf32>) -> !emb.table_handle
   %h3 = "emb.table"(%t3) : (tensor<7x8xf32>) -> !emb.table_handle
   %0 = "emb.tbe"(%idx, %off, %h0, %h1, %h2, %h3) {pooling = "sum", feature_tables = array<i64: 0, 1, 3>, world_size = 1 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 0>, row_ranges = array<i64: 0, 100>}, {kind = "column_wise", ranks = array<i64: 0>, col_ranges = array<i64: 0, 32>}, {kind = "table_wise", ranks = array<i64: 0>}, {kind = "data_parallel"}], operandSegmentSizes = array<i32: 1, 1, 4, 0>} : (tensor<?xi64>, tensor<25xi64>, !emb.table_handle, !emb.table_handle, !emb.table_handle, !emb.table_handle) -> tensor<8x104xf32>
+  return %0 : tensor<8x104xf32>
+}
+
+// Per-sample weights: a third all-to-all beside the lengths and ids.
+func.func @weighted(%idx: tensor<?xi64>, %off: tensor<25xi64>, %t0: tensor<100x64xf32>, %t1: tensor<50x32xf32>, %t2: tensor<10x16xf32>, %t3: tensor<7x8xf32>, %psw: tensor<?xf32>) -> tensor<8x104xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x64xf32>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<50x32xf32>) -> !emb.table_handle
+  %h2 = "emb.table"(%t2) : (tensor<10x16xf32>) -> !emb.table_handle
+  %h3 = "emb.table"(%t3) : (tensor<7x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %h1, %h2, %h3, %psw) {pooling = "sum", feature_tables = array<i64: 0, 1, 3>, world_size = 1 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 0>, row_ranges = array<i64: 0, 100>}, {kind = "column_wise", ranks = array<i64: 0>, col_ranges = array<i64: 0, 32>}, {kind = "table_wise", ranks = array<i64: 0>}, {kind = "data_parallel"}], operandSegmentSizes = array<i32: 1, 1, 4, 1>} : (tensor<?xi64>, tensor<25xi64>, !emb.table_handle, !emb.table_handle, !emb.table_handle, !emb.table_handle, tensor<?xf32>) -> tensor<8x104xf32>
   return %0 : tensor<8x104xf32>
 }

@@ -13,7 +13,8 @@ batch. It prints one line per rank and function:
 and exits non-zero if a result differs, a collective is issued by one rank
 and not by the others, or their counts disagree.
 
-The interpreter knows the ops emb-shard emits (emb.table, emb.bucketize,
+The interpreter knows the ops emb-shard emits (emb.table, emb.bucketize
+with or without per-sample weights,
 emb.lengths_to_offsets, emb.all_to_all, emb.reduce_scatter,
 emb.all_gather, emb.tbe, tensor.extract_slice, tensor.concat,
 tensor.collapse_shape, tensor.expand_shape, tensor.empty), with the
@@ -178,8 +179,9 @@ class BoundsError(Exception):
 
 
 def tbe(ids, offsets, tables, feature_tables, pooling, bounds_check, padding,
-        batch):
-    """emb.tbe, sum or mean pooling: [B, sum of D]."""
+        batch, weights=None):
+    """emb.tbe, sum or mean pooling (weighted sum with `weights`): [B, sum of
+    D]."""
     rows = []
     for b in range(batch):
         row = []
@@ -187,7 +189,8 @@ def tbe(ids, offsets, tables, feature_tables, pooling, bounds_check, padding,
             (e, d), w = tables[t]
             lo, hi = offsets[f * batch + b], offsets[f * batch + b + 1]
             acc, count = [0.0] * d, 0
-            for i in ids[lo:hi]:
+            for k in range(lo, hi):
+                i = ids[k]
                 if padding is not None and i == padding:
                     continue
                 if i < 0 or i >= e:
@@ -195,8 +198,9 @@ def tbe(ids, offsets, tables, feature_tables, pooling, bounds_check, padding,
                         raise BoundsError("feature %d bag %d id %d" % (f, b, i))
                     continue
                 count += 1
+                scale = weights[k] if weights is not None else 1.0
                 for c in range(d):
-                    acc[c] += w[i * d + c]
+                    acc[c] += scale * w[i * d + c]
             if pooling == "mean" and count:
                 acc = [a / count for a in acc]
             row.extend(acc)
@@ -204,13 +208,13 @@ def tbe(ids, offsets, tables, feature_tables, pooling, bounds_check, padding,
     return rows
 
 
-def bucketize(ids, offsets, op, batch):
+def bucketize(ids, offsets, op, batch, psw=None):
     ranks = i64_array(op.attrs, "slot_ranks")
     feats = i64_array(op.attrs, "slot_features")
     begin = i64_array(op.attrs, "slot_row_begin")
     end = i64_array(op.attrs, "slot_row_end")
     world = int_attr(op.attrs, "world_size")
-    out_ids, lengths, counts = [], [], [0] * world
+    out_ids, lengths, counts, weights = [], [], [0] * world, []
     for s in range(len(ranks)):
         f = feats[s]
         mine = [k for k in range(len(ranks)) if feats[k] == f]
@@ -218,14 +222,17 @@ def bucketize(ids, offsets, op, batch):
         high = max(end[k] for k in mine)
         for b in range(batch):
             n = 0
-            for i in ids[offsets[f * batch + b]:offsets[f * batch + b + 1]]:
+            for k in range(offsets[f * batch + b], offsets[f * batch + b + 1]):
+                i = ids[k]
                 c = min(max(i, low), high - 1)
                 if begin[s] <= c < end[s]:
                     out_ids.append(i - begin[s])
+                    if psw is not None:
+                        weights.append(psw[k])
                     n += 1
             lengths.append(n)
             counts[ranks[s]] += n
-    return out_ids, lengths, counts
+    return out_ids, lengths, counts, weights
 
 
 def run_program(func, args, rank):
@@ -240,8 +247,11 @@ def run_program(func, args, rank):
         elif op.name == "emb.bucketize":
             (_, ids), (oshape, offs) = get(0), get(1)
             batch = op.result_types[1][1][0] // len(i64_array(op.attrs, "slot_ranks"))
-            i, l, c = bucketize(ids, offs, op, batch)
+            psw = get(2)[1] if len(op.operands) == 3 else None
+            i, l, c, w = bucketize(ids, offs, op, batch, psw)
             res = [([len(i)], i), ([len(l)], l), ([len(c)], c)]
+            if psw is not None:
+                res.append(([len(w)], w))
         elif op.name == "emb.lengths_to_offsets":
             _, lens = get(0)
             k = int_attr(op.attrs, "blocks")
@@ -257,15 +267,14 @@ def run_program(func, args, rank):
             res = [(yield (op, [get(i) for i in range(len(op.operands))]))]
         elif op.name == "emb.tbe":
             seg = i64_array(op.attrs, "operandSegmentSizes")
-            if seg[3]:
-                raise RuntimeError("per-sample weights are not simulated")
+            weights = get(2 + seg[2])[1] if seg[3] else None
             tables = [get(2 + t) for t in range(seg[2])]
             ft = i64_array(op.attrs, "feature_tables")
             shape = op.result_types[0][1]
             data = tbe(get(0)[1], get(1)[1], tables, ft,
                        str_attr(op.attrs, "pooling"),
                        str_attr(op.attrs, "bounds_check") or "fatal",
-                       int_attr(op.attrs, "padding_idx"), shape[0])
+                       int_attr(op.attrs, "padding_idx"), shape[0], weights)
             res = [(shape, data)]
         elif op.name == "tensor.extract_slice":
             res = [slice_tensor(get(0), i64_array(op.attrs, "static_offsets"),
@@ -470,6 +479,9 @@ def check(emb_opt_path, src, plan, fi):
             rank_args = [None] * len(func.args)
             rank_args[arg_names.index(tbe_op.operands[0])] = ([len(ids)], ids)
             rank_args[arg_names.index(tbe_op.operands[1])] = ([len(offs)], offs)
+            if seg[3]:  # per-sample weights, one an id
+                rank_args[arg_names.index(tbe_op.operands[-1])] = (
+                    [len(ids)], [rng.uniform(0, 2) for _ in ids])
             ref_args = list(rank_args)
             for t, a in enumerate(table_args):
                 ref_args[a] = tables[t]
