@@ -957,6 +957,8 @@ static void verifyBackward(Checker *c, bool isTbe) {
   checkHyperParams(c, &ops, optimizer);
   if (checkBackwardResults(c, &ops))
     checkUpdatedOperands(c, &ops);
+  if (isTbe && embHasShardingPlan(c->op))
+    checkShardingPlan(c, &lk);
 }
 
 static void verifyTbeBackward(Checker *c) { verifyBackward(c, true); }

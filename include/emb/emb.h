@@ -267,7 +267,8 @@ MlirLogicalResult embAddIkboPipeline(MlirOpPassManager pm,
 // Sharding plans (docs/sharding.md)
 //===----------------------------------------------------------------------===//
 
-/// The world size of the sharding plans of the emb.tbe ops in `func`
+/// The world size of the sharding plans of the emb.tbe and emb.tbe_backward
+/// ops in `func`
 /// (written by emb-plan-sharding or by hand), 0 when none has one, -1 when
 /// two disagree. emb-run --ranks asks it of the function it runs.
 int64_t embShardingWorldSize(MlirOperation func);
@@ -275,8 +276,9 @@ int64_t embShardingWorldSize(MlirOperation func);
 /// Where argument `arg` of rank `rank`'s program of `func` (what
 /// emb-shard{rank} makes of it) lies in `func`'s own argument: rows
 /// [offsets[0], offsets[0] + sizes[0]) and columns [offsets[1], offsets[1] +
-/// sizes[1]) of the table, when the argument is a table of a plan (sizes[0]
-/// is 0 where the rank holds none of it); false for any other argument,
+/// sizes[1]) of the table, when the argument is a table of a plan or an
+/// optimizer state of one (sizes[0] is 0 where the rank holds none of it; a
+/// state of one value a row has sizes[1] 1); false for any other argument,
 /// which every rank is passed whole. A runner cuts each rank's tables with
 /// it.
 bool embShardArgumentWindow(MlirOperation func, int64_t rank, intptr_t arg,

@@ -165,6 +165,18 @@ static int checkRanksOptions(const Options *o) {
   return 0;
 }
 
+static MlirWalkResult findShardedBackward(MlirOperation op, void *found) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length == strlen("emb.tbe_backward") &&
+      !strncmp(name.data, "emb.tbe_backward", name.length) &&
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+          op, mlirStringRefCreateFromCString("sharding")))) {
+    *(bool *)found = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
 /// The world of `entry`'s plan must be the --ranks.
 static int checkWorld(MlirOperation entry, int ranks, const char *name) {
   int64_t world = embShardingWorldSize(entry);
@@ -187,6 +199,18 @@ static int checkWorld(MlirOperation entry, int ranks, const char *name) {
             "emb-run: error: --ranks %d but the plan of @%s has world_size "
             "%lld\n",
             ranks, name, (long long)world);
+    return 1;
+  }
+  bool backward = false;
+  mlirOperationWalk(entry, findShardedBackward, &backward, MlirWalkPreOrder);
+  if (backward && ranks > 1) {
+    fprintf(stderr,
+            "emb-run: error: --ranks %d: @%s is a sharded training step, "
+            "whose tables each rank updates with every rank's gradients; "
+            "its reference would be one backward over every rank's batch, "
+            "which emb-run does not build (run --ranks 1, or see "
+            "test/Passes/shard_numbers.mlir)\n",
+            ranks, name);
     return 1;
   }
   return 0;

@@ -1078,17 +1078,20 @@ done:
 // One rank of a sharded program (emb-run --ranks)
 //===----------------------------------------------------------------------===//
 
-/// Copies the window `w` of 2-D `from` into `to` (allocated here).
+/// Copies the window `w` of `from` (a 2-D table or state, or a 1-D state
+/// of one value a row: sizes[1] 1) into `to` (allocated here).
 static int cutWindow(const EmbArray *from, const EmbShardWindow *w,
                      EmbArray *to) {
   memset(to, 0, sizeof *to);
   to->dtype = from->dtype;
-  to->rank = 2;
+  to->rank = from->rank;
   to->dims[0] = w->sizes[0];
   to->dims[1] = w->sizes[1];
+  int64_t fromCols = from->rank == 2 ? from->dims[1] : 1;
   char err[256];
-  if (from->rank != 2 || w->offsets[0] + w->sizes[0] > from->dims[0] ||
-      w->offsets[1] + w->sizes[1] > from->dims[1]) {
+  if (from->rank < 1 || from->rank > 2 ||
+      w->offsets[0] + w->sizes[0] > from->dims[0] ||
+      w->offsets[1] + w->sizes[1] > fromCols) {
     fprintf(stderr, "emb-run: error: a table's shard lies outside it\n");
     return -1;
   }
@@ -1100,8 +1103,7 @@ static int cutWindow(const EmbArray *from, const EmbShardWindow *w,
   for (int64_t r = 0; r < w->sizes[0]; ++r)
     memcpy((char *)to->data + (size_t)(r * w->sizes[1]) * es,
            (const char *)from->data +
-               (size_t)((w->offsets[0] + r) * from->dims[1] + w->offsets[1]) *
-                   es,
+               (size_t)((w->offsets[0] + r) * fromCols + w->offsets[1]) * es,
            (size_t)w->sizes[1] * es);
   return 0;
 }
