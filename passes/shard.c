@@ -1,9 +1,10 @@
 //===- passes/shard.c - emb-shard -----------------------------------------===//
 //
-// Turns each emb.tbe that carries a sharding plan (`sharding`, `world_size`:
-// dialect/sharding.h, docs/sharding.md) into the program of one rank of the
-// plan: its local lookups over the shards it holds plus the collectives of
-// TorchRec's input and output dists.
+// Turns each emb.tbe and emb.tbe_backward that carries a sharding plan
+// (`sharding`, `world_size`: dialect/sharding.h, docs/sharding.md) into the
+// program of one rank of the plan: its local lookups (and fused steps) over
+// the shards it holds plus the collectives of TorchRec's input and output
+// dists.
 //
 // Every rank compiles the same source with its own `rank`; the plan is global
 // and the same everywhere, so every rank issues the same collectives in the
@@ -23,20 +24,33 @@
 //     reduce_scatter that sums the partial sums on the batch's rank;
 //   - data_parallel: the local lookup on the local batch, no collective.
 //
-// The pieces are concatenated back in feature order (a column-wise feature's
-// shards in column order). The tables' function arguments become the rank's
-// shards: [rows of its range, D] (row_wise), [E, width] (column_wise), the
-// whole table (table_wise on its rank, data_parallel) or [0, D] where the
-// rank holds none of it. The function is marked `emb.rank` and
-// `emb.world_size`, which the runtime checks against its communicator.
+// Per-sample weights travel with their ids: a third all_to_all with the
+// ids' counts. The pieces are concatenated back in feature order (a
+// column-wise feature's shards in column order).
 //
-// Preconditions: the IR verifies; every sharded table is a function argument
-// read only by its emb.table, whose handle only that emb.tbe reads; tables
-// and the batch (the result's rows) have static shapes; pooling is sum or
-// mean (row_wise: sum; with per-sample weights, sum as emb.tbe requires);
-// no padding_idx with a row_wise table. Per-sample weights travel with their
-// ids: a third all_to_all, with the ids' counts. A violation is an error at the
-// emb.tbe and the pass fails. Postconditions: no emb.tbe carries a plan.
+// A sharded emb.tbe_backward (a training step's, with its forward's plan)
+// reuses the input dist its forward made of the same batch in the block
+// (the DistCache) and reverses each group's output dist: the owners' columns
+// of grad_output go back by all_to_all (table_wise, column_wise), the
+// row-wise features' by all_gather (the reduce_scatter's adjoint); each rank
+// then runs the fused step on its shards of the tables and of their states,
+// and the step's results become those shards (emb.table_value of them may
+// only be returned).
+//
+// The tables' (and states') function arguments become the rank's shards:
+// [rows of its range, D] (row_wise), [E, width] (column_wise), the whole
+// table (table_wise on its rank, data_parallel) or [0, D] where the rank
+// holds none of it. The function is marked `emb.rank` and `emb.world_size`,
+// which the runtime checks against its communicator.
+//
+// Preconditions: the IR verifies; every sharded table (and state) is a
+// function argument read only by its emb.table (emb.state), whose handle
+// only sharded ops read; tables and the batch (the result's or gradient's
+// rows) have static shapes; pooling is sum or mean (row_wise: sum; with
+// per-sample weights, sum as emb.tbe requires); no padding_idx with a
+// row_wise table; a backward has no data_parallel table and no column_wise
+// one under rowwise_adagrad. A violation is an error at the op and the pass
+// fails, before anything is rewritten. Postconditions: no op carries a plan.
 // Running it again changes nothing.
 //
 //===----------------------------------------------------------------------===//
