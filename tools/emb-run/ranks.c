@@ -105,8 +105,12 @@ int embRanksExchangeId(int rank, const int *fds, int numFds, embrtDevice device,
     }
     if (st != EMBRT_OK)
       fprintf(stderr,
-              "emb-run: error: rank 0: making the communicator's id: %s\n",
-              embrtStatusName(st));
+              "emb-run: error: rank 0: making the communicator's id "
+              "(embrtCommGetUniqueId): %s%s\n",
+              embrtStatusName(st),
+              st == EMBRT_UNSUPPORTED && device == EMBRT_DEVICE_CUDA
+                  ? " (this build of the runtime has no CUDA and NCCL)"
+                  : "");
     return st == EMBRT_OK ? 0 : -1;
   }
   bool ok = numFds == 1 && readAll(fds[0], id->bytes, sizeof id->bytes);
