@@ -276,6 +276,9 @@ void embEndFunction(EmbLowering *l) {
   free(l->gemms);
   l->gemms = NULL;
   l->numGemms = 0;
+  free(l->hostCounts);
+  l->hostCounts = NULL;
+  l->numHostCounts = 0;
   embFreeGpuKernelPlans(l);
 }
 
@@ -337,6 +340,13 @@ EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims) {
   m.value = embAllocBytes(l, bytes);
   embMapValue(l, r, &m);
   return embLookupValue(l, r);
+}
+
+const EmbDim *embResultExtents(EmbLowering *l, const EmbMapped *out) {
+  for (intptr_t i = 0; i < l->numResults; ++i)
+    if (l->outs[i].value.ptr == out->value.ptr)
+      return l->outs[i].dims;
+  return out->dims;
 }
 
 MlirType embMemrefTypeOf(MlirType tensor) {

@@ -27,18 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// The result extents a call carries for the runtime to check (see
-/// include/emb/compiled.h): the caller's out buffer's own sizes when the
-/// result is written straight into it, else the sizes its buffer was
-/// allocated with (always so for a result with a `?` dim, which the call
-/// allocates and hands over: codegen.md, "Results of run-time shape").
-static const EmbDim *resultExtents(EmbLowering *l, const EmbMapped *out) {
-  for (intptr_t i = 0; i < l->numResults; ++i)
-    if (l->outs[i].value.ptr == out->value.ptr)
-      return l->outs[i].dims;
-  return out->dims;
-}
-
 //===----------------------------------------------------------------------===//
 // Lookups: emb.table, emb.state, emb.table_value, emb.tbe, emb.embedding_bag
 //===----------------------------------------------------------------------===//
@@ -302,7 +290,7 @@ static void lowerLookup(EmbLowering *l, MlirOperation op) {
   EmbDim fallback[2] = {a.pooled ? a.batch : a.idx->dims[0], a.t0->dims[1]};
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
-  const EmbDim *extents = resultExtents(l, out);
+  const EmbDim *extents = embResultExtents(l, out);
   a.dims[EMB_ABI_TBE_DIM_OUTPUT_ROWS] = extents[0];
   a.dims[EMB_ABI_TBE_DIM_OUTPUT_COLS] = extents[1];
   a.bufs[EMB_ABI_TBE_BUF_OUTPUT] = out->value;
@@ -455,7 +443,7 @@ static void lowerBroadcast(EmbLowering *l, MlirOperation op, bool add) {
   EmbDim users = ro->dims[0], batch = idx->dims[0];
   EmbMapped *out = embDefineResult(l, result, rdims);
   EmbMapped checked = *out; // the extents the runtime checks
-  memcpy(checked.dims, resultExtents(l, out), sizeof checked.dims);
+  memcpy(checked.dims, embResultExtents(l, out), sizeof checked.dims);
   int64_t attrs[] = {
       [EMB_ABI_BCAST_DTYPE] = embValueDtype(result),
       [EMB_ABI_BCAST_INDEX_DTYPE] =
@@ -513,8 +501,8 @@ static void lowerJaggedToPadded(EmbLowering *l, MlirOperation op) {
   EmbMapped *padded = embDefineResult(l, paddedValue, pdims);
   EmbMapped *lengths = embDefineResult(l, lengthsValue, ldims);
   EmbMapped checked = *padded, checkedLengths = *lengths;
-  memcpy(checked.dims, resultExtents(l, padded), sizeof checked.dims);
-  memcpy(checkedLengths.dims, resultExtents(l, lengths),
+  memcpy(checked.dims, embResultExtents(l, padded), sizeof checked.dims);
+  memcpy(checkedLengths.dims, embResultExtents(l, lengths),
          sizeof checkedLengths.dims);
   int64_t attrs[] = {
       [EMB_ABI_JAGGED_DTYPE] = embValueDtype(paddedValue),
@@ -572,9 +560,9 @@ static void lowerLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_LCE_DIM_N] = x->dims[2],
       [EMB_ABI_LCE_DIM_WORKSPACE] = embConstDim(0),
       [EMB_ABI_LCE_DIM_X_K] = x->dims[1],
-      [EMB_ABI_LCE_DIM_OUTPUT_B] = resultExtents(l, out)[0],
-      [EMB_ABI_LCE_DIM_OUTPUT_M] = resultExtents(l, out)[1],
-      [EMB_ABI_LCE_DIM_OUTPUT_N] = resultExtents(l, out)[2],
+      [EMB_ABI_LCE_DIM_OUTPUT_B] = embResultExtents(l, out)[0],
+      [EMB_ABI_LCE_DIM_OUTPUT_M] = embResultExtents(l, out)[1],
+      [EMB_ABI_LCE_DIM_OUTPUT_N] = embResultExtents(l, out)[2],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_LCE_WORKSPACE, a, EMB_ABI_LCE_BUF_WORKSPACE,
@@ -664,9 +652,9 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_IKBO_LCE_DIM_W_USER_COLS] = columns[0],
       [EMB_ABI_IKBO_LCE_DIM_W_CAND_COLS] = columns[1],
       [EMB_ABI_IKBO_LCE_DIM_USER_N] = x[0]->dims[2],
-      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_B] = resultExtents(l, out)[0],
-      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_M] = resultExtents(l, out)[1],
-      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_N] = resultExtents(l, out)[2],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_B] = embResultExtents(l, out)[0],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_M] = embResultExtents(l, out)[1],
+      [EMB_ABI_IKBO_LCE_DIM_OUTPUT_N] = embResultExtents(l, out)[2],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_IKBO_LCE_WORKSPACE, a,
@@ -743,10 +731,10 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
       [EMB_ABI_ATTN_DIM_V_HEAD_DIM] = v->dims[3],
       [EMB_ABI_ATTN_DIM_INDEX] = idx ? idx->dims[0] : embConstDim(0),
       [EMB_ABI_ATTN_DIM_LENGTHS] = len ? len->dims[0] : embConstDim(0),
-      [EMB_ABI_ATTN_DIM_OUTPUT_B] = resultExtents(l, out)[0],
-      [EMB_ABI_ATTN_DIM_OUTPUT_LQ] = resultExtents(l, out)[1],
-      [EMB_ABI_ATTN_DIM_OUTPUT_HEADS] = resultExtents(l, out)[2],
-      [EMB_ABI_ATTN_DIM_OUTPUT_HEAD_DIM] = resultExtents(l, out)[3],
+      [EMB_ABI_ATTN_DIM_OUTPUT_B] = embResultExtents(l, out)[0],
+      [EMB_ABI_ATTN_DIM_OUTPUT_LQ] = embResultExtents(l, out)[1],
+      [EMB_ABI_ATTN_DIM_OUTPUT_HEADS] = embResultExtents(l, out)[2],
+      [EMB_ABI_ATTN_DIM_OUTPUT_HEAD_DIM] = embResultExtents(l, out)[3],
   };
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_ATTENTION_WORKSPACE, a, EMB_ABI_ATTN_BUF_WORKSPACE,
@@ -782,6 +770,6 @@ bool embLowerEmbOp(EmbLowering *l, MlirOperation op) {
   else if (embOpIs(op, EMB_OP_IKBO_ATTENTION))
     lowerAttention(l, op, true);
   else
-    return false;
+    return embLowerShardingOp(l, op);
   return true;
 }

@@ -6,9 +6,9 @@
 // through (ikbo_read_through.c), functions that keep ops MLIR compiles
 // (mixed_functions.c), cf.assert (asserts.c), GPU kernels for the ops
 // without a runtime call (gpu_kernels.c) and the pass itself
-// (lower_to_runtime.c). This header is what they share: the state of one
-// lowering and the helpers that turn a lowered op into a call. Private to
-// codegen/.
+// (lower_to_runtime.c), the ops of a sharded program (sharding.c). This header
+// is what they share: the state of one lowering and the helpers that turn a
+// lowered op into a call. Private to codegen/.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,6 +100,11 @@ typedef struct EmbLowering {
   /// target), and how many kernel modules this run of the pass has made.
   struct EmbGpuKernelGroup *kernelGroups;
   size_t numKernelGroups, numKernelModules;
+  /// The counts of all-to-alls already read on the host (sharding.c): a
+  /// second all-to-all with the same counts operands (the weights beside
+  /// the ids) reuses them, so the input dist synchronises once.
+  struct EmbHostCounts *hostCounts;
+  size_t numHostCounts;
   bool failed;
 } EmbLowering;
 
@@ -169,6 +174,13 @@ bool embDynamicResultDims(EmbLowering *l, MlirOperation op,
 /// memref.alloc in a mixed function, recorded in the mapping's `memref`).
 EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims);
 
+/// The result extents a call carries for the runtime to check (see
+/// include/emb/compiled.h): the caller's out buffer's own sizes when the
+/// result is written straight into it, else the sizes its buffer was
+/// allocated with (always so for a result with a `?` dim, which the call
+/// allocates and hands over: codegen.md, "Results of run-time shape").
+const EmbDim *embResultExtents(EmbLowering *l, const EmbMapped *out);
+
 /// The identity-layout memref type of a ranked tensor type.
 MlirType embMemrefTypeOf(MlirType tensor);
 
@@ -232,6 +244,10 @@ void embAddWorkspace(EmbLowering *l, EmbRuntimeFn sizeFn, EmbCallArrays a,
 
 /// emb ops (emb_ops.c): false if `op` is not one.
 bool embLowerEmbOp(EmbLowering *l, MlirOperation op);
+
+/// The ops of a sharded program (sharding.c): emb.bucketize,
+/// emb.lengths_to_offsets and the collectives; false if `op` is not one.
+bool embLowerShardingOp(EmbLowering *l, MlirOperation op);
 
 /// tensor ops (tensor_ops.c): false if `op` is not one it lowers.
 bool embLowerTensorOp(EmbLowering *l, MlirOperation op);

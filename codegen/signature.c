@@ -185,6 +185,27 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
       bool weighted = mlirDenseI32ArrayGetElement(seg, 3) == 1;
       lookupRoles(d, op, 0, 1, 2, t, weighted ? n - 1 : -1);
     }
+  } else if (embOpIs(op, EMB_OP_BUCKETIZE)) {
+    // A sharded program's batch: ids below the rows every feature's slots
+    // cover together (the global table's), offsets of those ids.
+    MlirAttribute feats =
+        mlirOperationGetAttributeByName(op, embStr("slot_features"));
+    MlirAttribute ends =
+        mlirOperationGetAttributeByName(op, embStr("slot_row_end"));
+    int64_t rows = -1;
+    if (!mlirAttributeIsNull(feats) && !mlirAttributeIsNull(ends))
+      for (intptr_t k = 0, ns = mlirDenseArrayGetNumElements(feats); k < ns;
+           ++k) {
+        int64_t f = mlirDenseI64ArrayGetElement(feats, k), end = 0;
+        for (intptr_t j = 0; j < ns; ++j)
+          if (mlirDenseI64ArrayGetElement(feats, j) == f &&
+              mlirDenseI64ArrayGetElement(ends, j) > end)
+            end = mlirDenseI64ArrayGetElement(ends, j);
+        if (rows < 0 || end < rows)
+          rows = end;
+      }
+    lookupRoles(d, op, 0, 1, 0, 0, n == 3 ? 2 : -1);
+    setRole(d, mlirOperationGetOperand(op, 0), EMB_ARG_IDS, 0, rows);
   } else if (embOpIs(op, EMB_OP_TBE_BACKWARD) ||
              embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD)) {
     EmbBackwardOperands b;

@@ -277,18 +277,21 @@ irdl.dialect @emb {
   // order.
   //===--------------------------------------------------------------------===//
 
-  // emb.bucketize(indices[N], offsets[F*B+1]) {world_size, slot_ranks,
-  //   slot_features, slot_row_begin, slot_row_end}
-  //   -> (ids[?], lengths[S*B], counts[W])
+  // emb.bucketize(indices[N], offsets[F*B+1], per_sample_weights[N]?)
+  //   {world_size, slot_ranks, slot_features, slot_row_begin, slot_row_end}
+  //   -> (ids[?], lengths[S*B], counts[W], weights[?]?)
   // Splits a local batch of F features by the slots of a sharding plan:
   // slot s takes the ids of feature slot_features[s] that fall in its rows,
-  // minus slot_row_begin[s], for rank slot_ranks[s].
+  // minus slot_row_begin[s], for rank slot_ranks[s]; with per-sample
+  // weights, `weights` holds each taken id's weight.
   irdl.operation @bucketize {
     %indices = irdl.any
     %offsets = irdl.any
+    %psw = irdl.any
     %ids = irdl.any
     %lengths = irdl.any
     %counts = irdl.any
+    %weights = irdl.any
     %world_size = irdl.any
     %slot_ranks = irdl.any
     %slot_features = irdl.any
@@ -298,8 +301,10 @@ irdl.dialect @emb {
                       "slot_features" = %slot_features,
                       "slot_row_begin" = %slot_row_begin,
                       "slot_row_end" = %slot_row_end }
-    irdl.operands(indices: %indices, offsets: %offsets)
-    irdl.results(ids: %ids, lengths: %lengths, counts: %counts)
+    irdl.operands(indices: %indices, offsets: %offsets,
+                  per_sample_weights: optional %psw)
+    irdl.results(ids: %ids, lengths: %lengths, counts: %counts,
+                 weights: optional %weights)
   }
 
   // emb.lengths_to_offsets(lengths[L]) {blocks} -> (offsets[L+1], sums[K])

@@ -957,6 +957,8 @@ static void verifyBackward(Checker *c, bool isTbe) {
   checkHyperParams(c, &ops, optimizer);
   if (checkBackwardResults(c, &ops))
     checkUpdatedOperands(c, &ops);
+  if (isTbe && embHasShardingPlan(c->op))
+    checkShardingPlan(c, &lk);
 }
 
 static void verifyTbeBackward(Checker *c) { verifyBackward(c, true); }
@@ -1274,16 +1276,31 @@ static MlirType resultTypeAt(Checker *c, intptr_t i) {
   return mlirValueGetType(mlirOperationGetResult(c->op, i));
 }
 
-/// emb.bucketize(indices[N], offsets[F*B+1]) {world_size, slot_*}
-///   -> (ids[?], lengths[S*B], counts[W] i64)
+/// emb.bucketize(indices[N], offsets[F*B+1], per_sample_weights[N]?)
+///   {world_size, slot_*} -> (ids[?], lengths[S*B], counts[W] i64,
+///   weights[?]?)
 static void verifyBucketize(Checker *c) {
-  if (mlirOperationGetNumOperands(c->op) != 2) {
-    fail(c, "expects 2 operands, got %lld",
-         (long long)mlirOperationGetNumOperands(c->op));
+  intptr_t numOperands = mlirOperationGetNumOperands(c->op);
+  if (numOperands != 2 && numOperands != 3) {
+    fail(c,
+         "expects 2 operands (indices, offsets) or 3 (and "
+         "per_sample_weights), got %lld",
+         (long long)numOperands);
     return;
   }
-  if (!checkResults(c, 3))
+  bool weighted = numOperands == 3;
+  if (!checkResults(c, weighted ? 4 : 3))
     return;
+  if (weighted) {
+    MlirType psw = operandType(c, 2), w = resultTypeAt(c, 3);
+    if (!checkRank(c, psw, "per_sample_weights", 1) ||
+        !checkFloat(c, psw, "per_sample_weights") ||
+        !checkRank(c, w, "weights", 1) ||
+        !checkSameElement(c, w, "weights", psw, "per_sample_weights") ||
+        !checkDimsAgree(c, psw, 0, "per_sample_weights has %lld elements",
+                        operandType(c, 0), 0, "indices has %lld"))
+      return;
+  }
   MlirType idx = operandType(c, 0), off = operandType(c, 1);
   MlirType ids = resultTypeAt(c, 0), lens = resultTypeAt(c, 1),
            counts = resultTypeAt(c, 2);

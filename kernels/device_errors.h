@@ -54,6 +54,10 @@ typedef enum embrtDeviceErrorCode {
   /// index = the offset's position, value = offset, limit = the values' rows
   /// (emb.jagged_to_padded).
   EMBRT_DEVERR_BAD_JAGGED_OFFSETS = 5,
+  /// index = the length's position, value = the length (negative) or the
+  /// offset it makes, limit = 0 or the largest offset the type holds
+  /// (emb.lengths_to_offsets).
+  EMBRT_DEVERR_BAD_LENGTHS = 6,
 } embrtDeviceErrorCode;
 
 #ifdef __cplusplus

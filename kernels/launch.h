@@ -160,6 +160,20 @@ embrtStatus embrtCudaLaunchJaggedToPadded(embrtLaunchEnv *env,
                                           const embrtJaggedToPaddedArgs *args,
                                           const void *paddingElement);
 
+/// emb.bucketize and emb.lengths_to_offsets: kernels/input_dist.cu. Their
+/// workspaces hold the slots' metadata, the 64-bit counts and positions
+/// and CUB's scan storage, sized from the shapes alone.
+embrtStatus embrtCudaLaunchBucketize(embrtLaunchEnv *env,
+                                     const embrtBucketizeArgs *args);
+embrtStatus embrtCudaBucketizeWorkspaceSize(embrtLaunchEnv *env,
+                                            const embrtBucketizeArgs *args,
+                                            size_t *bytes);
+embrtStatus
+embrtCudaLaunchLengthsToOffsets(embrtLaunchEnv *env,
+                                const embrtLengthsToOffsetsArgs *args);
+embrtStatus embrtCudaLengthsToOffsetsWorkspaceSize(
+    embrtLaunchEnv *env, const embrtLengthsToOffsetsArgs *args, size_t *bytes);
+
 /// emb.lce through cuBLAS (env->blasHandle), kernels/lce.cu. Its workspace
 /// is cuBLAS's (cublasSetWorkspace).
 embrtStatus embrtCudaLaunchLce(embrtLaunchEnv *env, const embrtLceArgs *args);

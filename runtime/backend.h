@@ -145,6 +145,18 @@ struct embrtBackend {
   embrtStatus (*jaggedToPadded)(embrtContext *ctx,
                                 const embrtJaggedToPaddedArgs *args);
 
+  /// emb.bucketize and emb.lengths_to_offsets (the input dist,
+  /// runtime/input_dist.c); the backend checks the offsets' and lengths'
+  /// values.
+  embrtStatus (*bucketizeWorkspaceSize)(embrtContext *ctx,
+                                        const embrtBucketizeArgs *args,
+                                        size_t *bytes);
+  embrtStatus (*bucketize)(embrtContext *ctx, const embrtBucketizeArgs *args);
+  embrtStatus (*lengthsToOffsetsWorkspaceSize)(
+      embrtContext *ctx, const embrtLengthsToOffsetsArgs *args, size_t *bytes);
+  embrtStatus (*lengthsToOffsets)(embrtContext *ctx,
+                                  const embrtLengthsToOffsetsArgs *args);
+
   embrtStatus (*lceWorkspaceSize)(embrtContext *ctx, const embrtLceArgs *args,
                                   size_t *bytes);
   embrtStatus (*lce)(embrtContext *ctx, const embrtLceArgs *args);
@@ -195,6 +207,15 @@ struct embrtBackend {
   embrtStatus (*allGather)(embrtContext *ctx, const void *send, void *recv,
                            embrtDtype dtype, int64_t sendElements);
 };
+
+/// Copies `n` i64 counts from the context's device to `host` and waits for
+/// the stream (runtime/collectives.c): the one host synchronisation of a
+/// sharded program's input dist, where NCCL needs counts computed on the
+/// device on the host (docs/sharding.md). Refused while the context
+/// captures a graph; `op` names the IR op in the messages.
+embrtStatus embrtCopyCountsToHost(embrtContext *ctx, const char *op,
+                                  int64_t *host, const int64_t *device,
+                                  int64_t n);
 
 /// The CPU reference backend (runtime/cpu/backend.c).
 extern const struct embrtBackend embrtCpuBackend;

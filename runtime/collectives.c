@@ -5,7 +5,9 @@
 // the argument checks of the entry points. The CPU backend supports one
 // rank (runtime/cpu/collectives.c: the collectives are copies); the CUDA
 // backend runs them with NCCL on the context's stream
-// (runtime/cuda/collectives.c).
+// (runtime/cuda/collectives.c). The compiled-ABI decoders of the three ops
+// are at the end, with the one copy of device-computed counts to the host
+// that an all-to-all of ids needs (docs/sharding.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,9 @@
 #include "runtime/context.h"
 #include "runtime/status.h"
 
+#include "emb/compiled.h"
+
+#include <stdbool.h>
 #include <string.h>
 
 static const struct embrtBackend *backendOf(embrtDevice device) {
@@ -163,4 +168,181 @@ embrtStatus embrtAllGather(embrtContext *ctx, const void *send, void *recv,
   EMBRT_TRY(
       checkEqualBlocks(ctx, "all_gather", send, recv, dtype, sendElements, 1));
   return ctx->backend->allGather(ctx, send, recv, dtype, sendElements);
+}
+
+//===----------------------------------------------------------------------===//
+// Counts computed on the device
+//===----------------------------------------------------------------------===//
+
+embrtStatus embrtCopyCountsToHost(embrtContext *ctx, const char *op,
+                                  int64_t *host, const int64_t *device,
+                                  int64_t n) {
+  memset(host, 0, (size_t)n * sizeof *host);
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "%s: its counts are computed on the device and read "
+                         "on the host (NCCL takes them there), which a graph "
+                         "cannot capture",
+                         op);
+  if (n == 0)
+    return EMBRT_OK;
+  if (!device)
+    return embrtInvalid(ctx, "%s: counts is NULL", op);
+  EMBRT_TRY(ctx->backend->deviceMemcpy(
+      ctx, host, device, (size_t)n * sizeof *host, EMBRT_COPY_DEVICE_TO_HOST));
+  embrtStatus status = ctx->backend->synchronize(ctx);
+  if (status != EMBRT_OK)
+    memset(host, 0, (size_t)n * sizeof *host);
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiled ABI (include/emb/compiled.h)
+//===----------------------------------------------------------------------===//
+
+/// The op's world_size is the communicator's.
+static embrtStatus checkWorld(embrtContext *ctx, const char *op,
+                              int64_t world) {
+  if (!ctx->worldSize)
+    return embrtInvalid(ctx,
+                        "%s: the context has no communicator; a program of "
+                        "emb-shard runs on a context joined to its world of "
+                        "%lld (embrtContextSetCommunicator)",
+                        op, (long long)world);
+  if (ctx->worldSize != world)
+    return embrtInvalid(ctx,
+                        "%s: world_size is %lld but the context's "
+                        "communicator has %d ranks",
+                        op, (long long)world, ctx->worldSize);
+  return EMBRT_OK;
+}
+
+/// Sums `n` counts, none negative; `what` names them in the message.
+static embrtStatus sumCounts(embrtContext *ctx, const char *op,
+                             const char *what, const int64_t *counts, int64_t n,
+                             int64_t *sum) {
+  *sum = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    if (counts[r] < 0 || counts[r] > INT64_MAX - *sum)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "%s: %s[%lld] is %lld, not a count of rows", op,
+                           what, (long long)r, (long long)counts[r]);
+    *sum += counts[r];
+  }
+  return EMBRT_OK;
+}
+
+/// The send rows must hold what the counts send (at least their sum: a
+/// bucketized send buffer is sized for the most ids it can get).
+static embrtStatus checkSendRows(embrtContext *ctx, const char *op, int64_t sum,
+                                 int64_t rows, bool exact) {
+  if (exact ? sum == rows : sum <= rows)
+    return EMBRT_OK;
+  return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                       "%s: send has %lld rows but the send counts sum to "
+                       "%lld",
+                       op, (long long)rows, (long long)sum);
+}
+
+int64_t embrtCompiledAllToAllCounts(embrtContext *ctx, const int64_t *attrs,
+                                    void *const *buffers, const int64_t *dims) {
+  const char *op = "emb.all_to_all";
+  int64_t W = attrs[EMB_ABI_A2A_WORLD_SIZE];
+  int64_t *host = buffers[EMB_ABI_A2A_BUF_HOST_COUNTS];
+  if (!host || !attrs[EMB_ABI_A2A_HAS_COUNTS]) {
+    embrtInvalid(ctx, "%s: no host counts to fill", op);
+    return 0;
+  }
+  memset(host, 0, 2 * (size_t)W * sizeof *host);
+  if (checkWorld(ctx, op, W) != EMBRT_OK ||
+      embrtCopyCountsToHost(ctx, op, host, buffers[EMB_ABI_A2A_BUF_SEND_COUNTS],
+                            W) != EMBRT_OK ||
+      embrtCopyCountsToHost(ctx, op, host + W,
+                            buffers[EMB_ABI_A2A_BUF_RECV_COUNTS],
+                            W) != EMBRT_OK)
+    return 0;
+  int64_t sent = 0, received = 0;
+  if (sumCounts(ctx, op, "send_counts", host, W, &sent) != EMBRT_OK ||
+      sumCounts(ctx, op, "recv_counts", host + W, W, &received) != EMBRT_OK ||
+      checkSendRows(ctx, op, sent, dims[EMB_ABI_A2A_DIM_SEND_ROWS], false) !=
+          EMBRT_OK) {
+    memset(host, 0, 2 * (size_t)W * sizeof *host);
+    return 0;
+  }
+  return received;
+}
+
+void embrtCompiledAllToAll(embrtContext *ctx, const int64_t *attrs,
+                           void *const *buffers, const int64_t *dims) {
+  const char *op = "emb.all_to_all";
+  int64_t W = attrs[EMB_ABI_A2A_WORLD_SIZE];
+  bool hasCounts = attrs[EMB_ABI_A2A_HAS_COUNTS] != 0;
+  const int64_t *counts =
+      hasCounts ? (const int64_t *)buffers[EMB_ABI_A2A_BUF_HOST_COUNTS]
+                : attrs + EMB_ABI_A2A_SPLITS;
+  if (checkWorld(ctx, op, W) != EMBRT_OK)
+    return;
+  if (!counts) {
+    embrtInvalid(ctx, "%s: no host counts (embrtCompiledAllToAllCounts)", op);
+    return;
+  }
+  int64_t sent = 0, received = 0;
+  if (sumCounts(ctx, op, hasCounts ? "send_counts" : "send_splits", counts, W,
+                &sent) != EMBRT_OK ||
+      sumCounts(ctx, op, hasCounts ? "recv_counts" : "recv_splits", counts + W,
+                W, &received) != EMBRT_OK ||
+      checkSendRows(ctx, op, sent, dims[EMB_ABI_A2A_DIM_SEND_ROWS],
+                    !hasCounts) != EMBRT_OK ||
+      embrtCheckExtent(ctx, op, "the result", dims[EMB_ABI_A2A_DIM_RECV_ROWS],
+                       "rows", hasCounts ? "recv_counts" : "recv_splits",
+                       received, "rows in all") != EMBRT_OK)
+    return;
+  embrtAllToAllArgs a = {sizeof a,
+                         buffers[EMB_ABI_A2A_BUF_SEND],
+                         buffers[EMB_ABI_A2A_BUF_RECV],
+                         (embrtDtype)attrs[EMB_ABI_A2A_DTYPE],
+                         dims[EMB_ABI_A2A_DIM_ROW],
+                         counts,
+                         counts + W};
+  embrtAllToAll(ctx, &a);
+}
+
+/// reduce_scatter (`gather` 0) and all_gather: one side world_size times the
+/// other.
+static void compiledEqualBlocks(embrtContext *ctx, const int64_t *attrs,
+                                void *const *buffers, const int64_t *dims,
+                                int gather) {
+  const char *op = gather ? "emb.all_gather" : "emb.reduce_scatter";
+  int64_t W = attrs[EMB_ABI_COLL_WORLD_SIZE];
+  int64_t send = dims[EMB_ABI_COLL_DIM_SEND],
+          recv = dims[EMB_ABI_COLL_DIM_RECV];
+  if (checkWorld(ctx, op, W) != EMBRT_OK)
+    return;
+  int64_t small = gather ? send : recv, big = gather ? recv : send;
+  if (small < 0 || small > INT64_MAX / W || big != small * W) {
+    embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                  "%s: %s has %lld elements but %s has %lld: must be "
+                  "world_size (%lld) times as many",
+                  op, gather ? "the result" : "send", (long long)big,
+                  gather ? "send" : "the result", (long long)small,
+                  (long long)W);
+    return;
+  }
+  embrtDtype dtype = (embrtDtype)attrs[EMB_ABI_COLL_DTYPE];
+  if (gather)
+    embrtAllGather(ctx, buffers[EMB_ABI_COLL_BUF_SEND],
+                   buffers[EMB_ABI_COLL_BUF_RECV], dtype, send);
+  else
+    embrtReduceScatter(ctx, buffers[EMB_ABI_COLL_BUF_SEND],
+                       buffers[EMB_ABI_COLL_BUF_RECV], dtype, recv);
+}
+
+void embrtCompiledReduceScatter(embrtContext *ctx, const int64_t *attrs,
+                                void *const *buffers, const int64_t *dims) {
+  compiledEqualBlocks(ctx, attrs, buffers, dims, 0);
+}
+
+void embrtCompiledAllGather(embrtContext *ctx, const int64_t *attrs,
+                            void *const *buffers, const int64_t *dims) {
+  compiledEqualBlocks(ctx, attrs, buffers, dims, 1);
 }

@@ -10,7 +10,8 @@
 #   Format/   clang-format cleanliness
 #
 # Features: emb-compiler (the MLIR half was built), cuda (kernels built),
-# cuda-gpu (kernels built and a GPU answers), clang-format, mlir-opt (the
+# cuda-gpu (kernels built and a GPU answers), cuda-gpus-2 (a second GPU
+# answers: emb-run --ranks 2), clang-format, mlir-opt (the
 # stock MLIR tool, which loads emb's plugin), torch (the configured Python
 # imports torch).
 import os
@@ -67,13 +68,13 @@ if config.clang_format and os.path.exists(config.clang_format):
     config.available_features.add("clang-format")
 
 
-def gpu_answers():
-    """True when the CUDA runtime can make a context here (a GPU is present)."""
+def gpu_answers(ordinal=0):
+    """True when the CUDA runtime can make a context here on GPU `ordinal`."""
     probe = os.path.join(test_bin, "emb-gpu-probe")
     if not os.path.exists(probe):
         return False
     try:
-        return subprocess.run([probe], stdout=subprocess.DEVNULL,
+        return subprocess.run([probe, str(ordinal)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -92,6 +93,9 @@ if config.emb_have_cuda:
     config.available_features.add("cuda")
     if gpu_answers():
         config.available_features.add("cuda-gpu")
+        # Two GPUs: emb-run --ranks 2 (NCCL runs one rank a GPU).
+        if gpu_answers(1):
+            config.available_features.add("cuda-gpus-2")
         if python_imports("torch"):
             config.available_features.add("torch")
     lit_config.note("GPU tests (cuda-gpu): %s" %

@@ -447,6 +447,118 @@ enum {
 void embrtCompiledGemm(embrtContext *ctx, const int64_t *attrs,
                        void *const *buffers, const int64_t *dims);
 
+/// emb.bucketize: attrs carry the slots (S ranks, S features, S row
+/// begins, S row ends after SLOTS); the ids (and weights) buffers hold
+/// IDS_CAPACITY entries, the compiler's N * embrtBucketizeDepth.
+enum {
+  EMB_ABI_BUCKETIZE_INDEX_DTYPE = 0,
+  EMB_ABI_BUCKETIZE_PSW_DTYPE, ///< -1 without per-sample weights
+  EMB_ABI_BUCKETIZE_WORLD_SIZE,
+  EMB_ABI_BUCKETIZE_NUM_SLOTS,
+  EMB_ABI_BUCKETIZE_SLOTS, ///< 4 * S entries follow
+};
+enum {
+  EMB_ABI_BUCKETIZE_BUF_INDICES = 0,
+  EMB_ABI_BUCKETIZE_BUF_OFFSETS,
+  EMB_ABI_BUCKETIZE_BUF_PSW, ///< NULL without per-sample weights
+  EMB_ABI_BUCKETIZE_BUF_IDS,
+  EMB_ABI_BUCKETIZE_BUF_WEIGHTS, ///< NULL without per-sample weights
+  EMB_ABI_BUCKETIZE_BUF_LENGTHS,
+  EMB_ABI_BUCKETIZE_BUF_COUNTS,
+  EMB_ABI_BUCKETIZE_BUF_WORKSPACE,
+};
+enum {
+  EMB_ABI_BUCKETIZE_DIM_INDICES = 0, ///< N
+  EMB_ABI_BUCKETIZE_DIM_BATCH,       ///< B
+  EMB_ABI_BUCKETIZE_DIM_IDS_CAPACITY,
+  EMB_ABI_BUCKETIZE_DIM_WORKSPACE, ///< bytes
+  // Checked extents:
+  EMB_ABI_BUCKETIZE_DIM_OFFSETS, ///< F * B + 1 (gives F)
+  EMB_ABI_BUCKETIZE_DIM_PSW,     ///< N with per-sample weights, else 0
+  EMB_ABI_BUCKETIZE_DIM_LENGTHS, ///< S * B
+  EMB_ABI_BUCKETIZE_DIM_COUNTS,  ///< W
+};
+void embrtCompiledBucketize(embrtContext *ctx, const int64_t *attrs,
+                            void *const *buffers, const int64_t *dims);
+int64_t embrtCompiledBucketizeWorkspace(embrtContext *ctx, const int64_t *attrs,
+                                        void *const *buffers,
+                                        const int64_t *dims);
+/// How many ids an emb.bucketize wrote (the sum of its counts), for a
+/// consumer that needs the exact length on the host (a data-parallel
+/// lookup reads the ids directly, and emb.tbe's offsets end at its N): the
+/// counts are copied to the host and the stream is waited for, the one
+/// host synchronisation of a data-parallel input dist (docs/sharding.md).
+/// Refused while capturing. Returns 0 after recording an error.
+int64_t embrtCompiledBucketizeCount(embrtContext *ctx, const int64_t *attrs,
+                                    void *const *buffers, const int64_t *dims);
+
+/// emb.lengths_to_offsets.
+enum { EMB_ABI_L2O_DTYPE = 0, EMB_ABI_L2O_BLOCKS };
+enum {
+  EMB_ABI_L2O_BUF_LENGTHS = 0,
+  EMB_ABI_L2O_BUF_OFFSETS,
+  EMB_ABI_L2O_BUF_BLOCK_SUMS,
+  EMB_ABI_L2O_BUF_WORKSPACE,
+};
+enum {
+  EMB_ABI_L2O_DIM_LENGTHS = 0, ///< L
+  EMB_ABI_L2O_DIM_WORKSPACE,   ///< bytes
+  // Checked extents:
+  EMB_ABI_L2O_DIM_OFFSETS,    ///< L + 1
+  EMB_ABI_L2O_DIM_BLOCK_SUMS, ///< K
+};
+void embrtCompiledLengthsToOffsets(embrtContext *ctx, const int64_t *attrs,
+                                   void *const *buffers, const int64_t *dims);
+int64_t embrtCompiledLengthsToOffsetsWorkspace(embrtContext *ctx,
+                                               const int64_t *attrs,
+                                               void *const *buffers,
+                                               const int64_t *dims);
+
+/// emb.all_to_all. With the plan's splits (HAS_COUNTS 0) the counts are
+/// attrs: W send splits, then W receive splits. With counts operands
+/// (HAS_COUNTS 1: device tensors of W i64) the call is two:
+/// embrtCompiledAllToAllCounts copies both to HOST_COUNTS (2W i64 of host
+/// memory, on the compiled code's stack: send counts, then receive counts),
+/// waits for the stream (NCCL takes counts on the host, and the result's
+/// size is their sum: the one host synchronisation of an input dist,
+/// docs/sharding.md) and returns the rows to receive; the compiled code
+/// allocates the result, then embrtCompiledAllToAll sends.
+enum {
+  EMB_ABI_A2A_DTYPE = 0,
+  EMB_ABI_A2A_WORLD_SIZE,
+  EMB_ABI_A2A_HAS_COUNTS,
+  EMB_ABI_A2A_SPLITS, ///< 2 * W entries follow without counts operands
+};
+enum {
+  EMB_ABI_A2A_BUF_SEND = 0,
+  EMB_ABI_A2A_BUF_RECV,
+  EMB_ABI_A2A_BUF_SEND_COUNTS, ///< NULL with splits
+  EMB_ABI_A2A_BUF_RECV_COUNTS, ///< NULL with splits
+  EMB_ABI_A2A_BUF_HOST_COUNTS, ///< NULL with splits
+};
+enum {
+  EMB_ABI_A2A_DIM_ROW = 0, ///< elements a row (the trailing dims)
+  // Checked extents:
+  EMB_ABI_A2A_DIM_SEND_ROWS, ///< the splits' sum, at least the counts' sum
+  EMB_ABI_A2A_DIM_RECV_ROWS, ///< the splits' or the counts' sum
+};
+int64_t embrtCompiledAllToAllCounts(embrtContext *ctx, const int64_t *attrs,
+                                    void *const *buffers, const int64_t *dims);
+void embrtCompiledAllToAll(embrtContext *ctx, const int64_t *attrs,
+                           void *const *buffers, const int64_t *dims);
+
+/// emb.reduce_scatter and emb.all_gather.
+enum { EMB_ABI_COLL_DTYPE = 0, EMB_ABI_COLL_WORLD_SIZE };
+enum { EMB_ABI_COLL_BUF_SEND = 0, EMB_ABI_COLL_BUF_RECV };
+enum {
+  EMB_ABI_COLL_DIM_SEND = 0, ///< elements
+  EMB_ABI_COLL_DIM_RECV,     ///< elements
+};
+void embrtCompiledReduceScatter(embrtContext *ctx, const int64_t *attrs,
+                                void *const *buffers, const int64_t *dims);
+void embrtCompiledAllGather(embrtContext *ctx, const int64_t *attrs,
+                            void *const *buffers, const int64_t *dims);
+
 /// tensor.concat: attrs [dtype, n]; buffers [output, inputs...];
 /// dims [outer, inner, n sizes along the concatenated dim], then the checked
 /// extents: each input's outer and inner size (n pairs), then the result's

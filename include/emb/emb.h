@@ -263,6 +263,27 @@ MlirLogicalResult embAddIkboPipeline(MlirOpPassManager pm,
                                      const EmbIkboOptions *options,
                                      EmbErrorCallback onError, void *userData);
 
+//===----------------------------------------------------------------------===//
+// Sharding plans (docs/sharding.md)
+//===----------------------------------------------------------------------===//
+
+/// The world size of the sharding plans of the emb.tbe and emb.tbe_backward
+/// ops in `func`
+/// (written by emb-plan-sharding or by hand), 0 when none has one, -1 when
+/// two disagree. emb-run --ranks asks it of the function it runs.
+int64_t embShardingWorldSize(MlirOperation func);
+
+/// Where argument `arg` of rank `rank`'s program of `func` (what
+/// emb-shard{rank} makes of it) lies in `func`'s own argument: rows
+/// [offsets[0], offsets[0] + sizes[0]) and columns [offsets[1], offsets[1] +
+/// sizes[1]) of the table, when the argument is a table of a plan or an
+/// optimizer state of one (sizes[0] is 0 where the rank holds none of it; a
+/// state of one value a row has sizes[1] 1); false for any other argument,
+/// which every rank is passed whole. A runner cuts each rank's tables with
+/// it.
+bool embShardArgumentWindow(MlirOperation func, int64_t rank, intptr_t arg,
+                            int64_t offsets[2], int64_t sizes[2]);
+
 EMB_EXPORTS_END
 
 #ifdef __cplusplus

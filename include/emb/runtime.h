@@ -855,6 +855,87 @@ int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
                              int64_t avgBagSize, int64_t numBags);
 
 //===----------------------------------------------------------------------===//
+// The input dist of a sharded lookup (emb.bucketize, emb.lengths_to_offsets)
+//===----------------------------------------------------------------------===//
+
+/// emb.bucketize: splits a local batch of F features (feature-major offsets,
+/// as embrtTbe takes them: offsets[0] = 0, never decreasing, offsets[F*B] =
+/// N) into S slots, the send buffer of an all-to-all. Slot s takes bag b of
+/// feature slotFeatures[s] for rank slotRanks[s]: the bag's ids i with
+/// slotRowBegin[s] <= i' < slotRowEnd[s], written as i - slotRowBegin[s],
+/// where i' is i clamped to [lo, hi - 1], lo and hi the least begin and the
+/// largest end of that feature's slots (an id outside the table goes to its
+/// first or last row shard, whose lookup's bounds check then sees it).
+/// lengths[s*B + b] counts slot s's ids of bag b; ids holds them slot by
+/// slot, bag by bag, in their order within the bag; counts[r] (i64) sums the
+/// lengths of rank r's slots. slotRanks does not decrease (each rank's slots
+/// are one block). With per-sample weights, `weights` gets each kept id's
+/// weight at the same position.
+///
+/// How many ids come out depends on the data; `ids` (and `weights`) must
+/// hold at least N * embrtBucketizeDepth(...) entries, the most that can
+/// (an id falls in at most that many slots of its feature); only the first
+/// sum(counts) are written.
+typedef struct embrtBucketizeArgs {
+  size_t structSize;     ///< sizeof(embrtBucketizeArgs)
+  embrtDtype indexDtype; ///< I32 or I64: indices, offsets, ids and lengths
+  const void *indices;   ///< [N]
+  int64_t numIndices;    ///< N
+  const void *offsets;   ///< [F*B + 1]
+  int64_t numFeatures;   ///< F
+  int64_t batchSize;     ///< B
+  const void *perSampleWeights; ///< [N] or NULL
+  embrtDtype weightDtype;       ///< F32, F16 or BF16 (with weights)
+  int64_t worldSize;            ///< W
+  int64_t numSlots;             ///< S >= 1
+  /// Host arrays of S entries: the rank, the feature and the rows of each
+  /// slot.
+  const int64_t *slotRanks, *slotFeatures, *slotRowBegin, *slotRowEnd;
+  void *ids;           ///< [idsCapacity], indexDtype
+  int64_t idsCapacity; ///< at least N * embrtBucketizeDepth(...)
+  void *weights;       ///< [idsCapacity] of weightDtype, with weights
+  void *lengths;       ///< [S*B], indexDtype
+  int64_t *counts;     ///< [W]
+  void *workspace;     ///< embrtBucketizeWorkspaceSize bytes
+  size_t workspaceBytes;
+} embrtBucketizeArgs;
+
+/// The most slots of one feature that one id can fall in (1 when the slots
+/// of every feature are disjoint row ranges, as row-wise shards are; k for
+/// a feature whose k column shards each take the whole table). A pure
+/// function of the slots: the compiler sizes the ids buffer with it.
+int64_t embrtBucketizeDepth(int64_t numSlots, const int64_t *slotFeatures,
+                            const int64_t *slotRowBegin,
+                            const int64_t *slotRowEnd);
+
+embrtStatus embrtBucketizeWorkspaceSize(embrtContext *ctx,
+                                        const embrtBucketizeArgs *args,
+                                        size_t *bytes);
+embrtStatus embrtBucketize(embrtContext *ctx, const embrtBucketizeArgs *args);
+
+/// emb.lengths_to_offsets: offsets (L + 1 entries) is the exclusive prefix
+/// sum of lengths (L entries, none negative), from 0; blockSums[k] (i64)
+/// sums the k-th of K equal blocks of lengths (K divides L): the ids each
+/// source rank sends, read from the lengths it sent. Offsets of i32 must
+/// not pass INT32_MAX.
+typedef struct embrtLengthsToOffsetsArgs {
+  size_t structSize; ///< sizeof(embrtLengthsToOffsetsArgs)
+  embrtDtype dtype;  ///< I32 or I64: lengths and offsets
+  const void *lengths;
+  int64_t numLengths; ///< L
+  int64_t numBlocks;  ///< K >= 1
+  void *offsets;      ///< [L + 1]
+  int64_t *blockSums; ///< [K]
+  void *workspace;    ///< embrtLengthsToOffsetsWorkspaceSize bytes
+  size_t workspaceBytes;
+} embrtLengthsToOffsetsArgs;
+
+embrtStatus embrtLengthsToOffsetsWorkspaceSize(
+    embrtContext *ctx, const embrtLengthsToOffsetsArgs *args, size_t *bytes);
+embrtStatus embrtLengthsToOffsets(embrtContext *ctx,
+                                  const embrtLengthsToOffsetsArgs *args);
+
+//===----------------------------------------------------------------------===//
 // Communicators and collectives (docs/sharding.md)
 //===----------------------------------------------------------------------===//
 

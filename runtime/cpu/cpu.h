@@ -51,6 +51,15 @@ embrtStatus embrtCpuBroadcastAdd(embrtContext *ctx,
                                  const embrtBroadcastArgs *args);
 embrtStatus embrtCpuJaggedToPadded(embrtContext *ctx,
                                    const embrtJaggedToPaddedArgs *args);
+embrtStatus embrtCpuBucketizeWorkspaceSize(embrtContext *ctx,
+                                           const embrtBucketizeArgs *args,
+                                           size_t *bytes);
+embrtStatus embrtCpuBucketize(embrtContext *ctx,
+                              const embrtBucketizeArgs *args);
+embrtStatus embrtCpuLengthsToOffsetsWorkspaceSize(
+    embrtContext *ctx, const embrtLengthsToOffsetsArgs *args, size_t *bytes);
+embrtStatus embrtCpuLengthsToOffsets(embrtContext *ctx,
+                                     const embrtLengthsToOffsetsArgs *args);
 embrtStatus embrtCpuLceWorkspaceSize(embrtContext *ctx,
                                      const embrtLceArgs *args, size_t *bytes);
 embrtStatus embrtCpuLce(embrtContext *ctx, const embrtLceArgs *args);

@@ -180,6 +180,45 @@ static embrtStatus jaggedToPadded(embrtContext *ctx,
 }
 
 //===----------------------------------------------------------------------===//
+// emb.bucketize and emb.lengths_to_offsets (kernels/input_dist.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus bucketizeWorkspaceSize(embrtContext *ctx,
+                                          const embrtBucketizeArgs *args,
+                                          size_t *bytes) {
+  // CUB's size queries read the current device's properties.
+  EMBRT_TRY(enter(ctx, "bucketize: cudaSetDevice"));
+  return launched(ctx,
+                  embrtCudaBucketizeWorkspaceSize(envOf(ctx), args, bytes));
+}
+
+static embrtStatus bucketize(embrtContext *ctx,
+                             const embrtBucketizeArgs *args) {
+  EMBRT_TRY(enter(ctx, "bucketize: cudaSetDevice"));
+  // The slots' metadata goes through host memory freed before the call
+  // returns, which a replay would read after that.
+  if (ctx->capturing)
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "bucketize: its slots are staged through host "
+                         "memory, which a graph cannot capture (and the "
+                         "all-to-all of its ids reads counts on the host)");
+  return launched(ctx, embrtCudaLaunchBucketize(envOf(ctx), args));
+}
+
+static embrtStatus lengthsToOffsetsWorkspaceSize(
+    embrtContext *ctx, const embrtLengthsToOffsetsArgs *args, size_t *bytes) {
+  EMBRT_TRY(enter(ctx, "lengths_to_offsets: cudaSetDevice"));
+  return launched(
+      ctx, embrtCudaLengthsToOffsetsWorkspaceSize(envOf(ctx), args, bytes));
+}
+
+static embrtStatus lengthsToOffsets(embrtContext *ctx,
+                                    const embrtLengthsToOffsetsArgs *args) {
+  EMBRT_TRY(enter(ctx, "lengths_to_offsets: cudaSetDevice"));
+  return launched(ctx, embrtCudaLaunchLengthsToOffsets(envOf(ctx), args));
+}
+
+//===----------------------------------------------------------------------===//
 // emb.lce (kernels/lce.cu) and emb.ikbo_lce (kernels/ikbo_lce.cu)
 //===----------------------------------------------------------------------===//
 
@@ -323,6 +362,10 @@ const struct embrtBackend embrtCudaBackend = {
     .broadcast = broadcast,
     .broadcastAdd = broadcastAdd,
     .jaggedToPadded = jaggedToPadded,
+    .bucketizeWorkspaceSize = bucketizeWorkspaceSize,
+    .bucketize = bucketize,
+    .lengthsToOffsetsWorkspaceSize = lengthsToOffsetsWorkspaceSize,
+    .lengthsToOffsets = lengthsToOffsets,
     .lceWorkspaceSize = lceWorkspaceSize,
     .lce = lce,
     .ikboLceWorkspaceSize = ikboLceWorkspaceSize,

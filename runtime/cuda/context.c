@@ -168,6 +168,17 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                          "device: jagged_to_padded: offsets[%lld] is %lld, "
                          "out of order or outside 0..%lld (the values' rows)",
                          r->index, r->value, r->limit);
+  case EMBRT_DEVERR_BAD_LENGTHS:
+    if (r->value < 0)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "device: lengths_to_offsets: lengths[%lld] is "
+                           "%lld: a length must not be negative",
+                           r->index, r->value);
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "device: lengths_to_offsets: lengths[%lld] makes "
+                         "offset %lld, past the largest value of its type "
+                         "(%lld)",
+                         r->index, r->value, r->limit);
   case EMBRT_DEVERR_NONE:
     break;
   }

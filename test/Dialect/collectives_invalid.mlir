@@ -4,6 +4,33 @@
 // RUN: not emb-opt --split-input-file %s 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
+// bucketize: per-sample weights come with a weights result.
+func.func @f(%i: tensor<?xi64>, %o: tensor<25xi64>, %w: tensor<?xf32>) {
+  // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.bucketize' op expects 4 results, got 3
+  %a:3 = "emb.bucketize"(%i, %o, %w) {world_size = 2 : i64, slot_ranks = array<i64: 0, 1>, slot_features = array<i64: 0, 1>, slot_row_begin = array<i64: 0, 0>, slot_row_end = array<i64: 10, 10>} : (tensor<?xi64>, tensor<25xi64>, tensor<?xf32>) -> (tensor<?xi64>, tensor<16xi64>, tensor<2xi64>)
+  return
+}
+
+// -----
+
+// bucketize: the weights keep the per-sample weights' type.
+func.func @f(%i: tensor<?xi64>, %o: tensor<25xi64>, %w: tensor<?xf32>) {
+  // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.bucketize' op weights holds f16 but per_sample_weights holds f32
+  %a:4 = "emb.bucketize"(%i, %o, %w) {world_size = 2 : i64, slot_ranks = array<i64: 0, 1>, slot_features = array<i64: 0, 1>, slot_row_begin = array<i64: 0, 0>, slot_row_end = array<i64: 10, 10>} : (tensor<?xi64>, tensor<25xi64>, tensor<?xf32>) -> (tensor<?xi64>, tensor<16xi64>, tensor<2xi64>, tensor<?xf16>)
+  return
+}
+
+// -----
+
+// bucketize: a weight an id.
+func.func @f(%i: tensor<12xi64>, %o: tensor<25xi64>, %w: tensor<11xf32>) {
+  // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.bucketize' op per_sample_weights has 11 elements but indices has 12
+  %a:4 = "emb.bucketize"(%i, %o, %w) {world_size = 2 : i64, slot_ranks = array<i64: 0, 1>, slot_features = array<i64: 0, 1>, slot_row_begin = array<i64: 0, 0>, slot_row_end = array<i64: 10, 10>} : (tensor<12xi64>, tensor<25xi64>, tensor<11xf32>) -> (tensor<?xi64>, tensor<16xi64>, tensor<2xi64>, tensor<?xf32>)
+  return
+}
+
+// -----
+
 // bucketize: each rank's slots are one block.
 func.func @f(%i: tensor<?xi64>, %o: tensor<25xi64>, %l: tensor<24xi64>, %c: tensor<2xi64>, %x: tensor<16x8xf32>) {
   // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.bucketize' op slot_ranks must not decrease (each rank's slots are one block), got 0 after 1

@@ -219,3 +219,12 @@ func.func @collectives(%idx: tensor<?xi64>, %off: tensor<25xi64>, %x: tensor<16x
   %ag = "emb.all_gather"(%rs) {world_size = 2 : i64} : (tensor<8x8xf32>) -> tensor<16x8xf32>
   return %ri, %ro, %ag : tensor<?xi64>, tensor<17xi64>, tensor<16x8xf32>
 }
+
+// Bucketize with per-sample weights: a fourth result, the weights of the
+// ids it keeps.
+// CHECK-LABEL: func.func @weighted_bucketize
+// CHECK: "emb.bucketize"(%{{.*}}, %{{.*}}, %{{.*}}) {{.+}} : (tensor<?xi32>, tensor<17xi32>, tensor<?xbf16>) -> (tensor<?xi32>, tensor<8xi32>, tensor<1xi64>, tensor<?xbf16>)
+func.func @weighted_bucketize(%idx: tensor<?xi32>, %off: tensor<17xi32>, %w: tensor<?xbf16>) -> tensor<?xbf16> {
+  %ids, %lens, %cnt, %ws = "emb.bucketize"(%idx, %off, %w) {world_size = 1 : i64, slot_ranks = array<i64: 0>, slot_features = array<i64: 1>, slot_row_begin = array<i64: 0>, slot_row_end = array<i64: 50>} : (tensor<?xi32>, tensor<17xi32>, tensor<?xbf16>) -> (tensor<?xi32>, tensor<8xi32>, tensor<1xi64>, tensor<?xbf16>)
+  return %ws : tensor<?xbf16>
+}

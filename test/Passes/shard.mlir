@@ -159,3 +159,70 @@ func.func @idle_rank(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<50x8x
   %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 1>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// Per-sample weights travel with their ids: bucketize splits them by the
+// same slots, a third all_to_all sends them with the ids' counts, and the
+// local lookup is weighted.
+// CHECK-LABEL: func.func @weighted
+// CHECK: %[[B:.+]]:4 = "emb.bucketize"(%{{.+}}, %{{.+}}, %[[PSW:.+]]) {{.+}} : (tensor<?xi64>, tensor<5xi64>, tensor<?xf32>) -> (tensor<?xi64>, tensor<4xi64>, tensor<2xi64>, tensor<?xf32>)
+// CHECK: %[[OFF:.+]]:2 = "emb.lengths_to_offsets"
+// CHECK: %[[IDS:.+]] = "emb.all_to_all"(%[[B]]#0, %[[B]]#2, %[[OFF]]#1) {world_size = 2 : i64} : (tensor<?xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xi64>
+// CHECK: %[[W:.+]] = "emb.all_to_all"(%[[B]]#3, %[[B]]#2, %[[OFF]]#1) {world_size = 2 : i64} : (tensor<?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?xf32>
+// R0: "emb.tbe"(%[[IDS]], %[[OFF]]#0, %{{.+}}, %[[W]]) {feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 1>, pooling = "sum"}
+// R1-NOT: "emb.tbe"
+func.func @weighted(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>, %psw: tensor<?xf32>) -> tensor<4x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0, %psw) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<?xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A training step: the forward and its backward under one plan (row-wise
+// table 0, rows [0, 60) on rank 1 and [60, 100) on rank 0; table-wise table
+// 1 on rank 1). The backward takes the forward's input dists (no second
+// bucketize); the gradients go back to the owners: table 1's columns of the
+// batch's gradient by all_to_all (the reverse of the forward's output dist),
+// row-wise tables' by all_gather (the reverse of the reduce_scatter); each
+// rank steps its shards of the tables and their Adagrad states, and returns
+// them.
+// CHECK-LABEL: func.func @step
+// R0-SAME: tensor<40x16xf32>, %{{.+}}: tensor<0x8xf32>, %{{.+}}: tensor<40xf32>, %{{.+}}: tensor<0xf32>, %{{.+}}: tensor<4x40xf32>, %{{.+}}: tensor<5xf32>) -> (tensor<4x40xf32>, tensor<40x16xf32>, tensor<0x8xf32>, tensor<40xf32>, tensor<0xf32>)
+// R1-SAME: tensor<60x16xf32>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<60xf32>, %{{.+}}: tensor<50xf32>, %{{.+}}: tensor<4x40xf32>, %{{.+}}: tensor<5xf32>) -> (tensor<4x40xf32>, tensor<60x16xf32>, tensor<50x8xf32>, tensor<60xf32>, tensor<50xf32>)
+// CHECK-COUNT-2: "emb.bucketize"
+// CHECK-NOT: "emb.bucketize"
+// CHECK: %[[GRAD1:.+]] = tensor.extract_slice %[[G:.+]][0, 16] [4, 8] [1, 1] : tensor<4x40xf32> to tensor<4x8xf32>
+// CHECK: %[[SEND:.+]] = tensor.collapse_shape %[[GRAD1]]
+// R0: "emb.all_to_all"(%[[SEND]]) {recv_splits = array<i64: 0, 0>, send_splits = array<i64: 0, 32>, world_size = 2 : i64} : (tensor<32xf32>) -> tensor<0xf32>
+// R1: %[[GOT:.+]] = "emb.all_to_all"(%[[SEND]]) {recv_splits = array<i64: 32, 32>, send_splits = array<i64: 0, 32>, world_size = 2 : i64} : (tensor<32xf32>) -> tensor<64xf32>
+// R1: %[[ROWS:.+]] = tensor.expand_shape %[[GOT]] {{\[}}[0, 1]] output_shape [8, 8]
+// R1: %[[FROM0:.+]] = tensor.extract_slice %[[ROWS]][0, 0] [4, 8] [1, 1]
+// R1: %[[FROM1:.+]] = tensor.extract_slice %[[ROWS]][4, 0] [4, 8] [1, 1]
+// R1: %[[G1:.+]] = tensor.concat dim(1) %[[FROM0]], %[[FROM1]] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+// R1: %[[T1:.+]]:2 = "emb.tbe_backward"(%{{.+}}, %{{.+}}, %{{.+}}, %[[G1]], %{{.+}}, %{{.+}}) {feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, optimizer = "rowwise_adagrad", pooling = "sum", resultSegmentSizes = array<i32: 1, 1, 0>}
+// CHECK: %[[F0:.+]] = tensor.extract_slice %[[G]][0, 0] [4, 16] [1, 1]
+// CHECK: %[[F2:.+]] = tensor.extract_slice %[[G]][0, 24] [4, 16] [1, 1]
+// CHECK: %[[MINE:.+]] = tensor.concat dim(1) %[[F0]], %[[F2]] : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x32xf32>
+// CHECK: %[[ALL:.+]] = "emb.all_gather"(%[[MINE]]) {world_size = 2 : i64} : (tensor<4x32xf32>) -> tensor<8x32xf32>
+// CHECK: %[[T0:.+]]:2 = "emb.tbe_backward"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) {feature_tables = array<i64: 0, 0, 0, 0>, {{.+}}optimizer = "rowwise_adagrad"{{.+}}} : ({{.+}}, tensor<4x64xf32>, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle)
+// R0: "emb.table_value"(%[[T0]]#0) : (!emb.table_handle) -> tensor<40x16xf32>
+// R0: "emb.table_value"(%{{.+}}) : (!emb.table_handle) -> tensor<0x8xf32>
+// R1: "emb.table_value"(%[[T0]]#0) : (!emb.table_handle) -> tensor<60x16xf32>
+// R1: "emb.table_value"(%[[T1]]#0) : (!emb.table_handle) -> tensor<50x8xf32>
+// CHECK-NOT: sharding
+// CHECK: return
+func.func @step(%idx: tensor<?xi64>, %off: tensor<13xi64>, %t0: tensor<100x16xf32>, %t1: tensor<50x8xf32>, %m0: tensor<100xf32>, %m1: tensor<50xf32>, %grad: tensor<4x40xf32>, %hyper: tensor<5xf32>) -> (tensor<4x40xf32>, tensor<100x16xf32>, tensor<50x8xf32>, tensor<100xf32>, tensor<50xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<50x8xf32>) -> !emb.table_handle
+  %s0 = "emb.state"(%m0) : (tensor<100xf32>) -> !emb.state_handle
+  %s1 = "emb.state"(%m1) : (tensor<50xf32>) -> !emb.state_handle
+  %pooled = "emb.tbe"(%idx, %off, %h0, %h1) {pooling = "sum", feature_tables = array<i64: 0, 1, 0>, world_size = 2 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 1, 0>, row_ranges = array<i64: 0, 60, 100>}, {kind = "table_wise", ranks = array<i64: 1>}], operandSegmentSizes = array<i32: 1, 1, 2, 0>} : (tensor<?xi64>, tensor<13xi64>, !emb.table_handle, !emb.table_handle) -> tensor<4x40xf32>
+  %new:4 = "emb.tbe_backward"(%idx, %off, %h0, %h1, %grad, %s0, %s1, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0, 1, 0>, world_size = 2 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 1, 0>, row_ranges = array<i64: 0, 60, 100>}, {kind = "table_wise", ranks = array<i64: 1>}], operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 2, 2, 0>} : (tensor<?xi64>, tensor<13xi64>, !emb.table_handle, !emb.table_handle, tensor<4x40xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.table_handle, !emb.state_handle, !emb.state_handle)
+  %n0 = "emb.table_value"(%new#0) : (!emb.table_handle) -> tensor<100x16xf32>
+  %n1 = "emb.table_value"(%new#1) : (!emb.table_handle) -> tensor<50x8xf32>
+  %ns0 = "emb.table_value"(%new#2) : (!emb.state_handle) -> tensor<100xf32>
+  %ns1 = "emb.table_value"(%new#3) : (!emb.state_handle) -> tensor<50xf32>
+  return %pooled, %n0, %n1, %ns0, %ns1 : tensor<4x40xf32>, tensor<100x16xf32>, tensor<50x8xf32>, tensor<100xf32>, tensor<50xf32>
+}

@@ -73,10 +73,47 @@ func.func @table_read_elsewhere(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: t
 
 // -----
 
-// Per-sample weights would need a third all_to_all beside the ids.
-// CHECK: error: emb-shard: per_sample_weights are not sharded yet
-func.func @weighted(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>, %psw: tensor<?xf32>) -> tensor<4x8xf32> {
-  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
-  %0 = "emb.tbe"(%idx, %off, %h0, %psw) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<?xf32>) -> tensor<4x8xf32>
-  return %0 : tensor<4x8xf32>
+// A data-parallel table's replicas would each step with their own batch's
+// gradients only: the backward does not shard them.
+// CHECK: error: emb-shard: weights_0 is data_parallel, whose replicas would each take only their own batch's gradients (they need an all-reduce of the gradients first, which the backward does not shard yet)
+func.func @data_parallel_step(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<10x8xf32>, %grad: tensor<4x8xf32>, %hyper: tensor<5xf32>) -> tensor<10x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<10x8xf32>) -> !emb.table_handle
+  %new = "emb.tbe_backward"(%idx, %off, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "data_parallel"}], operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x8xf32>, tensor<5xf32>) -> !emb.table_handle
+  %n = "emb.table_value"(%new) : (!emb.table_handle) -> tensor<10x8xf32>
+  return %n : tensor<10x8xf32>
+}
+
+// -----
+
+// Rowwise Adagrad's state is one a row over all the row's columns.
+// CHECK: error: emb-shard: weights_0 is column_wise, but rowwise_adagrad keeps one state a row over all its columns, which no column shard sees whole
+func.func @column_adagrad(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<10x8xf32>, %m0: tensor<10xf32>, %grad: tensor<4x8xf32>, %hyper: tensor<5xf32>) -> tensor<10x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<10x8xf32>) -> !emb.table_handle
+  %s0 = "emb.state"(%m0) : (tensor<10xf32>) -> !emb.state_handle
+  %new:2 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %s0, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "column_wise", ranks = array<i64: 0, 1>, col_ranges = array<i64: 0, 4, 8>}], operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x8xf32>, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle)
+  %n = "emb.table_value"(%new#0) : (!emb.table_handle) -> tensor<10x8xf32>
+  return %n : tensor<10x8xf32>
+}
+
+// -----
+
+// Each rank holds a shard of an updated table: it can only be returned.
+// CHECK: error: emb-shard: the updated weights_0 may only be returned (through emb.table_value): each rank holds a shard of it
+func.func @updated_read(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<10x8xf32>, %grad: tensor<4x8xf32>, %hyper: tensor<5xf32>) -> tensor<10x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<10x8xf32>) -> !emb.table_handle
+  %new = "emb.tbe_backward"(%idx, %off, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 1>}], operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x8xf32>, tensor<5xf32>) -> !emb.table_handle
+  %n = "emb.table_value"(%new) : (!emb.table_handle) -> tensor<10x8xf32>
+  %d = arith.addf %n, %n : tensor<10x8xf32>
+  return %d : tensor<10x8xf32>
+}
+
+// -----
+
+// The tables' handles may be read by sharded ops only.
+// CHECK: error: emb-shard: weights_0's table is read by another op too; a sharded table must be read only by its 'emb.tbe' (each rank holds a shard of it)
+func.func @unsharded_reader(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<10x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<10x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  %1 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
 }

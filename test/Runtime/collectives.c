@@ -3,8 +3,13 @@
 // The communicator of a CPU context (one rank) and the collectives on it:
 // all_to_all, reduce_scatter and all_gather copy rank 0's data to itself;
 // a world of more than one rank is refused; malformed arguments and a
-// collective without a communicator are refused with a message.
+// collective without a communicator are refused with a message. Then the
+// compiled ABI: an all-to-all with the plan's splits and one with counts
+// (read on the host first, and the rows to receive returned), reduce_scatter
+// and all_gather, and what their decoders refuse (a world that is not the
+// communicator's, send rows short of the counts, blocks that do not match).
 
+#include "emb/compiled.h"
 #include "harness.h"
 
 static void testOneRank(void) {
@@ -119,8 +124,113 @@ static void testRefusals(void) {
               EMBRT_INVALID_ARGUMENT);
 }
 
+static void testCompiled(void) {
+  TEST_CASE("compiled ABI");
+  embrtContext *ctx = newCpuContext();
+  float send[8], recv[8];
+  for (int i = 0; i < 8; ++i)
+    send[i] = (float)i + 0.25f;
+  // Splits from the plan: 4 rows of 2 to itself.
+  int64_t attrs[EMB_ABI_A2A_SPLITS + 2] = {
+      [EMB_ABI_A2A_DTYPE] = EMBRT_F32, [EMB_ABI_A2A_WORLD_SIZE] = 1,
+      [EMB_ABI_A2A_HAS_COUNTS] = 0,    [EMB_ABI_A2A_SPLITS] = 4,
+      [EMB_ABI_A2A_SPLITS + 1] = 4,
+  };
+  void *bufs[] = {send, recv, NULL, NULL, NULL};
+  int64_t dims[] = {[EMB_ABI_A2A_DIM_ROW] = 2,
+                    [EMB_ABI_A2A_DIM_SEND_ROWS] = 4,
+                    [EMB_ABI_A2A_DIM_RECV_ROWS] = 4};
+  // Without a communicator first.
+  embrtCompiledAllToAll(ctx, attrs, bufs, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.all_to_all: the context has no communicator; a program "
+                  "of emb-shard runs on a context joined to its world of 1");
+  embrtContextClearError(ctx);
+  embrtCommId id;
+  memset(&id, 0, sizeof id);
+  EXPECT_STATUS(embrtContextSetCommunicator(ctx, 1, 0, &id), EMBRT_OK, ctx);
+  memset(recv, 0, sizeof recv);
+  embrtCompiledAllToAll(ctx, attrs, bufs, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_TRUE(memcmp(send, recv, sizeof send) == 0);
+  // Send rows that are not the splits' sum.
+  dims[EMB_ABI_A2A_DIM_SEND_ROWS] = 3;
+  embrtCompiledAllToAll(ctx, attrs, bufs, dims);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.all_to_all: send has 3 rows but the send counts sum to "
+                  "4");
+  embrtContextClearError(ctx);
+  dims[EMB_ABI_A2A_DIM_SEND_ROWS] = 4;
+  // A world that is not the communicator's.
+  attrs[EMB_ABI_A2A_WORLD_SIZE] = 2;
+  embrtCompiledAllToAll(ctx, attrs, bufs, dims);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.all_to_all: world_size is 2 but the context's "
+                  "communicator has 1 ranks");
+  embrtContextClearError(ctx);
+  attrs[EMB_ABI_A2A_WORLD_SIZE] = 1;
+
+  // Counts operands: 3 of the 4 rows of a send buffer sized for the most.
+  int64_t sendCounts[1] = {3}, recvCounts[1] = {3}, host[2] = {-9, -9};
+  attrs[EMB_ABI_A2A_HAS_COUNTS] = 1;
+  void *cbufs[] = {send, NULL, sendCounts, recvCounts, host};
+  EXPECT_EQ_INT(embrtCompiledAllToAllCounts(ctx, attrs, cbufs, dims), 3);
+  EXPECT_EQ_INT(host[0], 3);
+  EXPECT_EQ_INT(host[1], 3);
+  memset(recv, 0, sizeof recv);
+  cbufs[EMB_ABI_A2A_BUF_RECV] = recv;
+  dims[EMB_ABI_A2A_DIM_RECV_ROWS] = 3;
+  embrtCompiledAllToAll(ctx, attrs, cbufs, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_TRUE(memcmp(send, recv, 6 * sizeof(float)) == 0);
+  EXPECT_TRUE(recv[6] == 0.0f);
+  // The result's rows must be what the counts receive.
+  dims[EMB_ABI_A2A_DIM_RECV_ROWS] = 4;
+  embrtCompiledAllToAll(ctx, attrs, cbufs, dims);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.all_to_all: the result has 4 rows but recv_counts has "
+                  "3 rows in all");
+  embrtContextClearError(ctx);
+  // Counts past the send buffer.
+  sendCounts[0] = 5;
+  dims[EMB_ABI_A2A_DIM_RECV_ROWS] = 3;
+  EXPECT_EQ_INT(embrtCompiledAllToAllCounts(ctx, attrs, cbufs, dims), 0);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.all_to_all: send has 4 rows but the send counts sum to "
+                  "5");
+  EXPECT_EQ_INT(host[0], 0); // nothing is sent after a failed count
+  embrtContextClearError(ctx);
+
+  // reduce_scatter and all_gather: elements of both sides.
+  int64_t cattrs[] = {
+      [EMB_ABI_COLL_DTYPE] = EMBRT_F32, [EMB_ABI_COLL_WORLD_SIZE] = 1};
+  void *rbufs[] = {send, recv};
+  int64_t rdims[] = {[EMB_ABI_COLL_DIM_SEND] = 8, [EMB_ABI_COLL_DIM_RECV] = 8};
+  memset(recv, 0, sizeof recv);
+  embrtCompiledReduceScatter(ctx, cattrs, rbufs, rdims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_TRUE(memcmp(send, recv, sizeof send) == 0);
+  memset(recv, 0, sizeof recv);
+  embrtCompiledAllGather(ctx, cattrs, rbufs, rdims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_TRUE(memcmp(send, recv, sizeof send) == 0);
+  rdims[EMB_ABI_COLL_DIM_RECV] = 6;
+  embrtCompiledReduceScatter(ctx, cattrs, rbufs, rdims);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.reduce_scatter: send has 8 elements but the result has "
+                  "6: must be world_size (1) times as many");
+  embrtContextClearError(ctx);
+  embrtCompiledAllGather(ctx, cattrs, rbufs, rdims);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.all_gather: the result has 6 elements but send has 8");
+  embrtContextClearError(ctx);
+  embrtContextDestroy(ctx);
+}
+
 int main(void) {
   testOneRank();
   testRefusals();
+  testCompiled();
   return harnessFinish();
 }

@@ -11,7 +11,11 @@
 //     (rank r sends r + p + 1 rows of 3 to rank p), and of i64 ids;
 //   - reduce_scatter of f32 (sum over ranks);
 //   - all_gather of i64;
-// all enqueued on the context's stream, then one embrtSynchronize.
+// all enqueued on the context's stream, then one embrtSynchronize. Then the
+// compiled ABI's all_to_all with counts in device memory (what a sharded
+// program's ids take): embrtCompiledAllToAllCounts copies them to the host,
+// waits and returns the rows to receive, embrtCompiledAllToAll sends; the
+// received rows are checked as above.
 //
 // NCCL (2.5 and later) refuses two ranks of one communicator on one GPU
 // ("Duplicate GPU detected", ncclInvalidUsage), so a world of N needs N
@@ -22,6 +26,7 @@
 // nanosleep, while the other ranks wait for rank 0's id.
 #define _POSIX_C_SOURCE 200809L
 
+#include "emb/compiled.h"
 #include "harness.h"
 
 #include <cuda_runtime_api.h>
@@ -215,6 +220,48 @@ int main(int argc, char **argv) {
   download(all, dAll, (size_t)(world * m) * sizeof(int64_t));
   for (int i = 0; i < world * m; ++i)
     EXPECT_EQ_INT(all[i], i);
+
+  // The compiled all_to_all with the counts on the device, the send buffer
+  // two rows longer than the counts send (a bucketized buffer is sized for
+  // the most ids there can be).
+  void *dSendCounts = upload(sendCounts, (size_t)world * sizeof(int64_t));
+  void *dRecvCounts = upload(recvCounts, (size_t)world * sizeof(int64_t));
+  int64_t *host = calloc(2 * (size_t)world, sizeof(int64_t));
+  int64_t attrs[EMB_ABI_A2A_SPLITS] = {[EMB_ABI_A2A_DTYPE] = EMBRT_F32,
+                                       [EMB_ABI_A2A_WORLD_SIZE] = world,
+                                       [EMB_ABI_A2A_HAS_COUNTS] = 1};
+  void *bufs[] = {[EMB_ABI_A2A_BUF_SEND] = dSend,
+                  [EMB_ABI_A2A_BUF_RECV] = NULL,
+                  [EMB_ABI_A2A_BUF_SEND_COUNTS] = dSendCounts,
+                  [EMB_ABI_A2A_BUF_RECV_COUNTS] = dRecvCounts,
+                  [EMB_ABI_A2A_BUF_HOST_COUNTS] = host};
+  int64_t dims[] = {[EMB_ABI_A2A_DIM_ROW] = cols,
+                    [EMB_ABI_A2A_DIM_SEND_ROWS] = sendRows + 2,
+                    [EMB_ABI_A2A_DIM_RECV_ROWS] = 0};
+  int64_t rows = embrtCompiledAllToAllCounts(ctx, attrs, bufs, dims);
+  require(embrtContextGetStatus(ctx), "embrtCompiledAllToAllCounts");
+  EXPECT_EQ_INT(rows, recvRows);
+  void *dRecv2 = NULL;
+  require(embrtMalloc(ctx, (size_t)(rows * cols) * sizeof(float) + 1, &dRecv2),
+          "embrtMalloc");
+  bufs[EMB_ABI_A2A_BUF_RECV] = dRecv2;
+  dims[EMB_ABI_A2A_DIM_RECV_ROWS] = rows;
+  embrtCompiledAllToAll(ctx, attrs, bufs, dims);
+  require(embrtSynchronize(ctx), "embrtCompiledAllToAll");
+  memset(recv, 0, (size_t)(recvRows * cols) * sizeof(float));
+  download(recv, dRecv2, (size_t)(recvRows * cols) * sizeof(float));
+  int bad = 0;
+  at = 0;
+  for (int p = 0; p < world && !bad; ++p)
+    for (int64_t r = 0; r < recvCounts[p] && !bad; ++r, ++at)
+      for (int c = 0; c < cols && !bad; ++c)
+        if (recv[at * cols + c] != valueOf(p, rank, r, c)) {
+          HARNESS_FAIL("compiled all_to_all: row %lld from rank %d col %d is "
+                       "%g, want %g",
+                       (long long)r, p, c, recv[at * cols + c],
+                       valueOf(p, rank, r, c));
+          bad = 1;
+        }
 
   embrtContextDestroy(ctx);
   fprintf(stderr, "rank %d of %d: %s\n", rank, world,

@@ -6,8 +6,16 @@
 // the module without that pipeline on the same inputs and reports the
 // largest difference per result: the check that a rewrite keeps the numbers.
 //
+// A sharded model runs with --ranks N (ranks.c): N processes, each making
+// its rank's program with emb-shard{rank=R}, running it joined to the world
+// and checking it against the unsharded function on the CPU, on its own
+// random batch and the tables every rank shares. A function that is already
+// one rank's program of a world of one (emb.world_size = 1) runs as it is,
+// its context joined to a world of one.
+//
 //===----------------------------------------------------------------------===//
 
+#include "ranks.h"
 #include "runner.h"
 
 #include "../common/tool.h"
@@ -33,13 +41,20 @@ static const char *const usage =
     "lowering\n"
     "  --compare-unoptimized     Also run without --pipeline (default "
     "emb-ikbo)\n"
-    "                            and report the difference per result\n";
+    "                            and report the difference per result\n"
+    "  --ranks N                 Run a sharded model as N processes, one a "
+    "rank\n"
+    "                            (one a GPU with --device cuda), each rank's\n"
+    "                            program checked against the unsharded one on\n"
+    "                            the CPU (needs --random-inputs)\n";
 
 typedef struct {
   const char *input;
   const char *entry;
   const char *pipeline;
   bool compare;
+  int ranks;               ///< --ranks N; 0 without
+  const char *rankProcess; ///< --rank-process R:FDS (internal: a rank)
   EmbRunOptions run;
 } Options;
 
@@ -64,6 +79,19 @@ static int parseArgs(int argc, char **argv, Options *o) {
       o->pipeline = a + 11;
     } else if (!strcmp(a, "--compare-unoptimized")) {
       o->compare = true;
+    } else if (!strcmp(a, "--ranks") || !strncmp(a, "--ranks=", 8)) {
+      const char *v = a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : NULL;
+      char *end = NULL;
+      long n = v ? strtol(v, &end, 10) : 0;
+      if (!v || *end || n < 1 || n > EMB_RUN_MAX_RANKS) {
+        fprintf(stderr,
+                "emb-run: error: --ranks: bad value '%s' (1 to %d ranks)\n",
+                v ? v : "(missing)", EMB_RUN_MAX_RANKS);
+        return 1;
+      }
+      o->ranks = (int)n;
+    } else if (!strcmp(a, "--rank-process") && i + 1 < argc) {
+      o->rankProcess = argv[++i];
     } else if (a[0] != '-' || !strcmp(a, "-")) {
       if (o->input) {
         fprintf(stderr, "emb-run: error: more than one input file ('%s')\n", a);
@@ -87,11 +115,8 @@ static int parseArgs(int argc, char **argv, Options *o) {
   return -1;
 }
 
-/// Lowers `module` (after `pipeline`, if any) and JIT-compiles it.
-static EmbJit *compile(MlirModule module, const char *pipeline,
-                       embrtDevice device) {
-  if (pipeline && embToolRunPipeline("emb-run", module, pipeline))
-    return NULL;
+/// Lowers `module` and JIT-compiles it.
+static EmbJit *lowerAndJit(MlirModule module, embrtDevice device) {
   const char *lower = device == EMBRT_DEVICE_CUDA
                           ? "emb-lower-to-llvm{target=cuda}"
                           : "emb-lower-to-llvm{target=cpu}";
@@ -99,6 +124,195 @@ static EmbJit *compile(MlirModule module, const char *pipeline,
     return NULL;
   embCrashSetStage("compiling the module with the JIT (LLVM)", NULL);
   return embJitCreate(module, 2, embToolReportError, "emb-run");
+}
+
+/// Runs `pipeline` (if any) on `module`, then lowers and JIT-compiles it.
+static EmbJit *compile(MlirModule module, const char *pipeline,
+                       embrtDevice device) {
+  if (pipeline && embToolRunPipeline("emb-run", module, pipeline))
+    return NULL;
+  return lowerAndJit(module, device);
+}
+
+/// What --ranks cannot be combined with; 0 when the options fit.
+static int checkRanksOptions(const Options *o) {
+  const char *no = o->compare         ? "--compare-unoptimized"
+                   : o->run.cudaGraph ? "--cuda-graph"
+                   : o->run.outputDir ? "--output-dir"
+                                      : NULL;
+  if (no) {
+    fprintf(stderr,
+            "emb-run: error: --ranks runs each rank against the unsharded "
+            "reference; it does not take %s\n",
+            no);
+    return 1;
+  }
+  if (!o->run.random) {
+    fprintf(stderr, "emb-run: error: --ranks makes each rank's batch at "
+                    "random (the tables one for all ranks): give "
+                    "--random-inputs\n");
+    return 1;
+  }
+  if (o->ranks > 1 && o->run.device != EMBRT_DEVICE_CUDA) {
+    fprintf(stderr,
+            "emb-run: error: --ranks %d needs --device cuda: the CPU "
+            "runtime's communicator has one rank (emb builds no transport of "
+            "its own; NCCL carries the collectives between GPUs, one a "
+            "rank), so on the CPU only --ranks 1 runs\n",
+            o->ranks);
+    return 1;
+  }
+  return 0;
+}
+
+static MlirWalkResult findShardedBackward(MlirOperation op, void *found) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length == strlen("emb.tbe_backward") &&
+      !strncmp(name.data, "emb.tbe_backward", name.length) &&
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+          op, mlirStringRefCreateFromCString("sharding")))) {
+    *(bool *)found = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/// The world of `entry`'s plan must be the --ranks.
+static int checkWorld(MlirOperation entry, int ranks, const char *name) {
+  int64_t world = embShardingWorldSize(entry);
+  if (world == 0) {
+    fprintf(stderr,
+            "emb-run: error: --ranks: @%s has no sharding plan (give its "
+            "emb.tbe one, or run emb-plan-sharding)\n",
+            name);
+    return 1;
+  }
+  if (world < 0) {
+    fprintf(stderr,
+            "emb-run: error: --ranks: the plans of @%s disagree on "
+            "world_size (or one is malformed)\n",
+            name);
+    return 1;
+  }
+  if (world != ranks) {
+    fprintf(stderr,
+            "emb-run: error: --ranks %d but the plan of @%s has world_size "
+            "%lld\n",
+            ranks, name, (long long)world);
+    return 1;
+  }
+  bool backward = false;
+  mlirOperationWalk(entry, findShardedBackward, &backward, MlirWalkPreOrder);
+  if (backward && ranks > 1) {
+    fprintf(stderr,
+            "emb-run: error: --ranks %d: @%s is a sharded training step, "
+            "whose tables each rank updates with every rank's gradients; "
+            "its reference would be one backward over every rank's batch, "
+            "which emb-run does not build (run --ranks 1, or see "
+            "test/Passes/shard_numbers.mlir)\n",
+            ranks, name);
+    return 1;
+  }
+  return 0;
+}
+
+/// A function already sharded for one rank (emb.rank, emb.world_size):
+/// a world of one runs as it is; a larger one needs its other ranks.
+static int checkShardedEntry(MlirOperation entry, Options *o,
+                             const char *name) {
+  MlirAttribute world = mlirOperationGetAttributeByName(
+      entry, mlirStringRefCreateFromCString("emb.world_size"));
+  if (mlirAttributeIsNull(world) || !mlirAttributeIsAInteger(world))
+    return 0;
+  int64_t w = mlirIntegerAttrGetValueInt(world);
+  if (w == 1) {
+    o->run.worldSize = 1;
+    o->run.rank = 0;
+    return 0;
+  }
+  fprintf(stderr,
+          "emb-run: error: @%s is one rank's program of a world of %lld "
+          "(emb-shard): run the unsharded module with --ranks %lld, which "
+          "makes every rank's program\n",
+          name, (long long)w, (long long)w);
+  return 1;
+}
+
+/// One rank of --ranks: its program, the unsharded reference, the run.
+static int runRankProcess(Options *o, MlirModule module, MlirOperation entry) {
+  int rank = 0, fds[EMB_RUN_MAX_RANKS], numFds = 0;
+  if (embRanksParseProcess(o->rankProcess, &rank, fds, EMB_RUN_MAX_RANKS,
+                           &numFds) ||
+      rank >= o->ranks) {
+    fprintf(stderr, "emb-run: error: --rank-process: bad value '%s'\n",
+            o->rankProcess);
+    return 1;
+  }
+  int status = 1;
+  EmbModelSpec spec, refSpec;
+  memset(&spec, 0, sizeof spec);
+  memset(&refSpec, 0, sizeof refSpec);
+  EmbJit *jit = NULL, *refJit = NULL;
+  EmbShardWindow *windows = NULL;
+  const char *refOwnName = NULL;
+  MlirModule reference = mlirModuleFromOperation(
+      mlirOperationClone(mlirModuleGetOperation(module)));
+  char name[256], refName[512], pipeline[4096];
+  MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(
+      entry, mlirStringRefCreateFromCString("sym_name")));
+  snprintf(name, sizeof name, "%.*s", (int)sym.length, sym.data);
+  if (mlirLogicalResultIsFailure(
+          embDescribeEntry(embToolFindEntry(reference, name), &refSpec))) {
+    fprintf(stderr,
+            "emb-run: error: @%s must take and return ranked tensors "
+            "of a runtime element type\n",
+            name);
+    goto done;
+  }
+  windows = calloc((size_t)refSpec.numInputs + 1, sizeof *windows);
+  if (!windows)
+    goto done;
+  for (int i = 0; i < refSpec.numInputs; ++i)
+    windows[i].cut = embShardArgumentWindow(entry, rank, i, windows[i].offsets,
+                                            windows[i].sizes);
+  snprintf(pipeline, sizeof pipeline, "emb-shard{rank=%d}%s%s", rank,
+           o->pipeline ? "," : "", o->pipeline ? o->pipeline : "");
+  fprintf(stderr, "emb-run: rank %d: compiling @%s after %s\n", rank, name,
+          pipeline);
+  if (embToolRunPipeline("emb-run", module, pipeline))
+    goto done;
+  MlirOperation sharded = embToolFindEntry(module, name);
+  if (mlirOperationIsNull(sharded) ||
+      mlirLogicalResultIsFailure(embDescribeEntry(sharded, &spec)))
+    goto done;
+  spec.target = o->run.device == EMBRT_DEVICE_CUDA ? "cuda" : "cpu";
+  if (!(jit = lowerAndJit(module, o->run.device)) ||
+      !(spec.invoke = embJitLookup(jit, name)))
+    goto done;
+  if (!(refJit = lowerAndJit(reference, EMBRT_DEVICE_CPU)) ||
+      !(refSpec.invoke = embJitLookup(refJit, name)))
+    goto done;
+  snprintf(refName, sizeof refName, "%s unsharded", name);
+  refOwnName = refSpec.name;
+  refSpec.name = refName;
+  embrtCommId id;
+  if (embRanksExchangeId(rank, fds, numFds, o->run.device, &id))
+    goto done;
+  o->run.worldSize = o->ranks;
+  o->run.rank = rank;
+  o->run.commId = &id;
+  o->run.ordinal = o->run.device == EMBRT_DEVICE_CUDA ? rank : 0;
+  status = embRunRank(&spec, &refSpec, windows, &o->run);
+done:
+  embJitDestroy(jit);
+  embJitDestroy(refJit);
+  mlirModuleDestroy(reference);
+  if (refOwnName)
+    refSpec.name = refOwnName;
+  embModelSpecDestroy(&spec);
+  embModelSpecDestroy(&refSpec);
+  free(windows);
+  return status ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -109,6 +323,8 @@ int main(int argc, char **argv) {
   int status = parseArgs(argc, argv, &o);
   if (status >= 0)
     return status;
+  if (o.ranks && checkRanksOptions(&o))
+    return 1;
   if (o.compare && !o.pipeline)
     o.pipeline = "emb-ikbo";
 
@@ -136,6 +352,22 @@ int main(int argc, char **argv) {
                     : "no public function with a body to run");
     goto done;
   }
+  if (o.ranks) {
+    const char *name = o.entry ? o.entry : "entry";
+    char buf[256];
+    MlirAttribute sym = mlirOperationGetAttributeByName(
+        entry, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(sym)) {
+      MlirStringRef s = mlirStringAttrGetValue(sym);
+      snprintf(buf, sizeof buf, "%.*s", (int)s.length, s.data);
+      name = buf;
+    }
+    if (checkWorld(entry, o.ranks, name))
+      goto done;
+    status = o.rankProcess ? runRankProcess(&o, module, entry)
+                           : embRanksLaunch(argc, argv, o.ranks);
+    goto done;
+  }
   if (mlirLogicalResultIsFailure(embDescribeEntry(entry, &spec))) {
     fprintf(stderr,
             "emb-run: error: @%s must take and return ranked tensors of "
@@ -151,7 +383,12 @@ int main(int argc, char **argv) {
 
   fprintf(stderr, "emb-run: compiling @%s%s%s\n", spec.name,
           o.pipeline ? " after " : "", o.pipeline ? o.pipeline : "");
-  jit = compile(module, o.pipeline, o.run.device);
+  if (o.pipeline && embToolRunPipeline("emb-run", module, o.pipeline))
+    goto done;
+  entry = embToolFindEntry(module, spec.name);
+  if (mlirOperationIsNull(entry) || checkShardedEntry(entry, &o, spec.name))
+    goto done;
+  jit = lowerAndJit(module, o.run.device);
   if (!jit || !(spec.invoke = embJitLookup(jit, spec.name)))
     goto done;
   if (o.compare) {

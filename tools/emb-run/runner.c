@@ -936,6 +936,22 @@ done:
   return status;
 }
 
+/// Joins `ctx` to the sharded program's world, if it has one.
+static int joinWorld(embrtContext *ctx, const EmbRunOptions *o) {
+  if (o->worldSize < 1)
+    return 0;
+  embrtCommId id;
+  memset(&id, 0, sizeof id);
+  if (embrtContextSetCommunicator(ctx, o->worldSize, o->rank,
+                                  o->commId ? o->commId : &id) != EMBRT_OK) {
+    fprintf(stderr,
+            "emb-run: error: joining a world of %d ranks as rank %d: %s\n",
+            o->worldSize, o->rank, embrtContextGetLastError(ctx));
+    return -1;
+  }
+  return 0;
+}
+
 int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
                 const EmbRunOptions *o) {
   int status = 1;
@@ -969,6 +985,8 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
     fprintf(stderr, "emb-run: error: %s\n", embrtGetCreateError());
     goto done;
   }
+  if (joinWorld(ctx, o))
+    goto done;
   fprintf(stderr, "emb-run: @%s on %s, %d inputs (%s)\n", m->name,
           o->device == EMBRT_DEVICE_CUDA ? "cuda" : "cpu", m->numInputs,
           o->random ? "random" : "from files");
@@ -1001,6 +1019,8 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
         goto done;
       }
       refCtx = cpuCtx;
+      if (joinWorld(cpuCtx, o))
+        goto done;
       for (int i = 0; i < m->numInputs; ++i)
         if (embrtMalloc(cpuCtx, embArrayBytes(&in[i]) + 1,
                         &cpuInputBuffers[i]) != EMBRT_OK) {
@@ -1051,5 +1071,183 @@ done:
   free(refOut);
   free(inputBuffers);
   free(cpuInputBuffers);
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// One rank of a sharded program (emb-run --ranks)
+//===----------------------------------------------------------------------===//
+
+/// Copies the window `w` of `from` (a 2-D table or state, or a 1-D state
+/// of one value a row: sizes[1] 1) into `to` (allocated here).
+static int cutWindow(const EmbArray *from, const EmbShardWindow *w,
+                     EmbArray *to) {
+  memset(to, 0, sizeof *to);
+  to->dtype = from->dtype;
+  to->rank = from->rank;
+  to->dims[0] = w->sizes[0];
+  to->dims[1] = w->sizes[1];
+  int64_t fromCols = from->rank == 2 ? from->dims[1] : 1;
+  char err[256];
+  if (from->rank < 1 || from->rank > 2 ||
+      w->offsets[0] + w->sizes[0] > from->dims[0] ||
+      w->offsets[1] + w->sizes[1] > fromCols) {
+    fprintf(stderr, "emb-run: error: a table's shard lies outside it\n");
+    return -1;
+  }
+  if (embArrayAllocate(to, false, err, sizeof err)) {
+    fprintf(stderr, "emb-run: error: a table's shard: %s\n", err);
+    return -1;
+  }
+  size_t es = embrtDtypeSize(from->dtype);
+  for (int64_t r = 0; r < w->sizes[0]; ++r)
+    memcpy((char *)to->data + (size_t)(r * w->sizes[1]) * es,
+           (const char *)from->data +
+               (size_t)((w->offsets[0] + r) * fromCols + w->offsets[1]) * es,
+           (size_t)w->sizes[1] * es);
+  return 0;
+}
+
+/// Uploads `in` to new buffers of `ctx` and runs `m` on them once (plus
+/// `repeat` timed runs) into `out`; the buffers are freed after.
+static int runOn(embrtContext *ctx, const EmbModelSpec *m, EmbArray *in,
+                 EmbArray *out, int repeat) {
+  void **buffers = calloc((size_t)m->numInputs + 1, sizeof(void *));
+  Call call;
+  memset(&call, 0, sizeof call);
+  int status = -1;
+  if (!buffers) {
+    fprintf(stderr, "emb-run: error: out of memory\n");
+    return -1;
+  }
+  for (int i = 0; i < m->numInputs; ++i)
+    if (embrtMalloc(ctx, embArrayBytes(&in[i]) + 1, &buffers[i]) != EMBRT_OK) {
+      fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
+              embrtContextGetLastError(ctx));
+      goto done;
+    }
+  if (uploadInputs(ctx, m, in, buffers) ||
+      prepareCall(&call, ctx, m, in, buffers, out) ||
+      runCall(&call, m, out, repeat))
+    goto done;
+  status = 0;
+done:
+  releaseCall(&call, m->numInputs);
+  for (int i = 0; i < m->numInputs; ++i)
+    embrtFree(ctx, buffers[i]);
+  free(buffers);
+  return status;
+}
+
+int embRunRank(const EmbModelSpec *m, const EmbModelSpec *ref,
+               const EmbShardWindow *windows, const EmbRunOptions *o) {
+  int status = 1, n = ref->numInputs;
+  EmbArray *common = calloc((size_t)n + 1, sizeof(EmbArray));
+  EmbArray *batch = calloc((size_t)n + 1, sizeof(EmbArray));
+  EmbArray *in = calloc((size_t)n + 1, sizeof(EmbArray));
+  EmbArray *out = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
+  EmbArray *refOut = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
+  embrtContext *ctx = NULL, *cpu = NULL;
+  if (!common || !batch || !in || !out || !refOut) {
+    fprintf(stderr, "emb-run: error: out of memory\n");
+    goto done;
+  }
+  if (m->numInputs != n || m->numResults != ref->numResults) {
+    fprintf(stderr,
+            "emb-run: error: rank %d's program of @%s takes %d inputs and "
+            "gives %d results, the unsharded function %d and %d\n",
+            o->rank, ref->name, m->numInputs, m->numResults, n,
+            ref->numResults);
+    goto done;
+  }
+  // The tables from the seed alone, the batch from the seed and the rank:
+  // the ranks share the tables and differ in their batches.
+  embCrashSetStage("making random inputs", NULL);
+  EmbRunOptions tables = *o, mine = *o;
+  mine.seed = o->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(o->rank + 1));
+  if (randomInputs(ref, &tables, common) || randomInputs(ref, &mine, batch))
+    goto done;
+  for (int i = 0; i < n; ++i) {
+    EmbArray *pick = windows[i].cut ? &common[i] : &batch[i];
+    EmbArray *other = windows[i].cut ? &batch[i] : &common[i];
+    free(other->data);
+    other->data = NULL;
+    if (windows[i].cut ? cutWindow(pick, &windows[i], &in[i]) : 0)
+      goto done;
+    if (!windows[i].cut) {
+      in[i] = *pick;
+      in[i].data = malloc(embArrayBytes(pick) + 1);
+      if (!in[i].data) {
+        fprintf(stderr, "emb-run: error: out of memory\n");
+        goto done;
+      }
+      memcpy(in[i].data, pick->data, embArrayBytes(pick));
+    }
+    common[i] = *pick; // the reference's input
+    batch[i].data = NULL;
+  }
+  for (int i = 0; i < n; ++i) {
+    const EmbArgSpec *s = &m->inputs[i];
+    bool fits = in[i].rank == s->rank;
+    for (int d = 0; fits && d < s->rank; ++d)
+      fits = s->dims[d] < 0 || s->dims[d] == in[i].dims[d];
+    if (!fits) {
+      char got[128], want[128];
+      embArrayShapeText(&in[i], got, sizeof got);
+      specText(s, want, sizeof want);
+      fprintf(stderr,
+              "emb-run: error: input #%d of rank %d's program is %s, but the "
+              "plan cuts %s from the unsharded input\n",
+              i, o->rank, want, got);
+      goto done;
+    }
+  }
+  if (allocResults(m, out) || allocResults(ref, refOut))
+    goto done;
+  if (embrtContextCreate(o->device, o->ordinal, NULL, &ctx) != EMBRT_OK) {
+    fprintf(stderr, "emb-run: error: rank %d: %s%s\n", o->rank,
+            embrtGetCreateError(),
+            o->device == EMBRT_DEVICE_CUDA && o->worldSize > 1
+                ? " (--ranks runs one rank a GPU, rank r on GPU r: NCCL "
+                  "refuses two ranks of one communicator on one GPU)"
+                : "");
+    goto done;
+  }
+  if (joinWorld(ctx, o))
+    goto done;
+  if (o->device == EMBRT_DEVICE_CUDA)
+    fprintf(stderr, "emb-run: rank %d of %d: @%s on cuda device %d\n", o->rank,
+            o->worldSize, m->name, o->ordinal);
+  else
+    fprintf(stderr, "emb-run: rank %d of %d: @%s on cpu\n", o->rank,
+            o->worldSize, m->name);
+  if (runOn(ctx, m, in, out, o->repeat))
+    goto done;
+  if (embrtContextCreate(EMBRT_DEVICE_CPU, 0, NULL, &cpu) != EMBRT_OK) {
+    fprintf(stderr, "emb-run: error: %s\n", embrtGetCreateError());
+    goto done;
+  }
+  if (runOn(cpu, ref, common, refOut, 0))
+    goto done;
+  if (o->print)
+    printResults(m, out);
+  status = compareResults(m, ref, out, refOut, o);
+done:
+  embrtContextDestroy(ctx);
+  embrtContextDestroy(cpu);
+  for (int i = 0; i < n && common && batch && in; ++i) {
+    free(common[i].data);
+    free(batch[i].data);
+    free(in[i].data);
+  }
+  for (int i = 0; out && refOut && i < m->numResults; ++i) {
+    free(out[i].data);
+    free(refOut[i].data);
+  }
+  free(common);
+  free(batch);
+  free(in);
+  free(out);
+  free(refOut);
   return status;
 }

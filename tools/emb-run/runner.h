@@ -32,6 +32,11 @@ typedef struct EmbRunOptions {
   bool print;            ///< print a summary of each result on stdout
   bool cudaGraph;        ///< also capture one call into a CUDA graph, check its
                   ///< replay against a direct call and time `repeat` replays
+  /// A sharded program's world (emb-shard's emb.world_size; 0: none): the
+  /// contexts join a communicator of `worldSize` ranks as `rank`, from
+  /// `commId` (NULL: a world of one, which needs none).
+  int worldSize, rank;
+  const embrtCommId *commId;
 } EmbRunOptions;
 
 /// The defaults: cpu, seed 1, 4 ids per bag, tolerance per dtype.
@@ -44,6 +49,24 @@ void embRunOptionsInit(EmbRunOptions *opts);
 /// over the tolerance.
 int embRunModel(const EmbModelSpec *model, const EmbModelSpec *reference,
                 const EmbRunOptions *opts);
+
+/// Where input `i` of a rank's program lies in input `i` of the unsharded
+/// function (embShardArgumentWindow): a window of rows and columns of a
+/// table (`cut`), or the whole input.
+typedef struct EmbShardWindow {
+  bool cut;
+  int64_t offsets[2], sizes[2];
+} EmbShardWindow;
+
+/// Runs rank `opts->rank`'s program `model` of a world of `opts->worldSize`
+/// ranks (its context joined to the world from `opts->commId`) on random
+/// inputs, and `reference`, the unsharded function, on a CPU context: the
+/// tables come from `opts->seed` alone (one set for every rank, each rank's
+/// program given its shards of them by `windows`), the rest of the inputs
+/// (the rank's batch) from the seed and the rank. Compares each result with
+/// the reference's as embRunModel does. Returns 0 when they match.
+int embRunRank(const EmbModelSpec *model, const EmbModelSpec *reference,
+               const EmbShardWindow *windows, const EmbRunOptions *opts);
 
 /// Parses the shared command-line options (--device, --inputs, --input,
 /// --random-inputs, --seed, --output-dir, --repeat, --atol, --rtol,
