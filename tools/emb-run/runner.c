@@ -1017,9 +1017,15 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
     if (runCall(&refCall, ref, refOut, o->repeat))
       goto done;
   }
+  // Ids skipped under bounds_check "warning": the count over all calls,
+  // and the runtime's note of the last skip, which names the op (tbe or
+  // embedding_bag), the feature and bag, the id and its table.
   if (embrtContextGetInvalidIdCount(ctx) > 0)
-    fprintf(stderr, "emb-run: warning: %lld ids were out of range\n",
-            (long long)embrtContextGetInvalidIdCount(ctx));
+    fprintf(stderr,
+            "emb-run: warning: %lld ids were out of range over all calls; "
+            "the last: %s\n",
+            (long long)embrtContextGetInvalidIdCount(ctx),
+            embrtContextGetLastError(ctx));
   status = 0;
   if (o->print || !ref)
     printResults(m, out);
