@@ -154,7 +154,8 @@ typedef struct {
   const char *op;
   Cursor at; ///< the op's name
   EmbUpstreamCrash *out;
-  int group; ///< reshapes: groups seen in the reassociation
+  int group;           ///< reshapes: groups seen in the reassociation
+  const char *keyword; ///< dense-array ops: permutation or dimensions
 } OpState;
 
 /// tensor.concat: `dim(N)` or `dim = N`, N negative (or past INT64_MAX,
@@ -219,6 +220,93 @@ static bool visitReshape(Cursor *c, int depth, int square, void *state) {
                 s->op, s->group - 1);
 }
 
+/// The integer literal at the cursor, with its sign: whether it is one that
+/// fits an i64 (decimal or hex, as MLIR's integer token), or `true` or
+/// `false` (which MLIR's integer parser takes as 1 and 0). Moves past it.
+static bool readI64Literal(Cursor *c) {
+  if (atWord(c, "true") || atWord(c, "false")) {
+    skipWord(c);
+    return true;
+  }
+  bool negative = peek(c, 0) == '-';
+  if (negative) {
+    step(c);
+    skipTrivia(c);
+  }
+  if (!isdigit((unsigned char)peek(c, 0)))
+    return false;
+  char digits[64];
+  size_t n = 0;
+  while (isalnum((unsigned char)peek(c, 0))) {
+    if (n + 1 >= sizeof digits)
+      return false;
+    digits[n++] = peek(c, 0);
+    step(c);
+  }
+  digits[n] = '\0';
+  char *end;
+  errno = 0;
+  unsigned long long value = strtoull(digits, &end, 0);
+  if (*end != '\0' || errno == ERANGE)
+    return false;
+  return value <= (unsigned long long)INT64_MAX + (negative ? 1 : 0);
+}
+
+/// linalg.transpose, linalg.broadcast, linalg.reduce in custom form:
+/// `permutation = [...]` or `dimensions = [...]` whose list is not a
+/// bracketed list of i64 literals. Their parsers store the attribute the
+/// dense-array parser returns without checking it, and a null one crashes.
+static bool visitDenseArrayKeyword(Cursor *c, int depth, int square,
+                                   void *state) {
+  OpState *s = state;
+  (void)square;
+  const char *keyword = s->keyword;
+  if (depth != 0 || !atWord(c, keyword) ||
+      (c->p > s->at.p && (isIdentChar(c->p[-1]) || c->p[-1] == '%')))
+    return false;
+  Cursor v = *c;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != '=')
+    return false;
+  step(&v);
+  skipTrivia(&v);
+  bool valid = peek(&v, 0) == '[';
+  if (valid) {
+    step(&v);
+    skipTrivia(&v);
+    if (peek(&v, 0) != ']') {
+      for (;;) {
+        if (!readI64Literal(&v)) {
+          valid = false;
+          break;
+        }
+        skipTrivia(&v);
+        if (peek(&v, 0) != ',')
+          break;
+        step(&v);
+        skipTrivia(&v);
+      }
+    }
+    valid = valid && peek(&v, 0) == ']';
+  }
+  if (valid)
+    return false;
+  return report(s->out, &s->at,
+                "'%s' op %s must be a list of 64-bit integers in brackets, "
+                "such as [1, 0] (MLIR 22's %s parser crashes on anything "
+                "else there, an upstream bug, llvm/llvm-project#132747)",
+                s->op, keyword, s->op);
+}
+
+/// The custom forms whose parser reads a dense array with
+/// parseDenseI64ArrayAttr, and the keyword before it.
+static const struct {
+  const char *op, *keyword;
+} denseArrayOps[] = {{"linalg.transpose", "permutation"},
+                     {"linalg.broadcast", "dimensions"},
+                     {"linalg.reduce", "dimensions"}};
+
 static const char *const reshapes[] = {
     "tensor.expand_shape", "memref.expand_shape", "memref.collapse_shape"};
 
@@ -226,11 +314,20 @@ static const char *const reshapes[] = {
 /// quote, `after` past the closing quote).
 static bool checkOp(const char *name, size_t len, Cursor at, Cursor after,
                     EmbUpstreamCrash *out) {
-  OpState s = {NULL, at, out, 0};
+  OpState s = {NULL, at, out, 0, NULL};
   if (len == 13 && !strncmp(name, "tensor.concat", 13)) {
     s.op = "tensor.concat";
     return scanOp(after, visitConcat, &s);
   }
+  // Custom form only: the generic form's property is an array<i64: ...>
+  // that the generic parser checks.
+  for (size_t i = 0; i < sizeof denseArrayOps / sizeof denseArrayOps[0]; ++i)
+    if (*at.p != '"' && len == strlen(denseArrayOps[i].op) &&
+        !strncmp(name, denseArrayOps[i].op, len)) {
+      s.op = denseArrayOps[i].op;
+      s.keyword = denseArrayOps[i].keyword;
+      return scanOp(after, visitDenseArrayKeyword, &s);
+    }
   for (size_t i = 0; i < sizeof reshapes / sizeof reshapes[0]; ++i) {
     if (len == strlen(reshapes[i]) && !strncmp(name, reshapes[i], len)) {
       s.op = reshapes[i];

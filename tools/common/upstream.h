@@ -17,6 +17,10 @@
 //     an affine map from no expressions (llvm/llvm-project#222602 for
 //     tensor, #225348 for memref, both open). tensor.collapse_shape already
 //     rejects it upstream.
+//   - linalg.transpose (permutation = ...), linalg.broadcast and
+//     linalg.reduce (dimensions = ...) in custom form, where the list is
+//     not a bracketed list of i64 literals: their parsers store the
+//     dense-array parser's null result (llvm/llvm-project#132747, open).
 //
 //   - brackets ( [ { nested deeper than EMB_TOOL_MAX_NESTING: MLIR's
 //     parser recurses once per level and overflows the stack between 2,000
