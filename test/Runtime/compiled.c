@@ -526,8 +526,28 @@ static void testConcat(embrtContext *ctx) {
                     "dim but the inputs have 3 in all");
 }
 
+/// The static size a cast or reshape claims: 1 when it holds; otherwise 0
+/// and an error naming what and both sizes, unless an error came first.
+static void testCheckExtent(embrtContext *ctx) {
+  TEST_CASE("check extent");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(ctx, 3, 3, "tensor.cast: dim 0"), 1);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(ctx, 2, 3, "tensor.cast: dim 0"), 0);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "tensor.cast: dim 0 is 2, but the result's shape needs 3");
+  // A second failure is most likely the first one's consequence: the
+  // first message is kept, and the outcome still says it failed.
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(ctx, 0, 6, "tensor.cast: dim 1"), 0);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "dim 0 is 2");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(NULL, 1, 2, NULL), 0);
+}
+
 int main(void) {
   embrtContext *ctx = newCpuContext();
+  testCheckExtent(ctx);
   testEmbeddingBag(ctx);
   testTbe(ctx);
   testBroadcast(ctx);
