@@ -1292,12 +1292,13 @@ static int64_t constantIndexOf(MlirValue v) {
 
 /// Bytes of a static buffer of a runtime element type; 0 for another.
 static int64_t bufferBytes(MlirType memref) {
-  if (!mlirShapedTypeHasStaticShape(memref))
+  int64_t n = embNumElements(memref);
+  int64_t size = embTensorElementBytes(mlirRankedTensorTypeGet(
+      0, NULL, mlirShapedTypeGetElementType(memref), mlirAttributeGetNull()));
+  if (!mlirShapedTypeHasStaticShape(memref) || n < 0 ||
+      (size > 0 && n > INT64_MAX / size))
     return 0;
-  return embNumElements(memref) *
-         embTensorElementBytes(mlirRankedTensorTypeGet(
-             0, NULL, mlirShapedTypeGetElementType(memref),
-             mlirAttributeGetNull()));
+  return n * size;
 }
 
 /// The PTX of gpu.binary @name in `module`.
