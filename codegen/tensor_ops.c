@@ -229,14 +229,18 @@ static void lowerExtractSlice(EmbLowering *l, MlirOperation op) {
     s = embMulDim(l, s, src->dims[i]);
   }
   EmbDim offset = embConstDim(0);
-  // Dims [offset, rank sizes, rank input strides], in elements.
-  EmbDim dims[EMB_ABI_COPY_DIM_SIZES + 2 * EMBRT_MAX_RANK];
+  // Dims [offset, rank sizes, rank input strides], in elements, then the
+  // checked extents: rank offsets, rank slice strides, rank input dims.
+  EmbDim dims[EMB_ABI_COPY_DIM_SIZES + 5 * EMBRT_MAX_RANK];
   for (int i = 0; i < rank; ++i) {
     EmbDim term = embMulDim(l, offsets[i], strides[i]);
     offset = embAddDim(l, &offset, &term);
     dims[EMB_ABI_COPY_DIM_SIZES + i] = sizes[i];
     dims[EMB_ABI_COPY_DIM_SIZES + rank + i] =
         embMulDim(l, strides[i], steps[i]);
+    dims[EMB_ABI_COPY_DIM_SIZES + 2 * rank + i] = offsets[i];
+    dims[EMB_ABI_COPY_DIM_SIZES + 3 * rank + i] = steps[i];
+    dims[EMB_ABI_COPY_DIM_SIZES + 4 * rank + i] = src->dims[i];
   }
   dims[EMB_ABI_COPY_DIM_OFFSET] = offset;
   // The result may drop unit dims (a rank-reducing slice); its buffer holds
@@ -268,7 +272,7 @@ static void lowerExtractSlice(EmbLowering *l, MlirOperation op) {
   };
   EmbCallArrays a =
       embBuildCallArrays(l, attrs, EMB_COUNT(attrs), bufs, EMB_COUNT(bufs),
-                         dims, EMB_ABI_COPY_DIM_SIZES + 2 * rank);
+                         dims, EMB_ABI_COPY_DIM_SIZES + 5 * rank);
   embCallRuntimeOp(l, EMB_RT_STRIDED_COPY, a);
 }
 

@@ -473,7 +473,9 @@ void embrtCompiledConcat(embrtContext *ctx, const int64_t *attrs,
                          void *const *buffers, const int64_t *dims);
 
 /// tensor.extract_slice: attrs [dtype, rank]; buffers [input, output];
-/// dims [offset, rank sizes, rank input strides] (elements).
+/// dims [offset, rank sizes, rank input strides] (elements), then the
+/// checked extents: rank offsets, rank strides of the slice and the rank
+/// dims of the input, each dim's slice within its dim.
 enum { EMB_ABI_COPY_DTYPE = 0, EMB_ABI_COPY_RANK };
 enum { EMB_ABI_COPY_BUF_INPUT = 0, EMB_ABI_COPY_BUF_OUTPUT };
 enum { EMB_ABI_COPY_DIM_OFFSET = 0, EMB_ABI_COPY_DIM_SIZES };

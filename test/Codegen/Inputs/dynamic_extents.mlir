@@ -72,3 +72,8 @@ func.func @expand(%a: tensor<?xf32>) -> tensor<2x3xf32> {
   %1 = tensor.cast %0 : tensor<?x3xf32> to tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
 }
+
+func.func @slice(%a: tensor<?x4xf32>) -> tensor<2x2xf32> {
+  %0 = tensor.extract_slice %a[1, 1] [2, 2] [1, 2] : tensor<?x4xf32> to tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
