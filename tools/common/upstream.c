@@ -222,9 +222,11 @@ static bool visitReshape(Cursor *c, int depth, int square, void *state) {
 
 /// The integer literal at the cursor, with its sign: whether it is one that
 /// fits an i64 (decimal or hex, as MLIR's integer token), or `true` or
-/// `false` (which MLIR's integer parser takes as 1 and 0). Moves past it.
-static bool readI64Literal(Cursor *c) {
+/// `false` (which MLIR's integer parser takes as -1 and 0). Moves past it
+/// and stores its value.
+static bool readI64Literal(Cursor *c, int64_t *out) {
   if (atWord(c, "true") || atWord(c, "false")) {
+    *out = atWord(c, "true") ? -1 : 0;
     skipWord(c);
     return true;
   }
@@ -247,9 +249,55 @@ static bool readI64Literal(Cursor *c) {
   char *end;
   errno = 0;
   unsigned long long value = strtoull(digits, &end, 0);
-  if (*end != '\0' || errno == ERANGE)
+  if (*end != '\0' || errno == ERANGE ||
+      value > (unsigned long long)INT64_MAX + (negative ? 1 : 0))
     return false;
-  return value <= (unsigned long long)INT64_MAX + (negative ? 1 : 0);
+  *out = negative ? (int64_t)(0 - value) : (int64_t)value;
+  return true;
+}
+
+/// A list of i64 literals up to `close` (`]` or `>`), the cursor past its
+/// opening: whether it is one, its values (the first `cap`) and its length.
+static bool readI64List(Cursor *c, char close, int64_t *values, size_t cap,
+                        size_t *count) {
+  *count = 0;
+  skipTrivia(c);
+  if (peek(c, 0) == close)
+    return true;
+  for (;;) {
+    int64_t v;
+    if (!readI64Literal(c, &v))
+      return false;
+    if (*count < cap)
+      values[*count] = v;
+    ++*count;
+    skipTrivia(c);
+    if (peek(c, 0) != ',')
+      break;
+    step(c);
+    skipTrivia(c);
+  }
+  return peek(c, 0) == close;
+}
+
+enum { MAX_LISTED = 64 };
+
+/// linalg.broadcast's dimensions with a value twice: its verifier reads an
+/// input dim past the input's rank (and crashes on a rank-0 input).
+static bool reportDuplicate(OpState *s, const int64_t *values, size_t n) {
+  if (strcmp(s->op, "linalg.broadcast") != 0)
+    return false;
+  for (size_t i = 0; i < n && i < MAX_LISTED; ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (values[i] == values[j])
+        return report(s->out, &s->at,
+                      "'linalg.broadcast' op dimensions has %lld twice: each "
+                      "added dimension is named once (MLIR 22's "
+                      "linalg.broadcast verifier reads past the input's "
+                      "shape on a repeated one, an upstream bug fixed after "
+                      "22, llvm/llvm-project#211203)",
+                      (long long)values[i]);
+  return false;
 }
 
 /// linalg.transpose, linalg.broadcast, linalg.reduce in custom form:
@@ -271,32 +319,58 @@ static bool visitDenseArrayKeyword(Cursor *c, int depth, int square,
     return false;
   step(&v);
   skipTrivia(&v);
+  int64_t values[MAX_LISTED];
+  size_t n = 0;
   bool valid = peek(&v, 0) == '[';
   if (valid) {
     step(&v);
-    skipTrivia(&v);
-    if (peek(&v, 0) != ']') {
-      for (;;) {
-        if (!readI64Literal(&v)) {
-          valid = false;
-          break;
-        }
-        skipTrivia(&v);
-        if (peek(&v, 0) != ',')
-          break;
-        step(&v);
-        skipTrivia(&v);
-      }
-    }
-    valid = valid && peek(&v, 0) == ']';
+    valid = readI64List(&v, ']', values, MAX_LISTED, &n);
   }
   if (valid)
-    return false;
+    return reportDuplicate(s, values, n);
   return report(s->out, &s->at,
                 "'%s' op %s must be a list of 64-bit integers in brackets, "
                 "such as [1, 0] (MLIR 22's %s parser crashes on anything "
                 "else there, an upstream bug, llvm/llvm-project#132747)",
                 s->op, keyword, s->op);
+}
+
+/// The generic form of linalg.broadcast: its `dimensions = array<i64: ...>`
+/// property with a value twice.
+static bool visitGenericBroadcast(Cursor *c, int depth, int square,
+                                  void *state) {
+  OpState *s = state;
+  (void)square;
+  if (depth < 1 || !atWord(c, "dimensions") ||
+      (isIdentChar(c->p[-1]) || c->p[-1] == '%'))
+    return false;
+  Cursor v = *c;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != '=')
+    return false;
+  step(&v);
+  skipTrivia(&v);
+  if (!atWord(&v, "array"))
+    return false;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != '<')
+    return false;
+  step(&v);
+  skipTrivia(&v);
+  if (!atWord(&v, "i64"))
+    return false;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != ':')
+    return false; // array<i64>: empty
+  step(&v);
+  int64_t values[MAX_LISTED];
+  size_t n = 0;
+  if (!readI64List(&v, '>', values, MAX_LISTED, &n))
+    return false; // the generic parser reports it
+  return reportDuplicate(s, values, n);
 }
 
 /// The custom forms whose parser reads a dense array with
@@ -319,14 +393,19 @@ static bool checkOp(const char *name, size_t len, Cursor at, Cursor after,
     s.op = "tensor.concat";
     return scanOp(after, visitConcat, &s);
   }
-  // Custom form only: the generic form's property is an array<i64: ...>
-  // that the generic parser checks.
+  // The custom form's list; the generic form's property is an
+  // array<i64: ...> that the generic parser checks (a broadcast's repeated
+  // dimension aside).
   for (size_t i = 0; i < sizeof denseArrayOps / sizeof denseArrayOps[0]; ++i)
-    if (*at.p != '"' && len == strlen(denseArrayOps[i].op) &&
+    if (len == strlen(denseArrayOps[i].op) &&
         !strncmp(name, denseArrayOps[i].op, len)) {
       s.op = denseArrayOps[i].op;
       s.keyword = denseArrayOps[i].keyword;
-      return scanOp(after, visitDenseArrayKeyword, &s);
+      if (*at.p != '"')
+        return scanOp(after, visitDenseArrayKeyword, &s);
+      if (!strcmp(s.op, "linalg.broadcast"))
+        return scanOp(after, visitGenericBroadcast, &s);
+      return false;
     }
   for (size_t i = 0; i < sizeof reshapes / sizeof reshapes[0]; ++i) {
     if (len == strlen(reshapes[i]) && !strncmp(name, reshapes[i], len)) {

@@ -21,6 +21,8 @@
 //     linalg.reduce (dimensions = ...) in custom form, where the list is
 //     not a bracketed list of i64 literals: their parsers store the
 //     dense-array parser's null result (llvm/llvm-project#132747, open).
+//   - linalg.broadcast with a dimension named twice (either form): its
+//     verifier reads past the input's shape (#211203, fixed after 22).
 //
 //   - brackets ( [ { nested deeper than EMB_TOOL_MAX_NESTING: MLIR's
 //     parser recurses once per level and overflows the stack between 2,000

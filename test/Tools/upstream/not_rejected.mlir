@@ -59,3 +59,14 @@ func.func @dense_arrays(%x: tensor<2x3xf32>, %t: tensor<3x2xf32>, %v: tensor<3xf
   return %0, %1, %2, %3 : tensor<3x2xf32>, tensor<2x3xf32>, tensor<2xf32>, tensor<3x2xf32>
 }
 
+// A broadcast adding two dims, named once each, in the generic form.
+// CHECK-LABEL: func.func @broadcast_two
+// CHECK: linalg.broadcast ins({{.*}}) outs({{.*}}) dimensions = [0, 1]
+func.func @broadcast_two(%s: tensor<f32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = "linalg.broadcast"(%s, %b) <{dimensions = array<i64: 0, 1>}> ({
+  ^bb0(%in: f32, %init: f32):
+    linalg.yield %in : f32
+  }) : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
