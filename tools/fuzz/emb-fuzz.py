@@ -117,7 +117,6 @@ def randomInt(rng, old=None):
 
 SPLIT = re.compile(r"^// -----.*$", re.M)
 FUNC = re.compile(r"func\.func\s+(?:public\s+|private\s+)?@([\w.$-]+)\s*\(")
-ATTR_ENTRY = re.compile(r"\b([a-z_][\w.]*) = ")
 
 
 def stripComments(text):
@@ -726,12 +725,11 @@ def mutateNpy(rng, f):
 # One execution
 #===-----------------------------------------------------------------------===#
 
-class Fuzzer:
-    def __init__(self, args):
-        self.args = args
-        self.bin = args.bin_dir
-        self.corpus = Corpus(args.corpus)
-        self.passes = self.listPasses()
+class Tools:
+    """Runs the built tools: one command in a folder of its own."""
+
+    def __init__(self, binDir, timeout):
+        self.bin, self.timeout = binDir, timeout
         self.env = dict(os.environ)
         for k, v in SANITIZER_ENV.items():
             self.env.setdefault(k, v)
@@ -739,6 +737,52 @@ class Fuzzer:
 
     def tool(self, name):
         return os.path.join(self.bin, name)
+
+    def execute(self, argv, text, files, workdir):
+        """Runs `argv` on `text` (input.mlir) and `files` in `workdir`:
+        (outcome, key, exit status, output, seconds)."""
+        os.makedirs(os.path.join(workdir, "out"), exist_ok=True)
+        with open(os.path.join(workdir, "input.mlir"), "w",
+                  encoding="utf-8", errors="replace") as f:
+            f.write(text)
+        for name, data in files.items():
+            with open(os.path.join(workdir, name), "wb") as f:
+                f.write(data)
+        cmd = [self.tool(argv[0])] + argv[1:]
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, cwd=workdir, env=self.env,
+                                    stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        except OSError as e:
+            raise SystemExit("emb-fuzz: error: cannot run %s: %s" % (cmd[0],
+                                                                      e))
+        try:
+            out, _ = proc.communicate(timeout=self.timeout)
+            timedOut = False
+        except subprocess.TimeoutExpired:
+            try:  # the tool's process group: it and anything it started
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            out, _ = proc.communicate()
+            timedOut = True
+        out = out.decode("utf-8", errors="replace")
+        outcome, key = classify(proc.returncode, out, timedOut)
+        return outcome, key, proc.returncode, out, time.monotonic() - start
+
+
+class Fuzzer:
+    """Plans execution i from (seed, i) and runs it."""
+
+    def __init__(self, args):
+        self.args = args
+        self.tools = Tools(args.bin_dir, args.timeout)
+        self.tool = self.tools.tool
+        self.corpus = Corpus(args.corpus)
+        self.passes = self.listPasses()
 
     def listPasses(self):
         """emb's passes and pipelines, with their options, from
@@ -856,47 +900,12 @@ class Fuzzer:
                 "text": text, "notes": ["no model with .npy inputs"],
                 "argv": ["emb-opt", "input.mlir"]}
 
-    def execute(self, argv, text, files, workdir, target):
-        """Runs one command in `workdir`: (outcome, key, rc, output)."""
-        os.makedirs(workdir, exist_ok=True)
-        os.makedirs(os.path.join(workdir, "out"), exist_ok=True)
-        with open(os.path.join(workdir, "input.mlir"), "w",
-                  encoding="utf-8", errors="replace") as f:
-            f.write(text)
-        for name, data in files.items():
-            with open(os.path.join(workdir, name), "wb") as f:
-                f.write(data)
-        cmd = [self.tool(argv[0])] + argv[1:]
-        start = time.monotonic()
-        try:
-            proc = subprocess.Popen(cmd, cwd=workdir, env=self.env,
-                                    stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT,
-                                    start_new_session=True)
-        except OSError as e:
-            raise SystemExit("emb-fuzz: error: cannot run %s: %s" % (cmd[0],
-                                                                      e))
-        try:
-            out, _ = proc.communicate(timeout=self.args.timeout)
-            timedOut = False
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            out, _ = proc.communicate()
-            timedOut = True
-        out = out.decode("utf-8", errors="replace")
-        outcome, key = classify(proc.returncode, out, timedOut)
-        return outcome, key, proc.returncode, out, time.monotonic() - start
-
     def runOne(self, index, workroot):
         p = self.plan(index)
         workdir = os.path.join(workroot, "w%d" % threading.get_ident())
         shutil.rmtree(workdir, ignore_errors=True)
-        outcome, key, rc, out, secs = self.execute(
-            p["argv"], p["text"], p["files"], workdir, p["target"])
+        outcome, key, rc, out, secs = self.tools.execute(
+            p["argv"], p["text"], p["files"], workdir)
         shutil.rmtree(workdir, ignore_errors=True)
         crashed = outcome in ("crash", "hang")
         p.update(outcome=outcome, key=key, rc=rc, seconds=secs,
@@ -975,15 +984,17 @@ def classify(rc, out, timedOut):
 
 def reduce(fuzzer, p, workdir, budget):
     """The smallest input found that crashes with p's key, and the number
-    of runs it took."""
+    of runs it took. A hang costs a whole timeout a run: a few runs only."""
     runs = [0]
+    if p["outcome"] == "hang":
+        budget = min(budget, 8)
 
     def crashes(text):
         if runs[0] >= budget:
             return False
         runs[0] += 1
-        outcome, key, _, _, _ = fuzzer.execute(p["argv"], text, p["files"],
-                                               workdir, p["target"])
+        outcome, key, _, _, _ = fuzzer.tools.execute(p["argv"], text,
+                                                     p["files"], workdir)
         return outcome in ("crash", "hang") and key == p["key"]
 
     text = p["text"]
@@ -1006,6 +1017,8 @@ def pieces(text, unit):
 
 
 def ddmin(text, unit, crashes):
+    """Deletes runs of pieces (halves, then quarters, ... then single ones)
+    while what is left still crashes."""
     parts, sep = pieces(text, unit)
     chunk = max(1, len(parts) // 2)
     while chunk >= 1 and len(parts) > 1:
@@ -1068,11 +1081,7 @@ def replay(args):
     d = args.replay
     with open(os.path.join(d, "crash.json")) as f:
         info = json.load(f)
-    fz = Fuzzer.__new__(Fuzzer)
-    fz.args, fz.bin = args, args.bin_dir
-    fz.env = dict(os.environ)
-    for k, v in SANITIZER_ENV.items():
-        fz.env.setdefault(k, v)
+    tools = Tools(args.bin_dir, args.timeout)
     files = {}
     for name in sorted(os.listdir(os.path.join(d, "inputs"))):
         with open(os.path.join(d, "inputs", name), "rb") as f:
@@ -1081,9 +1090,8 @@ def replay(args):
     for which in ("input.mlir", "reduced.mlir"):
         with open(os.path.join(d, which)) as f:
             text = f.read()
-        outcome, key, rc, out, _ = fz.execute(
-            info["argv"], text, files, os.path.join(d, "replay"),
-            info["target"])
+        outcome, key, rc, out, _ = tools.execute(
+            info["argv"], text, files, os.path.join(d, "replay"))
         print("emb-fuzz: %s: %s (exit %s) %s" % (which, outcome, rc, key))
         if outcome in ("crash", "hang"):
             status = 1
