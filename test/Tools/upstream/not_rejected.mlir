@@ -70,3 +70,14 @@ func.func @broadcast_two(%s: tensor<f32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32
   return %0 : tensor<2x3xf32>
 }
 
+
+// Batch matmuls whose element types the region builder casts between
+// (integers and floats, complex with complex), a layout on an operand.
+// CHECK-LABEL: func.func @batch_matmuls
+// CHECK-COUNT-3: linalg.batch_matmul
+func.func @batch_matmuls(%a: memref<2x3x4xi1>, %b: memref<2x4x5xf32>, %c: memref<2x3x5xbf16>, %x: memref<2x3x4xcomplex<f32>>, %y: memref<2x4x5xcomplex<f32>>, %z: memref<2x3x5xcomplex<f32>>, %s: memref<2x3x4xf32, strided<[12, 4, 1]>>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x3x4xi1>, memref<2x4x5xf32>) outs(%c : memref<2x3x5xbf16>)
+  linalg.batch_matmul ins(%x, %y : memref<2x3x4xcomplex<f32>>, memref<2x4x5xcomplex<f32>>) outs(%z : memref<2x3x5xcomplex<f32>>)
+  linalg.batch_matmul ins(%s, %b : memref<2x3x4xf32, strided<[12, 4, 1]>>, memref<2x4x5xf32>) outs(%c : memref<2x3x5xbf16>)
+  return
+}
