@@ -954,13 +954,18 @@ def classify(rc, out, timedOut):
     if timedOut:
         return "hang", "hang"
     m = next(filter(None, (r.search(out) for r in SANITIZER)), None)
+    report = CRASH_REPORT.search(out)
     if m:
+        # The report's first line and top frames; where a fault left no
+        # frames (a jump to 0), what emb's crash report says it was doing.
         frames = [f for f in FRAME.findall(out[m.start():])
                   if not f.startswith(("__interceptor", "__asan", "__ubsan",
                                        "__sanitizer", "__lsan"))][:2]
-        return "crash", "sanitizer: %s %s" % (normalize(m.group(0))[:160],
-                                               " ".join(frames))
-    m = CRASH_REPORT.search(out)
+        stage = re.search(r" while (.*)", report.group(2)) if report else None
+        return "crash", "sanitizer: %s %s%s" % (
+            normalize(m.group(0))[:160], " ".join(frames),
+            " [while %s]" % stage.group(1) if stage else "")
+    m = report
     if m:
         pipeline = re.search(r"^  pipeline: ([^\n]*)", out, re.M)
         return "crash", "%s: internal error: %s%s" % (
