@@ -121,6 +121,14 @@ EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b) {
                   -1};
 }
 
+EmbDim embSegmentsOf(EmbLowering *l, EmbDim entries) {
+  if (entries.c >= 0)
+    return embConstDim(entries.c > 0 ? entries.c - 1 : 0);
+  MlirValue minus = embBuildAddI64(&l->b, embDimValue(l, &entries),
+                                   embBuildConstI64(&l->b, -1));
+  return (EmbDim){embBuildMaxI64(&l->b, minus, embBuildConstI64(&l->b, 0)), -1};
+}
+
 EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to) {
   EmbDim p = embConstDim(1);
   for (int i = from; i < to; ++i)

@@ -140,6 +140,11 @@ EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b);
 /// materialised is cached in `*a` or `*b`.
 EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b);
 
+/// The segments an offsets operand of `entries` entries delimits: one fewer,
+/// and 0 for none (the call refuses an empty offsets operand; the sizes it
+/// gives its results must not be negative meanwhile).
+EmbDim embSegmentsOf(EmbLowering *l, EmbDim entries);
+
 /// The product of dims [from, to) of `m`.
 EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to);
 

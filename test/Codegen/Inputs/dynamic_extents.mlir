@@ -77,3 +77,9 @@ func.func @slice(%a: tensor<?x4xf32>) -> tensor<2x2xf32> {
   %0 = tensor.extract_slice %a[1, 1] [2, 2] [1, 2] : tensor<?x4xf32> to tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+func.func @bag_sin(%w: tensor<10x4xf32>, %idx: tensor<?xi64>, %off: tensor<?xi64>) -> tensor<?x4xf32> {
+  %bags = "emb.embedding_bag"(%w, %idx, %off) {mode = "sum"} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
+  %0 = math.sin %bags : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
