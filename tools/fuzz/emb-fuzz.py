@@ -1146,6 +1146,7 @@ def main():
                     "outcome) as a line of JSON")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    args.bin_dir = os.path.abspath(args.bin_dir)  # tools run in a folder each
 
     if args.replay:
         return replay(args)
