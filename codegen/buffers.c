@@ -103,8 +103,9 @@ MlirValue embDimValue(EmbLowering *l, EmbDim *d) {
 }
 
 EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b) {
-  if (a.c >= 0 && b.c >= 0)
-    return embConstDim(a.c * b.c);
+  if (a.c >= 0 && b.c >= 0) // saturated: no buffer holds INT64_MAX bytes
+    return embConstDim(a.c != 0 && b.c > INT64_MAX / a.c ? INT64_MAX
+                                                         : a.c * b.c);
   if (a.c == 1)
     return b;
   if (b.c == 1)

@@ -133,7 +133,8 @@ static inline EmbDim embConstDim(int64_t c) { return (EmbDim){{NULL}, c}; }
 /// The i64 value of `d`, materialising a constant on first use.
 MlirValue embDimValue(EmbLowering *l, EmbDim *d);
 
-/// a * b, folded where both are constant.
+/// a * b, folded where both are constant (INT64_MAX where that overflows:
+/// emb-lower-to-runtime refuses the types whose sizes do).
 EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b);
 
 /// a + b, folded where both are constant; a constant that must be
