@@ -116,8 +116,8 @@ EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b) {
 }
 
 EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b) {
-  if (a->c >= 0 && b->c >= 0)
-    return embConstDim(a->c + b->c);
+  if (a->c >= 0 && b->c >= 0) // saturated, as embMulDim
+    return embConstDim(a->c > INT64_MAX - b->c ? INT64_MAX : a->c + b->c);
   return (EmbDim){embBuildAddI64(&l->b, embDimValue(l, a), embDimValue(l, b)),
                   -1};
 }
