@@ -128,8 +128,9 @@ MlirValue embDimValue(EmbLowering *l, EmbDim *d) {
 }
 
 EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b) {
-  if (a.c >= 0 && b.c >= 0)
-    return embConstDim(a.c * b.c);
+  if (a.c >= 0 && b.c >= 0) // saturated: no buffer holds INT64_MAX bytes
+    return embConstDim(a.c != 0 && b.c > INT64_MAX / a.c ? INT64_MAX
+                                                         : a.c * b.c);
   if (a.c == 1)
     return b;
   if (b.c == 1)
@@ -140,10 +141,18 @@ EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b) {
 }
 
 EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b) {
-  if (a->c >= 0 && b->c >= 0)
-    return embConstDim(a->c + b->c);
+  if (a->c >= 0 && b->c >= 0) // saturated, as embMulDim
+    return embConstDim(a->c > INT64_MAX - b->c ? INT64_MAX : a->c + b->c);
   return (EmbDim){embBuildAddI64(&l->b, embDimValue(l, a), embDimValue(l, b)),
                   -1};
+}
+
+EmbDim embSegmentsOf(EmbLowering *l, EmbDim entries) {
+  if (entries.c >= 0)
+    return embConstDim(entries.c > 0 ? entries.c - 1 : 0);
+  MlirValue minus = embBuildAddI64(&l->b, embDimValue(l, &entries),
+                                   embBuildConstI64(&l->b, -1));
+  return (EmbDim){embBuildMaxI64(&l->b, minus, embBuildConstI64(&l->b, 0)), -1};
 }
 
 EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to) {

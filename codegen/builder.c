@@ -86,6 +86,10 @@ MlirValue embBuildDivI64(EmbBuilder *b, MlirValue x, MlirValue y) {
   return binaryI64(b, "arith.divsi", x, y);
 }
 
+MlirValue embBuildMaxI64(EmbBuilder *b, MlirValue x, MlirValue y) {
+  return binaryI64(b, "arith.maxsi", x, y);
+}
+
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n) {
   MlirValue count = embBuildConstI64(b, n > 0 ? n : 1);
   MlirType ptr = embPtrType(b->ctx);

@@ -52,6 +52,7 @@ MlirValue embBuildI64ToIndex(EmbBuilder *b, MlirValue v);
 MlirValue embBuildMulI64(EmbBuilder *b, MlirValue x, MlirValue y);
 MlirValue embBuildAddI64(EmbBuilder *b, MlirValue x, MlirValue y);
 MlirValue embBuildDivI64(EmbBuilder *b, MlirValue x, MlirValue y);
+MlirValue embBuildMaxI64(EmbBuilder *b, MlirValue x, MlirValue y);
 
 /// llvm.alloca of `n` elements of `elemType`; returns !llvm.ptr.
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n);

@@ -302,7 +302,7 @@ void *embReadResource(MlirAttribute value, MlirType type, int64_t *bytes) {
   MlirType e = mlirShapedTypeGetElementType(type);
   int64_t n = embNumElements(type);
   int64_t size = embTensorElementBytes(type);
-  if (embRuntimeDtype(e) < 0 || n < 0)
+  if (embRuntimeDtype(e) < 0 || n < 0 || (size > 0 && n > INT64_MAX / size))
     return NULL;
   uint8_t *out = malloc(n > 0 && size > 0 ? (size_t)(n * size) : 1);
   if (!out)

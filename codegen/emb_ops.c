@@ -236,20 +236,19 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
         lo->isTbe ? mlirDenseI64ArrayGetElement(lo->featureTables, f) : 0;
 
   // B: from the output's rows when pooled and static, else (offsets - 1)
-  // / F.
+  // / F, never negative (no offsets at all is the call's error).
   a->pooled = attrs[EMB_ABI_TBE_POOLING] != EMBRT_POOLING_NONE;
   int64_t staticB = embDim(out, 0);
+  EmbDim segments = embSegmentsOf(l, a->off->dims[0]);
   if (a->pooled && staticB >= 0)
     a->batch = embConstDim(staticB);
-  else if (a->off->dims[0].c >= 0)
-    a->batch = embConstDim((a->off->dims[0].c - 1) / lo->numFeatures);
-  else {
-    MlirValue minus = embBuildAddI64(&l->b, embDimValue(l, &a->off->dims[0]),
-                                     embBuildConstI64(&l->b, -1));
-    a->batch = (EmbDim){
-        embBuildDivI64(&l->b, minus, embBuildConstI64(&l->b, lo->numFeatures)),
-        -1};
-  }
+  else if (segments.c >= 0)
+    a->batch = embConstDim(segments.c / lo->numFeatures);
+  else
+    a->batch =
+        (EmbDim){embBuildDivI64(&l->b, segments.v,
+                                embBuildConstI64(&l->b, lo->numFeatures)),
+                 -1};
 
   bufs[EMB_ABI_TBE_BUF_INDICES] = a->idx->value;
   bufs[EMB_ABI_TBE_BUF_OFFSETS] = a->off->value;
@@ -491,8 +490,7 @@ static void lowerJaggedToPadded(EmbLowering *l, MlirOperation op) {
   // U: one fewer than the offsets (padded's dim 0 when static).
   MlirValue paddedValue = mlirOperationGetResult(op, 0);
   MlirValue lengthsValue = mlirOperationGetResult(op, 1);
-  EmbDim minusOne = embConstDim(-1), offsetsDim = offsets->dims[0];
-  EmbDim users = embAddDim(l, &offsetsDim, &minusOne);
+  EmbDim users = embSegmentsOf(l, offsets->dims[0]);
   EmbDim fallback[EMBRT_MAX_RANK] = {users, embConstDim(maxLength),
                                      values->dims[1]};
   EmbDim pdims[EMBRT_MAX_RANK], ldims[EMBRT_MAX_RANK];

@@ -540,7 +540,10 @@ static void delinearize(EmbBuilder *b, const Generic *g, MlirValue linear,
   }
 }
 
-/// The indices operand `i` reads at loop point `idx`.
+/// The indices operand `i` reads at loop point `idx`. An output is read
+/// and written outside the reduction loops, where their entries of `idx`
+/// are null: its map does not use those dims (linalg's rule), so an
+/// affine.apply gets 0 for them.
 static void operandIndices(EmbBuilder *b, const Generic *g, intptr_t i,
                            const MlirValue *idx, MlirValue *out) {
   MlirAffineMap map = g->maps[i];
@@ -551,11 +554,18 @@ static void operandIndices(EmbBuilder *b, const Generic *g, intptr_t i,
       out[r] = idx[mlirAffineDimExprGetPosition(e)];
       continue;
     }
+    if (mlirAffineExprIsAConstant(e)) { // (d0, 0, d2): a broadcast dim
+      out[r] = constIndex(b, mlirAffineConstantExprGetValue(e));
+      continue;
+    }
+    MlirValue dims[maxLoops];
+    for (intptr_t d = 0; d < nd; ++d)
+      dims[d] = mlirValueIsNull(idx[d]) ? constIndex(b, 0) : idx[d];
     MlirAffineMap one = mlirAffineMapGet(b->ctx, nd, 0, 1, &e);
     MlirNamedAttribute attr =
         embNamedAttr(b->ctx, "map", mlirAffineMapAttrGet(one));
     MlirType it = indexType(b);
-    out[r] = result0(embBuildOp(b, "affine.apply", nd, idx, 1, &it, 1, &attr));
+    out[r] = result0(embBuildOp(b, "affine.apply", nd, dims, 1, &it, 1, &attr));
   }
 }
 
@@ -667,7 +677,7 @@ static MlirOperation lowerPointwise(EmbBuilder *host, const Generic *g) {
                     constIndex(&b, blockThreads)),
              mlirBlockGetArgument(body, 3));
   buildIf(&b, cmpIndex(&b, cmpUlt, linear, constIndex(&b, lp.points)));
-  MlirValue idx[maxLoops];
+  MlirValue idx[maxLoops] = {{0}};
   delinearize(&b, g, linear, lp.par, lp.np, idx);
   // The outputs' current values, for bodies that read them.
   MlirValue acc[32];
@@ -700,7 +710,7 @@ static MlirOperation lowerPointwise(EmbBuilder *host, const Generic *g) {
     MlirOperation forOp =
         buildFor(&b, constIndex(&b, 0), constIndex(&b, lp.reduced),
                  constIndex(&b, 1), no, acc, &loop);
-    MlirValue ridx[maxLoops];
+    MlirValue ridx[maxLoops] = {{0}};
     ValueMap m = {0};
     EmbBuilder in = enterReductionLoop(&b, g, loop, idx, &lp, ridx, &m);
     for (intptr_t o = 0; o < no; ++o)
@@ -795,7 +805,7 @@ static MlirOperation lowerTree(EmbBuilder *host, const Generic *g,
   MlirBlock body;
   MlirOperation launch = buildLaunch(host, lp.points, threads, &body);
   EmbBuilder b = {host->ctx, host->loc, body, mlirBlockGetTerminator(body)};
-  MlirValue idx[maxLoops];
+  MlirValue idx[maxLoops] = {{0}};
   delinearize(&b, g, mlirBlockGetArgument(body, 0), lp.par, lp.np, idx);
   intptr_t ni = g->numIns;
   MlirType elem = mlirValueGetType(mlirBlockGetArgument(g->body, ni));
@@ -811,7 +821,7 @@ static MlirOperation lowerTree(EmbBuilder *host, const Generic *g,
   MlirBlock loop;
   MlirOperation forOp = buildFor(&b, tid, constIndex(&b, lp.reduced),
                                  constIndex(&b, threads), 1, &init, &loop);
-  MlirValue ridx[maxLoops];
+  MlirValue ridx[maxLoops] = {{0}};
   ValueMap m = {0};
   EmbBuilder in = enterReductionLoop(&b, g, loop, idx, &lp, ridx, &m);
   MlirValue unused[1];
@@ -1282,12 +1292,13 @@ static int64_t constantIndexOf(MlirValue v) {
 
 /// Bytes of a static buffer of a runtime element type; 0 for another.
 static int64_t bufferBytes(MlirType memref) {
-  if (!mlirShapedTypeHasStaticShape(memref))
+  int64_t n = embNumElements(memref);
+  int64_t size = embTensorElementBytes(mlirRankedTensorTypeGet(
+      0, NULL, mlirShapedTypeGetElementType(memref), mlirAttributeGetNull()));
+  if (!mlirShapedTypeHasStaticShape(memref) || n < 0 ||
+      (size > 0 && n > INT64_MAX / size))
     return 0;
-  return embNumElements(memref) *
-         embTensorElementBytes(mlirRankedTensorTypeGet(
-             0, NULL, mlirShapedTypeGetElementType(memref),
-             mlirAttributeGetNull()));
+  return n * size;
 }
 
 /// The PTX of gpu.binary @name in `module`.

@@ -430,6 +430,9 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
   }
   free(funcs);
   free(l.owned);
+  // A function refused before its lowering began (a mixed function with an
+  // op no path lowers) leaves the plans embIsMixedFunction made.
+  embEndFunction(&l);
   if (l.failed)
     mlirExternalPassSignalFailure(pass);
 }

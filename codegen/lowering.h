@@ -144,12 +144,18 @@ static inline EmbDim embConstDim(int64_t c) { return (EmbDim){{NULL}, c}; }
 /// The i64 value of `d`, materialising a constant on first use.
 MlirValue embDimValue(EmbLowering *l, EmbDim *d);
 
-/// a * b, folded where both are constant.
+/// a * b, folded where both are constant (INT64_MAX where that overflows:
+/// emb-lower-to-runtime refuses the types whose sizes do).
 EmbDim embMulDim(EmbLowering *l, EmbDim a, EmbDim b);
 
 /// a + b, folded where both are constant; a constant that must be
 /// materialised is cached in `*a` or `*b`.
 EmbDim embAddDim(EmbLowering *l, EmbDim *a, EmbDim *b);
+
+/// The segments an offsets operand of `entries` entries delimits: one fewer,
+/// and 0 for none (the call refuses an empty offsets operand; the sizes it
+/// gives its results must not be negative meanwhile).
+EmbDim embSegmentsOf(EmbLowering *l, EmbDim entries);
 
 /// The product of dims [from, to) of `m`.
 EmbDim embDimProduct(EmbLowering *l, const EmbMapped *m, int from, int to);

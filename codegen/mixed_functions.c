@@ -261,6 +261,40 @@ static void rewriteSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
 }
 
 //===----------------------------------------------------------------------===//
+// Constants without elements
+//===----------------------------------------------------------------------===//
+
+static bool isEmptyResource(MlirOperation op) {
+  if (!embOpIs(op, "arith.constant"))
+    return false;
+  MlirAttribute v = mlirOperationGetAttributeByName(op, embStr("value"));
+  return mlirAttributeIsADenseResourceElements(v) &&
+         embNumElements(mlirAttributeGetType(v)) == 0;
+}
+
+/// A dense_resource constant of a type without elements (tensor<2x0xf32>)
+/// holds nothing: it becomes a tensor.empty of its type. (MLIR 22's LLVM
+/// translation of the global bufferization makes of it divides by its
+/// element count: SIGFPE.)
+static void replaceEmptyResources(MlirOperation func) {
+  size_t n = 0;
+  MlirOperation *consts = embCollectOps(func, isEmptyResource, &n);
+  for (size_t i = 0; i < n; ++i) {
+    MlirValue old = mlirOperationGetResult(consts[i], 0);
+    MlirType t = mlirValueGetType(old);
+    MlirOperationState st = mlirOperationStateGet(
+        embStr("tensor.empty"), mlirOperationGetLocation(consts[i]));
+    mlirOperationStateAddResults(&st, 1, &t);
+    MlirOperation empty = mlirOperationCreate(&st);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(consts[i]),
+                                        consts[i], empty);
+    mlirValueReplaceAllUsesOfWith(old, mlirOperationGetResult(empty, 0));
+    mlirOperationDestroy(consts[i]);
+  }
+  free(consts);
+}
+
+//===----------------------------------------------------------------------===//
 // tensor.empty
 //===----------------------------------------------------------------------===//
 
@@ -431,6 +465,7 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   l->numPlans = 0;
   l->numSkipped = 0;
   rewriteSignature(l, func, ft);
+  replaceEmptyResources(func);
   splitEmptyTensors(func);
   // emb ops first: a cf.assert of the function's own block moves the rest of
   // the block, emb ops and their calls with it, into its passing path.

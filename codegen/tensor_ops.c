@@ -4,7 +4,8 @@
 // embrtCompiledConcat call), tensor.extract_slice (a strided copy; a
 // rank-reducing slice drops unit sizes), tensor.empty (a new buffer), and
 // tensor.expand_shape, collapse_shape and cast, whose result aliases the
-// operand's buffer with the sizes recomputed, so a reshape costs nothing.
+// operand's buffer with the sizes recomputed, so a reshape costs nothing
+// (but a check, where it claims static sizes of dynamic ones).
 // tensor.dim reads a lowered size.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +31,51 @@ static void lowerEmpty(EmbLowering *l, MlirOperation op) {
     embDefineResult(l, mlirOperationGetResult(op, 0), dims);
 }
 
+/// A size the result's shape claims of a dynamically shaped operand:
+/// checked at run time (embrtCompiledCheckExtent) where either side is
+/// dynamic; `ok` collects the checks' outcomes (1 while all held).
+typedef struct ExtentChecks {
+  EmbLowering *l;
+  MlirOperation op;
+  EmbDim ok;
+} ExtentChecks;
+
+static void checkExtent(ExtentChecks *c, EmbDim actual, EmbDim expected,
+                        const char *subjectFmt, int index) {
+  EmbLowering *l = c->l;
+  if (actual.c >= 0 && expected.c >= 0)
+    return; // static: the op's verifier compared them
+  char name[64], fn[256] = "?", where[256], what[EMB_MAX_MESSAGE];
+  embOpName(c->op, name, sizeof name);
+  for (MlirOperation p = mlirOperationGetParentOperation(c->op);
+       !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    if (embOpIs(p, "func.func")) {
+      embGetStringAttr(p, "sym_name", fn, sizeof fn);
+      break;
+    }
+  embFormatLocation(mlirOperationGetLocation(c->op), where, sizeof where);
+  int n = snprintf(what, sizeof what, "%s in @%s (%s): ", name, fn, where);
+  snprintf(what + n, sizeof what - (size_t)n, subjectFmt, index);
+  size_t len = strlen(what) + 1;
+  MlirValue args[4] = {
+      l->ctxArg, embDimValue(l, &actual), embDimValue(l, &expected),
+      embBuildConstantGlobal(
+          l, "__emb_extent_",
+          mlirStringAttrGet(l->ctx, (MlirStringRef){what, len}), (int64_t)len,
+          0)};
+  EmbDim held = {
+      embCallRuntime(l, EMB_RT_CHECK_EXTENT, 4, args, embI64Type(l->ctx)), -1};
+  c->ok = embMulDim(l, c->ok, held);
+}
+
 /// expand_shape, collapse_shape and cast: the result aliases the operand.
+/// Where a cast claims static sizes of dynamic ones, or an expand_shape's
+/// output_shape (values of the model) may not cover the operand's dim,
+/// they are checked when the function runs: a failed check is the
+/// context's error and leaves the result no elements, so no later call
+/// reads or writes past the operand's buffer (a later call may report the
+/// empty result in turn). MLIR's verifier already makes collapse_shape's
+/// static sizes those of static groups.
 static void lowerReshape(EmbLowering *l, MlirOperation op) {
   EmbMapped *src = embTensorOperand(l, op, 0);
   if (!src)
@@ -41,9 +87,21 @@ static void lowerReshape(EmbLowering *l, MlirOperation op) {
   m.isTensor = true;
   m.value = src->value;
   m.rank = (int)mlirShapedTypeGetRank(rt);
+  ExtentChecks c = {l, op, embConstDim(1)};
   if (embOpIs(op, "tensor.expand_shape")) {
     if (!embDynamicResultDims(l, op, 1, m.dims))
       return;
+    MlirAttribute groups =
+        mlirOperationGetAttributeByName(op, embStr("reassociation"));
+    for (int i = 0; i < src->rank; ++i) {
+      MlirAttribute g = mlirArrayAttrGetElement(groups, i);
+      EmbDim p = embConstDim(1);
+      for (intptr_t j = 0, e = mlirArrayAttrGetNumElements(g); j < e; ++j)
+        p = embMulDim(
+            l, p,
+            m.dims[mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(g, j))]);
+      checkExtent(&c, src->dims[i], p, "dim %d of the operand", i);
+    }
   } else if (embOpIs(op, "tensor.collapse_shape")) {
     MlirAttribute groups =
         mlirOperationGetAttributeByName(op, embStr("reassociation"));
@@ -54,12 +112,16 @@ static void lowerReshape(EmbLowering *l, MlirOperation op) {
         p = embMulDim(l, p,
                       src->dims[mlirIntegerAttrGetValueInt(
                           mlirArrayAttrGetElement(g, j))]);
-      int64_t d = embDim(rt, i);
+      int64_t d = embDim(rt, i); // static only where the group is
       m.dims[i] = d >= 0 ? embConstDim(d) : p;
     }
   } else {
     embResultDims(l, result, m.dims, src->dims);
+    for (int i = 0; i < m.rank; ++i)
+      checkExtent(&c, src->dims[i], m.dims[i], "dim %d of the operand", i);
   }
+  if (m.rank > 0 && c.ok.c != 1)
+    m.dims[0] = embMulDim(l, m.dims[0], c.ok);
   // A returned alias is copied at the end: it does not claim an out buffer.
   embMapValue(l, result, &m);
 }
@@ -167,14 +229,18 @@ static void lowerExtractSlice(EmbLowering *l, MlirOperation op) {
     s = embMulDim(l, s, src->dims[i]);
   }
   EmbDim offset = embConstDim(0);
-  // Dims [offset, rank sizes, rank input strides], in elements.
-  EmbDim dims[EMB_ABI_COPY_DIM_SIZES + 2 * EMBRT_MAX_RANK];
+  // Dims [offset, rank sizes, rank input strides], in elements, then the
+  // checked extents: rank offsets, rank slice strides, rank input dims.
+  EmbDim dims[EMB_ABI_COPY_DIM_SIZES + 5 * EMBRT_MAX_RANK];
   for (int i = 0; i < rank; ++i) {
     EmbDim term = embMulDim(l, offsets[i], strides[i]);
     offset = embAddDim(l, &offset, &term);
     dims[EMB_ABI_COPY_DIM_SIZES + i] = sizes[i];
     dims[EMB_ABI_COPY_DIM_SIZES + rank + i] =
         embMulDim(l, strides[i], steps[i]);
+    dims[EMB_ABI_COPY_DIM_SIZES + 2 * rank + i] = offsets[i];
+    dims[EMB_ABI_COPY_DIM_SIZES + 3 * rank + i] = steps[i];
+    dims[EMB_ABI_COPY_DIM_SIZES + 4 * rank + i] = src->dims[i];
   }
   dims[EMB_ABI_COPY_DIM_OFFSET] = offset;
   // The result may drop unit dims (a rank-reducing slice); its buffer holds
@@ -206,7 +272,7 @@ static void lowerExtractSlice(EmbLowering *l, MlirOperation op) {
   };
   EmbCallArrays a =
       embBuildCallArrays(l, attrs, EMB_COUNT(attrs), bufs, EMB_COUNT(bufs),
-                         dims, EMB_ABI_COPY_DIM_SIZES + 2 * rank);
+                         dims, EMB_ABI_COPY_DIM_SIZES + 5 * rank);
   embCallRuntimeOp(l, EMB_RT_STRIDED_COPY, a);
 }
 

@@ -115,13 +115,17 @@ int64_t embDim(MlirType shaped, intptr_t i) {
 
 int64_t embNumElements(MlirType shaped) {
   int64_t n = 1;
+  bool overflow = false;
   for (intptr_t i = 0, e = mlirShapedTypeGetRank(shaped); i < e; ++i) {
     int64_t d = embDim(shaped, i);
     if (d < 0)
       return -1;
-    n *= d;
+    if (d != 0 && n > INT64_MAX / d)
+      overflow = true; // unless a later dim is 0
+    else
+      n *= d;
   }
-  return n;
+  return overflow && n != 0 ? -1 : n;
 }
 
 //===----------------------------------------------------------------------===//

@@ -104,7 +104,8 @@ bool embIsIndexInt(MlirType type);
 /// Size of dim `i` of a ranked shaped type, or -1 when dynamic.
 int64_t embDim(MlirType shaped, intptr_t i);
 
-/// Number of elements of a statically shaped type, -1 if any dim is dynamic.
+/// Number of elements of a statically shaped type; -1 if any dim is dynamic
+/// or the count does not fit an int64_t (tensor<4611686018427387904x4xf32>).
 int64_t embNumElements(MlirType shaped);
 
 //===----------------------------------------------------------------------===//

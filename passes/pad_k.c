@@ -110,11 +110,15 @@ static bool padIsFree(MlirValue v, intptr_t dim) {
          embGetIntAttr(concat, "dim", &concatDim) && concatDim == dim;
 }
 
-/// Bytes of a statically shaped tensor, -1 if a dim is dynamic.
+/// Bytes of a statically shaped tensor, -1 if a dim is dynamic, INT64_MAX
+/// if the count overflows (too large to copy).
 static int64_t tensorBytes(MlirValue v) {
   MlirType t = mlirValueGetType(v);
+  if (!embIsStatic(t))
+    return mlirShapedTypeHasStaticShape(t) ? INT64_MAX : -1;
   int64_t n = embNumElements(t);
-  return n < 0 ? -1 : n * embElementBytes(mlirShapedTypeGetElementType(t));
+  int64_t size = embElementBytes(mlirShapedTypeGetElementType(t));
+  return size > 0 && n > INT64_MAX / size ? INT64_MAX : n * size;
 }
 
 static bool padPair(MlirOperation op, intptr_t wIndex, intptr_t xIndex,

@@ -726,9 +726,11 @@ static MlirValue buildAttention(MlirOperation before, MlirLocation loc,
     if (mlirShapedTypeGetRank(like) == 4)
       return t;
     MlirType tt = mlirValueGetType(t);
-    int64_t bh = embDim(tt, 0) < 0 || embDim(tt, 1) < 0
-                     ? -1
-                     : embDim(tt, 0) * embDim(tt, 1);
+    // B*H: like's own rows (a product past int64_t is no type's dim).
+    int64_t b0 = embDim(tt, 0), h0 = embDim(tt, 1);
+    int64_t bh = b0 < 0 || h0 < 0                 ? -1
+                 : h0 != 0 && b0 > INT64_MAX / h0 ? embDim(like, 0)
+                                                  : b0 * h0;
     int64_t shape[] = {bh, embDim(tt, 2), embDim(tt, 3)};
     return embCreateReshape(before, loc, "tensor.collapse_shape", t,
                             embTensorType(3, shape, element), 3, mergeHeads);

@@ -98,6 +98,18 @@ void embrtCompiledAssert(embrtContext *ctx, int64_t ok, const char *message) {
                 message ? message : "assertion failed");
 }
 
+int64_t embrtCompiledCheckExtent(embrtContext *ctx, int64_t actual,
+                                 int64_t expected, const char *what) {
+  if (actual == expected)
+    return 1;
+  if (ctx && ctx->status == EMBRT_OK)
+    embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                  "%s is %lld, but the result's shape needs %lld",
+                  what ? what : "a size", (long long)actual,
+                  (long long)expected);
+  return 0;
+}
+
 /// Checks what the compiler wrote (a null buffer is a failed allocation,
 /// refused like every other call refuses it) and hands the launch to the
 /// backend; a backend without the hook cannot run PTX.

@@ -284,12 +284,31 @@ void embrtCompiledStridedCopy(embrtContext *ctx, const int64_t *attrs,
     embrtStridedCopy(ctx, NULL);
     return;
   }
-  // dims: the offset, then `rank` sizes, then `rank` input strides.
+  // dims: the offset, then `rank` sizes, then `rank` input strides; then
+  // the checked extents, `rank` offsets, slice strides and input dims.
   const int64_t *sizes = dims + EMB_ABI_COPY_DIM_SIZES;
+  const int64_t *offsets = sizes + 2 * a.rank, *steps = offsets + a.rank;
+  const int64_t *inputDims = steps + a.rank;
   a.inputOffset = dims[EMB_ABI_COPY_DIM_OFFSET];
   for (int64_t i = 0; i < a.rank; ++i) {
     a.sizes[i] = sizes[i];
     a.inputStrides[i] = sizes[a.rank + i];
+    // The slice's first and last index along dim i lie in the input's dim
+    // (an empty slice reads nothing).
+    int64_t first = offsets[i], n = sizes[i], step = steps[i], span = 0;
+    int inside = n == 0;
+    if (n > 0 && first >= 0 && first < inputDims[i] && step > INT64_MIN &&
+        embrtMulOk(n - 1, step < 0 ? -step : step, &span))
+      inside = step >= 0 ? span < inputDims[i] - first : span <= first;
+    if (n < 0 || !inside) {
+      embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                    "tensor.extract_slice: dim %lld of the slice (offset "
+                    "%lld, %lld elements, stride %lld) is outside the "
+                    "operand's %lld",
+                    (long long)i, (long long)first, (long long)n,
+                    (long long)step, (long long)inputDims[i]);
+      return;
+    }
   }
   embrtStridedCopy(ctx, &a);
 }

@@ -49,12 +49,29 @@ config.substitutions.append(("%emb_lib_dir", os.path.join(config.emb_obj_root, "
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%clang_format", config.clang_format))
 
+# The sanitizer configuration (EMB_SANITIZE, docs/reliability.md): every
+# report fails its test. A report aborts the process (abort_on_error), so a
+# tool that reports under `not` dies of SIGABRT, which `not` counts as a
+# failure; leaks are reported at exit; an allocation too large for ASan's
+# allocator returns NULL as malloc does without ASan, so that emb's own
+# checks of it are what is tested.
+if config.emb_sanitize:
+    config.environment["ASAN_OPTIONS"] = (
+        "abort_on_error=1:detect_leaks=1:allocator_may_return_null=1")
+    config.environment["UBSAN_OPTIONS"] = (
+        "print_stacktrace=1:halt_on_error=1:abort_on_error=1")
+
 if config.emb_have_compiler:
     config.available_features.add("emb-compiler")
-    # The stock MLIR tool, for the plugin (tools/emb-plugin).
+    # The stock MLIR tool, for the plugin (tools/emb-plugin). It is not
+    # built with the sanitizers, so the sanitizer configuration preloads
+    # their runtimes for the plugin's sake.
     mlir_opt = os.path.join(config.llvm_tools_dir or "", "mlir-opt")
     if os.path.exists(mlir_opt):
         config.available_features.add("mlir-opt")
+        if config.emb_sanitize:
+            mlir_opt = "env LD_PRELOAD=%s %s" % (config.emb_sanitizer_runtimes,
+                                                 mlir_opt)
         config.substitutions.append(("%mlir_opt", mlir_opt))
     config.substitutions.append(
         ("%emb_plugin", os.path.join(config.emb_obj_root, "lib", "libEmbPlugin.so")))

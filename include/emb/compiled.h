@@ -151,6 +151,17 @@ void embrtCompiledLaunchKernel(embrtContext *ctx, const char *ptx,
 /// skips what the assertion guards (docs/codegen.md), so it never aborts.
 void embrtCompiledAssert(embrtContext *ctx, int64_t ok, const char *message);
 
+/// A static size a reshape or cast of a dynamically shaped operand claims
+/// (tensor.cast, tensor.expand_shape, tensor.collapse_shape): returns 1 when
+/// `actual` equals `expected`; otherwise records EMBRT_OUT_OF_RANGE as
+/// "<what> is <actual>, but the result's shape needs <expected>" (`what`
+/// names the op, the function, the location and the size, e.g.
+/// "tensor.cast in @f (model.mlir:3:8): dim 0 of the operand"), unless the
+/// context already holds an error, and returns 0. Compiled code then gives
+/// the result no elements, so no later call reads past the operand.
+int64_t embrtCompiledCheckExtent(embrtContext *ctx, int64_t actual,
+                                 int64_t expected, const char *what);
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
@@ -574,7 +585,9 @@ void embrtCompiledConcat(embrtContext *ctx, const int64_t *attrs,
                          void *const *buffers, const int64_t *dims);
 
 /// tensor.extract_slice: attrs [dtype, rank]; buffers [input, output];
-/// dims [offset, rank sizes, rank input strides] (elements).
+/// dims [offset, rank sizes, rank input strides] (elements), then the
+/// checked extents: rank offsets, rank strides of the slice and the rank
+/// dims of the input, each dim's slice within its dim.
 enum { EMB_ABI_COPY_DTYPE = 0, EMB_ABI_COPY_RANK };
 enum { EMB_ABI_COPY_BUF_INPUT = 0, EMB_ABI_COPY_BUF_OUTPUT };
 enum { EMB_ABI_COPY_DIM_OFFSET = 0, EMB_ABI_COPY_DIM_SIZES };

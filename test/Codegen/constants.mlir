@@ -50,6 +50,14 @@
 // FILLS: call @embrtCompiledFill(
 // FILLS-NOT: tensor.from_elements
 
+// A dense_resource of a type without elements, in a function MLIR compiles
+// (linalg): it holds nothing and becomes a tensor.empty (MLIR 22's LLVM
+// translation of its global divided by its element count: SIGFPE; found by
+// emb-fuzz).
+// RUN: emb-run %s --entry resource_empty --random-inputs --print | FileCheck %s --check-prefix=EMPTY
+// RUN: emb-compile %s --entry resource_empty --target cpu -o %t.empty
+// EMPTY: result #0 tensor<2x0xf32>: sum 0, min 0, max 0, first []
+
 // A dense_resource's global holds its blob's bytes (without the blob's
 // alignment prefix), read through embrtCompiledConstant like a dense one's.
 // RUN: emb-opt --emb-lower-to-runtime=target=cuda %s | FileCheck %s --check-prefix=RESOURCE
@@ -120,12 +128,20 @@ func.func @resource_i64(%x: tensor<3xi64>) -> tensor<3xi64> {
   return %c : tensor<3xi64>
 }
 
+func.func @resource_empty(%x: tensor<2x0xf32>) -> tensor<2x0xf32> {
+  %w = arith.constant dense_resource<weights_empty> : tensor<2x0xf32>
+  %e = tensor.empty() : tensor<2x0xf32>
+  %0 = linalg.add ins(%x, %w : tensor<2x0xf32>, tensor<2x0xf32>) outs(%e : tensor<2x0xf32>) -> tensor<2x0xf32>
+  return %0 : tensor<2x0xf32>
+}
+
 {-#
   dialect_resources: {
     builtin: {
       weights_f32: "0x040000000000803F000020C000004040000080400000B0400000D0C0",
       weights_f16: "0x02000000003400BD003E0030",
-      weights_i64: "0x080000000300000000000000000EFAD5FEFFFFFFFEFFFFFFFFFFFFFF"
+      weights_i64: "0x080000000300000000000000000EFAD5FEFFFFFFFEFFFFFFFFFFFFFF",
+      weights_empty: "0x04000000"
     }
   }
 #-}

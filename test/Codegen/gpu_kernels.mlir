@@ -105,6 +105,28 @@ func.func @transpose_cast(%x: tensor<2x3x4xf16>) -> tensor<2x4x3xf32> {
 
 // -----
 
+// A sum over the middle dim kept as a dim of size 1 (torch's keepdim): the
+// output's map has a constant result, (d0, 0, d2), and the output is read
+// and written outside the reduction loop, where d1 has no index yet. Two
+// kernels, the fill and the sum (this crashed the lowering: found by
+// emb-fuzz).
+// CHECK-LABEL: func.func @sum_keepdim(
+// CHECK-COUNT-2: call @embrtCompiledLaunchKernel(
+// CHECK-NOT: call @embrtCompiledLaunchKernel
+func.func @sum_keepdim(%x: tensor<4x3x6xf32>) -> tensor<4x1x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x1x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x1x6xf32>) -> tensor<4x1x6xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : tensor<4x3x6xf32>) outs(%init : tensor<4x1x6xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4x1x6xf32>
+  return %sum : tensor<4x1x6xf32>
+}
+
+// -----
+
 // An emb op between two kernel ops splits them into two groups, two PTX
 // modules: a relu of the bag's input rows (kernel), the bag (runtime call),
 // a cast of the bags to f16 (kernel: arith.truncf is no runtime call).

@@ -213,16 +213,19 @@ func.func @embedding_bag_adam(%w: tensor<1000x16xbf16>, %idx: tensor<96xi64>, %o
 // -----
 
 // Dynamic sizes: N and the table rows come from the descriptors, B from
-// the offsets ((F*B+1 - 1) / F for F = 2) since the gradient's rows are
-// dynamic too.
+// the offsets (max(F*B+1 - 1, 0) / F for F = 2: never negative, also for
+// offsets with no entries, which the call refuses) since the gradient's
+// rows are dynamic too.
 // CHECK-LABEL: func.func @dynamic_batch
 // CHECK-SAME: %[[ARG_OFF:[^:]+]]: memref<?xi32>, %{{[^:]+}}: memref<?x16xf32>
 // CHECK: %[[OFF_DIM:.+]] = memref.dim %[[ARG_OFF]]
 // CHECK-NEXT: %[[OFFS:.+]] = arith.index_cast %[[OFF_DIM]] : index to i64
 // CHECK: %[[MINUS1:.+]] = arith.constant -1 : i64
 // CHECK-NEXT: %[[LAST:.+]] = arith.addi %[[OFFS]], %[[MINUS1]] : i64
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[SEGMENTS:.+]] = arith.maxsi %[[LAST]], %[[ZERO]] : i64
 // CHECK-NEXT: %[[F:.+]] = arith.constant 2 : i64
-// CHECK-NEXT: %[[B:.+]] = arith.divsi %[[LAST]], %[[F]] : i64
+// CHECK-NEXT: %[[B:.+]] = arith.divsi %[[SEGMENTS]], %[[F]] : i64
 // CHECK: llvm.alloca %{{.+}} x !llvm.ptr
 // CHECK: %[[DIMS:.+]] = llvm.alloca %{{.+}} x i64
 // CHECK: %[[D1:.+]] = llvm.getelementptr %[[DIMS]][1]

@@ -16,6 +16,34 @@ func.func @reshape(%x: tensor<4x8xf32>) -> tensor<32xf32> {
 
 // -----
 
+// A cast that claims a static size of a dynamic one is checked when the
+// function runs (embrtCompiledCheckExtent, with a message naming the op, the
+// function, the location and the dim); a failed check leaves the result no
+// elements: its first dim times the check's outcome. A cast between static
+// sizes is not checked.
+// CHECK-LABEL: llvm.mlir.global private constant @__emb_extent_0("tensor.cast in @cast_to_static ({{.*}}tensor_ops.mlir:{{[0-9]+}}:8): dim 0 of the operand\00")
+// CHECK-LABEL: func.func @cast_to_static
+// CHECK: %[[OK:.+]] = call @embrtCompiledCheckExtent(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (!llvm.ptr, i64, i64, !llvm.ptr) -> i64
+// CHECK: arith.muli %{{.+}}, %[[OK]] : i64
+// CHECK-NOT: embrtCompiledCheckExtent
+// CHECK: return
+func.func @cast_to_static(%x: tensor<?x8xf32>) -> tensor<4x8xf32> {
+  %0 = tensor.cast %x : tensor<?x8xf32> to tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cast_static
+// CHECK-NOT: embrtCompiledCheckExtent
+// CHECK: return
+func.func @cast_static(%x: tensor<4x8xf32>) -> tensor<?x8xf32> {
+  %0 = tensor.cast %x : tensor<4x8xf32> to tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
 // Concat, slices and splat constants are runtime calls too.
 // CHECK-LABEL: func.func @data
 // CHECK: call @embrtCompiledFill

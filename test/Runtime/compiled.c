@@ -526,8 +526,67 @@ static void testConcat(embrtContext *ctx) {
                     "dim but the inputs have 3 in all");
 }
 
+/// tensor.extract_slice of x[3, 4] (x[r][c] = 4r + c): rows 1..2, columns
+/// 1 and 3 (stride 2); then slices that leave x along a dim, and one that
+/// walks a dim backwards.
+static void testStridedCopy(embrtContext *ctx) {
+  TEST_CASE("extract_slice");
+  float x[12], output[4];
+  for (int i = 0; i < 12; ++i)
+    x[i] = (float)i;
+  int64_t attrs[] = {[EMB_ABI_COPY_DTYPE] = EMBRT_F32, [EMB_ABI_COPY_RANK] = 2};
+  void *buffers[] = {
+      [EMB_ABI_COPY_BUF_INPUT] = x, [EMB_ABI_COPY_BUF_OUTPUT] = output};
+  // offset 5, sizes 2 2, input strides 4 2; offsets 1 1, steps 1 2, dims
+  // 3 4.
+  int64_t dims[] = {5, 2, 2, 4, 2, 1, 1, 1, 2, 3, 4};
+  Call c = {embrtCompiledStridedCopy, attrs, buffers, dims, output, 4};
+  float want[4] = {5, 7, 9, 11};
+  expectOutput(ctx, &c, want);
+  expectExtentError(ctx, &c, "slice past the rows", 9, 2,
+                    "tensor.extract_slice: dim 0 of the slice (offset 1, 2 "
+                    "elements, stride 1) is outside the operand's 2");
+  expectExtentError(ctx, &c, "slice past the columns", 8, 3,
+                    "tensor.extract_slice: dim 1 of the slice (offset 1, 2 "
+                    "elements, stride 3) is outside the operand's 4");
+  expectExtentError(ctx, &c, "negative offset", 5, -1,
+                    "dim 0 of the slice (offset -1, 2 elements, stride 1)");
+  expectExtentError(ctx, &c, "huge stride", 8, INT64_MAX,
+                    "dim 1 of the slice (offset 1, 2 elements, stride "
+                    "9223372036854775807)");
+  // Rows 2 and 1 (stride -1), from offset 9: 9 11, 5 7.
+  TEST_CASE("extract_slice backwards");
+  int64_t back[] = {9, 2, 2, -4, 2, 2, 1, -1, 2, 3, 4};
+  Call b = {embrtCompiledStridedCopy, attrs, buffers, back, output, 4};
+  float wantBack[4] = {9, 11, 5, 7};
+  expectOutput(ctx, &b, wantBack);
+  expectExtentError(ctx, &b, "backwards past row 0", 5, 0,
+                    "dim 0 of the slice (offset 0, 2 elements, stride -1)");
+}
+
+/// The static size a cast or reshape claims: 1 when it holds; otherwise 0
+/// and an error naming what and both sizes, unless an error came first.
+static void testCheckExtent(embrtContext *ctx) {
+  TEST_CASE("check extent");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(ctx, 3, 3, "tensor.cast: dim 0"), 1);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(ctx, 2, 3, "tensor.cast: dim 0"), 0);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "tensor.cast: dim 0 is 2, but the result's shape needs 3");
+  // A second failure is most likely the first one's consequence: the
+  // first message is kept, and the outcome still says it failed.
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(ctx, 0, 6, "tensor.cast: dim 1"), 0);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "dim 0 is 2");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckExtent(NULL, 1, 2, NULL), 0);
+}
+
 int main(void) {
   embrtContext *ctx = newCpuContext();
+  testCheckExtent(ctx);
+  testStridedCopy(ctx);
   testEmbeddingBag(ctx);
   testTbe(ctx);
   testBroadcast(ctx);

@@ -154,7 +154,8 @@ typedef struct {
   const char *op;
   Cursor at; ///< the op's name
   EmbUpstreamCrash *out;
-  int group; ///< reshapes: groups seen in the reassociation
+  int group;           ///< reshapes: groups seen in the reassociation
+  const char *keyword; ///< dense-array ops: permutation or dimensions
 } OpState;
 
 /// tensor.concat: `dim(N)` or `dim = N`, N negative (or past INT64_MAX,
@@ -219,6 +220,344 @@ static bool visitReshape(Cursor *c, int depth, int square, void *state) {
                 s->op, s->group - 1);
 }
 
+/// The integer literal at the cursor, with its sign: whether it is one that
+/// fits an i64 (decimal or hex, as MLIR's integer token), or `true` or
+/// `false` (which MLIR's integer parser takes as -1 and 0). Moves past it
+/// and stores its value.
+static bool readI64Literal(Cursor *c, int64_t *out) {
+  if (atWord(c, "true") || atWord(c, "false")) {
+    *out = atWord(c, "true") ? -1 : 0;
+    skipWord(c);
+    return true;
+  }
+  bool negative = peek(c, 0) == '-';
+  if (negative) {
+    step(c);
+    skipTrivia(c);
+  }
+  if (!isdigit((unsigned char)peek(c, 0)))
+    return false;
+  char digits[64];
+  size_t n = 0;
+  while (isalnum((unsigned char)peek(c, 0))) {
+    if (n + 1 >= sizeof digits)
+      return false;
+    digits[n++] = peek(c, 0);
+    step(c);
+  }
+  digits[n] = '\0';
+  char *end;
+  errno = 0;
+  unsigned long long value = strtoull(digits, &end, 0);
+  if (*end != '\0' || errno == ERANGE ||
+      value > (unsigned long long)INT64_MAX + (negative ? 1 : 0))
+    return false;
+  *out = negative ? (int64_t)(0 - value) : (int64_t)value;
+  return true;
+}
+
+/// A list of i64 literals up to `close` (`]` or `>`), the cursor past its
+/// opening: whether it is one, its values (the first `cap`) and its length.
+static bool readI64List(Cursor *c, char close, int64_t *values, size_t cap,
+                        size_t *count) {
+  *count = 0;
+  skipTrivia(c);
+  if (peek(c, 0) == close)
+    return true;
+  for (;;) {
+    int64_t v;
+    if (!readI64Literal(c, &v))
+      return false;
+    if (*count < cap)
+      values[*count] = v;
+    ++*count;
+    skipTrivia(c);
+    if (peek(c, 0) != ',')
+      break;
+    step(c);
+    skipTrivia(c);
+  }
+  return peek(c, 0) == close;
+}
+
+enum { MAX_LISTED = 64 };
+
+/// linalg.broadcast's dimensions with a value twice: its verifier reads an
+/// input dim past the input's rank (and crashes on a rank-0 input).
+static bool reportDuplicate(OpState *s, const int64_t *values, size_t n) {
+  if (strcmp(s->op, "linalg.broadcast") != 0)
+    return false;
+  for (size_t i = 0; i < n && i < MAX_LISTED; ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (values[i] == values[j])
+        return report(s->out, &s->at,
+                      "'linalg.broadcast' op dimensions has %lld twice: each "
+                      "added dimension is named once (MLIR 22's "
+                      "linalg.broadcast verifier reads past the input's "
+                      "shape on a repeated one, an upstream bug fixed after "
+                      "22, llvm/llvm-project#211203)",
+                      (long long)values[i]);
+  return false;
+}
+
+/// linalg.transpose, linalg.broadcast, linalg.reduce in custom form:
+/// `permutation = [...]` or `dimensions = [...]` whose list is not a
+/// bracketed list of i64 literals. Their parsers store the attribute the
+/// dense-array parser returns without checking it, and a null one crashes.
+static bool visitDenseArrayKeyword(Cursor *c, int depth, int square,
+                                   void *state) {
+  OpState *s = state;
+  (void)square;
+  const char *keyword = s->keyword;
+  if (depth != 0 || !atWord(c, keyword) ||
+      (c->p > s->at.p && (isIdentChar(c->p[-1]) || c->p[-1] == '%')))
+    return false;
+  Cursor v = *c;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != '=')
+    return false;
+  step(&v);
+  skipTrivia(&v);
+  int64_t values[MAX_LISTED];
+  size_t n = 0;
+  bool valid = peek(&v, 0) == '[';
+  if (valid) {
+    step(&v);
+    valid = readI64List(&v, ']', values, MAX_LISTED, &n);
+  }
+  if (valid)
+    return reportDuplicate(s, values, n);
+  return report(s->out, &s->at,
+                "'%s' op %s must be a list of 64-bit integers in brackets, "
+                "such as [1, 0] (MLIR 22's %s parser crashes on anything "
+                "else there, an upstream bug, llvm/llvm-project#132747)",
+                s->op, keyword, s->op);
+}
+
+/// The generic form of linalg.broadcast: its `dimensions = array<i64: ...>`
+/// property with a value twice.
+static bool visitGenericBroadcast(Cursor *c, int depth, int square,
+                                  void *state) {
+  OpState *s = state;
+  (void)square;
+  if (depth < 1 || !atWord(c, "dimensions") ||
+      (isIdentChar(c->p[-1]) || c->p[-1] == '%'))
+    return false;
+  Cursor v = *c;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != '=')
+    return false;
+  step(&v);
+  skipTrivia(&v);
+  if (!atWord(&v, "array"))
+    return false;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != '<')
+    return false;
+  step(&v);
+  skipTrivia(&v);
+  if (!atWord(&v, "i64"))
+    return false;
+  skipWord(&v);
+  skipTrivia(&v);
+  if (peek(&v, 0) != ':')
+    return false; // array<i64>: empty
+  step(&v);
+  int64_t values[MAX_LISTED];
+  size_t n = 0;
+  if (!readI64List(&v, '>', values, MAX_LISTED, &n))
+    return false; // the generic parser reports it
+  return reportDuplicate(s, values, n);
+}
+
+/// The custom forms whose parser reads a dense array with
+/// parseDenseI64ArrayAttr, and the keyword before it.
+static const struct {
+  const char *op, *keyword;
+} denseArrayOps[] = {{"linalg.transpose", "permutation"},
+                     {"linalg.broadcast", "dimensions"},
+                     {"linalg.reduce", "dimensions"}};
+
+/// How the linalg region builders see an element type: one they cast
+/// between (integers and floats), complex (cast only to complex), or one
+/// they cannot cast (index, vectors, anything else).
+typedef enum { ELEM_NUMBER, ELEM_COMPLEX, ELEM_OTHER } ElemClass;
+
+static ElemClass classifyElement(const char *p, size_t n) {
+  while (n && isspace((unsigned char)p[n - 1]))
+    --n;
+  if (n > 8 && !strncmp(p, "complex<", 8))
+    return ELEM_COMPLEX;
+  size_t i = 0;
+  if (n > 1 && (p[0] == 'i' || p[0] == 's' || p[0] == 'u') &&
+      (p[0] == 'i' || p[1] == 'i')) // i32, si32, ui8
+    i = p[0] == 'i' ? 1 : 2;
+  else if (n > 1 && p[0] == 'f') // f32, f8E4M3FN, ...
+    i = 1;
+  else if (n == 4 && (!strncmp(p, "bf16", 4) || !strncmp(p, "tf32", 4)))
+    return ELEM_NUMBER;
+  if (i == 0 || i >= n || !isdigit((unsigned char)p[i]))
+    return ELEM_OTHER;
+  while (i < n && isalnum((unsigned char)p[i]))
+    ++i;
+  return i == n ? ELEM_NUMBER : ELEM_OTHER;
+}
+
+/// Reads the type at the cursor, up to the ',' or ')' that ends it, and
+/// classifies its element type (a shaped type's, or the type itself).
+static ElemClass readOperandType(Cursor *c, char *name, size_t cap) {
+  skipTrivia(c);
+  const char *start = c->p;
+  bool shaped =
+      atWord(c, "tensor") || atWord(c, "memref") || atWord(c, "vector");
+  const char *elem = start, *elemEnd = NULL;
+  if (shaped) {
+    skipWord(c);
+    if (peek(c, 0) != '<')
+      return ELEM_OTHER;
+    step(c);
+    // The dims: `4x`, `?x`, spaces between.
+    for (;;) {
+      skipTrivia(c);
+      Cursor d = *c;
+      while (isdigit((unsigned char)peek(&d, 0)) || peek(&d, 0) == '?')
+        step(&d);
+      if (d.p == c->p || peek(&d, 0) != 'x')
+        break;
+      step(&d);
+      *c = d;
+    }
+    elem = c->p;
+  }
+  // Inside a shaped type, a ',' at its own depth ends the element type
+  // (an encoding or a layout follows) and its '>' ends the type; outside,
+  // a ',' or ')' ends it.
+  int depth = 0;
+  while (!atEnd(c)) {
+    char ch = *c->p;
+    if (depth == 0 && shaped && (ch == ',' || ch == '>')) {
+      if (!elemEnd)
+        elemEnd = c->p;
+      step(c);
+      shaped = ch == ',';
+      continue;
+    }
+    if (depth == 0 && !shaped && (ch == ',' || ch == ')')) {
+      if (!elemEnd)
+        elemEnd = c->p;
+      break;
+    }
+    if (ch == '<' || ch == '(' || ch == '[' || ch == '{')
+      ++depth;
+    else if ((ch == '>' && c->p[-1] != '-') || ch == ')' || ch == ']' ||
+             ch == '}')
+      --depth;
+    step(c);
+  }
+  if (!elemEnd)
+    return ELEM_OTHER;
+  size_t n = (size_t)(elemEnd - elem);
+  snprintf(name, cap, "%.*s", (int)(n < 64 ? n : 64), elem);
+  return classifyElement(elem, n);
+}
+
+/// linalg.batch_matmul, linalg.batch_reduce_matmul in custom form: the
+/// element types of `ins(... : A, B)` and `outs(... : C)`. Their region
+/// builders use the value of a failed cast (index anywhere, a complex
+/// input into a result that is not complex, anything that is no number),
+/// and crash; linalg.matmul reports the same types as an error.
+typedef struct {
+  OpState *s;
+  int seen;          ///< types read, A, B, C
+  ElemClass cls[3];  ///< their classes
+  char names[3][72]; ///< and element types
+} MatmulTypes;
+
+/// Reads `ins(... : A, B)` or `outs(... : C)` at the cursor (on the word)
+/// into `m`, and moves past it.
+static bool readOperandList(Cursor *c, MatmulTypes *m, int count) {
+  skipWord(c);
+  skipTrivia(c);
+  if (peek(c, 0) != '(')
+    return false;
+  // The operands, then ':' and the types.
+  int d = 0;
+  while (!atEnd(c) && !(d == 1 && *c->p == ':')) {
+    if (*c->p == '(' || *c->p == '[' || *c->p == '{')
+      ++d;
+    else if ((*c->p == ')' || *c->p == ']' || *c->p == '}') && --d == 0)
+      return false; // no types: MLIR's parser says so
+    step(c);
+  }
+  if (atEnd(c))
+    return false;
+  step(c);
+  for (int k = 0; k < count && m->seen < 3; ++k) {
+    m->cls[m->seen] = readOperandType(c, m->names[m->seen], sizeof m->names[0]);
+    ++m->seen;
+    if (peek(c, 0) == ',')
+      step(c);
+  }
+  skipTrivia(c);
+  if (peek(c, 0) == ')')
+    step(c);
+  return true;
+}
+
+/// Walks the custom form after the op's name, over lines, to its ins and
+/// outs (indexing maps may come first); stops at the next op.
+static bool checkBatchMatmul(OpState *s, Cursor c) {
+  MatmulTypes m = {s, 0, {ELEM_NUMBER}, {""}};
+  int depth = 0;
+  while (!atEnd(&c)) {
+    char ch = *c.p;
+    if (ch == '/' && peek(&c, 1) == '/') {
+      skipStringOrComment(&c);
+      continue;
+    }
+    if (depth == 0 && (ch == '%' || ch == '"' || ch == '^'))
+      return false; // the next op: this one has no ins and outs
+    if (depth == 0 && (atWord(&c, "ins") || atWord(&c, "outs")) &&
+        !isIdentChar(c.p[-1])) {
+      bool outs = atWord(&c, "outs");
+      if (!readOperandList(&c, &m, outs ? 1 : 2))
+        return false;
+      if (outs)
+        break;
+      continue;
+    }
+    if (ch == '(' || ch == '[' || ch == '{')
+      ++depth;
+    else if ((ch == ')' || ch == ']' || ch == '}') && --depth < 0)
+      return false;
+    if (isIdentChar(ch))
+      skipWord(&c);
+    else
+      step(&c);
+  }
+  if (m.seen != 3)
+    return false;
+  bool other = false;
+  for (int k = 0; k < 3; ++k)
+    other |= m.cls[k] == ELEM_OTHER;
+  bool complexIn = m.cls[0] == ELEM_COMPLEX || m.cls[1] == ELEM_COMPLEX;
+  if (!other && !(complexIn && m.cls[2] != ELEM_COMPLEX))
+    return false; // buildable, or an error MLIR reports
+  return report(s->out, &s->at,
+                "'%s' op element types %s, %s and %s cannot be built into "
+                "its body: a complex input needs a complex result, and "
+                "index (or any type that is no integer, float or complex) "
+                "is not taken (MLIR 22's %s crashes on the cast it cannot "
+                "make, an upstream bug; linalg.matmul reports it)",
+                s->op, m.names[0], m.names[1], m.names[2], s->op);
+}
+
+static const char *const batchMatmuls[] = {"linalg.batch_matmul",
+                                           "linalg.batch_reduce_matmul"};
+
 static const char *const reshapes[] = {
     "tensor.expand_shape", "memref.expand_shape", "memref.collapse_shape"};
 
@@ -226,11 +565,31 @@ static const char *const reshapes[] = {
 /// quote, `after` past the closing quote).
 static bool checkOp(const char *name, size_t len, Cursor at, Cursor after,
                     EmbUpstreamCrash *out) {
-  OpState s = {NULL, at, out, 0};
+  OpState s = {NULL, at, out, 0, NULL};
   if (len == 13 && !strncmp(name, "tensor.concat", 13)) {
     s.op = "tensor.concat";
     return scanOp(after, visitConcat, &s);
   }
+  // The custom form's list; the generic form's property is an
+  // array<i64: ...> that the generic parser checks (a broadcast's repeated
+  // dimension aside).
+  for (size_t i = 0; i < sizeof denseArrayOps / sizeof denseArrayOps[0]; ++i)
+    if (len == strlen(denseArrayOps[i].op) &&
+        !strncmp(name, denseArrayOps[i].op, len)) {
+      s.op = denseArrayOps[i].op;
+      s.keyword = denseArrayOps[i].keyword;
+      if (*at.p != '"')
+        return scanOp(after, visitDenseArrayKeyword, &s);
+      if (!strcmp(s.op, "linalg.broadcast"))
+        return scanOp(after, visitGenericBroadcast, &s);
+      return false;
+    }
+  for (size_t i = 0; i < sizeof batchMatmuls / sizeof batchMatmuls[0]; ++i)
+    if (*at.p != '"' && len == strlen(batchMatmuls[i]) &&
+        !strncmp(name, batchMatmuls[i], len)) {
+      s.op = batchMatmuls[i];
+      return checkBatchMatmul(&s, after);
+    }
   for (size_t i = 0; i < sizeof reshapes / sizeof reshapes[0]; ++i) {
     if (len == strlen(reshapes[i]) && !strncmp(name, reshapes[i], len)) {
       s.op = reshapes[i];

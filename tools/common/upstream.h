@@ -17,6 +17,16 @@
 //     an affine map from no expressions (llvm/llvm-project#222602 for
 //     tensor, #225348 for memref, both open). tensor.collapse_shape already
 //     rejects it upstream.
+//   - linalg.transpose (permutation = ...), linalg.broadcast and
+//     linalg.reduce (dimensions = ...) in custom form, where the list is
+//     not a bracketed list of i64 literals: their parsers store the
+//     dense-array parser's null result (llvm/llvm-project#132747, open).
+//   - linalg.broadcast with a dimension named twice (either form): its
+//     verifier reads past the input's shape (#211203, fixed after 22).
+//   - linalg.batch_matmul, linalg.batch_reduce_matmul in custom form with
+//     element types its region builder cannot cast between (index, a
+//     complex input into a result that is not complex, a vector): it uses
+//     the failed cast's null value (related: #179677).
 //
 //   - brackets ( [ { nested deeper than EMB_TOOL_MAX_NESTING: MLIR's
 //     parser recurses once per level and overflows the stack between 2,000

@@ -360,7 +360,10 @@ int main(int argc, char **argv) {
   if (strcmp(o.output, "-")) {
     out = fopen(o.output, "w");
     if (!out) {
+      mlirContextDetachDiagnosticHandler(ctx, handler);
       mlirContextDestroy(ctx);
+      free(src.text);
+      free(o.pipeline);
       return toolError("cannot open output file '%s'", o.output);
     }
   }

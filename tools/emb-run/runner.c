@@ -481,6 +481,20 @@ static int takeDynamicResults(Call *c, const EmbModelSpec *m, EmbArray *out) {
   return 0;
 }
 
+/// After a failed call: frees the buffers it allocated for its dynamic
+/// results anyway (a compiled function runs on to its return after a failed
+/// call, and hands over what it allocated).
+static void dropDynamicResults(Call *c, const EmbModelSpec *m) {
+  for (int k = 0; k < m->numResults; ++k) {
+    int i = m->numInputs + k;
+    if (!c->dynamic[i])
+      continue;
+    embrtCompiledResult *r = (embrtCompiledResult *)c->descs[i];
+    embrtCompiledFree(c->ctx, r->data);
+    r->data = NULL;
+  }
+}
+
 static int prepareCall(Call *c, embrtContext *ctx, const EmbModelSpec *m,
                        EmbArray *in, void **inputBuffers, EmbArray *out) {
   c->ctx = ctx;
@@ -560,7 +574,11 @@ static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
   embCrashSetStage(stage, NULL);
   embCrashTestPoint("run");
   m->invoke(c->args);
-  if (checkStatus(c->ctx, m->name) || takeDynamicResults(c, m, out))
+  if (checkStatus(c->ctx, m->name)) {
+    dropDynamicResults(c, m);
+    return -1;
+  }
+  if (takeDynamicResults(c, m, out))
     return -1;
   if (repeat > 0) {
     // Each run is timed with events on the stream (device time, as CUDA
@@ -1037,9 +1055,15 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
     if (runCall(&refCall, ref, refOut, o->repeat))
       goto done;
   }
+  // Ids skipped under bounds_check "warning": the count over all calls,
+  // and the runtime's note of the last skip, which names the op (tbe or
+  // embedding_bag), the feature and bag, the id and its table.
   if (embrtContextGetInvalidIdCount(ctx) > 0)
-    fprintf(stderr, "emb-run: warning: %lld ids were out of range\n",
-            (long long)embrtContextGetInvalidIdCount(ctx));
+    fprintf(stderr,
+            "emb-run: warning: %lld ids were out of range over all calls; "
+            "the last: %s\n",
+            (long long)embrtContextGetInvalidIdCount(ctx),
+            embrtContextGetLastError(ctx));
   status = 0;
   if (o->print || !ref)
     printResults(m, out);

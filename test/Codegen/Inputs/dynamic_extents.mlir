@@ -53,3 +53,33 @@ func.func @concat(%a: tensor<?x2xf32>, %b: tensor<?x?xf32>) -> tensor<4x2xf32> {
   %0 = tensor.concat dim(0) %a, %b : (tensor<?x2xf32>, tensor<?x?xf32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
+
+func.func @cast(%a: tensor<?x2xf32>) -> tensor<3x2xf32> {
+  %0 = tensor.cast %a : tensor<?x2xf32> to tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+func.func @add_cast(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %a, %b : tensor<?xf32>
+  %1 = tensor.cast %0 : tensor<?xf32> to tensor<4xf32>
+  %2 = arith.addf %1, %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+func.func @expand(%a: tensor<?xf32>) -> tensor<2x3xf32> {
+  %c2 = arith.constant 2 : index
+  %0 = tensor.expand_shape %a [[0, 1]] output_shape [%c2, 3] : tensor<?xf32> into tensor<?x3xf32>
+  %1 = tensor.cast %0 : tensor<?x3xf32> to tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+func.func @slice(%a: tensor<?x4xf32>) -> tensor<2x2xf32> {
+  %0 = tensor.extract_slice %a[1, 1] [2, 2] [1, 2] : tensor<?x4xf32> to tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+func.func @bag_sin(%w: tensor<10x4xf32>, %idx: tensor<?xi64>, %off: tensor<?xi64>) -> tensor<?x4xf32> {
+  %bags = "emb.embedding_bag"(%w, %idx, %off) {mode = "sum"} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
+  %0 = math.sin %bags : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

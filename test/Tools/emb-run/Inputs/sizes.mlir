@@ -34,3 +34,12 @@ func.func @many_bags(%t: tensor<10x4xf32>, %ids: tensor<?xi64>, %off: tensor<461
   %0 = "emb.embedding_bag"(%t, %ids, %off) {mode = "sum"} : (tensor<10x4xf32>, tensor<?xi64>, tensor<4611686018427387905xi64>) -> tensor<4611686018427387904x4xf32>
   return %0 : tensor<4611686018427387904x4xf32>
 }
+
+// An intermediate whose static type claims 2^62 rows of 12 x 16 (2^66
+// bytes) between operands that hold a few rows: its size is counted without
+// overflow, and its buffer cannot be allocated.
+func.func @huge_intermediate(%w: tensor<?x12xf32>, %u: tensor<?x4x16xf32>, %cand: tensor<?x8x16xf32>) -> tensor<?x?x16xf32> {
+  %x = tensor.concat dim(1) %cand, %u : (tensor<?x8x16xf32>, tensor<?x4x16xf32>) -> tensor<4611686018427387904x12x16xf32>
+  %y = "emb.lce"(%w, %x) : (tensor<?x12xf32>, tensor<4611686018427387904x12x16xf32>) -> tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
+}

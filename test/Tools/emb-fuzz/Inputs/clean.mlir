@@ -1,0 +1,9 @@
+// A model with nothing planted: the fake tools exit 0 on it, or 1 where a mutation unbalanced its brackets.
+func.func @f(%w: tensor<10x4xf32>, %idx: tensor<9xi64>, %off: tensor<4xi64>) -> tensor<3x4xf32> {
+  %0 = "emb.embedding_bag"(%w, %idx, %off) {mode = "sum"} : (tensor<10x4xf32>, tensor<9xi64>, tensor<4xi64>) -> tensor<3x4xf32>
+  %1 = "emb.embedding_bag"(%w, %idx, %off) {mode = "mean"} : (tensor<10x4xf32>, tensor<9xi64>, tensor<4xi64>) -> tensor<3x4xf32>
+  %2 = arith.addf %0, %1 : tensor<3x4xf32>
+  %4 = arith.mulf %2, %0 : tensor<3x4xf32>
+  %5 = arith.subf %4, %1 : tensor<3x4xf32>
+  return %5 : tensor<3x4xf32>
+}
