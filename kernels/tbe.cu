@@ -32,6 +32,12 @@
 //     beyond kLargeCap features.
 //   - Offsets are checked by the groups that read them (no extra pass) and
 //     clamped, so bad offsets are reported and never read out of bounds.
+//   - Pooling NONE is a gather: each id's row is its own output row, so the
+//     work is split by position, not by bag (a lookup of N ids as one bag,
+//     as F.embedding raises to, or a few long sequences, would otherwise
+//     leave one group copying every row in turn). A feature's groups take
+//     runs of kPositionsPerRun ids of its range, grid-stride, and check its
+//     offsets a bag each in the same stride.
 // Accumulation is f32 for f16/bf16 tables and f64 for f32 tables.
 //
 //===----------------------------------------------------------------------===//
@@ -136,6 +142,13 @@ constexpr int kLargeCap = 1000;
 constexpr int kPrefetchPageLog2 = EMB_TBE_PREFETCH_PAGES;
 constexpr int kPrefetchGridCtas = 3 * 132;
 
+/// Pooling NONE: the ids a group copies before it strides on (a few stages:
+/// short enough that a lookup of a few thousand ids spreads over the GPU),
+/// and the most bags per group whose offsets it checks, which sets the
+/// fewest groups of a feature.
+constexpr int kPositionsPerRun = 32;
+constexpr int kBagsPerCheck = 32;
+
 /// One feature: its table, its output columns and its share of the grid.
 struct FeatureMeta {
   const char *table;    ///< row-major [rows, dim]
@@ -161,6 +174,7 @@ struct Shared {
   long long numIndices;          ///< N
   long long outStride;           ///< elements per output row
   long long paddingIdx;
+  long long positionRuns;         ///< pooling NONE: groups a feature, else 0
   int numFeatures;
   int bagsPerGroup;
   unsigned char pooling;    ///< embrtPooling
@@ -400,10 +414,24 @@ __device__ __noinline__ void reportBadIds(const Shared &s, int feature,
   }
   const long long q = pos + __ffs(bad) - 1;
   int k = 0;
-  long long end =
-      bagEndAfter(s, g0, min(max(loadOffset(s, g0), 0ll), s.numIndices));
-  while (k < nb - 1 && end <= q)
-    end = bagEndAfter(s, g0 + ++k, end);
+  if (nb > kBagsPerCheck) {
+    // A whole feature's bags (pooling NONE): the first bag whose end is
+    // past q, by bisection (offsets that decrease were reported already).
+    int lo = 0, hi = nb - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (loadOffset(s, g0 + mid + 1) > q)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    k = lo;
+  } else {
+    long long end =
+        bagEndAfter(s, g0, min(max(loadOffset(s, g0), 0ll), s.numIndices));
+    while (k < nb - 1 && end <= q)
+      end = bagEndAfter(s, g0 + ++k, end);
+  }
   embrtDeviceRecordBadId(s.errors, feature, table, b0 + k, q, loadIndex(s, q),
                          rows);
 }
@@ -519,6 +547,7 @@ template <> struct Ids<0> {
 /// g0 ..), ids [segBeg, segEnd), column chunk `chunk` of each row.
 template <typename Pos> struct Segment {
   long long b0, g0;
+  long long run; ///< this group's run (pooling NONE: of s.positionRuns)
   Pos segBeg, segEnd;
   int feature;
   int nb;
@@ -775,6 +804,45 @@ copyRows(const Shared &s, const FeatureMeta &m,
       });
 }
 
+/// Pooling NONE, group `g.run` of its feature's s.positionRuns: checks the
+/// offsets of bags run, run + runs, ... of the feature, then copies the rows
+/// of positions [begin + run * kPositionsPerRun, + kPositionsPerRun), and so
+/// on in strides of runs * kPositionsPerRun, of the feature's ids [begin,
+/// end) (its first and last offsets, clamped into [0, N] as bagEndAfter
+/// does).
+template <typename T, int kVec, int kRows, int kIds>
+__device__ __forceinline__ void
+copyPositions(const Shared &s, const FeatureMeta &m,
+              Segment<typename Ids<kIds>::Pos> &g) {
+  using Pos = typename Ids<kIds>::Pos;
+  const long long N = s.numIndices, B = s.batch, runs = s.positionRuns;
+  const long long numBags = (long long)s.numFeatures * B;
+  for (long long k = g.run; k < B; k += runs) {
+    // Bag k is [offsets[g0 + k], offsets[g0 + k + 1]); wrong as lookupBags
+    // says. Only the first offset of the whole list is checked as a start.
+    const long long i = g.g0 + k;
+    const long long lo = loadOffset(s, i), hi = loadOffset(s, i + 1);
+    long long index = -1, value = 0, limit = 0;
+    if (i == 0 && lo != 0) {
+      index = 0, value = lo, limit = 0;
+    } else if (hi < lo || hi > N || hi < 0 || (i + 1 == numBags && hi != N)) {
+      index = i + 1, value = hi, limit = hi < lo ? lo : N;
+    }
+    if (index >= 0 && g.leader)
+      reportBadOffsets(s.errors, g.feature, k, index, value, limit);
+  }
+  const long long begin = min(max(loadOffset(s, g.g0), 0ll), N);
+  const long long end = min(max(loadOffset(s, g.g0 + B), begin), N);
+  g.b0 = 0; // bad ids: the bag is found among all of the feature's
+  g.nb = (int)B;
+  for (long long p = begin + g.run * kPositionsPerRun; p < end;
+       p += runs * kPositionsPerRun) {
+    g.segBeg = (Pos)p;
+    g.segEnd = (Pos)min(p + kPositionsPerRun, end);
+    copyRows<T, kVec, kRows, kIds>(s, m, g);
+  }
+}
+
 /// Group entry: loads the offsets of the segment's bags together, clamps
 /// them into a non-decreasing range of [0, N] (every lane: no shuffles), has
 /// the leader report the first bad one, then pools or copies.
@@ -783,6 +851,10 @@ __device__ __forceinline__ void
 lookupBags(const Shared &s, const FeatureMeta &m,
            Segment<typename Ids<kIds>::Pos> &g) {
   using Pos = typename Ids<kIds>::Pos;
+  if (s.positionRuns) {
+    copyPositions<T, kVec, kRows, kIds>(s, m, g);
+    return;
+  }
   const long long N = s.numIndices;
   const long long numBags = (long long)s.numFeatures * s.batch;
   // Bag g0 + k is [offsets[g0 + k], offsets[g0 + k + 1]). Wrong: offsets
@@ -800,6 +872,7 @@ lookupBags(const Shared &s, const FeatureMeta &m,
   }
   int badBag = first < 0 || first > N || (g.g0 == 0 && first != 0) ? 0 : -1;
   long long badValue = first, badLimit = first < 0 || g.g0 == 0 ? 0 : N;
+  long long badIndex = g.g0; // the offset that is wrong
   long long previous = first;
   const long long segBeg = min(max(first, 0ll), N);
   long long segEnd = segBeg;
@@ -810,13 +883,14 @@ lookupBags(const Shared &s, const FeatureMeta &m,
       badBag = k;
       badValue = e;
       badLimit = e < previous ? previous : N;
+      badIndex = g.g0 + k + 1;
     }
     previous = e;
     segEnd = min(max(e, segEnd), N); // as bagEndAfter
   }
   if (badBag >= 0 && g.leader)
-    reportBadOffsets(s.errors, g.feature, g.b0 + badBag, g.g0 + badBag + 1,
-                     badValue, badLimit);
+    reportBadOffsets(s.errors, g.feature, g.b0 + badBag, badIndex, badValue,
+                     badLimit);
   g.segBeg = (Pos)segBeg;
   g.segEnd = (Pos)segEnd;
   if (s.pooling != EMBRT_POOLING_NONE)
@@ -836,7 +910,9 @@ lookupBags(const Shared &s, const FeatureMeta &m,
 ///
 /// Work unit: (run of bagsPerGroup consecutive bags, column pass) of one
 ///   feature, done by one group of G_f lanes; passes P_f > 1 only for rows
-///   wider than 32 lanes * kVec bytes (then G_f = 32).
+///   wider than 32 lanes * kVec bytes (then G_f = 32). Pooling NONE: (run,
+///   column pass) with runs_f = s.positionRuns, each run a stride of
+///   positions (copyPositions).
 /// Grid: feature-major; feature f has ceil(runs_f * P_f / (blockDim.x /
 ///   G_f)) CTAs from meta[f].firstCta, runs_f = ceil(B / bagsPerGroup).
 /// Block: threadsPerBlock of the configuration (<= kMaxThreads), split into
@@ -880,9 +956,10 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   const long long run = m.passes == 1 ? unit : unit / m.passes;
   const int pass = (int)(unit - run * m.passes);
   const long long b0 = run * s.bagsPerGroup;
-  if (b0 >= s.batch)
+  if (s.positionRuns ? run >= s.positionRuns : b0 >= s.batch)
     return;
   Segment<typename Ids<kIds>::Pos> g;
+  g.run = run;
   g.chunk = pass * 32 + lane;
   if (g.chunk * (1 << ((m.flags >> 3) & 7)) >= (int)m.dim * (int)sizeof(T))
     return; // lanes past the row's end (G rounded up to a power of two)
@@ -893,7 +970,7 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   g.g0 = (long long)lo * s.batch + b0;
   g.prefetchFirst = cta - m.firstCta;
   g.prefetchStep = 0;
-  if (kPrefetchPageLog2 && gridDim.x <= kPrefetchGridCtas)
+  if (kPrefetchPageLog2 && gridDim.x <= kPrefetchGridCtas && !s.positionRuns)
     g.prefetchStep = (lo + 1 < s.numFeatures ? global ? global[lo + 1].firstCta
                                                       : p.meta[lo + 1].firstCta
                                              : (int)gridDim.x) -
@@ -966,6 +1043,19 @@ int log2Of(int x) {
 
 size_t dtypeBytes(embrtDtype d) { return d == EMBRT_F32 ? 4 : 2; }
 
+/// Pooling NONE: the groups of each feature (copyPositions), enough for a
+/// feature's share of the ids in runs of kPositionsPerRun and for its bags'
+/// offsets kBagsPerCheck a group; 0 for pooled lookups.
+long long positionRuns(const embrtTbeArgs *a) {
+  if (a->pooling != EMBRT_POOLING_NONE)
+    return 0;
+  long long share = (a->numIndices + a->numFeatures - 1) / a->numFeatures;
+  long long byIds = (share + kPositionsPerRun - 1) / kPositionsPerRun;
+  long long byBags = (a->batchSize + kBagsPerCheck - 1) / kBagsPerCheck;
+  long long runs = byIds > byBags ? byIds : byBags;
+  return runs > 0 ? runs : 1;
+}
+
 /// Fills meta[0 .. F-1]; returns the grid size, or -1 if it is too large.
 long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
                     long long outStride, FeatureMeta *meta) {
@@ -990,7 +1080,9 @@ long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
     long long col = pooled ? outCol : 0;
     int outVec = (outStride * osz) % piece == 0 && (col * osz) % piece == 0 &&
                  (uintptr_t)a->output % (uintptr_t)piece == 0;
-    long long runs = (a->batchSize + cfg->bagsPerGroup - 1) / cfg->bagsPerGroup;
+    long long runs =
+        pooled ? (a->batchSize + cfg->bagsPerGroup - 1) / cfg->bagsPerGroup
+               : positionRuns(a);
     long long groupsPerCta = cfg->threadsPerBlock / lanes;
     FeatureMeta &m = meta[f];
     m.table = static_cast<const char *>(a->tables[t]);
@@ -1027,6 +1119,7 @@ embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
   s.paddingIdx = a->paddingIdx;
   s.numFeatures = (int)a->numFeatures;
   s.bagsPerGroup = cfg->bagsPerGroup;
+  s.positionRuns = positionRuns(a);
   s.pooling = (unsigned char)a->pooling;
   s.bounds = (unsigned char)a->boundsCheck;
   s.idx64 = a->indexDtype == EMBRT_I64;

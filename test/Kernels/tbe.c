@@ -398,7 +398,7 @@ int main(int argc, char **argv) {
   static const char *typeNames[] = {"f32", "f16", "bf16"};
   static const int64_t mixedDims[] = {128, 64, 8, 1, 3, 17, 100, 24};
   static const int64_t wideDims[] = {2048, 1000, 520};
-  char names[96][96];
+  char names[128][96];
   int nameCount = 0;
 #define NAME(...)                                                              \
   (snprintf(names[nameCount], 96, __VA_ARGS__), names[nameCount++])
@@ -569,6 +569,53 @@ int main(int argc, char **argv) {
     c.batch = B;
     c.minBag = c.maxBag = 3;
     c.paddingPercent = 10;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  // Pooling none is split by position: one bag of all the ids (what
+  // F.embedding raises to), a few long bags beside empty ones with bad ids
+  // counted, one bad id in a long bag (its bag found by bisection), many
+  // short bags (the offsets checks set the groups), decreasing offsets.
+  {
+    Case c = base(NAME("pooling none, one bag of %d ids", quick ? 3000 : 20000));
+    c.pooling = EMBRT_POOLING_NONE;
+    c.outputDtype = EMBRT_F16;
+    static const int64_t dims[] = {128};
+    setTables(&c, 1, dims, 5000);
+    c.numFeatures = 1;
+    c.batch = 1;
+    c.minBag = c.maxBag = quick ? 3000 : 20000;
+    c.paddingPercent = 10;
+    c.viaEmbeddingBag = 1;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  for (int mode = 0; mode < 2; ++mode) {
+    Case c = base(NAME("pooling none, long and empty bags, bounds %s",
+                       mode ? "warning" : "fatal (one bad id)"));
+    c.pooling = EMBRT_POOLING_NONE;
+    c.bounds = mode ? EMBRT_BOUNDS_WARNING : EMBRT_BOUNDS_FATAL;
+    c.badPerMille = mode ? 20 : -1;
+    static const int64_t dims[] = {40, 40};
+    setTables(&c, 2, dims, 300);
+    c.numFeatures = 3;
+    c.batch = 5 + 60 * mode;
+    c.minBag = 0;
+    c.maxBag = 700;
+    c.alternate = 1;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    Case c = base(NAME("pooling none, %s", kind ? "decreasing offsets"
+                                                : "3000 bags of 0 to 2 ids"));
+    c.pooling = EMBRT_POOLING_NONE;
+    c.bounds = EMBRT_BOUNDS_IGNORE;
+    static const int64_t dims[] = {17, 17};
+    setTables(&c, 2, dims, 100);
+    c.numFeatures = 2;
+    c.batch = kind ? 100 : 1500;
+    c.minBag = 0;
+    c.maxBag = kind ? 90 : 2;
+    c.badOffsets = kind;
+    c.offsetDtype = kind ? EMBRT_I32 : EMBRT_I64;
     runCase(gpu, cpu, &c, seed++);
   }
 
