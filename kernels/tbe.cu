@@ -817,6 +817,7 @@ copyPositions(const Shared &s, const FeatureMeta &m,
   using Pos = typename Ids<kIds>::Pos;
   const long long N = s.numIndices, B = s.batch, runs = s.positionRuns;
   const long long numBags = (long long)s.numFeatures * B;
+  g.g0 = (long long)g.feature * B; // the feature's first bag, whatever run
   for (long long k = g.run; k < B; k += runs) {
     // Bag k is [offsets[g0 + k], offsets[g0 + k + 1]); wrong as lookupBags
     // says. Only the first offset of the whole list is checked as a start.
