@@ -174,7 +174,7 @@ struct Shared {
   long long numIndices;          ///< N
   long long outStride;           ///< elements per output row
   long long paddingIdx;
-  long long positionRuns;         ///< pooling NONE: groups a feature, else 0
+  long long positionRuns; ///< pooling NONE: groups a feature, else 0
   int numFeatures;
   int bagsPerGroup;
   unsigned char pooling;    ///< embrtPooling

@@ -576,7 +576,8 @@ int main(int argc, char **argv) {
   // counted, one bad id in a long bag (its bag found by bisection), many
   // short bags (the offsets checks set the groups), decreasing offsets.
   {
-    Case c = base(NAME("pooling none, one bag of %d ids", quick ? 3000 : 20000));
+    Case c =
+        base(NAME("pooling none, one bag of %d ids", quick ? 3000 : 20000));
     c.pooling = EMBRT_POOLING_NONE;
     c.outputDtype = EMBRT_F16;
     static const int64_t dims[] = {128};
