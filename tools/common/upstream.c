@@ -300,6 +300,19 @@ static bool reportDuplicate(OpState *s, const int64_t *values, size_t n) {
   return false;
 }
 
+/// Past the word at `c`, the trivia after it, then `punct` and the trivia
+/// after that: false (the cursor somewhere on the way) when `punct` does not
+/// come next.
+static bool skipWordThen(Cursor *c, char punct) {
+  skipWord(c);
+  skipTrivia(c);
+  if (peek(c, 0) != punct)
+    return false;
+  step(c);
+  skipTrivia(c);
+  return true;
+}
+
 /// linalg.transpose, linalg.broadcast, linalg.reduce in custom form:
 /// `permutation = [...]` or `dimensions = [...]` whose list is not a
 /// bracketed list of i64 literals. Their parsers store the attribute the
@@ -313,12 +326,8 @@ static bool visitDenseArrayKeyword(Cursor *c, int depth, int square,
       (c->p > s->at.p && (isIdentChar(c->p[-1]) || c->p[-1] == '%')))
     return false;
   Cursor v = *c;
-  skipWord(&v);
-  skipTrivia(&v);
-  if (peek(&v, 0) != '=')
+  if (!skipWordThen(&v, '='))
     return false;
-  step(&v);
-  skipTrivia(&v);
   int64_t values[MAX_LISTED];
   size_t n = 0;
   bool valid = peek(&v, 0) == '[';
@@ -345,27 +354,11 @@ static bool visitGenericBroadcast(Cursor *c, int depth, int square,
       (isIdentChar(c->p[-1]) || c->p[-1] == '%'))
     return false;
   Cursor v = *c;
-  skipWord(&v);
-  skipTrivia(&v);
-  if (peek(&v, 0) != '=')
+  if (!skipWordThen(&v, '=') || !atWord(&v, "array") ||
+      !skipWordThen(&v, '<') || !atWord(&v, "i64"))
     return false;
-  step(&v);
-  skipTrivia(&v);
-  if (!atWord(&v, "array"))
-    return false;
-  skipWord(&v);
-  skipTrivia(&v);
-  if (peek(&v, 0) != '<')
-    return false;
-  step(&v);
-  skipTrivia(&v);
-  if (!atWord(&v, "i64"))
-    return false;
-  skipWord(&v);
-  skipTrivia(&v);
-  if (peek(&v, 0) != ':')
+  if (!skipWordThen(&v, ':'))
     return false; // array<i64>: empty
-  step(&v);
   int64_t values[MAX_LISTED];
   size_t n = 0;
   if (!readI64List(&v, '>', values, MAX_LISTED, &n))

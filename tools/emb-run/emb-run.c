@@ -321,16 +321,18 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   embRunOptionsInit(&o.run);
   int status = parseArgs(argc, argv, &o);
-  if (status >= 0)
+  if (status < 0 && o.ranks && checkRanksOptions(&o))
+    status = 1;
+  EmbToolSource src;
+  if (status < 0 && embToolRead("emb-run", o.input, &src))
+    status = 1;
+  if (status >= 0) { // the options or the input refused: nothing else held
+    free((void *)o.run.inputs);
     return status;
-  if (o.ranks && checkRanksOptions(&o))
-    return 1;
+  }
   if (o.compare && !o.pipeline)
     o.pipeline = "emb-ikbo";
 
-  EmbToolSource src;
-  if (embToolRead("emb-run", o.input, &src))
-    return 1;
   MlirContext ctx = embContextCreate();
   embToolAttachDiagnostics(ctx, &src);
   status = 1;
