@@ -330,7 +330,7 @@ static void checkBagOutput(Checker *c, const Lookup *lk, MlirType out,
     return;
   }
   int64_t o = embDim(operandType(c, lk->offsets), 0), b = embDim(out, 0);
-  if (o > 0 && b >= 0 && o != b + 1)
+  if (o > 0 && b >= 0 && o - 1 != b) // (b + 1 overflows at INT64_MAX rows)
     fail(c,
          "offsets has %lld elements but %s has %lld rows (offsets must "
          "have B+1)",

@@ -137,6 +137,16 @@ func.func @f(%w: tensor<1000x64xf16>, %i: tensor<8xi64>, %o: tensor<4xi64>) -> t
 
 // -----
 
+// As many rows as int64_t holds: B+1 is not computed (it would overflow; found
+// by emb-fuzz under UBSan).
+func.func @f(%w: tensor<1000x64xf16>, %i: tensor<8xi64>, %o: tensor<5xi64>) -> tensor<9223372036854775807x64xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.embedding_bag' op offsets has 5 elements but the result has 9223372036854775807 rows (offsets must have B+1)
+  %0 = "emb.embedding_bag"(%w, %i, %o) {mode = "sum"} : (tensor<1000x64xf16>, tensor<8xi64>, tensor<5xi64>) -> tensor<9223372036854775807x64xf16>
+  return %0 : tensor<9223372036854775807x64xf16>
+}
+
+// -----
+
 // offsets is never empty.
 func.func @f(%w: tensor<1000x64xf16>, %i: tensor<8xi64>, %o: tensor<0xi64>) -> tensor<8x64xf16> {
   // CHECK: [[@LINE+1]]:8: error: 'emb.embedding_bag' op offsets must have at least one element (B+1)
