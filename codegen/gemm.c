@@ -528,20 +528,25 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op) {
   EmbDim m = a->dims[a->rank - (p->transA ? 1 : 2)];
   EmbDim k = a->dims[a->rank - (p->transA ? 2 : 1)];
   EmbDim n = b->dims[b->rank - (p->transB ? 2 : 1)];
+  EmbDim kB = b->dims[b->rank - (p->transB ? 1 : 2)];
   MlirValue result = mlirOperationGetResult(op, 0);
-  EmbDim batch = embConstDim(1);
-  if (p->batched)
-    batch = !p->bcastA ? a->dims[0] : b->dims[0];
+  // The call's batch is an operand's (the result's when both broadcast);
+  // the other operand's and the result's are checked against it at run
+  // time (a 0 dim passes MLIR's verifier against any other).
   EmbDim fallback[3], rdims[3];
   int r = 0;
   if (p->batched)
-    fallback[r++] = batch;
+    fallback[r++] = !p->bcastA ? a->dims[0] : b->dims[0];
   fallback[r++] = m;
   fallback[r++] = n;
   embResultDims(l, result, rdims, fallback);
-  if (p->batched)
-    batch = rdims[0];
   EmbMapped *out = embDefineResult(l, result, rdims);
+  const EmbDim *extents = embResultExtents(l, out);
+  EmbDim batch = embConstDim(1);
+  if (p->batched)
+    batch = !p->bcastA ? a->dims[0] : !p->bcastB ? b->dims[0] : extents[0];
+  EmbDim bBatch = p->batched && !p->bcastB ? b->dims[0] : batch;
+  int batchFrom = !p->batched ? 0 : !p->bcastA ? 1 : !p->bcastB ? 2 : 3;
   EmbDim zero = embConstDim(0);
   EmbDim strideA = p->batched && !p->bcastA ? embMulDim(l, m, k) : zero;
   EmbDim strideB = p->batched && !p->bcastB ? embMulDim(l, k, n) : zero;
@@ -554,6 +559,7 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_GEMM_ACTIVATION] = p->act,
       [EMB_ABI_GEMM_ALPHA_BITS] = 0x3f800000, // 1.0f
       [EMB_ABI_GEMM_BETA_BITS] = 0,
+      [EMB_ABI_GEMM_BATCHED] = batchFrom,
   };
   MlirValue bufs[] = {
       [EMB_ABI_GEMM_BUF_A] = a->value,
@@ -567,6 +573,12 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_GEMM_DIM_LDA] = zero,    [EMB_ABI_GEMM_DIM_STRIDE_A] = strideA,
       [EMB_ABI_GEMM_DIM_LDB] = zero,    [EMB_ABI_GEMM_DIM_STRIDE_B] = strideB,
       [EMB_ABI_GEMM_DIM_LDC] = zero,    [EMB_ABI_GEMM_DIM_STRIDE_C] = strideC,
+      [EMB_ABI_GEMM_DIM_B_BATCH] = bBatch,
+      [EMB_ABI_GEMM_DIM_B_K] = kB,
+      [EMB_ABI_GEMM_DIM_BIAS_N] = bias ? bias->dims[bias->rank - 1] : n,
+      [EMB_ABI_GEMM_DIM_OUTPUT_BATCH] = p->batched ? extents[0] : batch,
+      [EMB_ABI_GEMM_DIM_OUTPUT_M] = extents[p->batched ? 1 : 0],
+      [EMB_ABI_GEMM_DIM_OUTPUT_N] = extents[p->batched ? 2 : 1],
   };
   embCallRuntimeOp(l, EMB_RT_GEMM, EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims));
   return true;

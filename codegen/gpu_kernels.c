@@ -514,6 +514,20 @@ static bool readGeneric(MlirOperation op, Generic *g, char *why, size_t n) {
             mlirShapedTypeGetDimSize(t, r);
     }
   }
+  // An output is read and written once per parallel point: its map may not
+  // use a reduction loop (MLIR's verifier does not say so).
+  for (intptr_t o = g->numIns; o < g->numIns + g->numOuts; ++o)
+    for (intptr_t r = 0, nr = mlirAffineMapGetNumResults(g->maps[o]); r < nr;
+         ++r)
+      for (intptr_t d = 0; d < g->numLoops; ++d)
+        if (g->reduction[d] &&
+            mlirAffineExprIsFunctionOfDim(
+                mlirAffineMapGetResult(g->maps[o], r), d)) {
+          snprintf(why, n,
+                   "output %ld's indexing map uses loop %ld, a reduction",
+                   (long)(o - g->numIns), (long)d);
+          return false;
+        }
   for (intptr_t i = 0; i < g->numLoops; ++i)
     if (g->extent[i] < 0) {
       snprintf(why, n, "the size of loop %ld is not an operand's dim", (long)i);

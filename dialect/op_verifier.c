@@ -22,6 +22,7 @@
 #include "emb/emb.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -568,11 +569,19 @@ static void checkTbeOutput(Checker *c, const Lookup *lk, MlirType out,
            "of D over features)",
            the, (long long)cols, (long long)lk->sumD);
     int64_t b = embDim(out, 0);
-    if (o > 0 && (o - 1) % f == 0 && b >= 0 && o != f * b + 1)
-      fail(c,
-           "offsets has %lld elements but %s has %lld rows (offsets must "
-           "have F*B+1 = %lld)",
-           (long long)o, the, (long long)b, (long long)(f * b + 1));
+    // Compared as (o-1)/F against B: F*B+1 overflows at huge static B.
+    if (o > 0 && (o - 1) % f == 0 && b >= 0 && (o - 1) / f != b) {
+      if (b <= (INT64_MAX - 1) / f)
+        fail(c,
+             "offsets has %lld elements but %s has %lld rows (offsets must "
+             "have F*B+1 = %lld)",
+             (long long)o, the, (long long)b, (long long)(f * b + 1));
+      else
+        fail(c,
+             "offsets has %lld elements but %s has %lld rows (offsets must "
+             "have F*B+1, more than INT64_MAX, for F = %lld)",
+             (long long)o, the, (long long)b, (long long)f);
+    }
     return;
   }
   if (lk->commonD >= 0 && cols >= 0 && cols != lk->commonD)

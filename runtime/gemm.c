@@ -136,6 +136,32 @@ static float floatOfBits(int64_t bits) {
   return f;
 }
 
+/// The checked extents of linalg.(batch_)matmul(a[.., M, K], b[.., K, N])
+/// -> [.., M, N] (either operand transposed) and its bias [N].
+static embrtStatus checkGemmExtents(embrtContext *ctx, const int64_t *attrs,
+                                    const int64_t *dims) {
+  const char *op =
+      attrs[EMB_ABI_GEMM_BATCHED] ? "linalg.batch_matmul" : "linalg.matmul";
+  int64_t batch = dims[EMB_ABI_GEMM_DIM_BATCH];
+  const char *batchOf = attrs[EMB_ABI_GEMM_BATCHED] == 2 ? "b" : "a";
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "batch", "b",
+                                dims[EMB_ABI_GEMM_DIM_B_BATCH], "a", batch));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "K", "b", dims[EMB_ABI_GEMM_DIM_B_K],
+                                "a", dims[EMB_ABI_GEMM_DIM_K]));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "N", "the bias",
+                                dims[EMB_ABI_GEMM_DIM_BIAS_N], "b",
+                                dims[EMB_ABI_GEMM_DIM_N]));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "batch", "the result",
+                                dims[EMB_ABI_GEMM_DIM_OUTPUT_BATCH], batchOf,
+                                batch));
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "M", "the result",
+                                dims[EMB_ABI_GEMM_DIM_OUTPUT_M], "a",
+                                dims[EMB_ABI_GEMM_DIM_M]));
+  return embrtCheckDimExtent(ctx, op, "N", "the result",
+                             dims[EMB_ABI_GEMM_DIM_OUTPUT_N], "b",
+                             dims[EMB_ABI_GEMM_DIM_N]);
+}
+
 void embrtCompiledGemm(embrtContext *ctx, const int64_t *attrs,
                        void *const *buffers, const int64_t *dims) {
   embrtGemmArgs a;
@@ -162,5 +188,6 @@ void embrtCompiledGemm(embrtContext *ctx, const int64_t *attrs,
   a.strideB = dims[EMB_ABI_GEMM_DIM_STRIDE_B];
   a.ldc = dims[EMB_ABI_GEMM_DIM_LDC];
   a.strideC = dims[EMB_ABI_GEMM_DIM_STRIDE_C];
-  embrtGemm(ctx, &a);
+  if (checkGemmExtents(ctx, attrs, dims) == EMBRT_OK)
+    embrtGemm(ctx, &a);
 }

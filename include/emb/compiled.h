@@ -427,7 +427,9 @@ int64_t embrtCompiledAttentionWorkspace(embrtContext *ctx, const int64_t *attrs,
 /// linalg.matmul and linalg.batch_matmul, with their operands' transposes,
 /// a broadcast weight and a bias and activation after them
 /// (codegen/gemm.c): embrtGemm. ALPHA_BITS and BETA_BITS hold the f32 bit
-/// patterns of alpha and beta; BIAS is NULL without a bias.
+/// patterns of alpha and beta; BIAS is NULL without a bias. BATCHED: 0 for
+/// linalg.matmul; for linalg.batch_matmul, the operand BATCH is a's dim
+/// (1: a's, 2: b's with a broadcast, 3: the result's with both broadcast).
 enum {
   EMB_ABI_GEMM_DTYPE = 0,
   EMB_ABI_GEMM_OUTPUT_DTYPE,
@@ -435,7 +437,8 @@ enum {
   EMB_ABI_GEMM_TRANS_B,
   EMB_ABI_GEMM_ACTIVATION, ///< embrtActivation
   EMB_ABI_GEMM_ALPHA_BITS,
-  EMB_ABI_GEMM_BETA_BITS
+  EMB_ABI_GEMM_BETA_BITS,
+  EMB_ABI_GEMM_BATCHED
 };
 enum {
   EMB_ABI_GEMM_BUF_A = 0,
@@ -453,7 +456,15 @@ enum {
   EMB_ABI_GEMM_DIM_LDB,
   EMB_ABI_GEMM_DIM_STRIDE_B,
   EMB_ABI_GEMM_DIM_LDC,
-  EMB_ABI_GEMM_DIM_STRIDE_C
+  EMB_ABI_GEMM_DIM_STRIDE_C,
+  // Checked extents: b's batch (BATCH where b or a is broadcast), b's K, the
+  // bias's entries (N without a bias), the result's batch, M and N.
+  EMB_ABI_GEMM_DIM_B_BATCH,
+  EMB_ABI_GEMM_DIM_B_K,
+  EMB_ABI_GEMM_DIM_BIAS_N,
+  EMB_ABI_GEMM_DIM_OUTPUT_BATCH,
+  EMB_ABI_GEMM_DIM_OUTPUT_M,
+  EMB_ABI_GEMM_DIM_OUTPUT_N,
 };
 void embrtCompiledGemm(embrtContext *ctx, const int64_t *attrs,
                        void *const *buffers, const int64_t *dims);

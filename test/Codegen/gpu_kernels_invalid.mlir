@@ -75,3 +75,20 @@ func.func @pad(%x: tensor<4x8xf32>) -> tensor<4x10xf32> {
   } : tensor<4x8xf32> to tensor<4x10xf32>
   return %p : tensor<4x10xf32>
 }
+
+// -----
+
+// An output whose indexing map uses a reduction loop (MLIR's verifier takes
+// it; found by emb-fuzz: the kernel built a load with no index for it).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @output_reduced(%x: tensor<4x8xf32>, %m: tensor<4xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  // CHECK: gpu_kernels_invalid.mlir:[[@LINE+1]]:8: error: 'linalg.generic' op cannot be lowered to the emb runtime (target cuda): {{.*}}output 0's indexing map uses loop 1, a reduction
+  %n = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "reduction"]} ins(%x, %m : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.divf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %n : tensor<4x8xf32>
+}

@@ -136,6 +136,17 @@ func.func @f(%i: tensor<8xi64>, %o: tensor<7xi64>, %t0: tensor<100x16xf16>, %t1:
 
 // -----
 
+// A batch too large for F*B+1 to be computed (found by emb-fuzz under UBSan).
+func.func @f(%i: tensor<8xi64>, %o: tensor<7xi64>, %t0: tensor<100x16xf16>, %t1: tensor<100x8xf16>) -> tensor<4611686018427387904x24xf16> {
+  // CHECK: [[@LINE+3]]:8: error: 'emb.tbe' op offsets has 7 elements but the result has 4611686018427387904 rows (offsets must have F*B+1, more than INT64_MAX, for F = 2)
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf16>) -> !emb.table_handle
+  %h1 = "emb.table"(%t1) : (tensor<100x8xf16>) -> !emb.table_handle
+  %0 = "emb.tbe"(%i, %o, %h0, %h1) {pooling = "sum", feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 0>} : (tensor<8xi64>, tensor<7xi64>, !emb.table_handle, !emb.table_handle) -> tensor<4611686018427387904x24xf16>
+  return %0 : tensor<4611686018427387904x24xf16>
+}
+
+// -----
+
 // Pooling none: one width for every feature.
 func.func @f(%i: tensor<8xi64>, %o: tensor<9xi64>, %t0: tensor<100x16xf16>, %t1: tensor<100x8xf16>) -> tensor<8x16xf16> {
   // CHECK: [[@LINE+3]]:8: error: 'emb.tbe' op pooling none needs every feature's table to have the same number of columns

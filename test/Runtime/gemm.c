@@ -200,15 +200,46 @@ static void testCompiled(embrtContext *ctx, Rng *rng) {
   memcpy(&alphaBits, &alpha, 4);
   memcpy(&betaBits, &beta, 4);
   int64_t attrs[] = {a->dtype,      a->outputDtype, a->transA, a->transB,
-                     a->activation, alphaBits,      betaBits};
+                     a->activation, alphaBits,      betaBits,  1};
   void *buffers[] = {r.a, r.b, r.bias, r.c};
-  int64_t dims[] = {a->batchSize, a->m,   a->n,       a->k,   a->lda,
-                    a->strideA,   a->ldb, a->strideB, a->ldc, a->strideC};
-  EXPECT_EQ_INT(attrs[EMB_ABI_GEMM_BETA_BITS], betaBits);
+  int64_t dims[] = {a->batchSize, a->m,         a->n,   a->k,       a->lda,
+                    a->strideA,   a->ldb,       a->strideB, a->ldc, a->strideC,
+                    a->batchSize, a->k,         a->n,   a->batchSize, a->m,
+                    a->n};
+  EXPECT_EQ_INT(attrs[EMB_ABI_GEMM_BATCHED], 1);
   EXPECT_EQ_INT(dims[EMB_ABI_GEMM_DIM_STRIDE_C], a->strideC);
+  EXPECT_EQ_INT(dims[EMB_ABI_GEMM_DIM_OUTPUT_N], a->n);
+  size_t bytes = (size_t)r.elemsC * embrtDtypeSize(a->outputDtype);
+  // Operands whose run-time extents disagree: a named error, C unwritten.
+  struct {
+    int dim;
+    int64_t value;
+    const char *message;
+  } bad[] = {
+      {EMB_ABI_GEMM_DIM_B_BATCH, 0,
+       "linalg.batch_matmul: b has batch = 0 but a has batch = 3"},
+      {EMB_ABI_GEMM_DIM_B_K, a->k + 1,
+       "linalg.batch_matmul: b has K = 5 but a has K = 4"},
+      {EMB_ABI_GEMM_DIM_BIAS_N, 2,
+       "linalg.batch_matmul: the bias has N = 2 but b has N = 5"},
+      {EMB_ABI_GEMM_DIM_OUTPUT_BATCH, 4,
+       "linalg.batch_matmul: the result has batch = 4 but a has batch = 3"},
+      {EMB_ABI_GEMM_DIM_OUTPUT_M, 0,
+       "linalg.batch_matmul: the result has M = 0 but a has M = 6"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    TEST_CASE(bad[i].message);
+    int64_t wrong[sizeof dims / sizeof dims[0]];
+    memcpy(wrong, dims, sizeof dims);
+    wrong[bad[i].dim] = bad[i].value;
+    embrtCompiledGemm(ctx, attrs, buffers, wrong);
+    EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OUT_OF_RANGE, ctx);
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), bad[i].message);
+    EXPECT_TRUE(memcmp(r.c, r.c0, bytes) == 0);
+    embrtContextClearError(ctx);
+  }
   embrtCompiledGemm(ctx, attrs, buffers, dims);
   EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
-  size_t bytes = (size_t)r.elemsC * embrtDtypeSize(a->outputDtype);
   void *viaAbi = malloc(bytes);
   memcpy(viaAbi, r.c, bytes);
   memcpy(r.c, r.c0, bytes);

@@ -83,3 +83,25 @@ func.func @bag_sin(%w: tensor<10x4xf32>, %idx: tensor<?xi64>, %off: tensor<?xi64
   %0 = math.sin %bags : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// A batch of 0 passes MLIR's verifier against the result's 3 (found by
+// emb-fuzz: the call read 3 batches of b).
+func.func @bmm_empty_batch(%a: tensor<3x2x2xf32>, %b: tensor<0x2x2xf32>) -> tensor<3x2x2xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x2x2xf32>) -> tensor<3x2x2xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<3x2x2xf32>, tensor<0x2x2xf32>) outs(%f : tensor<3x2x2xf32>) -> tensor<3x2x2xf32>
+  return %0 : tensor<3x2x2xf32>
+}

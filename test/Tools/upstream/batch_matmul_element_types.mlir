@@ -1,7 +1,7 @@
 // linalg.batch_matmul and linalg.batch_reduce_matmul in custom form build
 // their body from the operands' element types; where a cast between them
 // fails (index anywhere, a complex input into a result that is not
-// complex, a vector), MLIR 22's region builder uses the failed cast's
+// complex, a complex of integers, a vector), MLIR 22's region builder uses the failed cast's
 // null value and crashes in the parser (linalg.matmul reports the same
 // types as an error). Found by emb-fuzz (a test's memref<2x3x4xf32> made
 // complex<f32>).
@@ -19,12 +19,13 @@
 // RUN: %if mlir-opt %{ sed -n '/@complex_into_f32(/,/^}/p' %s | not --crash %mlir_opt %}
 // RUN: %if mlir-opt %{ sed -n '/@index_operand(/,/^}/p' %s | not --crash %mlir_opt %}
 // RUN: %if mlir-opt %{ sed -n '/@reduce_layout(/,/^}/p' %s | not --crash %mlir_opt %}
+// RUN: %if mlir-opt %{ sed -n '/@numbers_into_complex_int(/,/^}/p' %s | not --crash %mlir_opt %}
 
 // CHECK-NOT: internal error
 // TOOL-NOT: internal error
 
 // A complex input into an f32 result, as emb-fuzz wrote it.
-// CHECK: batch_matmul_element_types.mlir:[[# @LINE + 3]]:3: error: 'linalg.batch_matmul' op element types complex<f32>, f32 and f32 cannot be built into its body: a complex input needs a complex result, and index (or any type that is no integer, float or complex) is not taken (MLIR 22's linalg.batch_matmul crashes on the cast it cannot make, an upstream bug; linalg.matmul reports it)
+// CHECK: batch_matmul_element_types.mlir:[[# @LINE + 3]]:3: error: 'linalg.batch_matmul' op element types complex<f32>, f32 and f32 cannot be built into its body: a complex input needs a complex result, a complex type float parts, and index (or any type that is no integer, float or complex) is not taken (MLIR 22's linalg.batch_matmul crashes on the cast it cannot make, an upstream bug; linalg.matmul reports it)
 // TOOL: batch_matmul_element_types.mlir:[[# @LINE + 2]]:3: error: 'linalg.batch_matmul' op element types complex<f32>, f32 and f32 cannot be built into its body
 func.func @complex_into_f32(%a: memref<2x3x4xcomplex<f32>>, %b: memref<2x4x5xf32>, %c: memref<2x3x5xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<2x3x4xcomplex<f32>>, memref<2x4x5xf32>) outs(%c : memref<2x3x5xf32>)
@@ -49,6 +50,16 @@ func.func @index_operand(%a: tensor<?x3x4xf32>, %b: tensor<?x4x5xindex>, %c: ten
 // CHECK: batch_matmul_element_types.mlir:[[# @LINE + 2]]:3: error: 'linalg.batch_reduce_matmul' op element types complex<f32>, complex<f32> and f16 cannot be built into its body
 func.func @reduce_layout(%a: memref<2x3x4xcomplex<f32>, strided<[12, 4, 1]>>, %b: memref<2x4x5xcomplex<f32>>, %c: memref<3x5xf16>) {
   linalg.batch_reduce_matmul ins(%a, %b : memref<2x3x4xcomplex<f32>, strided<[12, 4, 1]>>, memref<2x4x5xcomplex<f32>>) outs(%c : memref<3x5xf16>)
+  return
+}
+
+// -----
+
+// Numbers into a complex of integers, on buffers (emb-fuzz made a test's
+// f32 result complex<si32>): the cast into it crashes.
+// CHECK: batch_matmul_element_types.mlir:[[# @LINE + 2]]:3: error: 'linalg.batch_matmul' op element types f32, i32 and complex<si32> cannot be built into its body
+func.func @numbers_into_complex_int(%a: memref<2x3x4xf32>, %b: memref<2x4x5xi32>, %c: memref<2x3x5xcomplex<si32>>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x3x4xf32>, memref<2x4x5xi32>) outs(%c : memref<2x3x5xcomplex<si32>>)
   return
 }
 
