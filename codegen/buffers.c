@@ -353,7 +353,7 @@ EmbMapped *embDefineResult(EmbLowering *l, MlirValue r, const EmbDim *dims) {
 
 const EmbDim *embResultExtents(EmbLowering *l, const EmbMapped *out) {
   for (intptr_t i = 0; i < l->numResults; ++i)
-    if (l->outs[i].value.ptr == out->value.ptr)
+    if (l->outs[i].value.ptr == out->value.ptr && !l->reshapedResult[i])
       return l->outs[i].dims;
   return out->dims;
 }

@@ -585,13 +585,42 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
     embLowerFail(l, op, "the op was not planned");
     return;
   }
+  // The candidate side in pieces (a concat read in place): x[1] is the
+  // first real piece, for B and N; zero pieces pass NULL.
+  EmbMapped *piece[EMBRT_IKBO_LCE_MAX_PIECES] = {NULL};
+  for (int q = 0; q < p->numPieces; ++q) {
+    if (mlirValueIsNull(p->pieces[q]))
+      continue;
+    piece[q] = embLookupValue(l, p->pieces[q]);
+    if (!piece[q] || !piece[q]->isTensor) {
+      embLowerFail(l, op,
+                   "a piece of the candidate embeddings was not lowered");
+      return;
+    }
+  }
   for (int s = 0; s < 2; ++s) {
     w[s] = embLookupValue(l, p->w[s]);
-    x[s] = embLookupValue(l, p->x[s]);
+    x[s] = NULL;
+    if (s == 1 && p->numPieces)
+      for (int q = 0; q < p->numPieces && !x[s]; ++q)
+        x[s] = piece[q];
+    else
+      x[s] = embLookupValue(l, p->x[s]);
     if (!w[s] || !x[s] || !w[s]->isTensor || !x[s]->isTensor) {
       embLowerFail(l, op, "an operand was not lowered");
       return;
     }
+  }
+  EmbDim kCand = x[1]->dims[1];
+  if (p->numPieces) {
+    int64_t k = 0;
+    for (int q = 0; q < p->numPieces; ++q)
+      k += embDim(mlirValueGetType(p->pieces[q].ptr
+                                       ? p->pieces[q]
+                                       : mlirOperationGetOperand(
+                                             mlirOpResultGetOwner(p->x[1]), q)),
+                  1);
+    kCand = embConstDim(k);
   }
   // Bytes past the view's first column, and the weights' row strides (0:
   // packed).
@@ -625,22 +654,28 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_IKBO_LCE_INDEX_DTYPE] =
           embValueDtype(mlirOperationGetOperand(op, 4)),
       [EMB_ABI_IKBO_LCE_CONFIG_ID] = -1,
+      [EMB_ABI_IKBO_LCE_NUM_CAND_PIECES] = p->numPieces,
   };
   MlirValue bufs[] = {
       [EMB_ABI_IKBO_LCE_BUF_W_USER] = wPtr[0],
       [EMB_ABI_IKBO_LCE_BUF_W_CAND] = wPtr[1],
       [EMB_ABI_IKBO_LCE_BUF_USER] = x[0]->value,
-      [EMB_ABI_IKBO_LCE_BUF_CAND] = x[1]->value,
+      [EMB_ABI_IKBO_LCE_BUF_CAND] =
+          p->numPieces ? (MlirValue){NULL} : x[1]->value,
       [EMB_ABI_IKBO_LCE_BUF_INDEX] = index->value,
       [EMB_ABI_IKBO_LCE_BUF_OUTPUT] = out->value,
       [EMB_ABI_IKBO_LCE_BUF_WORKSPACE] = {NULL},
+      [EMB_ABI_IKBO_LCE_NUM_BUFFERS - 1] = {NULL}, // pieces: NULL (zeros)
   };
+  for (int q = 0; q < p->numPieces; ++q)
+    if (piece[q])
+      bufs[EMB_ABI_IKBO_LCE_BUF_CAND_PIECE_0 + q] = piece[q]->value;
   EmbDim dims[] = {
       [EMB_ABI_IKBO_LCE_DIM_B] = x[1]->dims[0],
       [EMB_ABI_IKBO_LCE_DIM_U] = x[0]->dims[0],
       [EMB_ABI_IKBO_LCE_DIM_M] = w[1]->dims[0],
       [EMB_ABI_IKBO_LCE_DIM_K_USER] = x[0]->dims[1],
-      [EMB_ABI_IKBO_LCE_DIM_K_CAND] = x[1]->dims[1],
+      [EMB_ABI_IKBO_LCE_DIM_K_CAND] = kCand,
       [EMB_ABI_IKBO_LCE_DIM_N] = x[1]->dims[2],
       [EMB_ABI_IKBO_LCE_DIM_WORKSPACE] = embConstDim(0),
       [EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE] = stride[0],
@@ -653,7 +688,28 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
       [EMB_ABI_IKBO_LCE_DIM_OUTPUT_B] = embResultExtents(l, out)[0],
       [EMB_ABI_IKBO_LCE_DIM_OUTPUT_M] = embResultExtents(l, out)[1],
       [EMB_ABI_IKBO_LCE_DIM_OUTPUT_N] = embResultExtents(l, out)[2],
+      [EMB_ABI_IKBO_LCE_NUM_DIMS - 1] = embConstDim(0),
   };
+  for (int q = 0; q < EMBRT_IKBO_LCE_MAX_PIECES; ++q) {
+    // Unused entries: K 0 and the first piece's B and N (they pass).
+    EmbDim *k = &dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_K_0 + q];
+    EmbDim *b = &dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_B_0 + q];
+    EmbDim *n = &dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_N_0 + q];
+    *k = embConstDim(0);
+    *b = x[1]->dims[0];
+    *n = x[1]->dims[2];
+    if (q >= p->numPieces)
+      continue;
+    MlirValue v =
+        p->pieces[q].ptr
+            ? p->pieces[q]
+            : mlirOperationGetOperand(mlirOpResultGetOwner(p->x[1]), q);
+    *k = embConstDim(embDim(mlirValueGetType(v), 1));
+    if (piece[q]) {
+      *b = piece[q]->dims[0];
+      *n = piece[q]->dims[2];
+    }
+  }
   EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
   embAddWorkspace(l, EMB_RT_IKBO_LCE_WORKSPACE, a,
                   EMB_ABI_IKBO_LCE_BUF_WORKSPACE,

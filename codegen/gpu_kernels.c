@@ -520,9 +520,8 @@ static bool readGeneric(MlirOperation op, Generic *g, char *why, size_t n) {
     for (intptr_t r = 0, nr = mlirAffineMapGetNumResults(g->maps[o]); r < nr;
          ++r)
       for (intptr_t d = 0; d < g->numLoops; ++d)
-        if (g->reduction[d] &&
-            mlirAffineExprIsFunctionOfDim(
-                mlirAffineMapGetResult(g->maps[o], r), d)) {
+        if (g->reduction[d] && mlirAffineExprIsFunctionOfDim(
+                                   mlirAffineMapGetResult(g->maps[o], r), d)) {
           snprintf(why, n,
                    "output %ld's indexing map uses loop %ld, a reduction",
                    (long)(o - g->numIns), (long)d);

@@ -9,7 +9,12 @@
 //     only adds products of zeros);
 //   - a column block of a wider weight: where the weight is
 //     `tensor.extract_slice %w[0, c] [M, K] [1, 1]` of an [M, S] tensor, the
-//     op reads %w from column c, rows S elements apart.
+//     op reads %w from column c, rows S elements apart;
+//   - candidate embeddings concatenated along K (a model's features beside
+//     its attention output, then zero padding): where the candidate side is
+//     `tensor.concat dim(1)` of up to EMBRT_IKBO_LCE_MAX_PIECES tensors of
+//     static K, the op reads each piece where it is, a zero splat as zeros
+//     (dropped at the end when the weight's padding matches, as above).
 // A concat, extract_slice or tensor constant is then skipped when nothing
 // else uses its result. This file plans, before a function is lowered, what
 // each emb.ikbo_lce reads and which producers are skipped; emb_ops.c lowers
@@ -56,6 +61,56 @@ static MlirValue unpadded(MlirValue v) {
       !isZeroSplat(mlirOperationGetOperand(def, 1)))
     return none;
   return mlirOperationGetOperand(def, 0);
+}
+
+/// The operands of `v` = `tensor.concat dim(1)` of 2 .. max + 1 operands
+/// of rank 3 and static K, into `parts`; their count, or 0.
+static int concatAlongK(MlirValue v, MlirValue *parts, int max) {
+  if (!mlirValueIsAOpResult(v))
+    return 0;
+  MlirOperation def = mlirOpResultGetOwner(v);
+  int64_t dim = -1;
+  intptr_t n = mlirOperationGetNumOperands(def);
+  if (!embOpIs(def, "tensor.concat") || !embGetIntAttr(def, "dim", &dim) ||
+      dim != 1 || n < 2 || n > max)
+    return 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    parts[i] = mlirOperationGetOperand(def, i);
+    MlirType t = mlirValueGetType(parts[i]);
+    if (mlirShapedTypeGetRank(t) != 3 || embDim(t, 1) < 0)
+      return 0;
+  }
+  return (int)n;
+}
+
+/// Plans the candidate side of `p` in pieces when its embeddings are a
+/// concat along K (see the file comment); a trailing zero splat goes when
+/// the weight is padded with as many zero columns.
+static void planPieces(EmbIkboPlan *p) {
+  MlirValue parts[EMBRT_IKBO_LCE_MAX_PIECES + 1];
+  int n = concatAlongK(p->x[1], parts, EMBRT_IKBO_LCE_MAX_PIECES + 1);
+  if (n == 0)
+    return;
+  MlirValue w = unpadded(p->w[1]);
+  if (isZeroSplat(parts[n - 1]) && !mlirValueIsNull(w)) {
+    int64_t kept = 0;
+    for (int i = 0; i < n - 1; ++i)
+      kept += embDim(mlirValueGetType(parts[i]), 1);
+    if (embDim(mlirValueGetType(w), 1) == kept) {
+      p->w[1] = w;
+      --n;
+    }
+  }
+  if (n > EMBRT_IKBO_LCE_MAX_PIECES)
+    return;
+  bool real = false;
+  for (int i = 0; i < n; ++i)
+    real |= !isZeroSplat(parts[i]);
+  if (!real)
+    return;
+  p->numPieces = n;
+  for (int i = 0; i < n; ++i)
+    p->pieces[i] = isZeroSplat(parts[i]) ? (MlirValue){NULL} : parts[i];
 }
 
 /// Whether `v` is a column block [0, column] [M, K] [1, 1] of a rank-2
@@ -107,11 +162,16 @@ bool embIsSkipped(EmbLowering *l, MlirOperation op) {
 
 /// Whether a plan reads `v` itself (then its producer must be lowered).
 static bool readByPlan(EmbLowering *l, MlirValue v) {
-  for (size_t i = 0; i < l->numPlans; ++i)
+  for (size_t i = 0; i < l->numPlans; ++i) {
+    const EmbIkboPlan *p = &l->plans[i];
     for (int s = 0; s < 2; ++s)
-      if (mlirValueEqual(l->plans[i].w[s], v) ||
-          mlirValueEqual(l->plans[i].x[s], v))
+      if (mlirValueEqual(p->w[s], v) ||
+          (mlirValueEqual(p->x[s], v) && !(s == 1 && p->numPieces)))
         return true;
+    for (int q = 0; q < p->numPieces; ++q)
+      if (!mlirValueIsNull(p->pieces[q]) && mlirValueEqual(p->pieces[q], v))
+        return true;
+  }
   return false;
 }
 
@@ -127,6 +187,8 @@ static bool useNeedsValue(EmbLowering *l, MlirOpOperand u) {
   intptr_t n = (intptr_t)mlirOpOperandGetOperandNumber(u);
   if (n > 3)
     return true;
+  if (n == 3 && p->numPieces)
+    return false; // read in pieces
   MlirValue planned = n < 2 ? p->w[n] : p->x[n - 2];
   return mlirValueEqual(planned, mlirOperationGetOperand(owner, n));
 }
@@ -145,8 +207,10 @@ void embPlanReadThrough(EmbLowering *l, MlirBlock block) {
     for (int s = 0; s < 2; ++s) {
       p.w[s] = mlirOperationGetOperand(op, s);
       p.x[s] = mlirOperationGetOperand(op, 2 + s);
+      if (s == 1)
+        planPieces(&p);
       MlirValue w = unpadded(p.w[s]), x = unpadded(p.x[s]);
-      if (!mlirValueIsNull(w) && !mlirValueIsNull(x)) {
+      if (p.numPieces == 0 && !mlirValueIsNull(w) && !mlirValueIsNull(x)) {
         int64_t kw = embDim(mlirValueGetType(w), 1);
         int64_t kx = embDim(mlirValueGetType(x), 1);
         if (kw >= 0 && kw == kx) {

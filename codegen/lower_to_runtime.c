@@ -187,6 +187,26 @@ static bool checkSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
 }
 
 /// Whether ranked tensor type `t` has a `?` dim.
+/// The value whose producer writes the out buffer of a returned value `v`:
+/// `v` itself, or the operand of the expand_shape and collapse_shape chain
+/// (of static shapes: the same elements in the same order) that makes it.
+/// Through such a chain the producer writes the out buffer and the reshapes
+/// alias it, where a copy of the whole result would follow otherwise.
+static MlirValue writerOfResult(MlirValue v) {
+  MlirOperation op;
+  while (mlirValueIsAOpResult(v) &&
+         (op = mlirOpResultGetOwner(v),
+          embOpIs(op, "tensor.expand_shape") ||
+              embOpIs(op, "tensor.collapse_shape"))) {
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    if (!mlirShapedTypeHasStaticShape(mlirValueGetType(src)) ||
+        !mlirShapedTypeHasStaticShape(mlirValueGetType(v)))
+      break;
+    v = src;
+  }
+  return v;
+}
+
 static bool hasDynamicDim(MlirType t) {
   for (intptr_t i = 0, n = mlirShapedTypeGetRank(t); i < n; ++i)
     if (mlirShapedTypeIsDynamicDim(t, i))
@@ -283,6 +303,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   l->outs = calloc((size_t)no + 1, sizeof(EmbMapped));
   l->claimed = calloc((size_t)no + 1, sizeof(bool));
   l->dynamicResult = calloc((size_t)no + 1, sizeof(bool));
+  l->reshapedResult = calloc((size_t)no + 1, sizeof(bool));
   for (intptr_t i = 0; i < no; ++i) {
     MlirValue v = mlirOperationGetOperand(ret, i);
     if (hasDynamicDim(mlirFunctionTypeGetResult(ft, i))) {
@@ -291,6 +312,9 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
       continue;
     }
     l->outs[i] = embBufferMapping(l, mlirBlockGetArgument(block, 1 + ni + i));
+    MlirValue writer = writerOfResult(v);
+    l->reshapedResult[i] = !mlirValueEqual(writer, v);
+    v = writer;
     // An argument returned as is, or a value returned twice, is copied.
     bool seen = false;
     for (intptr_t j = 0; j < i; ++j)
@@ -382,6 +406,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
   free(l->returned);
   free(l->outs);
   free(l->claimed);
+  free(l->reshapedResult);
   free(l->dynamicResult);
   l->dynamicResult = NULL;
 }

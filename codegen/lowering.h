@@ -61,6 +61,11 @@ typedef struct EmbIkboPlan {
   MlirValue w[2], x[2]; ///< the weight (or its source) and the embeddings
   int64_t column[2];    ///< first column of the weight in w (a view), or 0
   bool view[2];         ///< w is the [M, S] source of a column view
+  /// The candidate embeddings as the operands of the concat along K that
+  /// made them (x[1] is then that concat, not read): a null piece is a zero
+  /// splat, read as zeros. 0: x[1] is read.
+  int numPieces;
+  MlirValue pieces[EMBRT_IKBO_LCE_MAX_PIECES];
 } EmbIkboPlan;
 
 /// The state of one run of the pass, reset for each function.
@@ -88,6 +93,9 @@ typedef struct EmbLowering {
   /// Results with a `?` dim: their out parameter is an embrtCompiledResult
   /// the function fills (include/emb/compiled.h), not a buffer.
   bool *dynamicResult;
+  /// Result i is written through reshapes (writerOfResult): its producer's
+  /// extents are its own dims, not the out buffer's.
+  bool *reshapedResult;
   // What emb.ikbo_lce ops read through (see embPlanReadThrough).
   EmbIkboPlan *plans;
   size_t numPlans;

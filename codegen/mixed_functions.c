@@ -371,8 +371,12 @@ static void mapOperands(EmbLowering *l, MlirOperation op) {
   if (p) {
     for (int s = 0; s < 2; ++s) {
       mapBuffer(l, p->w[s]);
-      mapBuffer(l, p->x[s]);
+      if (s == 0 || !p->numPieces)
+        mapBuffer(l, p->x[s]);
     }
+    for (int q = 0; q < p->numPieces; ++q)
+      if (!mlirValueIsNull(p->pieces[q]))
+        mapBuffer(l, p->pieces[q]);
     mapBuffer(l, mlirOperationGetOperand(op, 4));
     return;
   }

@@ -68,6 +68,37 @@ static void checkExtent(ExtentChecks *c, EmbDim actual, EmbDim expected,
   c->ok = embMulDim(l, c->ok, held);
 }
 
+/// Every index of a reshape's reassociation names a dim of the side it
+/// groups (the expanded one), in order: MLIR 22's verifier takes a negative
+/// index (found by emb-fuzz: [[-9007199254740992, 1]]), which would index
+/// outside the dims here.
+static bool reassociationInRange(EmbLowering *l, MlirOperation op, int srcRank,
+                                 int resultRank) {
+  MlirAttribute groups =
+      mlirOperationGetAttributeByName(op, embStr("reassociation"));
+  if (mlirAttributeIsNull(groups))
+    return true; // tensor.cast
+  int expanded = embOpIs(op, "tensor.expand_shape") ? resultRank : srcRank;
+  int64_t next = 0;
+  for (intptr_t i = 0, n = mlirArrayAttrGetNumElements(groups); i < n; ++i) {
+    MlirAttribute g = mlirArrayAttrGetElement(groups, i);
+    for (intptr_t j = 0, e = mlirArrayAttrGetNumElements(g); j < e; ++j) {
+      int64_t d = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(g, j));
+      if (d != next || d >= expanded) {
+        char why[160];
+        snprintf(why, sizeof why,
+                 "reassociation index %lld is not dim %lld of the %d dims "
+                 "it groups",
+                 (long long)d, (long long)next, expanded);
+        embLowerFail(l, op, why);
+        return false;
+      }
+      ++next;
+    }
+  }
+  return true;
+}
+
 /// expand_shape, collapse_shape and cast: the result aliases the operand.
 /// Where a cast claims static sizes of dynamic ones, or an expand_shape's
 /// output_shape (values of the model) may not cover the operand's dim,
@@ -88,6 +119,8 @@ static void lowerReshape(EmbLowering *l, MlirOperation op) {
   m.value = src->value;
   m.rank = (int)mlirShapedTypeGetRank(rt);
   ExtentChecks c = {l, op, embConstDim(1)};
+  if (!reassociationInRange(l, op, src->rank, m.rank))
+    return;
   if (embOpIs(op, "tensor.expand_shape")) {
     if (!embDynamicResultDims(l, op, 1, m.dims))
       return;

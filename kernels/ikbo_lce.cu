@@ -10,7 +10,9 @@
 // env->deviceErrors and adds nothing.
 //
 // This file holds the portable path (any GPU, any dtype, any alignment; user
-// result in f32, transposed: userT[u][n][m]) and the entry points; the Hopper
+// result in f32, transposed: userT[u][n][m]), the small-K path (K of both
+// sides at most 64, M at most 128: tensor-core mma.sync, memory-bound; user
+// result in f32, [u][m][n]) and the entry points; the Hopper
 // path is kernels/ikbo_lce_sm90a.cu and the configuration table
 // kernels/ikbo_lce_config.cuh. The launcher picks the configuration from
 // env->ccMajor/ccMinor, the dtype, N and the pointers' alignment (or
@@ -27,12 +29,16 @@
 #include <cuda_runtime.h>
 
 #include <stdint.h>
+#include <string.h>
 
 namespace {
 
-constexpr int kTile = 64;     // m and n of a portable CTA tile
-constexpr int kTileK = 16;    // k per shared-memory step
-constexpr int kThreads = 256; // 16 x 16 threads, 4 x 4 outputs each
+constexpr int kSmallKMaxK = 64;    // K of a small-K side: four mma k-steps
+constexpr int kSmallKCols = 128;   // columns of N a small-K unit computes
+constexpr int kSmallKMaxWarps = 8; // 16 rows of M a warp: M <= 128
+constexpr int kTile = 64;          // m and n of a portable CTA tile
+constexpr int kTileK = 16;         // k per shared-memory step
+constexpr int kThreads = 256;      // 16 x 16 threads, 4 x 4 outputs each
 
 //===----------------------------------------------------------------------===//
 // Device helpers
@@ -168,6 +174,290 @@ template __global__ void ikboLcePortableKernel<__half>(const PortableParams);
 template __global__ void
 ikboLcePortableKernel<__nv_bfloat16>(const PortableParams);
 
+//===----------------------------------------------------------------------===//
+// Small K: one mma.sync product per candidate, memory-bound
+//===----------------------------------------------------------------------===//
+
+/// A side of the small-K path: out[item] = W @ x[item] (+ userRes[c2u[item]]
+/// in add mode) for an [M, K] W with K <= kSmallKMaxK and M <= 16 *
+/// kSmallKMaxWarps. Work units are (item, 128-column chunk of N).
+struct SmallKParams {
+  const void *w; ///< [M][K], rows ldw elements apart
+  /// x[items][K][N] in pieces along K: piece p holds rows k0[p] .. k0[p + 1]
+  /// - 1 of each item as [items][k0[p + 1] - k0[p]][N]; a NULL piece reads
+  /// zeros. One piece is x itself.
+  const void *piece[EMBRT_IKBO_LCE_MAX_PIECES];
+  long long k0[EMBRT_IKBO_LCE_MAX_PIECES + 1];
+  int pieces;
+  void *out; ///< add mode: [items][M][N] in T; user mode: f32 userRes
+  const float *userRes; ///< [U][M][N] f32 (add mode)
+  const void *candToUser;
+  embrtDeviceErrors *errors;
+  long long m, n, k, ldw, items, users, chunks;
+  int addMode, index64;
+};
+
+template <typename T> struct MmaOf;
+template <> struct MmaOf<__half> {
+  __device__ static void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                             uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0),
+                   "r"(b1));
+  }
+  __device__ static uint32_t pack(float lo, float hi) {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *(uint32_t *)&h;
+  }
+};
+template <> struct MmaOf<__nv_bfloat16> {
+  __device__ static void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                             uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0),
+                   "r"(b1));
+  }
+  __device__ static uint32_t pack(float lo, float hi) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *(uint32_t *)&h;
+  }
+};
+
+/// The x tile of unit `u` into `buf` ([kp][128] 16-bit elements, 16-byte
+/// chunk c of row k at chunk c ^ (k & 7), so that ldmatrix's eight rows of
+/// one chunk fall in eight bank groups): cp.async for rows < K and columns <
+/// N, zeros past them. One commit group.
+__device__ __forceinline__ void smallKLoad(const SmallKParams &p, long long u,
+                                           int kp, uint16_t *buf) {
+  const long long item = u / p.chunks, n0 = (u % p.chunks) * kSmallKCols;
+  const long long nc = p.n - n0 < kSmallKCols ? p.n - n0 : kSmallKCols;
+  for (int e = threadIdx.x; e < kp * 16; e += blockDim.x) {
+    const int kr = e >> 4, c = e & 15;
+    uint16_t *dst = buf + kr * kSmallKCols + ((c ^ (kr & 7)) * 8);
+    int q = 0;
+    while (q + 1 < p.pieces && kr >= p.k0[q + 1])
+      ++q;
+    const uint16_t *src = (const uint16_t *)p.piece[q];
+    if (kr < p.k && c * 8 < nc && src) {
+      const long long rows = p.k0[q + 1] - p.k0[q];
+      src += (item * rows + (kr - p.k0[q])) * p.n + n0 + c * 8;
+      const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d),
+                   "l"(src));
+    } else {
+      *(uint4 *)dst = make_uint4(0, 0, 0, 0);
+    }
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+/// Warp w owns rows 16w .. 16w + 15 of M and every column of a unit: its W
+/// rows stay in registers (A fragments) for the CTA's life, the x tile of
+/// each unit arrives by cp.async into one of two shared buffers while the
+/// previous unit computes (ldmatrix.trans for the B fragments), and the f32
+/// accumulators get the user term before the one rounding. Block: 32 x
+/// ceil(M / 16) threads; grid-stride over units; dynamic shared memory 2 *
+/// kp * 256 bytes (kp: K rounded up to 16).
+template <typename T>
+__global__ void __launch_bounds__(kSmallKMaxWarps * 32)
+    ikboLceSmallKKernel(const SmallKParams p) {
+  extern __shared__ __align__(128) uint16_t smallKTiles[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane >> 2, t = lane & 3;
+  const int kp = (int)((p.k + 15) / 16) * 16, ks = kp / 16;
+  const long long m0 = 16LL * warp;
+  const uint16_t *w = (const uint16_t *)p.w;
+  uint32_t a[kSmallKMaxK / 16][4];
+#pragma unroll
+  for (int s = 0; s < kSmallKMaxK / 16; ++s)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const long long row = m0 + g + ((r & 1) ? 8 : 0);
+      const long long col = 16 * s + 2 * t + ((r & 2) ? 8 : 0);
+      uint32_t lo = 0, hi = 0;
+      if (s < ks && row < p.m) {
+        if (col < p.k)
+          lo = w[row * p.ldw + col];
+        if (col + 1 < p.k)
+          hi = w[row * p.ldw + col + 1];
+      }
+      a[s][r] = lo | (hi << 16);
+    }
+  const long long units = p.items * p.chunks;
+  const int bufElems = kp * kSmallKCols;
+  int buf = 0;
+  long long u = blockIdx.x;
+  if (u < units)
+    smallKLoad(p, u, kp, smallKTiles);
+  for (; u < units; u += gridDim.x) {
+    const long long next = u + gridDim.x;
+    if (next < units)
+      smallKLoad(p, next, kp, smallKTiles + (buf ^ 1) * bufElems);
+    const long long item = u / p.chunks, chunk = u % p.chunks;
+    const long long n0 = chunk * kSmallKCols;
+    const int nc = (int)(p.n - n0 < kSmallKCols ? p.n - n0 : kSmallKCols);
+    long long user = 0;
+    bool addUser = false;
+    if (p.addMode) {
+      user = loadIndex(p.candToUser, p.index64, item);
+      addUser = user >= 0 && user < p.users;
+      if (!addUser && threadIdx.x == 0 && chunk == 0 && p.errors)
+        embrtDeviceRecordError(p.errors, EMBRT_DEVERR_BAD_CAND_TO_USER, -1, -1,
+                               item, user, p.users);
+    }
+    // The accumulators start from the user term: its loads are all in
+    // flight while the tile arrives (in the epilogue each would wait on L2).
+    float acc[kSmallKCols / 8][4];
+#pragma unroll
+    for (int j = 0; j < kSmallKCols / 8; ++j) {
+      acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+      if (!addUser || 8 * j >= nc)
+        continue;
+      const long long col = n0 + 8 * j + 2 * t;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const long long row = m0 + g + 8 * h;
+        if (row < p.m) {
+          const float2 ur =
+              *(const float2 *)(p.userRes + (user * p.m + row) * p.n + col);
+          acc[j][2 * h] = ur.x;
+          acc[j][2 * h + 1] = ur.y;
+        }
+      }
+    }
+    if (next < units)
+      asm volatile("cp.async.wait_group 1;\n" ::);
+    else
+      asm volatile("cp.async.wait_group 0;\n" ::);
+    __syncthreads();
+    if (m0 < p.m) {
+      const uint16_t *tile = smallKTiles + buf * bufElems;
+#pragma unroll
+      for (int s = 0; s < kSmallKMaxK / 16; ++s) {
+        if (s >= ks)
+          break;
+#pragma unroll
+        for (int jp = 0; jp < kSmallKCols / 16; ++jp) {
+          if (16 * jp >= nc)
+            break;
+          const int kr = 16 * s + (lane & 15), c = 2 * jp + (lane >> 4);
+          const unsigned addr = (unsigned)__cvta_generic_to_shared(
+              tile + kr * kSmallKCols + ((c ^ (kr & 7)) * 8));
+          uint32_t b0, b1, b2, b3;
+          asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+                       "{%0,%1,%2,%3}, [%4];\n"
+                       : "=r"(b0), "=r"(b1), "=r"(b2), "=r"(b3)
+                       : "r"(addr));
+          MmaOf<T>::run(acc[2 * jp], a[s], b0, b1);
+          if (16 * jp + 8 < nc)
+            MmaOf<T>::run(acc[2 * jp + 1], a[s], b2, b3);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kSmallKCols / 8; ++j) {
+        if (8 * j >= nc)
+          break;
+        const long long col = n0 + 8 * j + 2 * t;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const long long row = m0 + g + 8 * h;
+          if (row >= p.m)
+            continue;
+          const float v0 = acc[j][2 * h], v1 = acc[j][2 * h + 1];
+          if (!p.addMode)
+            *(float2 *)((float *)p.out + (item * p.m + row) * p.n + col) =
+                make_float2(v0, v1);
+          else
+            *(uint32_t *)((T *)p.out + (item * p.m + row) * p.n + col) =
+                MmaOf<T>::pack(v0, v1);
+        }
+      }
+    }
+    __syncthreads();
+    buf ^= 1;
+  }
+}
+
+template __global__ void ikboLceSmallKKernel<__half>(const SmallKParams);
+template __global__ void ikboLceSmallKKernel<__nv_bfloat16>(const SmallKParams);
+
+/// The user product (U items into the workspace, f32), then the candidate
+/// product that adds it: two launches of the small-K kernel, each with as
+/// many CTAs as fit on the device at once (or one a unit).
+template <typename T>
+embrtStatus launchSmallK(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
+                         const IkboLceLayout *layout) {
+  SmallKParams user;
+  memset(&user, 0, sizeof user);
+  user.w = a->wUser;
+  user.ldw = a->wUserStride ? a->wUserStride : a->kUser;
+  user.piece[0] = a->user;
+  user.k0[1] = a->kUser;
+  user.pieces = 1;
+  user.out = (uint8_t *)a->workspace + layout->userResultOffset;
+  user.candToUser = a->candToUser;
+  user.errors = env->deviceErrors;
+  user.m = a->m;
+  user.n = a->n;
+  user.k = a->kUser;
+  user.items = a->numUsers;
+  user.users = a->numUsers;
+  user.chunks = ikboLceCeilDiv(a->n, kSmallKCols);
+  user.addMode = 0;
+  user.index64 = a->indexDtype == EMBRT_I64;
+  SmallKParams cand = user;
+  cand.w = a->wCand;
+  cand.ldw = a->wCandStride ? a->wCandStride : a->kCand;
+  if (a->numCandPieces > 0) {
+    cand.pieces = (int)a->numCandPieces;
+    for (int q = 0; q < cand.pieces; ++q) {
+      cand.piece[q] = a->candPieces[q];
+      cand.k0[q + 1] = cand.k0[q] + a->candPieceK[q];
+    }
+  } else {
+    cand.piece[0] = a->cand;
+    cand.k0[1] = a->kCand;
+  }
+  cand.out = a->output;
+  cand.userRes = (const float *)user.out;
+  cand.k = a->kCand;
+  cand.items = a->batchSize;
+  cand.addMode = 1;
+  const int threads = 32 * (int)ikboLceCeilDiv(a->m, 16);
+  const SmallKParams *runs[2] = {&user, &cand};
+  for (int i = 0; i < 2; ++i) {
+    const SmallKParams &p = *runs[i];
+    const long long units = p.items * p.chunks;
+    if (units == 0)
+      continue;
+    const size_t smem = 2 * (size_t)ikboLceRoundUp(p.k, 16) * kSmallKCols * 2;
+    int perSm = 0;
+    embrtStatus status =
+        embrtCudaCheck(env,
+                       cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                           &perSm, ikboLceSmallKKernel<T>, threads, smem),
+                       "ikbo_lce: small-K occupancy query");
+    if (status != EMBRT_OK)
+      return status;
+    long long grid = (long long)env->smCount * (perSm > 0 ? perSm : 1);
+    if (grid > units)
+      grid = units;
+    ikboLceSmallKKernel<T>
+        <<<(unsigned)grid, threads, smem, (cudaStream_t)env->stream>>>(p);
+    status = embrtCudaCheck(env, cudaGetLastError(),
+                            i == 0 ? "ikbo_lce: small-K user product launch"
+                                   : "ikbo_lce: small-K candidate product "
+                                     "launch");
+    if (status != EMBRT_OK)
+      return status;
+  }
+  return EMBRT_OK;
+}
+
 template <typename T>
 embrtStatus launchPortable(embrtLaunchEnv *env, const PortableParams &user,
                            const PortableParams &cand) {
@@ -212,7 +502,44 @@ IkboLceShape shapeOf(const embrtLaunchEnv *env, const embrtIkboLceArgs *a,
               (l.kCandPitch || aligned16(a->wCand)) && aligned16(a->user) &&
               aligned16(a->cand) && aligned16(a->output) &&
               aligned16(a->workspace);
+  for (int64_t q = 0; q < a->numCandPieces; ++q)
+    s.aligned = s.aligned && aligned16(a->candPieces[q]);
+  s.pieces = a->numCandPieces > 0;
   return s;
+}
+
+/// The candidate pieces of `a` side by side in the workspace (layout
+/// `l`), for the paths that read one [B, Kc, N] tensor: a 2D copy a piece
+/// (B rows of its K x N elements, Kc x N apart), zeros for a NULL one.
+/// Returns `a` reading the copy.
+embrtStatus gatherCandPieces(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
+                             const IkboLceLayout *l, embrtIkboLceArgs *out) {
+  *out = *a;
+  out->numCandPieces = 0;
+  uint8_t *dst = (uint8_t *)a->workspace + l->candOffset;
+  out->cand = dst;
+  const size_t es = a->dtype == EMBRT_F32 ? 4 : 2;
+  const size_t pitch = (size_t)a->kCand * (size_t)a->n * es;
+  cudaStream_t stream = (cudaStream_t)env->stream;
+  size_t k0 = 0;
+  for (int64_t q = 0; q < a->numCandPieces; ++q) {
+    const size_t width = (size_t)a->candPieceK[q] * (size_t)a->n * es;
+    if (width && a->batchSize) {
+      cudaError_t e =
+          a->candPieces[q]
+              ? cudaMemcpy2DAsync(dst + k0, pitch, a->candPieces[q], width,
+                                  width, (size_t)a->batchSize,
+                                  cudaMemcpyDeviceToDevice, stream)
+              : cudaMemset2DAsync(dst + k0, pitch, 0, width,
+                                  (size_t)a->batchSize, stream);
+      embrtStatus status =
+          embrtCudaCheck(env, e, "ikbo_lce: copying a candidate piece");
+      if (status != EMBRT_OK)
+        return status;
+    }
+    k0 += width;
+  }
+  return EMBRT_OK;
 }
 
 } // namespace
@@ -248,6 +575,18 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
   int config = args->kUser > 0 && args->kCand > 0
                    ? ikboLceResolveConfig(&shape, args->configId)
                    : IKBO_LCE_CONFIG_PORTABLE;
+  if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_SMALLK)
+    return args->dtype == EMBRT_F16
+               ? launchSmallK<__half>(env, args, &layout)
+               : launchSmallK<__nv_bfloat16>(env, args, &layout);
+  // The other paths read the candidates as one tensor.
+  embrtIkboLceArgs gathered;
+  if (args->numCandPieces > 0) {
+    embrtStatus status = gatherCandPieces(env, args, &layout, &gathered);
+    if (status != EMBRT_OK)
+      return status;
+    args = &gathered;
+  }
   if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_SM90A)
     return ikboLceLaunchSm90a(env, args, &layout, config);
 

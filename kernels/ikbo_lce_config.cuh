@@ -14,6 +14,13 @@
 //     of 128). Tiles arrive by TMA; clusters of clusterN x clusterM CTAs
 //     multicast the W tile they share (along n) and the cand tile they share
 //     (along m). The user result is kept in the dtype unless userF32.
+//   - small K: compute capability 8.0 and up, f16/bf16, K of both sides at
+//     most 64, M at most 128, N a multiple of 8. The product is a few mma.sync
+//     steps a candidate and the op is bound by reading the candidates and
+//     writing the output, where the sm90a tiles spend their time in pipeline
+//     set-up (the ranking model's LCE, K = 34 or 40, M = 64). A warp keeps 16
+//     W rows in registers; candidates stream through double-buffered shared
+//     memory (kernels/ikbo_lce.cu).
 //   - portable: any GPU, any dtype, any alignment; a shared-memory tiled f32
 //     FMA kernel. Slow but simple.
 //
@@ -36,6 +43,13 @@ extern "C" {
 enum {
   IKBO_LCE_PATH_PORTABLE = 0,
   IKBO_LCE_PATH_SM90A = 1,
+  IKBO_LCE_PATH_SMALLK = 2,
+};
+
+/// The limits of the small-K path (kernels/ikbo_lce.cu).
+enum {
+  IKBO_LCE_SMALLK_MAX_K = 64,
+  IKBO_LCE_SMALLK_MAX_M = 128,
 };
 
 /// One launch configuration (a row of kIkboLceConfigs).
@@ -72,6 +86,7 @@ static const IkboLceConfig kIkboLceConfigs[] = {
     {"sm90a_m256_c1", IKBO_LCE_PATH_SM90A, 256, 128, 3, 0, 1, 1, 1},
     {"sm90a_m256_c2", IKBO_LCE_PATH_SM90A, 256, 128, 3, 0, 2, 1, 1},
     {"sm90a_m256_c4", IKBO_LCE_PATH_SM90A, 256, 128, 3, 0, 2, 2, 1},
+    {"smallk_mma", IKBO_LCE_PATH_SMALLK, 128, 128, 2, 1, 1, 1, 0},
 };
 
 enum {
@@ -90,6 +105,7 @@ typedef struct IkboLceShape {
   embrtDtype dtype;
   int64_t batch, users, m, n, kUser, kCand;
   int aligned; ///< every tensor and the workspace 16-byte aligned
+  int pieces;  ///< the candidates come in pieces (candPieces)
 } IkboLceShape;
 
 static inline int64_t ikboLceCeilDiv(int64_t a, int64_t b) {
@@ -129,6 +145,12 @@ static inline int ikboLceConfigApplies(const IkboLceConfig *c,
                                        const IkboLceShape *s) {
   if (c->path == IKBO_LCE_PATH_PORTABLE)
     return 1;
+  if (c->path == IKBO_LCE_PATH_SMALLK)
+    return s->ccMajor >= 8 &&
+           (s->dtype == EMBRT_F16 || s->dtype == EMBRT_BF16) && s->aligned &&
+           s->n % 8 == 0 && s->m <= IKBO_LCE_SMALLK_MAX_M &&
+           s->kUser <= IKBO_LCE_SMALLK_MAX_K &&
+           s->kCand <= IKBO_LCE_SMALLK_MAX_K;
   if (s->ccMajor != 9 || s->ccMinor != 0)
     return 0;
   if (s->dtype != EMBRT_F16 && s->dtype != EMBRT_BF16)
@@ -158,9 +180,20 @@ static const char *const kIkboLceSm90aPreference[] = {
     "sm90a_m64_c2",  "sm90a_m64_c1",
 };
 
-/// The configuration the runtime picks for `s`: on Hopper the preferred sm90a
-/// row whose tile fits M best; else portable.
+/// The configuration the runtime picks for `s`: small K where it applies and
+/// either the candidates come in pieces (it reads them in place; the others
+/// would copy them together first) or the device is not Hopper (no sm90a
+/// code); else on Hopper the preferred sm90a row whose tile fits M best;
+/// else portable. On the H200 (bench/ikbo_lce, --set ranking) the sm90a row
+/// runs the ranking model's contiguous LCE in 39 us, the small-K kernel in
+/// 58; with the candidates in pieces the whole model replays in 0.2304 ms
+/// (bench/results/e2e_ranking.json).
 static inline int ikboLceSelectConfig(const IkboLceShape *s) {
+  const int hopper = s->ccMajor == 9 && s->ccMinor == 0;
+  for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+    if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_SMALLK &&
+        (s->pieces || !hopper) && ikboLceConfigApplies(&kIkboLceConfigs[i], s))
+      return i;
   int mTile = ikboLceSm90aTileFor(s->m);
   for (size_t p = 0;
        p < sizeof(kIkboLceSm90aPreference) / sizeof(kIkboLceSm90aPreference[0]);
@@ -195,6 +228,9 @@ typedef struct IkboLceLayout {
   int64_t nPad, mPad;
   int64_t kUserPitch, kCandPitch; ///< 0: W is used in place
   size_t userResultOffset, wUserOffset, wCandOffset;
+  /// The candidate pieces side by side ([B, Kc, N]) for the paths that read
+  /// one tensor; no bytes without pieces.
+  size_t candOffset;
   size_t bytes;
 } IkboLceLayout;
 
@@ -228,6 +264,10 @@ static inline void ikboLceLayout(const embrtIkboLceArgs *a, IkboLceLayout *l) {
       half && (a->kCand % 8 || ldwCand % 8) ? ikboLceRoundUp(a->kCand, 8) : 0;
   l->wCandOffset = off;
   off = ikboLceAlign256(off + (size_t)a->m * (size_t)l->kCandPitch * 2);
+  l->candOffset = off;
+  if (a->numCandPieces > 0)
+    off = ikboLceAlign256(off + (size_t)a->batchSize * (size_t)a->kCand *
+                                    (size_t)a->n * (half ? 2 : 4));
   l->bytes = off;
 }
 

@@ -16,6 +16,7 @@
 #include "runtime/check.h"
 #include "runtime/context.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,10 +301,23 @@ int64_t embrtCompiledBucketizeCount(embrtContext *ctx, const int64_t *attrs,
                   (long long)W);
     return 0;
   }
+  // After a failed call (bad ids or offsets: the bucketize wrote nothing)
+  // the counts are not read; read ones are checked, so that a size is never
+  // formed from garbage (found by emb-fuzz under UBSan).
   int64_t total = 0;
-  if (embrtCopyCountsToHost(ctx, "emb.bucketize", host, counts, W) == EMBRT_OK)
-    for (int64_t r = 0; r < W; ++r)
+  if (ctx->status == EMBRT_OK &&
+      embrtCopyCountsToHost(ctx, "emb.bucketize", host, counts, W) == EMBRT_OK)
+    for (int64_t r = 0; r < W; ++r) {
+      if (host[r] < 0 || host[r] > INT64_MAX - total) {
+        embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                      "emb.bucketize: rank %lld's count is %lld, after %lld "
+                      "ids to the ranks before it",
+                      (long long)r, (long long)host[r], (long long)total);
+        total = 0;
+        break;
+      }
       total += host[r];
+    }
   free(host);
   return total;
 }

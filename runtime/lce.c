@@ -13,6 +13,7 @@
 #include "runtime/check.h"
 #include "runtime/context.h"
 
+#include <stdio.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -96,6 +97,30 @@ static embrtStatus checkIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args,
                             args->kUser, args->n, 1));
   EMBRT_TRY(embrtCheckCount(ctx, op, "cand", args->dtype, &cand,
                             args->batchSize, args->kCand, args->n, 1));
+  int64_t pieceCount[EMBRT_IKBO_LCE_MAX_PIECES] = {0};
+  if (args->numCandPieces < 0 ||
+      args->numCandPieces > EMBRT_IKBO_LCE_MAX_PIECES)
+    return embrtInvalid(ctx, "%s: numCandPieces is %lld, outside 0..%d", op,
+                        (long long)args->numCandPieces,
+                        EMBRT_IKBO_LCE_MAX_PIECES);
+  if (args->numCandPieces > 0) {
+    int64_t k = 0;
+    for (int64_t p = 0; p < args->numCandPieces; ++p) {
+      EMBRT_TRY(
+          embrtCheckNonNegative(ctx, op, "candPieceK", args->candPieceK[p]));
+      EMBRT_TRY(embrtCheckCount(ctx, op, "a candidate piece", args->dtype,
+                                &pieceCount[p], args->batchSize,
+                                args->candPieceK[p], args->n, 1));
+      k += args->candPieceK[p];
+    }
+    if (k != args->kCand)
+      return embrtInvalid(ctx,
+                          "%s: the candidate pieces have %lld rows of K in "
+                          "all but kCand is %lld",
+                          op, (long long)k, (long long)args->kCand);
+    if (args->cand)
+      return embrtInvalid(ctx, "%s: cand and candPieces are both given", op);
+  }
   EMBRT_TRY(embrtCheckCount(ctx, op, "output", args->dtype, &output,
                             args->batchSize, args->m, args->n, 1));
   if (mode == EMBRT_CHECK_SHAPES)
@@ -103,7 +128,8 @@ static embrtStatus checkIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args,
   EMBRT_TRY(embrtCheckData(ctx, op, "wUser", args->wUser, wUser));
   EMBRT_TRY(embrtCheckData(ctx, op, "wCand", args->wCand, wCand));
   EMBRT_TRY(embrtCheckData(ctx, op, "user", args->user, user));
-  EMBRT_TRY(embrtCheckData(ctx, op, "cand", args->cand, cand));
+  if (args->numCandPieces == 0)
+    EMBRT_TRY(embrtCheckData(ctx, op, "cand", args->cand, cand));
   EMBRT_TRY(
       embrtCheckData(ctx, op, "candToUser", args->candToUser, args->batchSize));
   EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, output));
@@ -233,6 +259,14 @@ decodeIkboLce(const int64_t *attrs, void *const *buffers, const int64_t *dims) {
   a.workspaceBytes = (size_t)dims[EMB_ABI_IKBO_LCE_DIM_WORKSPACE];
   a.wUserStride = dims[EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE];
   a.wCandStride = dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE];
+  a.numCandPieces = attrs[EMB_ABI_IKBO_LCE_NUM_CAND_PIECES];
+  for (int64_t p = 0; p < a.numCandPieces && p < EMBRT_IKBO_LCE_MAX_PIECES;
+       ++p) {
+    a.candPieces[p] = buffers[EMB_ABI_IKBO_LCE_BUF_CAND_PIECE_0 + p];
+    a.candPieceK[p] = dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_K_0 + p];
+  }
+  if (a.numCandPieces > 0)
+    a.cand = NULL;
   return a;
 }
 
@@ -249,7 +283,8 @@ static embrtStatus checkWeightColumns(embrtContext *ctx, const char *op,
 
 /// The checked extents of emb.ikbo_lce(w_user[M,Ku], w_cand[M,Kc],
 /// user[U,Ku,N], cand[B,Kc,N], cand_to_user[B]) -> [B,M,N].
-static embrtStatus checkIkboLceExtents(embrtContext *ctx, const int64_t *dims) {
+static embrtStatus checkIkboLceExtents(embrtContext *ctx, const int64_t *attrs,
+                                       const int64_t *dims) {
   const char *op = "emb.ikbo_lce";
   int64_t B = dims[EMB_ABI_IKBO_LCE_DIM_B], M = dims[EMB_ABI_IKBO_LCE_DIM_M];
   int64_t N = dims[EMB_ABI_IKBO_LCE_DIM_N];
@@ -274,14 +309,30 @@ static embrtStatus checkIkboLceExtents(embrtContext *ctx, const int64_t *dims) {
   EMBRT_TRY(embrtCheckDimExtent(ctx, op, "M", "the result",
                                 dims[EMB_ABI_IKBO_LCE_DIM_OUTPUT_M], "w_cand",
                                 M));
-  return embrtCheckDimExtent(ctx, op, "N", "the result",
-                             dims[EMB_ABI_IKBO_LCE_DIM_OUTPUT_N], "cand", N);
+  EMBRT_TRY(embrtCheckDimExtent(ctx, op, "N", "the result",
+                                dims[EMB_ABI_IKBO_LCE_DIM_OUTPUT_N], "cand",
+                                N));
+  // The pieces of cand (a concat the op reads in place): each has B rows
+  // and N columns like the first.
+  for (int64_t p = 1; p < attrs[EMB_ABI_IKBO_LCE_NUM_CAND_PIECES] &&
+                      p < EMBRT_IKBO_LCE_MAX_PIECES;
+       ++p) {
+    char name[32];
+    snprintf(name, sizeof name, "cand piece %lld", (long long)p);
+    EMBRT_TRY(embrtCheckDimExtent(ctx, op, "B", name,
+                                  dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_B_0 + p],
+                                  "cand piece 0", B));
+    EMBRT_TRY(embrtCheckDimExtent(ctx, op, "N", name,
+                                  dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_N_0 + p],
+                                  "cand piece 0", N));
+  }
+  return EMBRT_OK;
 }
 
 void embrtCompiledIkboLce(embrtContext *ctx, const int64_t *attrs,
                           void *const *buffers, const int64_t *dims) {
   embrtIkboLceArgs a = decodeIkboLce(attrs, buffers, dims);
-  if (checkIkboLceExtents(ctx, dims) == EMBRT_OK)
+  if (checkIkboLceExtents(ctx, attrs, dims) == EMBRT_OK)
     embrtIkboLce(ctx, &a);
 }
 

@@ -18,6 +18,9 @@
 //            8, so TMA cannot read W in place): B=1 with K 1184/872 (no
 //            copy) and 1178/866 (the copy before the user launch), each
 //            twice, alternating;
+//   ranking  the end-to-end ranking model's LCE (bench/e2e: B=2048, U=32,
+//            M=64, Ku=32, Kc 40 padded and 34, N=128), f16 and bf16, with the
+//            selection (small K) and each sm90a row that applies, forced;
 //   one      one call of the main shape after one warm-up (for ncu);
 //   --config forces a configuration (by name) wherever it applies.
 //
@@ -206,9 +209,10 @@ int main(int argc, char **argv) {
         if (!strcmp(kIkboLceConfigs[c].name, name))
           gForceConfig = c;
     } else {
-      fprintf(stderr,
-              "usage: ikbo_lce_bench [--set main|sweep|configs|pad|all] "
-              "[--reps N] [--config NAME] [--skip-configs A,B]\n");
+      fprintf(
+          stderr,
+          "usage: ikbo_lce_bench [--set main|sweep|configs|pad|ranking|all] "
+          "[--reps N] [--config NAME] [--skip-configs A,B]\n");
       return 2;
     }
   }
@@ -243,6 +247,16 @@ int main(int argc, char **argv) {
   if (want("configs")) {
     for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
       run({"config", EMBRT_F16, 1024, 15, 433, 1184, 872, 256, i}, reps);
+  }
+  if (want("ranking")) {
+    for (embrtDtype d : {EMBRT_F16, EMBRT_BF16})
+      for (long long kc : {40, 34}) {
+        run({"ranking", d, 2048, 32, 64, 32, kc, 128, -1}, reps);
+        for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+          if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_SM90A &&
+              kIkboLceConfigs[i].mTile == 64)
+            run({"ranking", d, 2048, 32, 64, 32, kc, 128, i}, reps);
+      }
   }
   if (want("sweep")) {
     for (long long B : {512, 1024, 2048, 3072})

@@ -338,7 +338,10 @@ int64_t embrtCompiledLceWorkspace(embrtContext *ctx, const int64_t *attrs,
 enum {
   EMB_ABI_IKBO_LCE_DTYPE = 0,
   EMB_ABI_IKBO_LCE_INDEX_DTYPE,
-  EMB_ABI_IKBO_LCE_CONFIG_ID
+  EMB_ABI_IKBO_LCE_CONFIG_ID,
+  /// 0: BUF_CAND holds the candidate embeddings; else BUF_CAND_PIECE_0 ..
+  /// hold them in pieces along K (embrtIkboLceArgs::candPieces).
+  EMB_ABI_IKBO_LCE_NUM_CAND_PIECES
 };
 enum {
   EMB_ABI_IKBO_LCE_BUF_W_USER = 0,
@@ -347,7 +350,10 @@ enum {
   EMB_ABI_IKBO_LCE_BUF_CAND,
   EMB_ABI_IKBO_LCE_BUF_INDEX,
   EMB_ABI_IKBO_LCE_BUF_OUTPUT,
-  EMB_ABI_IKBO_LCE_BUF_WORKSPACE
+  EMB_ABI_IKBO_LCE_BUF_WORKSPACE,
+  EMB_ABI_IKBO_LCE_BUF_CAND_PIECE_0, ///< .. _0 + EMBRT_IKBO_LCE_MAX_PIECES - 1
+  EMB_ABI_IKBO_LCE_NUM_BUFFERS =
+      EMB_ABI_IKBO_LCE_BUF_CAND_PIECE_0 + EMBRT_IKBO_LCE_MAX_PIECES
 };
 enum {
   EMB_ABI_IKBO_LCE_DIM_B = 0,
@@ -370,6 +376,14 @@ enum {
   EMB_ABI_IKBO_LCE_DIM_OUTPUT_B,
   EMB_ABI_IKBO_LCE_DIM_OUTPUT_M,
   EMB_ABI_IKBO_LCE_DIM_OUTPUT_N,
+  /// The pieces' K (their sum is K_CAND), then, checked, their B and N.
+  EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_K_0,
+  EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_B_0 =
+      EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_K_0 + EMBRT_IKBO_LCE_MAX_PIECES,
+  EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_N_0 =
+      EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_B_0 + EMBRT_IKBO_LCE_MAX_PIECES,
+  EMB_ABI_IKBO_LCE_NUM_DIMS =
+      EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_N_0 + EMBRT_IKBO_LCE_MAX_PIECES
 };
 void embrtCompiledIkboLce(embrtContext *ctx, const int64_t *attrs,
                           void *const *buffers, const int64_t *dims);

@@ -601,6 +601,9 @@ embrtStatus embrtLceWorkspaceSize(embrtContext *ctx, const embrtLceArgs *args,
                                   size_t *bytes);
 embrtStatus embrtLce(embrtContext *ctx, const embrtLceArgs *args);
 
+/// The most pieces embrtIkboLceArgs takes its candidate embeddings in.
+#define EMBRT_IKBO_LCE_MAX_PIECES 4
+
 /// emb.ikbo_lce: out[b] = wCand @ cand[b] + wUser @ user[candToUser[b]].
 /// The user product runs at user batch size; the candidate product adds the
 /// user result in its epilogue.
@@ -625,6 +628,15 @@ typedef struct embrtIkboLceArgs {
   /// candidate columns of one [M, Ku + Kc] matrix, is passed in place this
   /// way. Otherwise at least K.
   int64_t wUserStride, wCandStride;
+  /// The candidate embeddings as up to EMBRT_IKBO_LCE_MAX_PIECES pieces side
+  /// by side along K, in place of `cand` (then NULL): piece p is [B,
+  /// candPieceK[p], N], its rows following those of piece p - 1 in K, and a
+  /// NULL piece reads zeros. The pieces' K sum to kCand. A compiled model
+  /// passes a tensor.concat of embeddings this way instead of writing it.
+  /// 0 pieces: `cand` holds them.
+  int64_t numCandPieces;
+  const void *candPieces[EMBRT_IKBO_LCE_MAX_PIECES];
+  int64_t candPieceK[EMBRT_IKBO_LCE_MAX_PIECES];
 } embrtIkboLceArgs;
 
 embrtStatus embrtIkboLceWorkspaceSize(embrtContext *ctx,

@@ -24,13 +24,23 @@ embrtStatus embrtCpuIkboLceWorkspaceSize(embrtContext *ctx,
 
 /// acc + w[m, :K] @ x[:K, n] for a row-major w [M, K] with rows `ldw`
 /// elements apart and x [K, N] (x given by its first element's index `xBase`).
+static double dotColumnFrom(double acc, const void *w, int64_t w0,
+                            const void *x, embrtDtype dtype, int64_t m,
+                            int64_t n, int64_t K, int64_t ldw, int64_t N,
+                            int64_t xBase, int inF32) {
+  for (int64_t k = 0; k < K; ++k)
+    acc = embrtCpuAccumulate(
+        acc, embrtCpuLoad(w, dtype, m * ldw + w0 + k),
+        x ? embrtCpuLoad(x, dtype, xBase + k * N + n) : 0.0, inF32);
+  return acc;
+}
+
+/// acc + sum over k < K of w[m * ldw + w0 + k] * x[xBase + k * N + n]; a
+/// NULL x reads zeros (a zero piece of the candidate embeddings).
 static double dotColumn(double acc, const void *w, const void *x,
                         embrtDtype dtype, int64_t m, int64_t n, int64_t K,
                         int64_t ldw, int64_t N, int64_t xBase, int inF32) {
-  for (int64_t k = 0; k < K; ++k)
-    acc = embrtCpuAccumulate(acc, embrtCpuLoad(w, dtype, m * ldw + k),
-                             embrtCpuLoad(x, dtype, xBase + k * N + n), inF32);
-  return acc;
+  return dotColumnFrom(acc, w, 0, x, dtype, m, n, K, ldw, N, xBase, inF32);
 }
 
 embrtStatus embrtCpuLce(embrtContext *ctx, const embrtLceArgs *args) {
@@ -64,8 +74,20 @@ embrtStatus embrtCpuIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args) {
     int64_t u = embrtLoadIndex(args->candToUser, args->indexDtype, b);
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
-        double acc = dotColumn(0.0, args->wCand, args->cand, args->dtype, m, n,
-                               Kc, ldwCand, N, b * Kc * N, inF32);
+        double acc = 0.0;
+        if (args->numCandPieces == 0) {
+          acc = dotColumn(0.0, args->wCand, args->cand, args->dtype, m, n, Kc,
+                          ldwCand, N, b * Kc * N, inF32);
+        } else {
+          // The pieces in K order: the same sums in the same order.
+          for (int64_t p = 0, k0 = 0; p < args->numCandPieces; ++p) {
+            int64_t kp = args->candPieceK[p];
+            acc = dotColumnFrom(acc, args->wCand, k0, args->candPieces[p],
+                                args->dtype, m, n, kp, ldwCand, N, b * kp * N,
+                                inF32);
+            k0 += kp;
+          }
+        }
         acc = dotColumn(acc, args->wUser, args->user, args->dtype, m, n, Ku,
                         ldwUser, N, u * Ku * N, inF32);
         embrtCpuStore(args->output, args->dtype, (b * M + m) * N + n, acc);

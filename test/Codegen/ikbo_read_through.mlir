@@ -21,7 +21,7 @@
 // CHECK-NEXT: llvm.store %[[WPTR]], %[[B0]]
 // CHECK: %[[B1:.+]] = llvm.getelementptr %[[BUFS]][1]
 // CHECK-NEXT: llvm.store %[[WCAND]], %[[B1]]
-// CHECK: %[[NDIMS:.+]] = arith.constant 17 : i64
+// CHECK: %[[NDIMS:.+]] = arith.constant 29 : i64
 // CHECK-NEXT: %[[DIMS:.+]] = llvm.alloca %[[NDIMS]] x i64
 // CHECK: %[[KU:.+]] = arith.constant 5 : i64
 // CHECK-NEXT: %[[D3:.+]] = llvm.getelementptr %[[DIMS]][3]
@@ -67,7 +67,7 @@ func.func @read_through(%user: tensor<3x5x8xf16>, %cand: tensor<6x7x8xf16>, %c2u
 // CHECK: call @embrtCompiledFill
 // CHECK: call @embrtCompiledConcat
 // CHECK: call @embrtCompiledConcat
-// CHECK: %[[NDIMS:.+]] = arith.constant 17 : i64
+// CHECK: %[[NDIMS:.+]] = arith.constant 29 : i64
 // CHECK-NEXT: %[[DIMS:.+]] = llvm.alloca %[[NDIMS]] x i64
 // CHECK: %[[KU:.+]] = arith.constant 5 : i64
 // CHECK-NEXT: %[[D3:.+]] = llvm.getelementptr %[[DIMS]][3]
@@ -91,4 +91,46 @@ func.func @shared_and_one_sided(%user: tensor<3x5x8xf16>, %cand: tensor<6x8x8xf1
   %0 = "emb.ikbo_lce"(%wup, %wcp, %up, %cand, %c2u) : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<3x8x8xf16>, tensor<6x8x8xf16>, tensor<6xi32>) -> tensor<6x4x8xf16>
   %1 = arith.addf %up, %up : tensor<3x8x8xf16>
   return %0, %1 : tensor<6x4x8xf16>, tensor<3x8x8xf16>
+}
+
+// -----
+
+// The candidate embeddings as the ranking model makes them: its features
+// beside its attention output, padded with zeros along K, the weight padded
+// with as many zero columns. The op reads the two pieces where they are
+// (numCandPieces, attribute 3, is 2; buffers 7 and 8), K 5 = 3 + 2, and the
+// weight's column block in place; no concat, fill or copy is made.
+// CHECK-LABEL: func.func @pieces
+// CHECK-SAME: (%[[CTX:.+]]: !llvm.ptr, %[[USER:.+]]: memref<3x4x8xf16>, %[[FEAT:.+]]: memref<6x3x8xf16>, %[[ATT:.+]]: memref<6x2x8xf16>,
+// CHECK-NOT: embrtCompiledStridedCopy
+// CHECK-NOT: embrtCompiledConcat
+// CHECK-NOT: embrtCompiledFill
+// CHECK: memref.extract_aligned_pointer_as_index %[[FEAT]]
+// CHECK: %[[FPTR:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[ATT]]
+// CHECK: %[[APTR:.+]] = llvm.inttoptr
+// CHECK: %[[ATTRS:.+]] = llvm.alloca %{{.*}} x i64
+// CHECK: %[[NP:.+]] = arith.constant 2 : i64
+// CHECK-NEXT: %[[A3:.+]] = llvm.getelementptr %[[ATTRS]][3]
+// CHECK-NEXT: llvm.store %[[NP]], %[[A3]]
+// CHECK: %[[BUFS:.+]] = llvm.alloca %{{.*}} x !llvm.ptr
+// CHECK: %[[B7:.+]] = llvm.getelementptr %[[BUFS]][7]
+// CHECK-NEXT: llvm.store %[[FPTR]], %[[B7]]
+// CHECK: %[[B8:.+]] = llvm.getelementptr %[[BUFS]][8]
+// CHECK-NEXT: llvm.store %[[APTR]], %[[B8]]
+// CHECK: %[[KC:.+]] = arith.constant 5 : i64
+// CHECK-NEXT: %[[D4:.+]] = llvm.getelementptr %{{.+}}[4]
+// CHECK-NEXT: llvm.store %[[KC]], %[[D4]]
+// CHECK: call @embrtCompiledIkboLce(%[[CTX]],
+// CHECK-NOT: embrtCompiledConcat
+// CHECK: return
+func.func @pieces(%user: tensor<3x4x8xf16>, %feat: tensor<6x3x8xf16>, %att: tensor<6x2x8xf16>, %c2u: tensor<6xi32>, %w: tensor<4x9xf16>) -> tensor<6x4x8xf16> {
+  %zw = arith.constant dense<0.0> : tensor<4x3xf16>
+  %zc = arith.constant dense<0.0> : tensor<6x3x8xf16>
+  %wu = tensor.extract_slice %w[0, 0] [4, 4] [1, 1] : tensor<4x9xf16> to tensor<4x4xf16>
+  %wc = tensor.extract_slice %w[0, 4] [4, 5] [1, 1] : tensor<4x9xf16> to tensor<4x5xf16>
+  %wcp = tensor.concat dim(1) %wc, %zw : (tensor<4x5xf16>, tensor<4x3xf16>) -> tensor<4x8xf16>
+  %cand = tensor.concat dim(1) %feat, %att, %zc : (tensor<6x3x8xf16>, tensor<6x2x8xf16>, tensor<6x3x8xf16>) -> tensor<6x8x8xf16>
+  %0 = "emb.ikbo_lce"(%wu, %wcp, %user, %cand, %c2u) : (tensor<4x4xf16>, tensor<4x8xf16>, tensor<3x4x8xf16>, tensor<6x8x8xf16>, tensor<6xi32>) -> tensor<6x4x8xf16>
+  return %0 : tensor<6x4x8xf16>
 }

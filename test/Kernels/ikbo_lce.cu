@@ -195,6 +195,8 @@ struct Case {
   bool strict;    // FBGEMM's tolerance whatever the path (spec matrix)
   int view;       // > 0: wUser, wCand passed as column blocks of one
                   // [M, Ku + Kc + view - 1] matrix (row strides)
+  int pieces;     // > 0: cand passed as pieces along K (candPieces): Kc
+                  // split into `pieces` parts, the last one zeros (NULL)
 };
 
 static uint64_t gSeed = 0x1234abcdull;
@@ -394,6 +396,7 @@ static IkboLceShape shapeFor(const Env &env, const Case &c) {
   shape.kUser = c.Ku;
   shape.kCand = c.Kc;
   shape.aligned = 1;
+  shape.pieces = c.pieces > 0;
   return shape;
 }
 
@@ -430,6 +433,26 @@ static bool runCase(Env &env, const Case &c) {
   }
   fillAny(c.dtype, user, U * c.Ku * c.N);
   fillAny(c.dtype, cand, c.B * c.Kc * c.N);
+  // Pieces: cand's rows of K in `pieces` parts (the last, of the zeros the
+  // reference reads, passed as NULL), each copied out as [B, K_p, N].
+  void *piece[EMBRT_IKBO_LCE_MAX_PIECES] = {nullptr};
+  long long pieceK[EMBRT_IKBO_LCE_MAX_PIECES] = {0};
+  if (c.pieces > 0) {
+    long long k0 = 0;
+    for (int q = 0; q < c.pieces; ++q) {
+      pieceK[q] = q + 1 < c.pieces ? (c.Kc - k0) / 2 + (q == 0) : c.Kc - k0;
+      const size_t width = pieceK[q] * c.N * es, pitch = c.Kc * c.N * es;
+      char *rows = (char *)cand + k0 * c.N * es;
+      if (q + 1 < c.pieces) {
+        CUDA_CHECK(cudaMalloc(&piece[q], c.B * width + 1));
+        CUDA_CHECK(cudaMemcpy2D(piece[q], width, rows, pitch, width, c.B,
+                                cudaMemcpyDeviceToDevice));
+      } else if (width) {
+        CUDA_CHECK(cudaMemset2D(rows, pitch, 0, width, c.B));
+      }
+      k0 += pieceK[q];
+    }
+  }
 
   // c2u: candidate b belongs to user b / ratio; unsorted cases shuffle it.
   std::vector<long long> idx(c.B);
@@ -481,6 +504,14 @@ static bool runCase(Env &env, const Case &c) {
   }
   a.user = user;
   a.cand = cand;
+  if (c.pieces > 0) {
+    a.cand = nullptr;
+    a.numCandPieces = c.pieces;
+    for (int q = 0; q < c.pieces; ++q) {
+      a.candPieces[q] = piece[q];
+      a.candPieceK[q] = pieceK[q];
+    }
+  }
   a.candToUser = c2u;
   a.indexDtype = c.i64 ? EMBRT_I64 : EMBRT_I32;
   a.output = out;
@@ -582,6 +613,9 @@ static bool runCase(Env &env, const Case &c) {
   for (void *b : bufs)
     if (b)
       CUDA_CHECK(cudaFree(b));
+  for (void *b : piece)
+    if (b)
+      CUDA_CHECK(cudaFree(b));
   return ok;
 }
 
@@ -604,6 +638,7 @@ static Case mk(embrtDtype d, long long B, long long M, long long N,
   c.expectPath = expectPath;
   c.strict = false;
   c.view = 0;
+  c.pieces = 0;
   char buf[160];
   snprintf(buf, sizeof buf, "B%lld_M%lld_N%lld_Ku%lld_Kc%lld_r%d_%s%s%s%s", B,
            M, N, Ku, Kc, ratio, sorted ? "sorted" : "shuffled",
@@ -620,6 +655,13 @@ static Case mk(embrtDtype d, long long B, long long M, long long N,
 static Case viewCase(Case c, int extra) {
   c.view = extra + 1;
   c.name += "_view" + std::to_string(c.Ku + c.Kc + extra);
+  return c;
+}
+
+/// `c` with its candidate embeddings passed in `n` pieces along K.
+static Case piecesCase(Case c, int n) {
+  c.pieces = n;
+  c.name += "_pieces" + std::to_string(n);
   return c;
 }
 
@@ -643,6 +685,8 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   std::vector<Case> v;
   const int sm90 = hopper ? IKBO_LCE_PATH_SM90A : -1;
   const int port = IKBO_LCE_PATH_PORTABLE;
+  const int smallk = hopper ? IKBO_LCE_PATH_SMALLK : -1;
+  const int sk = configIndex("smallk_mma");
   if (quick) {
     v.push_back(
         mk(EMBRT_F16, 24, 433, 256, 130, 72, 8, false, -1, 0, -1, sm90));
@@ -657,15 +701,25 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
     v.push_back(mk(EMBRT_F16, 8, 70, 72, 33, 20, 3, true, 0, 0, -1, port));
     v.push_back(viewCase(mk(EMBRT_F16, 24, 433, 256, 130, 73, 8, true), 0));
     v.push_back(viewCase(mk(EMBRT_F16, 24, 200, 256, 128, 64, 8, true), 64));
+    v.push_back(mk(EMBRT_F16, 40, 64, 128, 32, 34, 8, true, sk, 0, 5, smallk));
+    v.push_back(
+        mk(EMBRT_BF16, 9, 117, 200, 17, 64, 3, false, sk, 1, -1, smallk));
+    v.push_back(piecesCase(
+        mk(EMBRT_F16, 40, 64, 128, 32, 40, 8, true, -1, 0, -1, smallk), 3));
+    v.push_back(piecesCase(
+        mk(EMBRT_F16, 12, 200, 256, 96, 40, 4, true, -1, 0, -1, sm90), 2));
     return v;
   }
   // Smoke: every configuration forced on a small case, so that a broken
   // path shows before the long matrix (--smoke runs only these).
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i) {
     const IkboLceConfig &cf = kIkboLceConfigs[i];
-    Case c = mk(EMBRT_F16, 8,
-                cf.path == IKBO_LCE_PATH_PORTABLE ? 433 : 2 * cf.mTile - 11,
-                256, 136, 72, 4, false, i);
+    Case c =
+        cf.path == IKBO_LCE_PATH_SMALLK
+            ? mk(EMBRT_F16, 8, 117, 256, 33, 40, 4, false, i)
+            : mk(EMBRT_F16, 8,
+                 cf.path == IKBO_LCE_PATH_PORTABLE ? 433 : 2 * cf.mTile - 11,
+                 256, 136, 72, 4, false, i);
     c.name += "_smoke";
     v.push_back(c);
   }
@@ -700,11 +754,46 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   // Every configuration forced, on a shape its tile suits.
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i) {
     const IkboLceConfig &cf = kIkboLceConfigs[i];
-    long long M = cf.path == IKBO_LCE_PATH_PORTABLE ? 433 : 2 * cf.mTile - 11;
+    const bool small = cf.path == IKBO_LCE_PATH_SMALLK;
+    long long M = cf.path == IKBO_LCE_PATH_PORTABLE ? 433
+                  : small                           ? 100
+                                                    : 2 * cf.mTile - 11;
     for (embrtDtype d : {EMBRT_F16, EMBRT_BF16})
-      v.push_back(mk(d, 96, M, 256, 264, 203, 7, false, i, i % 2, -1,
-                     hopper ? cf.path : -1));
+      v.push_back(mk(d, 96, M, 256, small ? 48 : 264, small ? 61 : 203, 7,
+                     false, i, i % 2, -1, hopper ? cf.path : -1));
   }
+  // Small K (forced: on Hopper contiguous candidates go to sm90a): the
+  // ranking model's LCE (K 40 padded, 34 read in place), bf16,
+  // N of three column chunks and of a partial one, the fewest rows and
+  // columns, K of one and of four k-steps, the weights as column blocks,
+  // I64 indices and bad entries.
+  v.push_back(strictCase(
+      mk(EMBRT_F16, 2048, 64, 128, 32, 40, 64, true, sk, 0, -1, smallk)));
+  v.push_back(strictCase(
+      mk(EMBRT_F16, 2048, 64, 128, 32, 34, 64, true, sk, 0, -1, smallk)));
+  v.push_back(
+      mk(EMBRT_BF16, 2048, 64, 128, 32, 40, 64, false, sk, 0, -1, smallk));
+  v.push_back(
+      mk(EMBRT_F16, 300, 128, 384, 64, 64, 10, true, sk, 1, -1, smallk));
+  v.push_back(mk(EMBRT_BF16, 77, 48, 200, 20, 9, 7, false, sk, 0, -1, smallk));
+  v.push_back(mk(EMBRT_F16, 33, 1, 8, 1, 1, 4, true, sk, 0, -1, smallk));
+  v.push_back(mk(EMBRT_F16, 1, 16, 136, 64, 16, 1, true, sk, 0, -1, smallk));
+  v.push_back(viewCase(
+      mk(EMBRT_F16, 500, 64, 128, 32, 34, 64, true, sk, 0, -1, smallk), 3));
+  v.push_back(mk(EMBRT_F16, 640, 64, 128, 32, 40, 64, true, sk, 1, 17, smallk));
+  // Candidates in pieces (a concat read in place): the ranking model's
+  // features, attention output and zeros on the small-K path; two and four
+  // pieces; and on the paths that copy the pieces together first.
+  v.push_back(strictCase(piecesCase(
+      mk(EMBRT_F16, 2048, 64, 128, 32, 40, 64, true, -1, 0, -1, smallk), 3)));
+  v.push_back(piecesCase(
+      mk(EMBRT_BF16, 300, 96, 200, 24, 37, 10, false, -1, 1, 11, smallk), 2));
+  v.push_back(piecesCase(
+      mk(EMBRT_F16, 100, 64, 128, 32, 64, 8, true, -1, 0, -1, smallk), 4));
+  v.push_back(piecesCase(
+      mk(EMBRT_F16, 96, 433, 256, 136, 203, 7, false, -1, 0, -1, sm90), 3));
+  v.push_back(piecesCase(
+      mk(EMBRT_F32, 32, 70, 40, 33, 20, 3, false, -1, 0, 2, port), 3));
   // Edges: N not a multiple of 8 (portable), one column tile (unclustered,
   // one consumer past N), three tiles, tiny batches, K below one block,
   // I64 indices, bad entries.

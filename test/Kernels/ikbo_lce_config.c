@@ -90,10 +90,50 @@ int main(void) {
   s.maxSharedPerBlock = 100 * 1024;
   EXPECT(!strcmp(selected(&s), "portable_64x64"));
 
+  // Small K (both sides at most 64, M at most 128, 16-bit, N a multiple of
+  // 8, aligned): the small-K row when the candidates come in pieces (the
+  // ranking model's LCE: M 64, N 128, Ku 32, Kc 34), and off Hopper from
+  // Ampere on; contiguous candidates on Hopper go to sm90a (faster there).
+  s = hopper(EMBRT_F16, 64, 128);
+  s.kUser = 32;
+  s.kCand = 40;
+  EXPECT(!strcmp(selected(&s), "sm90a_m64_c1"));
+  s.pieces = 1;
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
+  s.kCand = 34;
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
+  s.dtype = EMBRT_BF16;
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
+  s.pieces = 0;
+  s.ccMajor = 8;
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
+  s.ccMajor = 10;
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
+  s.ccMajor = 7;
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s = hopper(EMBRT_F16, 128, 256);
+  s.kUser = s.kCand = 64;
+  s.pieces = 1;
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
+  s.kCand = 65; // past four mma k-steps
+  EXPECT(!strcmp(selected(&s), "sm90a_m128_c2"));
+  s.kCand = 64;
+  s.m = 129; // past eight warps of 16 rows
+  EXPECT(!strcmp(selected(&s), "sm90a_m192_c2"));
+  s.m = 128;
+  s.n = 100;
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s.n = 256;
+  s.dtype = EMBRT_F32;
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
   // configId: honoured when the row applies, else the selection.
   s = hopper(EMBRT_F16, 433, 256);
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
-    EXPECT(ikboLceResolveConfig(&s, i) == i);
+    EXPECT(ikboLceResolveConfig(&s, i) ==
+           (ikboLceConfigApplies(&kIkboLceConfigs[i], &s)
+                ? i
+                : ikboLceSelectConfig(&s)));
+  EXPECT(!ikboLceConfigApplies(&kIkboLceConfigs[IKBO_LCE_NUM_CONFIGS - 1], &s));
   EXPECT(ikboLceResolveConfig(&s, -1) == ikboLceSelectConfig(&s));
   EXPECT(ikboLceResolveConfig(&s, IKBO_LCE_NUM_CONFIGS) ==
          ikboLceSelectConfig(&s));

@@ -417,8 +417,9 @@ static void testIkboLce(embrtContext *ctx) {
   int64_t c2u[3] = {1, 0, 1};
   int64_t attrs[] = {[EMB_ABI_IKBO_LCE_DTYPE] = EMBRT_F32,
                      [EMB_ABI_IKBO_LCE_INDEX_DTYPE] = EMBRT_I64,
-                     [EMB_ABI_IKBO_LCE_CONFIG_ID] = -1};
-  void *buffers[] = {
+                     [EMB_ABI_IKBO_LCE_CONFIG_ID] = -1,
+                     [EMB_ABI_IKBO_LCE_NUM_CAND_PIECES] = 0};
+  void *buffers[EMB_ABI_IKBO_LCE_NUM_BUFFERS] = {
       [EMB_ABI_IKBO_LCE_BUF_W_USER] = wUser,
       [EMB_ABI_IKBO_LCE_BUF_W_CAND] = wCand,
       [EMB_ABI_IKBO_LCE_BUF_USER] = user,
@@ -427,7 +428,7 @@ static void testIkboLce(embrtContext *ctx) {
       [EMB_ABI_IKBO_LCE_BUF_OUTPUT] = output,
       [EMB_ABI_IKBO_LCE_BUF_WORKSPACE] = NULL,
   };
-  int64_t dims[] = {
+  int64_t dims[EMB_ABI_IKBO_LCE_NUM_DIMS] = {
       [EMB_ABI_IKBO_LCE_DIM_B] = 3,
       [EMB_ABI_IKBO_LCE_DIM_U] = 2,
       [EMB_ABI_IKBO_LCE_DIM_M] = 2,
@@ -472,6 +473,29 @@ static void testIkboLce(embrtContext *ctx) {
                     "emb.ikbo_lce: w_cand has K = 0 but cand has K = 1");
   dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_COLS] = 3;
   expectOutput(ctx, &c, want);
+  // The candidates in pieces along K: cand (K 1) then a zero piece (K 1,
+  // NULL) against w_cand's two columns (1, 10) and (0, 0): the same output.
+  // Each piece's B and N are checked against the first's.
+  TEST_CASE("ikbo_lce: candidate pieces");
+  float wCand2[4] = {1, 0, 10, 0};
+  attrs[EMB_ABI_IKBO_LCE_NUM_CAND_PIECES] = 2;
+  buffers[EMB_ABI_IKBO_LCE_BUF_W_CAND] = wCand2;
+  buffers[EMB_ABI_IKBO_LCE_BUF_CAND] = NULL;
+  buffers[EMB_ABI_IKBO_LCE_BUF_CAND_PIECE_0] = cand;
+  buffers[EMB_ABI_IKBO_LCE_BUF_CAND_PIECE_0 + 1] = NULL;
+  dims[EMB_ABI_IKBO_LCE_DIM_K_CAND] = 2;
+  dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE] = 0;
+  dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_COLS] = 2;
+  for (int q = 0; q < EMBRT_IKBO_LCE_MAX_PIECES; ++q) {
+    dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_K_0 + q] = q < 2 ? 1 : 0;
+    dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_B_0 + q] = 3;
+    dims[EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_N_0 + q] = 1;
+  }
+  expectOutput(ctx, &c, want);
+  expectExtentError(ctx, &c, "a piece's B",
+                    EMB_ABI_IKBO_LCE_DIM_CAND_PIECE_B_0 + 1, 2,
+                    "emb.ikbo_lce: cand piece 1 has B = 2 but cand piece 0 "
+                    "has B = 3");
   free(workspace);
 }
 

@@ -202,10 +202,10 @@ static void testCompiled(embrtContext *ctx, Rng *rng) {
   int64_t attrs[] = {a->dtype,      a->outputDtype, a->transA, a->transB,
                      a->activation, alphaBits,      betaBits,  1};
   void *buffers[] = {r.a, r.b, r.bias, r.c};
-  int64_t dims[] = {a->batchSize, a->m,         a->n,   a->k,       a->lda,
-                    a->strideA,   a->ldb,       a->strideB, a->ldc, a->strideC,
-                    a->batchSize, a->k,         a->n,   a->batchSize, a->m,
-                    a->n};
+  int64_t dims[] = {a->batchSize, a->m,         a->n,         a->k,
+                    a->lda,       a->strideA,   a->ldb,       a->strideB,
+                    a->ldc,       a->strideC,   a->batchSize, a->k,
+                    a->n,         a->batchSize, a->m,         a->n};
   EXPECT_EQ_INT(attrs[EMB_ABI_GEMM_BATCHED], 1);
   EXPECT_EQ_INT(dims[EMB_ABI_GEMM_DIM_STRIDE_C], a->strideC);
   EXPECT_EQ_INT(dims[EMB_ABI_GEMM_DIM_OUTPUT_N], a->n);

@@ -97,9 +97,9 @@ static void freeIkbo(Ikbo *p) {
 
 static embrtIkboLceArgs ikboArgs(const Ikbo *p) {
   embrtIkboLceArgs a = {
-      sizeof a, p->dtype, p->B,     p->U,    p->M,    p->Ku,  p->Kc,
-      p->N,     p->wUser, p->wCand, p->user, p->cand, p->c2u, p->indexDtype,
-      p->out,   -1,       NULL,     0,       0,       0};
+      sizeof a, p->dtype, p->B,    p->U,    p->M,   p->Ku,         p->Kc,  p->N,
+      p->wUser, p->wCand, p->user, p->cand, p->c2u, p->indexDtype, p->out, -1,
+      NULL,     0,        0,       0,       0,      {NULL},        {0}};
   return a;
 }
 
@@ -211,6 +211,82 @@ static void testIkboStridedWeights(embrtContext *ctx, Rng *rng) {
     }
 }
 
+/// The candidate embeddings in pieces along K (a concat the compiled model
+/// reads in place), the last a NULL piece of zeros: the same bits as the
+/// packed cand with those rows zero; and the pieces' K must sum to kCand.
+static void testIkboPieces(embrtContext *ctx, Rng *rng) {
+  const int64_t shapes[][7] = {// B, U, M, Ku, Kc, N, pieces
+                               {6, 2, 3, 4, 9, 5, 3},
+                               {5, 3, 4, 3, 7, 2, 4},
+                               {3, 1, 2, 2, 3, 3, 2}};
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 3; ++s) {
+      TEST_CASE("ikbo_lce candidate pieces");
+      Ikbo p = {.dtype = kDtypes[d],
+                .indexDtype = EMBRT_I64,
+                .B = shapes[s][0],
+                .U = shapes[s][1],
+                .M = shapes[s][2],
+                .Ku = shapes[s][3],
+                .Kc = shapes[s][4],
+                .N = shapes[s][5]};
+      makeIkbo(&p, rng);
+      size_t es = embrtDtypeSize(p.dtype);
+      int np = (int)shapes[s][6];
+      embrtIkboLceArgs a = ikboArgs(&p);
+      a.cand = NULL;
+      a.numCandPieces = np;
+      int64_t k0 = 0;
+      for (int q = 0; q < np; ++q) {
+        int64_t k = q + 1 < np ? 1 + q % 2 : p.Kc - k0;
+        a.candPieceK[q] = k;
+        char *piece =
+            q + 1 < np ? malloc((size_t)(p.B * k * p.N) * es + 1) : NULL;
+        for (int64_t b = 0; b < p.B; ++b) {
+          char *rows = (char *)p.cand + (b * p.Kc + k0) * p.N * es;
+          if (piece)
+            memcpy(piece + b * k * p.N * es, rows, (size_t)(k * p.N) * es);
+          else
+            memset(rows, 0, (size_t)(k * p.N) * es); // what NULL reads
+        }
+        a.candPieces[q] = piece;
+        k0 += k;
+      }
+      EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_OK, ctx);
+      size_t outBytes = (size_t)(p.B * p.M * p.N) * es;
+      char *packed = poisoned(outBytes);
+      embrtIkboLceArgs ref = ikboArgs(&p);
+      ref.output = packed;
+      EXPECT_STATUS(embrtIkboLce(ctx, &ref), EMBRT_OK, ctx);
+      EXPECT_TRUE(memcmp(packed, p.out, outBytes) == 0);
+      for (int64_t b = 0; b < p.B; ++b)
+        if (!checkProduct(p.out, b * p.M * p.N, p.wCand, p.cand, b * p.Kc * p.N,
+                          p.Kc, p.wUser, p.user, p.users[b] * p.Ku * p.N, p.Ku,
+                          p.M, p.N, p.dtype))
+          break;
+      TEST_CASE("ikbo_lce pieces whose K do not sum to kCand");
+      a.candPieceK[0] += 1;
+      EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+      EXPECT_CONTAINS(embrtContextGetLastError(ctx), "but kCand is");
+      embrtContextClearError(ctx);
+      a.candPieceK[0] -= 1;
+      TEST_CASE("ikbo_lce cand and pieces both given");
+      a.cand = p.cand;
+      EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+      EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                      "cand and candPieces are both given");
+      embrtContextClearError(ctx);
+      a.numCandPieces = EMBRT_IKBO_LCE_MAX_PIECES + 1;
+      EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+      EXPECT_CONTAINS(embrtContextGetLastError(ctx), "numCandPieces is 5");
+      embrtContextClearError(ctx);
+      for (int q = 0; q < np; ++q)
+        free((void *)a.candPieces[q]);
+      free(packed);
+      freeIkbo(&p);
+    }
+}
+
 static void testIkboOutOfRange(embrtContext *ctx, Rng *rng) {
   TEST_CASE("ikbo_lce cand_to_user out of range");
   Ikbo p = {.dtype = EMBRT_F32,
@@ -313,6 +389,7 @@ int main(void) {
   testLce(ctx, &rng);
   testIkboLce(ctx, &rng);
   testIkboStridedWeights(ctx, &rng);
+  testIkboPieces(ctx, &rng);
   testIkboOutOfRange(ctx, &rng);
   testInvalidArguments(ctx, &rng);
   embrtContextDestroy(ctx);

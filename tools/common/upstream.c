@@ -553,7 +553,8 @@ static bool checkBatchMatmul(OpState *s, Cursor c) {
                 "'%s' op element types %s, %s and %s cannot be built into "
                 "its body: a complex input needs a complex result, a "
                 "complex type float parts, and index (or any type that is "
-                "no integer, float or complex) is not taken (MLIR 22's %s crashes on the cast it cannot "
+                "no integer, float or complex) is not taken (MLIR 22's %s "
+                "crashes on the cast it cannot "
                 "make, an upstream bug; linalg.matmul reports it)",
                 s->op, m.names[0], m.names[1], m.names[2], s->op);
 }

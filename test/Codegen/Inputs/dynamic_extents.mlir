@@ -105,3 +105,16 @@ func.func @bmm_empty_batch(%a: tensor<3x2x2xf32>, %b: tensor<0x2x2xf32>) -> tens
   %0 = linalg.batch_matmul ins(%a, %b : tensor<3x2x2xf32>, tensor<0x2x2xf32>) outs(%f : tensor<3x2x2xf32>) -> tensor<3x2x2xf32>
   return %0 : tensor<3x2x2xf32>
 }
+
+// Results written through reshapes into the out buffer: each call's checked
+// extents are its own result's dims, not the out buffer's.
+func.func @reshaped_results(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %w: tensor<10x4xf32>, %idx: tensor<9xi64>, %off: tensor<4xi64>) -> (tensor<4xf32>, tensor<12xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %0 = tensor.collapse_shape %mm [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
+  %bags = "emb.embedding_bag"(%w, %idx, %off) {mode = "sum"} : (tensor<10x4xf32>, tensor<9xi64>, tensor<4xi64>) -> tensor<3x4xf32>
+  %1 = tensor.collapse_shape %bags [[0, 1]] : tensor<3x4xf32> into tensor<12xf32>
+  return %0, %1 : tensor<4xf32>, tensor<12xf32>
+}
