@@ -136,6 +136,7 @@ static void run(const Shape &s, int reps) {
   shape.kUser = s.Ku;
   shape.kCand = s.Kc;
   shape.aligned = 1;
+  shape.pieces = 0;
   const int config = ikboLceResolveConfig(&shape, a.configId);
   if (gSkip.find(std::string(",") + kIkboLceConfigs[config].name + ",") !=
       std::string::npos) {
