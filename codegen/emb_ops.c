@@ -611,17 +611,15 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
       return;
     }
   }
-  EmbDim kCand = x[1]->dims[1];
-  if (p->numPieces) {
-    int64_t k = 0;
-    for (int q = 0; q < p->numPieces; ++q)
-      k += embDim(mlirValueGetType(p->pieces[q].ptr
-                                       ? p->pieces[q]
-                                       : mlirOperationGetOperand(
-                                             mlirOpResultGetOwner(p->x[1]), q)),
-                  1);
-    kCand = embConstDim(k);
+  // Each piece's K (static, ikbo_read_through.c), and their sum.
+  int64_t pieceK[EMBRT_IKBO_LCE_MAX_PIECES] = {0}, kSum = 0;
+  for (int q = 0; q < p->numPieces; ++q) {
+    MlirValue v =
+        mlirOperationGetOperand(mlirOpResultGetOwner(p->x[1]), (intptr_t)q);
+    pieceK[q] = embDim(mlirValueGetType(v), 1);
+    kSum += pieceK[q];
   }
+  EmbDim kCand = p->numPieces ? embConstDim(kSum) : x[1]->dims[1];
   // Bytes past the view's first column, and the weights' row strides (0:
   // packed).
   MlirValue wPtr[2];
@@ -700,11 +698,7 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
     *n = x[1]->dims[2];
     if (q >= p->numPieces)
       continue;
-    MlirValue v =
-        p->pieces[q].ptr
-            ? p->pieces[q]
-            : mlirOperationGetOperand(mlirOpResultGetOwner(p->x[1]), q);
-    *k = embConstDim(embDim(mlirValueGetType(v), 1));
+    *k = embConstDim(pieceK[q]);
     if (piece[q]) {
       *b = piece[q]->dims[0];
       *n = piece[q]->dims[2];
