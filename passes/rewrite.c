@@ -4,6 +4,7 @@
 
 #include "ir.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,8 +346,12 @@ MlirValue embCreateConcat(MlirOperation before, MlirLocation loc, int64_t dim,
     MlirType t = mlirValueGetType(values[i]);
     for (intptr_t d = 0; d < rank; ++d) {
       int64_t size = embDim(t, d);
+      // Along `dim` the sizes add up; a sum past INT64_MAX has no static
+      // size and is left dynamic (found by emb-fuzz under UBSan).
       if (d == dim)
-        dims[d] = dims[d] < 0 || size < 0 ? -1 : dims[d] + size;
+        dims[d] = dims[d] < 0 || size < 0 || size > INT64_MAX - dims[d]
+                      ? -1
+                      : dims[d] + size;
       else if (dims[d] < 0)
         dims[d] = size;
     }

@@ -277,3 +277,16 @@ func.func @stacked_reordered(%t: tensor<100x8xf16>, %i0: tensor<6xi64>, %o0: ten
   %x = tensor.concat dim(1) %b3, %a3 : (tensor<3x1x8xf16>, tensor<3x1x8xf16>) -> tensor<3x2x8xf16>
   return %x : tensor<3x2x8xf16>
 }
+
+// -----
+
+// Ids whose static sizes sum past INT64_MAX: the batched ids are dynamic
+// (found by emb-fuzz: the sum overflowed).
+// CHECK-LABEL: func.func @huge_ids
+// CHECK: tensor.concat dim(0) {{.*}} -> tensor<?xi64>
+// CHECK: "emb.tbe"
+func.func @huge_ids(%t: tensor<100x8xf32>, %i0: tensor<9223372036854775807xi64>, %o0: tensor<5xi64>, %i1: tensor<9223372036854775807xi64>, %o1: tensor<5xi64>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = "emb.embedding_bag"(%t, %i0, %o0) {mode = "sum"} : (tensor<100x8xf32>, tensor<9223372036854775807xi64>, tensor<5xi64>) -> tensor<4x8xf32>
+  %b = "emb.embedding_bag"(%t, %i1, %o1) {mode = "sum"} : (tensor<100x8xf32>, tensor<9223372036854775807xi64>, tensor<5xi64>) -> tensor<4x8xf32>
+  return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+}
