@@ -554,16 +554,23 @@ static bool giveBack(Emitter *e, MlirValue tbe) {
   return true;
 }
 
-/// True if the group's offsets fit its id type (i32 ids: at most 2^31-1
-/// indices when all counts are static).
+/// True if the group's offsets fit its id type: the static counts sum to at
+/// most 2^31-1 indices for i32 ids, 2^63-1 for i64 (a sum past that, found
+/// by emb-fuzz, overflowed; such bags stay as they are).
 static bool offsetsFit(const Group *g) {
-  if (mlirIntegerTypeGetWidth(g->key.indexElement) != 32)
-    return true;
+  int64_t limit = mlirIntegerTypeGetWidth(g->key.indexElement) == 32
+                      ? INT32_MAX
+                      : INT64_MAX;
   int64_t total = 0;
-  for (size_t f = 0; f < g->size; ++f)
-    if (g->bags[f].numIndices > 0)
-      total += g->bags[f].numIndices;
-  return total <= INT32_MAX;
+  for (size_t f = 0; f < g->size; ++f) {
+    int64_t n = g->bags[f].numIndices;
+    if (n <= 0)
+      continue;
+    if (n > limit - total)
+      return false;
+    total += n;
+  }
+  return true;
 }
 
 /// Emits the group's emb.tbe and replaces its bags; false if memory ran
