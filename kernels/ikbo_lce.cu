@@ -3,16 +3,18 @@
 // out[b] = wCand @ cand[b] + wUser @ user[candToUser[b]] for b < B, with
 // wUser [M, Ku], wCand [M, Kc], user [U, Ku, N], cand [B, Kc, N], row-major.
 //
-// The user product runs once per user (U items, not B) into the caller's
-// workspace. The candidate product adds row candToUser[b] of it to its f32
-// accumulators before the one rounding of the output, so no candidate-sized
-// intermediate is written. A candToUser entry outside [0, U) is recorded in
+// The portable and Hopper paths run the user product once per user (U
+// items, not B) into the caller's workspace; the candidate product adds row
+// candToUser[b] of it to its f32 accumulators before the one rounding of the
+// output, so no candidate-sized intermediate is written. The small-K path,
+// bound by memory, not by the products, computes both in one pass a
+// candidate. A candToUser entry outside [0, U) is recorded in
 // env->deviceErrors and adds nothing.
 //
 // This file holds the portable path (any GPU, any dtype, any alignment; user
-// result in f32, transposed: userT[u][n][m]), the small-K path (K of both
-// sides at most 64, M at most 128: tensor-core mma.sync, memory-bound; user
-// result in f32, [u][m][n]) and the entry points; the Hopper
+// result in f32, transposed: userT[u][n][m]), the small-K path (Kc + Ku at
+// most 128, M at most 128: tensor-core mma.sync, no workspace) and the entry
+// points; the Hopper
 // path is kernels/ikbo_lce_sm90a.cu and the configuration table
 // kernels/ikbo_lce_config.cuh. The launcher picks the configuration from
 // env->ccMajor/ccMinor, the dtype, N and the pointers' alignment (or
@@ -33,12 +35,11 @@
 
 namespace {
 
-constexpr int kSmallKMaxK = 64;    // K of a small-K side: four mma k-steps
-constexpr int kSmallKCols = 128;   // columns of N a small-K unit computes
-constexpr int kSmallKMaxWarps = 8; // 16 rows of M a warp: M <= 128
-constexpr int kTile = 64;          // m and n of a portable CTA tile
-constexpr int kTileK = 16;         // k per shared-memory step
-constexpr int kThreads = 256;      // 16 x 16 threads, 4 x 4 outputs each
+constexpr int kSmallKMaxK = 128; // Kc + Ku of the small-K path: 8 k-steps
+constexpr int kSmallKCols = 128; // columns of N a small-K unit computes
+constexpr int kTile = 64;        // m and n of a portable CTA tile
+constexpr int kTileK = 16;       // k per shared-memory step
+constexpr int kThreads = 256;    // 16 x 16 threads, 4 x 4 outputs each
 
 //===----------------------------------------------------------------------===//
 // Device helpers
@@ -175,26 +176,31 @@ template __global__ void
 ikboLcePortableKernel<__nv_bfloat16>(const PortableParams);
 
 //===----------------------------------------------------------------------===//
-// Small K: one mma.sync product per candidate, memory-bound
+// Small K: both products of a candidate in one mma.sync pass, memory-bound
 //===----------------------------------------------------------------------===//
 
-/// A side of the small-K path: out[item] = W @ x[item] (+ userRes[c2u[item]]
-/// in add mode) for an [M, K] W with K <= kSmallKMaxK and M <= 16 *
-/// kSmallKMaxWarps. Work units are (item, 128-column chunk of N).
+/// The small-K path: out[item] = [wCand | wUser] @ [cand[item] ;
+/// user[candToUser[item]]] for an [M, Kc + Ku] W with Kc + Ku <=
+/// kSmallKMaxK and M <= IKBO_LCE_SMALLK_MAX_M, in one launch: the user rows
+/// (a few hundred KB in all, L2-resident) are read again for each candidate
+/// instead of a per-user f32 result, which would cost a second launch and
+/// 4 * M * N bytes of L2 reads a candidate. Work units are (item, 128-column
+/// chunk of N).
 struct SmallKParams {
-  const void *w; ///< [M][K], rows ldw elements apart
-  /// x[items][K][N] in pieces along K: piece p holds rows k0[p] .. k0[p + 1]
-  /// - 1 of each item as [items][k0[p + 1] - k0[p]][N]; a NULL piece reads
-  /// zeros. One piece is x itself.
+  const void *wCand, *wUser; ///< [M][Kc], [M][Ku], rows ldwCand / ldwUser apart
+  /// cand[items][Kc][N] in pieces along K: piece p holds rows k0[p] ..
+  /// k0[p + 1] - 1 of each item as [items][k0[p + 1] - k0[p]][N]; a NULL
+  /// piece reads zeros. One piece is cand itself.
   const void *piece[EMBRT_IKBO_LCE_MAX_PIECES];
   long long k0[EMBRT_IKBO_LCE_MAX_PIECES + 1];
   int pieces;
-  void *out; ///< add mode: [items][M][N] in T; user mode: f32 userRes
-  const float *userRes; ///< [U][M][N] f32 (add mode)
+  const void *user; ///< [users][Ku][N]
+  void *out;        ///< [items][M][N]
   const void *candToUser;
   embrtDeviceErrors *errors;
-  long long m, n, k, ldw, items, users, chunks;
-  int addMode, index64;
+  long long m, n, kCand, kUser, ldwCand, ldwUser, items, users, chunks;
+  int index64;
+  int narrow; ///< items * chunks fits 32 bits
 };
 
 template <typename T> struct MmaOf;
@@ -227,235 +233,287 @@ template <> struct MmaOf<__nv_bfloat16> {
   }
 };
 
-/// The x tile of unit `u` into `buf` ([kp][128] 16-bit elements, 16-byte
-/// chunk c of row k at chunk c ^ (k & 7), so that ldmatrix's eight rows of
-/// one chunk fall in eight bank groups): cp.async for rows < K and columns <
-/// N, zeros past them. One commit group.
-__device__ __forceinline__ void smallKLoad(const SmallKParams &p, long long u,
-                                           int kp, uint16_t *buf) {
-  const long long item = u / p.chunks, n0 = (u % p.chunks) * kSmallKCols;
-  const long long nc = p.n - n0 < kSmallKCols ? p.n - n0 : kSmallKCols;
-  for (int e = threadIdx.x; e < kp * 16; e += blockDim.x) {
-    const int kr = e >> 4, c = e & 15;
-    uint16_t *dst = buf + kr * kSmallKCols + ((c ^ (kr & 7)) * 8);
-    int q = 0;
-    while (q + 1 < p.pieces && kr >= p.k0[q + 1])
-      ++q;
-    const uint16_t *src = (const uint16_t *)p.piece[q];
-    if (kr < p.k && c * 8 < nc && src) {
-      const long long rows = p.k0[q + 1] - p.k0[q];
-      src += (item * rows + (kr - p.k0[q])) * p.n + n0 + c * 8;
-      const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d),
-                   "l"(src));
+/// 16-byte chunk `c` of row `r` of a [rows][128] 16-bit shared tile: at
+/// chunk c ^ (r & 7), so that the eight rows of one ldmatrix (and of one
+/// accumulator store) fall in eight bank groups.
+__device__ __forceinline__ int smallKSlot(int r, int c) {
+  return r * kSmallKCols + ((c ^ (r & 7)) * 8);
+}
+
+/// Item and first column of unit `u` (32-bit division where the units
+/// allow it: the 64-bit one is a long software sequence).
+__device__ __forceinline__ void smallKUnit(const SmallKParams &p, long long u,
+                                           long long *item, long long *n0) {
+  long long chunk = 0;
+  if (p.chunks == 1) {
+    *item = u;
+  } else if (p.narrow) {
+    const unsigned q = (unsigned)u / (unsigned)p.chunks;
+    *item = q;
+    chunk = (unsigned)u - q * (unsigned)p.chunks;
+  } else {
+    *item = u / p.chunks;
+    chunk = u - *item * p.chunks;
+  }
+  *n0 = chunk * kSmallKCols;
+}
+
+/// One 16-byte chunk `c` of tile row `r`: from `src` by cp.async, or zeros.
+__device__ __forceinline__ void smallKCopy(uint16_t *buf, int r, int c,
+                                           const uint16_t *src) {
+  uint16_t *dst = buf + smallKSlot(r, c);
+  if (src) {
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d),
+                 "l"(src));
+  } else {
+    *(uint4 *)dst = make_uint4(0, 0, 0, 0);
+  }
+}
+
+/// The x tile of (item, n0) into `buf` ([kp][128]: the Kc candidate rows,
+/// then the Ku rows of its user): cp.async for rows < Kc + Ku and columns <
+/// N, zeros past them, for a NULL piece and for a user outside [0, users).
+/// Thread t copies chunk t % 16 of rows t / 16, t / 16 + blockDim / 16, ...,
+/// a source pointer a piece stepping by whole rows. One commit group.
+__device__ __forceinline__ void smallKLoad(const SmallKParams &p,
+                                           long long item, long long n0, int kp,
+                                           uint16_t *buf) {
+  const int c = threadIdx.x & 15, rstep = blockDim.x >> 4;
+  const bool colOk = n0 + 8 * c < p.n; // N % 8 == 0: a chunk is in or out
+  const long long step = rstep * p.n;
+  int r = threadIdx.x >> 4;
+  for (int q = 0; q < p.pieces; ++q) {
+    const int end = (int)p.k0[q + 1];
+    if (r >= end)
+      continue;
+    if (!p.piece[q] || !colOk) {
+      for (; r < end; r += rstep)
+        smallKCopy(buf, r, c, nullptr);
+      continue;
+    }
+    const uint16_t *base = (const uint16_t *)p.piece[q];
+    long long off =
+        (item * (p.k0[q + 1] - p.k0[q]) + (r - p.k0[q])) * p.n + n0 + 8 * c;
+    for (; r < end; r += rstep, off += step)
+      smallKCopy(buf, r, c, base + off);
+  }
+  const int kEnd = (int)(p.kCand + p.kUser);
+  if (r < kEnd) {
+    const long long user = loadIndex(p.candToUser, p.index64, item);
+    if (user < 0 || user >= p.users || !colOk) {
+      for (; r < kEnd; r += rstep)
+        smallKCopy(buf, r, c, nullptr);
     } else {
-      *(uint4 *)dst = make_uint4(0, 0, 0, 0);
+      const uint16_t *base = (const uint16_t *)p.user;
+      long long off = (user * p.kUser + (r - p.kCand)) * p.n + n0 + 8 * c;
+      for (; r < kEnd; r += rstep, off += step)
+        smallKCopy(buf, r, c, base + off);
     }
   }
+  for (; r < kp; r += rstep)
+    smallKCopy(buf, r, c, nullptr);
   asm volatile("cp.async.commit_group;\n" ::);
 }
 
-/// Warp w owns rows 16w .. 16w + 15 of M and every column of a unit: its W
-/// rows stay in registers (A fragments) for the CTA's life, the x tile of
-/// each unit arrives by cp.async into one of two shared buffers while the
-/// previous unit computes (ldmatrix.trans for the B fragments), and the f32
-/// accumulators get the user term before the one rounding. Block: 32 x
-/// ceil(M / 16) threads; grid-stride over units; dynamic shared memory 2 *
-/// kp * 256 bytes (kp: K rounded up to 16).
-template <typename T>
-__global__ void __launch_bounds__(kSmallKMaxWarps * 32)
-    ikboLceSmallKKernel(const SmallKParams p) {
+/// Warp w owns rows 16 (w % mw) .. + 15 of M (mw = ceil(M / 16)) and
+/// columns 64 (w / mw) .. + 63 of a unit: its [wCand | wUser] rows stay in
+/// registers (KS A fragments, KS = ceil((Kc + Ku) / 16) k-steps, a template
+/// argument so that no register holds a step past K) for the CTA's life;
+/// the x tile of each unit arrives by cp.async into one of two shared
+/// buffers while the previous unit computes (ldmatrix.trans for the B
+/// fragments); the f32 accumulators are rounded once into the unit's own
+/// buffer, which the block then writes out in 16-byte stores, a row's 256
+/// bytes by 16 lanes. Block: 64 x mw threads; grid-stride over units;
+/// dynamic shared memory 2 * max(16 KS, 16 mw) * 256 bytes.
+/// At most 80 registers a thread: three CTAs of eight warps an SM (24 warps;
+/// 102 registers, two CTAs, ran the ranking model's LCE 20% slower on the
+/// H200); KS 6 to 8 spill 16 to 56 bytes.
+template <typename T, int KS>
+__global__ void __maxnreg__(80) ikboLceSmallKKernel(const SmallKParams p) {
   extern __shared__ __align__(128) uint16_t smallKTiles[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane >> 2, t = lane & 3;
-  const int kp = (int)((p.k + 15) / 16) * 16, ks = kp / 16;
-  const long long m0 = 16LL * warp;
-  const uint16_t *w = (const uint16_t *)p.w;
-  uint32_t a[kSmallKMaxK / 16][4];
+  const int mw = (int)((p.m + 15) / 16);
+  const int m0 = 16 * (warp % mw), colBase = 64 * (warp / mw);
+  const int kp = 16 * KS, rows = kp > 16 * mw ? kp : 16 * mw;
+  const int kCand = (int)p.kCand, kTotal = (int)(p.kCand + p.kUser);
+  uint32_t a[KS][4];
 #pragma unroll
-  for (int s = 0; s < kSmallKMaxK / 16; ++s)
+  for (int s = 0; s < KS; ++s)
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const long long row = m0 + g + ((r & 1) ? 8 : 0);
-      const long long col = 16 * s + 2 * t + ((r & 2) ? 8 : 0);
-      uint32_t lo = 0, hi = 0;
-      if (s < ks && row < p.m) {
-        if (col < p.k)
-          lo = w[row * p.ldw + col];
-        if (col + 1 < p.k)
-          hi = w[row * p.ldw + col + 1];
-      }
-      a[s][r] = lo | (hi << 16);
-    }
-  const long long units = p.items * p.chunks;
-  const int bufElems = kp * kSmallKCols;
-  int buf = 0;
-  long long u = blockIdx.x;
-  if (u < units)
-    smallKLoad(p, u, kp, smallKTiles);
-  for (; u < units; u += gridDim.x) {
-    const long long next = u + gridDim.x;
-    if (next < units)
-      smallKLoad(p, next, kp, smallKTiles + (buf ^ 1) * bufElems);
-    const long long item = u / p.chunks, chunk = u % p.chunks;
-    const long long n0 = chunk * kSmallKCols;
-    const int nc = (int)(p.n - n0 < kSmallKCols ? p.n - n0 : kSmallKCols);
-    long long user = 0;
-    bool addUser = false;
-    if (p.addMode) {
-      user = loadIndex(p.candToUser, p.index64, item);
-      addUser = user >= 0 && user < p.users;
-      if (!addUser && threadIdx.x == 0 && chunk == 0 && p.errors)
-        embrtDeviceRecordError(p.errors, EMBRT_DEVERR_BAD_CAND_TO_USER, -1, -1,
-                               item, user, p.users);
-    }
-    // The accumulators start from the user term: its loads are all in
-    // flight while the tile arrives (in the epilogue each would wait on L2).
-    float acc[kSmallKCols / 8][4];
-#pragma unroll
-    for (int j = 0; j < kSmallKCols / 8; ++j) {
-      acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
-      if (!addUser || 8 * j >= nc)
-        continue;
-      const long long col = n0 + 8 * j + 2 * t;
+      const int row = m0 + g + ((r & 1) ? 8 : 0);
+      uint32_t half[2] = {0, 0};
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const long long row = m0 + g + 8 * h;
-        if (row < p.m) {
-          const float2 ur =
-              *(const float2 *)(p.userRes + (user * p.m + row) * p.n + col);
-          acc[j][2 * h] = ur.x;
-          acc[j][2 * h + 1] = ur.y;
-        }
+        const int col = 16 * s + 2 * t + ((r & 2) ? 8 : 0) + h;
+        if (row >= p.m || col >= kTotal)
+          continue;
+        half[h] =
+            col < kCand
+                ? ((const uint16_t *)p.wCand)[row * p.ldwCand + col]
+                : ((const uint16_t *)p.wUser)[row * p.ldwUser + (col - kCand)];
       }
+      a[s][r] = half[0] | (half[1] << 16);
     }
+  const long long units = p.items * p.chunks;
+  const int bufElems = rows * kSmallKCols;
+  int buf = 0;
+  long long u = blockIdx.x;
+  long long item = 0, n0 = 0;
+  if (u < units) {
+    smallKUnit(p, u, &item, &n0);
+    smallKLoad(p, item, n0, kp, smallKTiles);
+  }
+  for (; u < units; u += gridDim.x) {
+    const long long next = u + gridDim.x;
+    uint16_t *tile = smallKTiles + buf * bufElems;
+    const long long thisItem = item, thisN0 = n0;
+    if (next < units) {
+      smallKUnit(p, next, &item, &n0);
+      smallKLoad(p, item, n0, kp, smallKTiles + (buf ^ 1) * bufElems);
+    }
+    // Columns of this warp's half that the unit has.
+    const int nc =
+        (int)(p.n - thisN0 < kSmallKCols ? p.n - thisN0 : kSmallKCols) -
+        colBase;
+    if (threadIdx.x == 0 && thisN0 == 0 && p.errors) {
+      const long long user = loadIndex(p.candToUser, p.index64, thisItem);
+      if (user < 0 || user >= p.users)
+        embrtDeviceRecordError(p.errors, EMBRT_DEVERR_BAD_CAND_TO_USER, -1, -1,
+                               thisItem, user, p.users);
+    }
+    float acc[8][4];
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
     if (next < units)
       asm volatile("cp.async.wait_group 1;\n" ::);
     else
       asm volatile("cp.async.wait_group 0;\n" ::);
     __syncthreads();
-    if (m0 < p.m) {
-      const uint16_t *tile = smallKTiles + buf * bufElems;
 #pragma unroll
-      for (int s = 0; s < kSmallKMaxK / 16; ++s) {
-        if (s >= ks)
+    for (int s = 0; s < KS; ++s) {
+#pragma unroll
+      for (int jp = 0; jp < 4; ++jp) {
+        if (16 * jp >= nc)
           break;
-#pragma unroll
-        for (int jp = 0; jp < kSmallKCols / 16; ++jp) {
-          if (16 * jp >= nc)
-            break;
-          const int kr = 16 * s + (lane & 15), c = 2 * jp + (lane >> 4);
-          const unsigned addr = (unsigned)__cvta_generic_to_shared(
-              tile + kr * kSmallKCols + ((c ^ (kr & 7)) * 8));
-          uint32_t b0, b1, b2, b3;
-          asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
-                       "{%0,%1,%2,%3}, [%4];\n"
-                       : "=r"(b0), "=r"(b1), "=r"(b2), "=r"(b3)
-                       : "r"(addr));
-          MmaOf<T>::run(acc[2 * jp], a[s], b0, b1);
-          if (16 * jp + 8 < nc)
-            MmaOf<T>::run(acc[2 * jp + 1], a[s], b2, b3);
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < kSmallKCols / 8; ++j) {
-        if (8 * j >= nc)
-          break;
-        const long long col = n0 + 8 * j + 2 * t;
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const long long row = m0 + g + 8 * h;
-          if (row >= p.m)
-            continue;
-          const float v0 = acc[j][2 * h], v1 = acc[j][2 * h + 1];
-          if (!p.addMode)
-            *(float2 *)((float *)p.out + (item * p.m + row) * p.n + col) =
-                make_float2(v0, v1);
-          else
-            *(uint32_t *)((T *)p.out + (item * p.m + row) * p.n + col) =
-                MmaOf<T>::pack(v0, v1);
-        }
+        const int kr = 16 * s + (lane & 15),
+                  c = colBase / 8 + 2 * jp + (lane >> 4);
+        const unsigned addr =
+            (unsigned)__cvta_generic_to_shared(tile + smallKSlot(kr, c));
+        uint32_t b0, b1, b2, b3;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+                     "{%0,%1,%2,%3}, [%4];\n"
+                     : "=r"(b0), "=r"(b1), "=r"(b2), "=r"(b3)
+                     : "r"(addr));
+        MmaOf<T>::run(acc[2 * jp], a[s], b0, b1);
+        if (16 * jp + 8 < nc)
+          MmaOf<T>::run(acc[2 * jp + 1], a[s], b2, b3);
       }
     }
+    __syncthreads(); // every warp is done with the tile: it takes the output
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = m0 + g + 8 * h;
+        *(uint32_t *)(tile + smallKSlot(r, colBase / 8 + j) + 2 * t) =
+            MmaOf<T>::pack(acc[j][2 * h], acc[j][2 * h + 1]);
+      }
     __syncthreads();
+    {
+      const int c = threadIdx.x & 15, rstep = blockDim.x >> 4;
+      int r = threadIdx.x >> 4;
+      uint16_t *out = (uint16_t *)p.out;
+      long long off = (thisItem * p.m + r) * p.n + thisN0 + 8 * c;
+      if (thisN0 + 8 * c < p.n)
+        for (; r < p.m; r += rstep, off += rstep * p.n)
+          *(uint4 *)(out + off) = *(const uint4 *)(tile + smallKSlot(r, c));
+    }
+    __syncthreads(); // the buffer is free for the unit after next
     buf ^= 1;
   }
 }
 
-template __global__ void ikboLceSmallKKernel<__half>(const SmallKParams);
-template __global__ void ikboLceSmallKKernel<__nv_bfloat16>(const SmallKParams);
+/// The small-K kernel for KS k-steps.
+template <typename T> struct SmallKKernels {
+  using Fn = void (*)(const SmallKParams);
+  static Fn of(int ks) {
+    static const Fn table[kSmallKMaxK / 16] = {
+        ikboLceSmallKKernel<T, 1>, ikboLceSmallKKernel<T, 2>,
+        ikboLceSmallKKernel<T, 3>, ikboLceSmallKKernel<T, 4>,
+        ikboLceSmallKKernel<T, 5>, ikboLceSmallKKernel<T, 6>,
+        ikboLceSmallKKernel<T, 7>, ikboLceSmallKKernel<T, 8>};
+    return table[ks - 1];
+  }
+};
 
-/// The user product (U items into the workspace, f32), then the candidate
-/// product that adds it: two launches of the small-K kernel, each with as
-/// many CTAs as fit on the device at once (or one a unit).
+/// Both products in one launch of the small-K kernel, as many CTAs as fit
+/// on the device at once (or one a unit). The workspace is not used.
 template <typename T>
-embrtStatus launchSmallK(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
-                         const IkboLceLayout *layout) {
-  SmallKParams user;
-  memset(&user, 0, sizeof user);
-  user.w = a->wUser;
-  user.ldw = a->wUserStride ? a->wUserStride : a->kUser;
-  user.piece[0] = a->user;
-  user.k0[1] = a->kUser;
-  user.pieces = 1;
-  user.out = (uint8_t *)a->workspace + layout->userResultOffset;
-  user.candToUser = a->candToUser;
-  user.errors = env->deviceErrors;
-  user.m = a->m;
-  user.n = a->n;
-  user.k = a->kUser;
-  user.items = a->numUsers;
-  user.users = a->numUsers;
-  user.chunks = ikboLceCeilDiv(a->n, kSmallKCols);
-  user.addMode = 0;
-  user.index64 = a->indexDtype == EMBRT_I64;
-  SmallKParams cand = user;
-  cand.w = a->wCand;
-  cand.ldw = a->wCandStride ? a->wCandStride : a->kCand;
+embrtStatus launchSmallK(embrtLaunchEnv *env, const embrtIkboLceArgs *a) {
+  SmallKParams p;
+  memset(&p, 0, sizeof p);
+  p.wCand = a->wCand;
+  p.wUser = a->wUser;
+  p.ldwCand = a->wCandStride ? a->wCandStride : a->kCand;
+  p.ldwUser = a->wUserStride ? a->wUserStride : a->kUser;
   if (a->numCandPieces > 0) {
-    cand.pieces = (int)a->numCandPieces;
-    for (int q = 0; q < cand.pieces; ++q) {
-      cand.piece[q] = a->candPieces[q];
-      cand.k0[q + 1] = cand.k0[q] + a->candPieceK[q];
+    p.pieces = (int)a->numCandPieces;
+    for (int q = 0; q < p.pieces; ++q) {
+      p.piece[q] = a->candPieces[q];
+      p.k0[q + 1] = p.k0[q] + a->candPieceK[q];
     }
   } else {
-    cand.piece[0] = a->cand;
-    cand.k0[1] = a->kCand;
+    p.pieces = 1;
+    p.piece[0] = a->cand;
+    p.k0[1] = a->kCand;
   }
-  cand.out = a->output;
-  cand.userRes = (const float *)user.out;
-  cand.k = a->kCand;
-  cand.items = a->batchSize;
-  cand.addMode = 1;
-  const int threads = 32 * (int)ikboLceCeilDiv(a->m, 16);
-  const SmallKParams *runs[2] = {&user, &cand};
-  for (int i = 0; i < 2; ++i) {
-    const SmallKParams &p = *runs[i];
-    const long long units = p.items * p.chunks;
-    if (units == 0)
-      continue;
-    const size_t smem = 2 * (size_t)ikboLceRoundUp(p.k, 16) * kSmallKCols * 2;
-    int perSm = 0;
-    embrtStatus status =
-        embrtCudaCheck(env,
-                       cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                           &perSm, ikboLceSmallKKernel<T>, threads, smem),
-                       "ikbo_lce: small-K occupancy query");
-    if (status != EMBRT_OK)
-      return status;
-    long long grid = (long long)env->smCount * (perSm > 0 ? perSm : 1);
-    if (grid > units)
-      grid = units;
-    ikboLceSmallKKernel<T>
-        <<<(unsigned)grid, threads, smem, (cudaStream_t)env->stream>>>(p);
-    status = embrtCudaCheck(env, cudaGetLastError(),
-                            i == 0 ? "ikbo_lce: small-K user product launch"
-                                   : "ikbo_lce: small-K candidate product "
-                                     "launch");
-    if (status != EMBRT_OK)
-      return status;
-  }
-  return EMBRT_OK;
+  p.user = a->user;
+  p.out = a->output;
+  p.candToUser = a->candToUser;
+  p.errors = env->deviceErrors;
+  p.m = a->m;
+  p.n = a->n;
+  p.kCand = a->kCand;
+  p.kUser = a->kUser;
+  p.items = a->batchSize;
+  p.users = a->numUsers;
+  p.chunks = ikboLceCeilDiv(a->n, kSmallKCols);
+  p.index64 = a->indexDtype == EMBRT_I64;
+  const long long units = p.items * p.chunks;
+  if (units == 0)
+    return EMBRT_OK;
+  p.narrow = units <= (long long)UINT32_MAX;
+  const int threads = 64 * (int)ikboLceCeilDiv(a->m, 16);
+  const int ks = (int)ikboLceCeilDiv(p.kCand + p.kUser, 16);
+  const int64_t kp = 16 * (int64_t)ks;
+  const int64_t m16 = ikboLceRoundUp(p.m, 16);
+  const size_t smem = 2 * (size_t)(kp > m16 ? kp : m16) * kSmallKCols * 2;
+  void (*kernel)(const SmallKParams) = SmallKKernels<T>::of(ks);
+  embrtStatus status = EMBRT_OK;
+  if (smem > 48 * 1024)
+    status = embrtCudaCheck(
+        env,
+        cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+        "ikbo_lce: small-K shared memory opt-in");
+  if (status != EMBRT_OK)
+    return status;
+  int perSm = 0;
+  status = embrtCudaCheck(env,
+                          cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                              &perSm, kernel, threads, smem),
+                          "ikbo_lce: small-K occupancy query");
+  if (status != EMBRT_OK)
+    return status;
+  long long grid = (long long)env->smCount * (perSm > 0 ? perSm : 1);
+  if (grid > units)
+    grid = units;
+  kernel<<<(unsigned)grid, threads, smem, (cudaStream_t)env->stream>>>(p);
+  return embrtCudaCheck(env, cudaGetLastError(), "ikbo_lce: small-K launch");
 }
 
 template <typename T>
@@ -576,9 +634,8 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
                    ? ikboLceResolveConfig(&shape, args->configId)
                    : IKBO_LCE_CONFIG_PORTABLE;
   if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_SMALLK)
-    return args->dtype == EMBRT_F16
-               ? launchSmallK<__half>(env, args, &layout)
-               : launchSmallK<__nv_bfloat16>(env, args, &layout);
+    return args->dtype == EMBRT_F16 ? launchSmallK<__half>(env, args)
+                                    : launchSmallK<__nv_bfloat16>(env, args);
   // The other paths read the candidates as one tensor.
   embrtIkboLceArgs gathered;
   if (args->numCandPieces > 0) {

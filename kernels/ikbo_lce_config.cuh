@@ -14,13 +14,15 @@
 //     of 128). Tiles arrive by TMA; clusters of clusterN x clusterM CTAs
 //     multicast the W tile they share (along n) and the cand tile they share
 //     (along m). The user result is kept in the dtype unless userF32.
-//   - small K: compute capability 8.0 and up, f16/bf16, K of both sides at
-//     most 64, M at most 128, N a multiple of 8. The product is a few mma.sync
-//     steps a candidate and the op is bound by reading the candidates and
-//     writing the output, where the sm90a tiles spend their time in pipeline
-//     set-up (the ranking model's LCE, K = 34 or 40, M = 64). A warp keeps 16
-//     W rows in registers; candidates stream through double-buffered shared
-//     memory (kernels/ikbo_lce.cu).
+//   - small K: compute capability 8.0 and up, f16/bf16, Kc + Ku at most 128,
+//     M at most 128, N a multiple of 8. The products are a few mma.sync steps
+//     a candidate and the op is bound by reading the candidates and writing
+//     the output, where the sm90a tiles spend their time in pipeline set-up
+//     (the ranking model's LCE, Kc = 34 or 40, Ku = 32, M = 64). Both products
+//     of a candidate run in one pass over [cand; user] rows, in one launch
+//     and without a workspace. A warp keeps 16 W rows in registers;
+//     candidates stream through double-buffered shared memory
+//     (kernels/ikbo_lce.cu).
 //   - portable: any GPU, any dtype, any alignment; a shared-memory tiled f32
 //     FMA kernel. Slow but simple.
 //
@@ -46,9 +48,9 @@ enum {
   IKBO_LCE_PATH_SMALLK = 2,
 };
 
-/// The limits of the small-K path (kernels/ikbo_lce.cu).
+/// The limits of the small-K path (kernels/ikbo_lce.cu): Kc + Ku, M.
 enum {
-  IKBO_LCE_SMALLK_MAX_K = 64,
+  IKBO_LCE_SMALLK_MAX_K = 128,
   IKBO_LCE_SMALLK_MAX_M = 128,
 };
 
@@ -150,7 +152,7 @@ static inline int ikboLceConfigApplies(const IkboLceConfig *c,
            (s->dtype == EMBRT_F16 || s->dtype == EMBRT_BF16) && s->aligned &&
            s->n % 8 == 0 && s->m <= IKBO_LCE_SMALLK_MAX_M &&
            s->kUser <= IKBO_LCE_SMALLK_MAX_K &&
-           s->kCand <= IKBO_LCE_SMALLK_MAX_K;
+           s->kCand <= IKBO_LCE_SMALLK_MAX_K - s->kUser;
   if (s->ccMajor != 9 || s->ccMinor != 0)
     return 0;
   if (s->dtype != EMBRT_F16 && s->dtype != EMBRT_BF16)
@@ -180,19 +182,16 @@ static const char *const kIkboLceSm90aPreference[] = {
     "sm90a_m64_c2",  "sm90a_m64_c1",
 };
 
-/// The configuration the runtime picks for `s`: small K where it applies and
-/// either the candidates come in pieces (it reads them in place; the others
-/// would copy them together first) or the device is not Hopper (no sm90a
-/// code); else on Hopper the preferred sm90a row whose tile fits M best;
-/// else portable. On the H200 (bench/ikbo_lce, --set ranking) the sm90a row
-/// runs the ranking model's contiguous LCE in 39 us, the small-K kernel in
-/// 58; with the candidates in pieces the whole model replays in 0.2304 ms
-/// (bench/results/e2e_ranking.json).
+/// The configuration the runtime picks for `s`: small K wherever it applies
+/// (bound by memory, it reads the candidate pieces in place and needs no
+/// workspace); else on Hopper the preferred sm90a row whose tile fits M
+/// best; else portable. On the H200 (bench/ikbo_lce, --set ranking, f16,
+/// Kc 40) the small-K row runs the ranking model's LCE in 32.8 us, the
+/// sm90a row in 39.7 (Kc 34: 33.9 and 45.5).
 static inline int ikboLceSelectConfig(const IkboLceShape *s) {
-  const int hopper = s->ccMajor == 9 && s->ccMinor == 0;
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
     if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_SMALLK &&
-        (s->pieces || !hopper) && ikboLceConfigApplies(&kIkboLceConfigs[i], s))
+        ikboLceConfigApplies(&kIkboLceConfigs[i], s))
       return i;
   int mTile = ikboLceSm90aTileFor(s->m);
   for (size_t p = 0;

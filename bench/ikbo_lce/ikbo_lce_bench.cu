@@ -20,7 +20,8 @@
 //            twice, alternating;
 //   ranking  the end-to-end ranking model's LCE (bench/e2e: B=2048, U=32,
 //            M=64, Ku=32, Kc 40 padded and 34, N=128), f16 and bf16, with the
-//            selection (small K) and each sm90a row that applies, forced;
+//            selection, the small-K row and each sm90a row that applies,
+//            forced (gbps: the least bytes the op moves over the time);
 //   one      one call of the main shape after one warm-up (for ncu);
 //   --config forces a configuration (by name) wherever it applies.
 //
@@ -179,14 +180,21 @@ static void run(const Shape &s, int reps) {
   std::sort(sorted.begin(), sorted.end());
   const float med = sorted[n / 2];
   const double flops = 2.0 * s.M * s.N * (double)(s.B * s.Kc + s.U * s.Ku);
+  // What the op must move at least: W, the users and candidates read once,
+  // the output written once.
+  const double bytes =
+      (s.dtype == EMBRT_F32 ? 4.0 : 2.0) *
+      ((double)s.M * (s.Ku + s.Kc) + (double)s.N * (s.U * s.Ku + s.B * s.Kc) +
+       (double)s.B * s.M * s.N);
   printf("{\"case\": \"%s\", \"B\": %lld, \"U\": %lld, \"M\": %lld, "
          "\"Ku\": %lld, \"Kc\": %lld, \"N\": %lld, \"dtype\": \"%s\", "
          "\"impl\": \"emb_ikbo_lce\", \"config\": \"%s\", \"ms\": %.5f, "
          "\"ms_min\": %.5f, \"ms_max\": %.5f, \"reps\": %d, \"flops\": %.6g, "
-         "\"tflops\": %.2f}\n",
+         "\"tflops\": %.2f, \"min_bytes\": %.6g, \"gbps\": %.1f}\n",
          s.tag, s.B, s.U, s.M, s.Ku, s.Kc, s.N,
          s.dtype == EMBRT_BF16 ? "bf16" : "f16", kIkboLceConfigs[config].name,
-         med, sorted[0], sorted[n - 1], n, flops, flops / med / 1e9);
+         med, sorted[0], sorted[n - 1], n, flops, flops / med / 1e9, bytes,
+         bytes / med / 1e6);
   fflush(stdout);
   void *all[] = {wUser, wCand, user, cand, c2u, out, ws};
   for (void *b : all)
@@ -254,8 +262,9 @@ int main(int argc, char **argv) {
       for (long long kc : {40, 34}) {
         run({"ranking", d, 2048, 32, 64, 32, kc, 128, -1}, reps);
         for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
-          if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_SM90A &&
-              kIkboLceConfigs[i].mTile == 64)
+          if ((kIkboLceConfigs[i].path == IKBO_LCE_PATH_SM90A &&
+               kIkboLceConfigs[i].mTile == 64) ||
+              kIkboLceConfigs[i].path == IKBO_LCE_PATH_SMALLK)
             run({"ranking", d, 2048, 32, 64, 32, kc, 128, i}, reps);
       }
   }

@@ -762,11 +762,11 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
       v.push_back(mk(d, 96, M, 256, small ? 48 : 264, small ? 61 : 203, 7,
                      false, i, i % 2, -1, hopper ? cf.path : -1));
   }
-  // Small K (forced: on Hopper contiguous candidates go to sm90a): the
-  // ranking model's LCE (K 40 padded, 34 read in place), bf16,
-  // N of three column chunks and of a partial one, the fewest rows and
-  // columns, K of one and of four k-steps, the weights as column blocks,
-  // I64 indices and bad entries.
+  // Small K (forced, and picked where it applies): the ranking model's LCE
+  // (K 40 padded, 34 read in place), bf16, N of three column chunks and of
+  // a partial one, the fewest rows and columns, K of one and of eight
+  // k-steps (one side past 64), M not a multiple of 16, the weights as
+  // column blocks, I64 indices and bad entries.
   v.push_back(strictCase(
       mk(EMBRT_F16, 2048, 64, 128, 32, 40, 64, true, sk, 0, -1, smallk)));
   v.push_back(strictCase(
@@ -781,6 +781,9 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   v.push_back(viewCase(
       mk(EMBRT_F16, 500, 64, 128, 32, 34, 64, true, sk, 0, -1, smallk), 3));
   v.push_back(mk(EMBRT_F16, 640, 64, 128, 32, 40, 64, true, sk, 1, 17, smallk));
+  v.push_back(
+      mk(EMBRT_F16, 200, 128, 256, 28, 100, 10, false, sk, 0, -1, smallk));
+  v.push_back(mk(EMBRT_BF16, 50, 72, 136, 63, 64, 5, true, -1, 1, 9, smallk));
   // Candidates in pieces (a concat read in place): the ranking model's
   // features, attention output and zeros on the small-K path; two and four
   // pieces; and on the paths that copy the pieces together first.

@@ -90,14 +90,13 @@ int main(void) {
   s.maxSharedPerBlock = 100 * 1024;
   EXPECT(!strcmp(selected(&s), "portable_64x64"));
 
-  // Small K (both sides at most 64, M at most 128, 16-bit, N a multiple of
-  // 8, aligned): the small-K row when the candidates come in pieces (the
-  // ranking model's LCE: M 64, N 128, Ku 32, Kc 34), and off Hopper from
-  // Ampere on; contiguous candidates on Hopper go to sm90a (faster there).
+  // Small K (Kc + Ku at most 128, M at most 128, 16-bit, N a multiple of
+  // 8, aligned) wherever it applies, from Ampere on: the ranking model's LCE
+  // (M 64, N 128, Ku 32, Kc 40 or 34), contiguous or in pieces.
   s = hopper(EMBRT_F16, 64, 128);
   s.kUser = 32;
   s.kCand = 40;
-  EXPECT(!strcmp(selected(&s), "sm90a_m64_c1"));
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
   s.pieces = 1;
   EXPECT(!strcmp(selected(&s), "smallk_mma"));
   s.kCand = 34;
@@ -115,9 +114,14 @@ int main(void) {
   s.kUser = s.kCand = 64;
   s.pieces = 1;
   EXPECT(!strcmp(selected(&s), "smallk_mma"));
-  s.kCand = 65; // past four mma k-steps
+  s.kCand = 65; // Kc + Ku past eight mma k-steps
   EXPECT(!strcmp(selected(&s), "sm90a_m128_c2"));
-  s.kCand = 64;
+  s.kUser = 28;
+  s.kCand = 100; // one side past 64: the sum is what counts
+  EXPECT(!strcmp(selected(&s), "smallk_mma"));
+  s.kUser = INT64_MAX; // no overflow in the sum (nor 32-bit TMA coordinates)
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s.kUser = s.kCand = 64;
   s.m = 129; // past eight warps of 16 rows
   EXPECT(!strcmp(selected(&s), "sm90a_m192_c2"));
   s.m = 128;
