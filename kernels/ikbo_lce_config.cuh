@@ -20,9 +20,9 @@
 //     the output, where the sm90a tiles spend their time in pipeline set-up
 //     (the ranking model's LCE, Kc = 34 or 40, Ku = 32, M = 64). Both products
 //     of a candidate run in one pass over [cand; user] rows, in one launch
-//     and without a workspace. A warp keeps 16 W rows in registers;
-//     candidates stream through double-buffered shared memory
-//     (kernels/ikbo_lce.cu).
+//     and without a workspace. A warp keeps 16 W rows (for 64
+//     columns) in registers; candidates stream through double-buffered shared
+//     memory (kernels/ikbo_lce.cu).
 //   - portable: any GPU, any dtype, any alignment; a shared-memory tiled f32
 //     FMA kernel. Slow but simple.
 //
