@@ -306,6 +306,12 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func);
 /// rest of its block does not run.
 void embGuardAsserts(EmbLowering *l, MlirOperation func);
 
+/// Checks every index of `func`'s own tensor.extract and tensor.insert that
+/// is not known to be in range (element_bounds.c): an index outside its dim
+/// becomes the context's error and the access does not happen; a constant
+/// one outside a static dim is an error at the op.
+void embGuardElementBounds(EmbLowering *l, MlirOperation func);
+
 //===----------------------------------------------------------------------===//
 // What emb.ikbo_lce reads through (ikbo_read_through.c)
 //===----------------------------------------------------------------------===//

@@ -33,7 +33,9 @@
 // materialize_in_destination (eliminate-empty-tensors lets a linalg op that
 // computes a result write there directly). A tensor.empty that several ops
 // write into gets a copy per use, which keeps bufferization's analysis
-// linear. cf.assert is rewritten by asserts.c. Precondition: the function's ops
+// linear. cf.assert is rewritten by asserts.c, and the indices of the
+// function's own tensor.extract and tensor.insert are checked by
+// element_bounds.c. Precondition: the function's ops
 // are emb ops or ops of the dialects MLIR's CPU pipeline lowers (checked here,
 // naming the first other op); emb ops sit in the function's own block.
 //
@@ -476,6 +478,8 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   embPlanReadThrough(l, body);
   embPlanGemms(l, body); // linalg matmul chains become calls like emb ops
   lowerEmbOps(l, body);
+  if (!l->failed)
+    embGuardElementBounds(l, func);
   if (!l->failed)
     embGuardAsserts(l, func);
   MlirAttribute no = mlirIntegerAttrGet(mlirIntegerTypeGet(l->ctx, 64),

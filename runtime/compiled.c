@@ -110,6 +110,23 @@ int64_t embrtCompiledCheckExtent(embrtContext *ctx, int64_t actual,
   return 0;
 }
 
+int64_t embrtCompiledCheckIndex(embrtContext *ctx, int64_t index, int64_t size,
+                                const char *what) {
+  if (index >= 0 && index < size)
+    return 1;
+  if (ctx && ctx->status == EMBRT_OK) {
+    if (size > 0)
+      embrtSetError(
+          ctx, EMBRT_OUT_OF_RANGE, "%s: index %lld is outside 0..%lld",
+          what ? what : "an index", (long long)index, (long long)size - 1);
+    else
+      embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                    "%s: index %lld of a dim with no elements",
+                    what ? what : "an index", (long long)index);
+  }
+  return 0;
+}
+
 /// Checks what the compiler wrote (a null buffer is a failed allocation,
 /// refused like every other call refuses it) and hands the launch to the
 /// backend; a backend without the hook cannot run PTX.

@@ -162,6 +162,16 @@ void embrtCompiledAssert(embrtContext *ctx, int64_t ok, const char *message);
 int64_t embrtCompiledCheckExtent(embrtContext *ctx, int64_t actual,
                                  int64_t expected, const char *what);
 
+/// An index of the model's own tensor.extract or tensor.insert: returns 1
+/// when 0 <= `index` < `size`; otherwise records EMBRT_OUT_OF_RANGE as
+/// "<what>: index <index> is outside 0..<size - 1>" (`what` names the op,
+/// the function, the location and the dim, e.g. "tensor.extract in @f
+/// (model.mlir:3:8): dim 0"), unless the context already holds an error,
+/// and returns 0. Compiled code calls it on the failing path only, and then
+/// skips the access (a read yields zero).
+int64_t embrtCompiledCheckIndex(embrtContext *ctx, int64_t index, int64_t size,
+                                const char *what);
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//

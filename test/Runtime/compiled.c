@@ -607,9 +607,40 @@ static void testCheckExtent(embrtContext *ctx) {
   EXPECT_EQ_INT(embrtCompiledCheckExtent(NULL, 1, 2, NULL), 0);
 }
 
+/// An index of the model's own tensor.extract or tensor.insert: 1 inside
+/// 0..size-1; otherwise 0 and an error naming what, the index and the
+/// range (or the empty dim), unless an error came first.
+static void testCheckIndex(embrtContext *ctx) {
+  TEST_CASE("check index");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(ctx, 0, 3, "tensor.extract: dim 0"), 1);
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(ctx, 2, 3, "tensor.extract: dim 0"), 1);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(ctx, 3, 3, "tensor.extract: dim 0"), 0);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "tensor.extract: dim 0: index 3 is outside 0..2");
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(ctx, -1, 3, "tensor.insert: dim 1"), 0);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "index 3 is outside 0..2");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(ctx, -1, 3, "tensor.insert: dim 1"), 0);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "tensor.insert: dim 1: index -1 is outside 0..2");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(ctx, 0, 0, "tensor.extract: dim 0"), 0);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "tensor.extract: dim 0: index 0 of a dim with no elements");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(ctx, INT64_MIN, INT64_MAX, NULL), 0);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "an index: index");
+  embrtContextClearError(ctx);
+  EXPECT_EQ_INT(embrtCompiledCheckIndex(NULL, 5, 2, NULL), 0);
+}
+
 int main(void) {
   embrtContext *ctx = newCpuContext();
   testCheckExtent(ctx);
+  testCheckIndex(ctx);
   testStridedCopy(ctx);
   testEmbeddingBag(ctx);
   testTbe(ctx);

@@ -149,13 +149,6 @@ class Corpus:
             self.models = [c for c in self.chunks if entries(c[1])]
         if not self.models:
             raise SystemExit("emb-fuzz: error: no functions in the corpus")
-        # Models that may be given any input: a model's own tensor.extract
-        # at an index read from its inputs is undefined when the index is
-        # out of range (as in MLIR) unless the model asserts it, as
-        # torch-mlir's output does (docs/reliability.md).
-        self.checkedModels = [c for c in self.models
-                              if "tensor.extract " not in c[1]
-                              or "cf.assert" in c[1]] or self.models
         lines, strings, attrs, byKind = set(), set(EXTRA_STRINGS), set(), {}
         for _, chunk in self.chunks:
             for line in chunk.split("\n"):
@@ -834,12 +827,8 @@ class Fuzzer:
                 flags.append("--mlir-print-op-generic")
             p["argv"] = ["emb-opt"] + flags + ["input.mlir"]
         elif target in ("run", "compile"):
-            # emb-run runs only models without the model's own unchecked
-            # reads (docs/reliability.md); emb-compile compiles any.
-            models = (self.corpus.checkedModels if target == "run"
-                      else self.corpus.models)
             for _ in range(20):
-                path, text = rng.choice(models)
+                path, text = rng.choice(self.corpus.models)
                 mutated, notes = mutateIR(text, rng, self.corpus, count,
                                           model=True)
                 if not tooLargeToRun(mutated):
@@ -872,7 +861,7 @@ class Fuzzer:
             p["argv"] = argv
         else:  # npy: the model as written, its inputs mutated
             for _ in range(50):
-                path, text = rng.choice(self.corpus.checkedModels)
+                path, text = rng.choice(self.corpus.models)
                 entry = rng.choice(entries(text))
                 sig = signature(text, entry)
                 files = npyInputs(rng, sig) if sig else None

@@ -20,7 +20,8 @@ def write(path, dtype, shape, values):
         count *= d
     if values == "iota":
         values = ",".join(str(i) for i in range(count))
-    vals = [float(v) if dtype == "f4" else int(v) for v in values.split(",")]
+    vals = [float(v) if dtype == "f4" else int(v)
+            for v in values.split(",") if v != ""]
     if len(vals) != count:
         sys.exit(f"npy.py: {len(vals)} values for shape {shape}")
     descr = "<" + dtype
