@@ -22,6 +22,13 @@
 //            M=64, Ku=32, Kc 40 padded and 34, N=128), f16 and bf16, with the
 //            selection, the small-K row and each sm90a row that applies,
 //            forced (gbps: the least bytes the op moves over the time);
+//   heldout  the held-apart shapes of FBGEMM's IKBO LCE tests: B in {512,
+//            1024} x M in {128, 433} x K (user/cand) in {1024/1024,
+//            1025/1023} x {10, 70} candidates a user, N=256, f16; K as
+//            given (1025/1023: W, users and candidates with odd pitches)
+//            and padded to multiples of 8 as emb-pad-k pads the model's
+//            (tag heldout_padded), bench/ikbo_lce/heldout.sh times the
+//            peers;
 //   one      one call of the main shape after one warm-up (for ncu);
 //   --config forces a configuration (by name) wherever it applies.
 //
@@ -220,7 +227,7 @@ int main(int argc, char **argv) {
     } else {
       fprintf(
           stderr,
-          "usage: ikbo_lce_bench [--set main|sweep|configs|pad|ranking|all] "
+          "usage: ikbo_lce_bench [--set main|sweep|configs|pad|ranking|heldout|all] "
           "[--reps N] [--config NAME] [--skip-configs A,B]\n");
       return 2;
     }
@@ -267,6 +274,20 @@ int main(int argc, char **argv) {
               kIkboLceConfigs[i].path == IKBO_LCE_PATH_SMALLK)
             run({"ranking", d, 2048, 32, 64, 32, kc, 128, i}, reps);
       }
+  }
+  if (want("heldout")) {
+    for (long long B : {512, 1024})
+      for (long long M : {128, 433})
+        for (long long k : {0, 1})
+          for (long long per : {10, 70}) {
+            const long long ku = k ? 1025 : 1024, kc = k ? 1023 : 1024;
+            const long long U = (B + per / 2) / per; // B / U nearest per
+            run({"heldout", EMBRT_F16, B, U, M, ku, kc, 256, -1}, reps);
+            if (k)
+              run({"heldout_padded", EMBRT_F16, B, U, M, (ku + 7) / 8 * 8,
+                   (kc + 7) / 8 * 8, 256, -1},
+                  reps);
+          }
   }
   if (want("sweep")) {
     for (long long B : {512, 1024, 2048, 3072})
