@@ -225,10 +225,9 @@ int main(int argc, char **argv) {
         if (!strcmp(kIkboLceConfigs[c].name, name))
           gForceConfig = c;
     } else {
-      fprintf(
-          stderr,
-          "usage: ikbo_lce_bench [--set main|sweep|configs|pad|ranking|heldout|all] "
-          "[--reps N] [--config NAME] [--skip-configs A,B]\n");
+      fprintf(stderr, "usage: ikbo_lce_bench [--set "
+                      "main|sweep|configs|pad|ranking|heldout|all] "
+                      "[--reps N] [--config NAME] [--skip-configs A,B]\n");
       return 2;
     }
   }
