@@ -30,6 +30,8 @@
 //            (tag heldout_padded), bench/ikbo_lce/heldout.sh times the
 //            peers;
 //   one      one call of the main shape after one warm-up (for ncu);
+//   --shape B,U,M,Ku,Kc,N  one call of that shape (f16) after one warm-up,
+//            instead of a set (for ncu);
 //   --config forces a configuration (by name) wherever it applies.
 //
 // FLOPs counted: 2 M N (B Kc + U Ku), the decomposed product.
@@ -77,6 +79,7 @@ static embrtLaunchEnv gEnv;
 static int gWarm = 5;         // warm-up calls per shape
 static int gForceConfig = -1; // --config: for every shape without its own
 static std::string gSkip;     // --skip-configs: ",name,name,"
+static Shape gOne;            // --shape
 
 /// A launch that has not finished after this many seconds is a hang.
 static const double kWatchdogSeconds = 20;
@@ -215,7 +218,16 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--set") && i + 1 < argc)
       set = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+    else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+      Shape one = {"shape", EMBRT_F16, 0, 0, 0, 0, 0, 0, -1};
+      if (sscanf(argv[++i], "%lld,%lld,%lld,%lld,%lld,%lld", &one.B, &one.U,
+                 &one.M, &one.Ku, &one.Kc, &one.N) != 6) {
+        fprintf(stderr, "--shape: want B,U,M,Ku,Kc,N\n");
+        return 2;
+      }
+      gOne = one;
+      set = "shape";
+    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--skip-configs") && i + 1 < argc)
       gSkip = std::string(",") + argv[++i] + ",";
@@ -237,6 +249,12 @@ int main(int argc, char **argv) {
   fprintf(stderr, "%s, cc %d.%d, %d SMs\n", prop.name, prop.major, prop.minor,
           prop.multiProcessorCount);
 
+  if (set == "shape") { // one call of --shape, for a profiler
+    gWarm = 1;
+    run(gOne, 1);
+    gpuTestEnvDestroy(&gEnv);
+    return 0;
+  }
   const bool all = set == "all";
   if (set == "one") { // one call of the main shape, for a profiler
     gWarm = 1;
