@@ -83,9 +83,7 @@ static MlirAttribute scalarZero(MlirContext ctx, MlirType t) {
   return mlirAttributeGetNull();
 }
 
-/// A zero of `t` (a scalar or a statically shaped tensor) for the failing
-/// path to yield; null if `t` has none.
-static MlirValue zeroOf(EmbLowering *l, MlirType t) {
+MlirValue embBuildZeroOf(EmbLowering *l, MlirType t) {
   MlirAttribute value = mlirAttributeGetNull();
   if (mlirTypeIsARankedTensor(t)) {
     MlirAttribute e = scalarZero(l->ctx, mlirShapedTypeGetElementType(t));
@@ -141,7 +139,7 @@ static void guard(EmbLowering *l, MlirOperation func, MlirOperation assertOp) {
   embCallRuntime(l, EMB_RT_ASSERT, 3, args, (MlirType){NULL});
   MlirValue *zeros = calloc((size_t)nr + 1, sizeof(MlirValue));
   for (intptr_t i = 0; i < nr && !l->failed; ++i) {
-    zeros[i] = zeroOf(l, types[i]);
+    zeros[i] = embBuildZeroOf(l, types[i]);
     if (mlirValueIsNull(zeros[i])) {
       char ts[128], why[256];
       embPrintType(types[i], ts, sizeof ts);

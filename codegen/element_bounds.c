@@ -66,19 +66,6 @@ static MlirValue andi(EmbBuilder *b, MlirValue x, MlirValue y) {
   return result0(embBuildOp(b, "arith.andi", 2, ops, 1, &i1, 0, NULL));
 }
 
-/// The zero a failed read yields, or null for an element type without one.
-static MlirValue zeroOf(EmbBuilder *b, MlirType t) {
-  MlirAttribute z = mlirAttributeGetNull();
-  if (mlirTypeIsAInteger(t) || mlirTypeIsAIndex(t))
-    z = mlirIntegerAttrGet(t, 0);
-  else if (mlirTypeIsAFloat(t))
-    z = mlirFloatAttrDoubleGet(b->ctx, t, 0.0);
-  if (mlirAttributeIsNull(z))
-    return (MlirValue){NULL};
-  MlirNamedAttribute a = embNamedAttr(b->ctx, "value", z);
-  return result0(embBuildOp(b, "arith.constant", 0, NULL, 1, &t, 1, &a));
-}
-
 /// One index of an access: its value and the size of the dim it indexes.
 typedef struct Checked {
   int dim;
@@ -147,7 +134,7 @@ static void guard(EmbLowering *l, MlirOperation func, MlirOperation op) {
   MlirBlock elseBlock = mlirBlockCreate(0, NULL, NULL);
   EmbBuilder outer = l->b;
   l->b = (EmbBuilder){l->ctx, loc, elseBlock, {NULL}};
-  MlirValue fallback = insert ? tensor : zeroOf(&l->b, rt);
+  MlirValue fallback = insert ? tensor : embBuildZeroOf(l, rt);
   if (mlirValueIsNull(fallback)) {
     char ts[128], why[256];
     embPrintType(rt, ts, sizeof ts);

@@ -306,6 +306,10 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func);
 /// rest of its block does not run.
 void embGuardAsserts(EmbLowering *l, MlirOperation func);
 
+/// A zero of `t` (a scalar or a statically shaped tensor) at the builder's
+/// point, for a failing path to yield; null if `t` has none (asserts.c).
+MlirValue embBuildZeroOf(EmbLowering *l, MlirType t);
+
 /// Checks every index of `func`'s own tensor.extract and tensor.insert that
 /// is not known to be in range (element_bounds.c): an index outside its dim
 /// becomes the context's error and the access does not happen; a constant
