@@ -118,10 +118,12 @@ static inline int64_t ikboLceRoundUp(int64_t a, int64_t b) {
   return ikboLceCeilDiv(a, b) * b;
 }
 
-/// Shared memory of an sm90a configuration, 1 KB alignment slack included.
+/// Shared memory of an sm90a configuration, 1 KB alignment slack included:
+/// the stages, the staging buffer, the barriers and the dynamic schedule's
+/// ring (4 slots: two barriers and an index each).
 static inline int64_t ikboLceSm90aSmemBytes(const IkboLceConfig *c) {
   return 1024 + (int64_t)c->stages * (c->nTile * 64 * 2 + c->mTile * 128) +
-         2 * (int64_t)c->mTile * 128 + 16 * c->stages + 16;
+         2 * (int64_t)c->mTile * 128 + 16 * c->stages + 16 + 4 * 20;
 }
 
 /// The wgmma N extent for M rows: as few tiles as 256-row tiles need, each

@@ -43,6 +43,7 @@ constexpr int kTileN = 128;   // candidate columns per CTA
 constexpr int kThreads = 384; // producer WG + 2 consumer WGs
 constexpr int kATileBytes = kTileN * kBlockK * 2; // both consumers' X tiles
 constexpr int kAHalfBytes = kATileBytes / 2;      // one consumer's X tile
+constexpr int kRing = 4; // slots of the dynamic schedule's ring
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;
 
@@ -70,6 +71,9 @@ struct Sm90aParams {
   int pdlWait;      ///< add mode: wait for the user launch before reading userT
   int pdlWaitFirst; ///< user mode, launched dependent on the W padding:
                     ///< wait for it before any load (and before pdlTrigger)
+  /// The dynamic schedule's counter (0 between launches), or null for the
+  /// static schedule.
+  unsigned int *tileCounter;
 };
 
 //===----------------------------------------------------------------------===//
@@ -134,6 +138,17 @@ __device__ __forceinline__ long long loadIndex(const void *p, int is64,
   return is64 ? __ldg((const long long *)p + i) : __ldg((const int *)p + i);
 }
 
+/// 0, computed from `v` where the compiler cannot see it: an address plus
+/// afterValue(v) is used only once the load of v has returned. The ring's
+/// readers release a slot that way, so the leader's next write into it (a
+/// relaxed arrive tells it the slot is free; a cluster-scope release would
+/// cost a fence a tile) cannot overtake their read.
+__device__ __forceinline__ uint32_t afterValue(uint32_t v) {
+  uint32_t z;
+  asm volatile("and.b32 %0, %1, 0;" : "=r"(z) : "r"(v));
+  return z;
+}
+
 /// A position in the persistent tile sequence: item (candidate or user) and
 /// the group of W-row tiles and column tiles that one cluster covers. The
 /// W-row group varies fastest, so clusters running at the same time read one
@@ -171,7 +186,9 @@ __device__ __forceinline__ Work decodeWork(int w, int mGroups, int nGroups) {
 ///   W stages   STAGES x [MT m][64 k] 16-bit, 128B-swizzled (TMA)
 ///   staging    2 consumers x [MT m][64 n] 16-bit, 128B-swizzled
 ///   barriers   full[STAGES] (1 arrival + bytes), empty[STAGES] (8 x cluster),
-///              yuFull (1 + bytes), stagingEmpty (2)
+///              yuFull (1 + bytes), stagingEmpty (2), tileFull[kRing] (1 +
+///              4 bytes), tileEmpty[kRing] (9 x cluster)
+///   ring       kRing work indices (the dynamic schedule)
 /// The producer (one thread) fills stage s once empty[s] has seen every
 /// consumer warp of the cluster release it; consumers wait on full[s], issue
 /// 4 wgmma k16 steps, and release the stage of the previous k block once its
@@ -216,6 +233,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto emptyBar = [&](int s) { return barBase + 8u * (STAGES + s); };
   const uint32_t yuFull = barBase + 8u * (2 * STAGES);
   const uint32_t stagingEmpty = yuFull + 8u;
+  const uint32_t tileFull = stagingEmpty + 8u;
+  const uint32_t tileEmpty = tileFull + 8u * kRing;
+  const uint32_t tileRing = tileEmpty + 8u * kRing;
 
   const int cluster = p.clusterN * p.clusterM;
   const uint32_t rank = cluster > 1 ? clusterCtaRank() : 0;
@@ -226,6 +246,18 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int numWork = p.items * p.mGroups * p.nGroups;
   const int wg = threadIdx.x / 128;
   const bool yuFromSmem = kYuSmem && p.addMode;
+  // The work sequence: static (w = clusterId, clusterId + numClusters, ...)
+  // or, with a counter, dynamic: clusters that start early (beside a user
+  // launch still running, say) take more tiles. The leader CTA's producer
+  // fetches each index one tile ahead with an atomic and writes it into the
+  // ring of every CTA of its cluster; each CTA's producer and consumer warps
+  // read it there and release the slot on the leader's tileEmpty. Every
+  // cluster fetches until it gets an index past the work, so a launch makes
+  // numWork + numClusters fetches, and the last one resets the counter for
+  // the next launch (which starts after this grid has completed).
+  const bool dynamic = p.tileCounter != nullptr;
+  auto ringSlot = [](int j) { return (uint32_t)(j % kRing); };
+  auto ringParity = [](int j) { return (uint32_t)((j / kRing) & 1); };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -234,6 +266,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     mbarInit(yuFull, 1);
     mbarInit(stagingEmpty, 2);
+    for (int r = 0; r < kRing; ++r) {
+      mbarInit(tileFull + 8u * r, 1);
+      mbarInit(tileEmpty + 8u * r, 9 * cluster); // producer + 8 warps a CTA
+    }
     fenceMbarInit();
     // The padded W must be complete before this thread loads it and before
     // the candidate launch (which reads W before its own wait) may start.
@@ -265,7 +301,36 @@ __global__ void __launch_bounds__(kThreads, 1)
       bool waitedForUsers = !p.pdlWait;
       int stage = 0;
       uint32_t phase = 0, tilePhase = 0;
-      for (int w = clusterId; w < numWork; w += numClusters) {
+      auto fetch = [&](int j) { // the leader: index j into the cluster's rings
+        const uint32_t slot = ringSlot(j);
+        mbarWait(tileEmpty + 8u * slot, ringParity(j) ^ 1);
+        const unsigned v = atomicAdd(p.tileCounter, 1u);
+        if (v == (unsigned)(numWork + numClusters - 1))
+          atomicExch(p.tileCounter, 0u); // the launch's last fetch
+        if (cluster == 1) // no cluster to address: this CTA's ring
+          stShared(tileRing + 4u * slot, v);
+        for (int r = 0; r < cluster && cluster > 1; ++r)
+          stAsyncCluster(tileRing + 4u * slot, v, tileFull + 8u * slot,
+                         (uint32_t)r);
+      };
+      auto take = [&](int j) {
+        const uint32_t slot = ringSlot(j);
+        if (cluster > 1)
+          mbarArriveExpectTx(tileFull + 8u * slot, 4);
+        else
+          mbarArrive(tileFull + 8u * slot); // after this thread's store
+        mbarWait(tileFull + 8u * slot, ringParity(j));
+        const uint32_t v = ldShared(tileRing + 4u * slot);
+        mbarArriveCluster(tileEmpty + 8u * slot + afterValue(v), 0);
+        return (int)v;
+      };
+      const bool leader = dynamic && rank == 0;
+      if (leader)
+        fetch(0);
+      for (int j = 0, w = dynamic ? take(0) : clusterId; w < numWork;
+           ++j, w = dynamic ? take(j) : w + numClusters) {
+        if (leader)
+          fetch(j + 1);
         const Work t = decodeWork(w, p.mGroups, p.nGroups);
         const int n0 = (t.nGroup * p.clusterN + nIdx) * kTileN;
         const int m0 = (t.mGroup * p.clusterM + mIdx) * MT;
@@ -340,8 +405,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     uint32_t phase = 0, tilePhase = 0;
     bool waitedForUsers = !p.pdlWait || kYuSmem;
     bool storePending = false;
+    auto take = [&](int j) {
+      const uint32_t slot = ringSlot(j);
+      mbarWait(tileFull + 8u * slot, ringParity(j));
+      const uint32_t v = ldShared(tileRing + 4u * slot);
+      __syncwarp();
+      if (lane == 0)
+        mbarArriveCluster(tileEmpty + 8u * slot + afterValue(v), 0);
+      return (int)v;
+    };
 
-    for (int w = clusterId; w < numWork; w += numClusters) {
+    for (int j = 0, w = dynamic ? take(0) : clusterId; w < numWork;
+         ++j, w = dynamic ? take(j) : w + numClusters) {
       const Work t = decodeWork(w, p.mGroups, p.nGroups);
       const int n0 = (t.nGroup * p.clusterN + nIdx) * kTileN;
       const int m0 = (t.mGroup * p.clusterM + mIdx) * MT;
@@ -775,6 +850,7 @@ embrtStatus ikboLceLaunchSm90a(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
   pc.items = (int)a->batchSize;
   pc.numK = (int)ikboLceCeilDiv(a->kCand, kBlockK);
   pc.addMode = 1;
+  pc.tileCounter = env->scheduleCounter; // null: the static schedule
 
   const uint32_t xBox[3] = {64, 64, 1};
   const uint32_t wBox[2] = {64, (uint32_t)(cfg->mTile / cfg->clusterN)};

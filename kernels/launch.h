@@ -60,6 +60,11 @@ typedef struct embrtLaunchEnv {
   int64_t maxSharedPerBlockOptin;
   /// The device error record (device memory, zeroed before first use).
   embrtDeviceErrors *deviceErrors;
+  /// A device word the persistent kernels' dynamic tile schedules count in
+  /// (kernels/ikbo_lce_sm90a.cu): zeroed before first use, 0 again after
+  /// every launch that counts in it. NULL: those kernels keep a static
+  /// schedule.
+  unsigned int *scheduleCounter;
   /// A cublasHandle_t bound to `stream`, for launchers that use cuBLAS
   /// (embrtCudaLaunchLce); the backend creates it before the first call
   /// that needs it. NULL elsewhere.

@@ -81,6 +81,35 @@ __device__ __forceinline__ void mbarArriveCluster(uint32_t bar, uint32_t rank) {
                : "memory");
 }
 
+/// Stores `v` at shared-memory offset `addr` of CTA `rank` of the cluster
+/// and completes 4 transaction bytes on the barrier at offset `bar` there
+/// (st.async): the reader waits on that barrier (mbarWait), having expected
+/// the bytes.
+__device__ __forceinline__ void stAsyncCluster(uint32_t addr, uint32_t v,
+                                               uint32_t bar, uint32_t rank) {
+  asm volatile("{\n.reg .b32 a, b;\n"
+               "mapa.shared::cluster.u32 a, %0, %3;\n"
+               "mapa.shared::cluster.u32 b, %2, %3;\n"
+               "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 "
+               "[a], %1, [b];\n"
+               "}\n" ::"r"(addr),
+               "r"(v), "r"(bar), "r"(rank)
+               : "memory");
+}
+
+/// A 32-bit store into this CTA's shared memory.
+__device__ __forceinline__ void stShared(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+
+/// A 32-bit load from this CTA's shared memory, never cached in a register
+/// across barriers.
+__device__ __forceinline__ uint32_t ldShared(uint32_t addr) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 /// Waits until the phase of parity `parity` of the barrier has completed:
 /// try_wait (no suspend-time hint) in a loop.
 __device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {

@@ -32,7 +32,9 @@
 //   one      one call of the main shape after one warm-up (for ncu);
 //   --shape B,U,M,Ku,Kc,N  one call of that shape (f16) after one warm-up,
 //            instead of a set (for ncu);
-//   --config forces a configuration (by name) wherever it applies.
+//   --config forces a configuration (by name) wherever it applies;
+//   --static-schedule  runs the sm90a kernel on its static tile schedule
+//            (no counter), for an A/B of the dynamic one.
 //
 // FLOPs counted: 2 M N (B Kc + U Ku), the decomposed product.
 //
@@ -214,6 +216,7 @@ static void run(const Shape &s, int reps) {
 
 int main(int argc, char **argv) {
   std::string set = "all";
+  bool staticSchedule = false;
   int reps = 30;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--set") && i + 1 < argc)
@@ -229,6 +232,8 @@ int main(int argc, char **argv) {
       set = "shape";
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--static-schedule"))
+      staticSchedule = true;
     else if (!strcmp(argv[i], "--skip-configs") && i + 1 < argc)
       gSkip = std::string(",") + argv[++i] + ",";
     else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
@@ -239,19 +244,24 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "usage: ikbo_lce_bench [--set "
                       "main|sweep|configs|pad|ranking|heldout|all] "
-                      "[--reps N] [--config NAME] [--skip-configs A,B]\n");
+                      "[--reps N] [--config NAME] [--skip-configs A,B] "
+                      "[--static-schedule]\n");
       return 2;
     }
   }
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   gEnv = gpuTestEnv();
+  unsigned int *counter = gEnv.scheduleCounter;
+  if (staticSchedule) // the sm90a kernel's static tile schedule
+    gEnv.scheduleCounter = nullptr;
   fprintf(stderr, "%s, cc %d.%d, %d SMs\n", prop.name, prop.major, prop.minor,
           prop.multiProcessorCount);
 
   if (set == "shape") { // one call of --shape, for a profiler
     gWarm = 1;
     run(gOne, 1);
+    gEnv.scheduleCounter = counter;
     gpuTestEnvDestroy(&gEnv);
     return 0;
   }
@@ -313,6 +323,7 @@ int main(int argc, char **argv) {
              -1},
             reps);
   }
+  gEnv.scheduleCounter = counter;
   gpuTestEnvDestroy(&gEnv);
   return 0;
 }

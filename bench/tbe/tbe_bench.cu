@@ -693,6 +693,7 @@ int main(int argc, char **argv) {
     fclose(out);
   embrtContextDestroy(dev.ctx);
   CUDA_CHECK(cudaFree(dev.env.deviceErrors));
+  CUDA_CHECK(cudaFree(dev.env.scheduleCounter));
   CUDA_CHECK(cudaStreamDestroy(dev.stream));
   return 0;
 }

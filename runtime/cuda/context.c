@@ -92,6 +92,14 @@ embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream) {
   EMBRT_TRY(embrtCudaRecord(ctx, cudaMalloc(&errors, sizeof(embrtDeviceErrors)),
                             "cuda: cudaMalloc of the device error record"));
   env->deviceErrors = errors;
+  void *counter = NULL;
+  EMBRT_TRY(embrtCudaRecord(ctx, cudaMalloc(&counter, sizeof(unsigned int)),
+                            "cuda: cudaMalloc of the schedule counter"));
+  env->scheduleCounter = counter;
+  EMBRT_TRY(embrtCudaRecord(ctx,
+                            cudaMemsetAsync(counter, 0, sizeof(unsigned int),
+                                            (cudaStream_t)env->stream),
+                            "cuda: cudaMemsetAsync of the schedule counter"));
   return embrtCudaRecord(ctx,
                          cudaMemsetAsync(errors, 0, sizeof(embrtDeviceErrors),
                                          (cudaStream_t)env->stream),
@@ -111,6 +119,8 @@ void embrtCudaContextRelease(embrtContext *ctx) {
   embrtCudaModulesRelease(ctx);
   if (env->deviceErrors)
     cudaFree(env->deviceErrors); // waits for work that may still write it
+  if (env->scheduleCounter)
+    cudaFree(env->scheduleCounter);
   if (state->ownsStream && env->stream)
     cudaStreamDestroy((cudaStream_t)env->stream);
   free(state);

@@ -114,6 +114,8 @@ static inline embrtLaunchEnv gpuTestEnvOn(cudaStream_t stream) {
   env.maxSharedPerBlockOptin = (int64_t)prop.sharedMemPerBlockOptin;
   CUDA_CHECK(cudaMalloc((void **)&env.deviceErrors, sizeof(embrtDeviceErrors)));
   CUDA_CHECK(cudaMemset(env.deviceErrors, 0, sizeof(embrtDeviceErrors)));
+  CUDA_CHECK(cudaMalloc((void **)&env.scheduleCounter, sizeof(unsigned int)));
+  CUDA_CHECK(cudaMemset(env.scheduleCounter, 0, sizeof(unsigned int)));
   return env;
 }
 
@@ -128,6 +130,8 @@ static inline embrtLaunchEnv gpuTestEnv(void) {
 /// Frees what gpuTestEnv made, the stream included.
 static inline void gpuTestEnvDestroy(embrtLaunchEnv *env) {
   CUDA_CHECK(cudaFree(env->deviceErrors));
+  if (env->scheduleCounter)
+    CUDA_CHECK(cudaFree(env->scheduleCounter));
   CUDA_CHECK(cudaStreamDestroy((cudaStream_t)env->stream));
 }
 

@@ -19,7 +19,9 @@
 // thread per 4 output rows of one column, f32 FMAs over K) and is itself
 // checked against an f64 sum on 257 sampled elements per case. A bad
 // cand_to_user entry must leave the row's user term out and be recorded in
-// the device error record.
+// the device error record. Each case runs twice: first without a schedule
+// counter (the sm90a kernel's static tile schedule), then with one (its
+// dynamic schedule), which must leave the counter at 0.
 //
 // Usage: ikbo_lce [--quick] [--smoke] [--filter SUBSTRING] [--list]
 //                 [--watchdog S] [--skip-configs NAME,NAME]
@@ -539,7 +541,13 @@ static bool runCase(Env &env, const Case &c) {
     CUDA_CHECK(
         cudaMemset(env.launch.deviceErrors, 0, sizeof(embrtDeviceErrors)));
     CUDA_CHECK(cudaDeviceSynchronize());
+    // The first run on the sm90a path's static schedule, the second on its
+    // dynamic one (the counter), which must leave the counter at 0.
+    unsigned int *counter = env.launch.scheduleCounter;
+    if (rep == 0)
+      env.launch.scheduleCounter = nullptr;
     embrtStatus st = embrtCudaLaunchIkboLce(&env.launch, &a);
+    env.launch.scheduleCounter = counter;
     if (st != EMBRT_OK) {
       ok = false;
       why = std::string("launch: ") + env.launch.message;
@@ -549,6 +557,12 @@ static bool runCase(Env &env, const Case &c) {
     waitOrDie((cudaStream_t)env.launch.stream, gWatchdogSeconds, what.c_str(),
               stdout);
     CUDA_CHECK(cudaGetLastError());
+    unsigned int left = 0;
+    CUDA_CHECK(cudaMemcpy(&left, counter, sizeof left, cudaMemcpyDeviceToHost));
+    if (left != 0) {
+      ok = false;
+      why = "the schedule counter was left at " + std::to_string(left);
+    }
     embrtDeviceErrors de = gpuTestDeviceErrors(&env.launch);
     if (c.bad >= 0) {
       if (de.code != EMBRT_DEVERR_BAD_CAND_TO_USER || de.index != c.bad ||
@@ -589,11 +603,11 @@ static bool runCase(Env &env, const Case &c) {
     if (!ok && c.dtype == EMBRT_F16)
       showMismatches<__half>(out, ref, c.B, c.M, c.N, tol);
     if (rep == 1 || !ok)
-      printf("%s %-44s %-4s path=%-16s err=%.3e base=%.3e (x%.2f) tol=%s "
+      printf("%s %-44s %-4s path=%-16s%s err=%.3e base=%.3e (x%.2f) tol=%s "
              "refcheck=%.1e%s%s\n",
              ok ? "PASS" : "FAIL", c.name.c_str(), dtypeName(c.dtype),
-             kIkboLceConfigs[config].name, err, baseErr,
-             baseErr > 0 ? err / baseErr : 0.0,
+             kIkboLceConfigs[config].name, rep == 0 ? " (static schedule)" : "",
+             err, baseErr, baseErr > 0 ? err / baseErr : 0.0,
              roundsUser && !c.strict ? "base+ulp/2" : "base", refRel,
              ok ? "" : ": ", why.c_str());
   }
