@@ -29,3 +29,14 @@ func.func @rows(%table: tensor<?x2xf32>, %ids: tensor<3xi64>) -> tensor<3x2xf32>
   } -> tensor<3x2xf32>
   return %1 : tensor<3x2xf32>
 }
+
+// A function returning a dynamically shaped tensor (which a cf.assert's
+// failing path could not yield): x[i] written into x[0].
+func.func @first(%x: tensor<?xf32>, %i: tensor<1xi64>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %a = tensor.extract %i[%c0] : tensor<1xi64>
+  %ia = arith.index_cast %a : i64 to index
+  %e = tensor.extract %x[%ia] : tensor<?xf32>
+  %r = tensor.insert %e into %x[%c0] : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
