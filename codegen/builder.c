@@ -90,6 +90,25 @@ MlirValue embBuildMaxI64(EmbBuilder *b, MlirValue x, MlirValue y) {
   return binaryI64(b, "arith.maxsi", x, y);
 }
 
+MlirValue embBuildBinary(EmbBuilder *b, const char *name, MlirValue x,
+                         MlirValue y) {
+  MlirValue operands[2] = {x, y};
+  MlirType t = mlirValueGetType(x);
+  return mlirOperationGetResult(
+      embBuildOp(b, name, 2, operands, 1, &t, 0, NULL), 0);
+}
+
+MlirValue embBuildCmpI(EmbBuilder *b, int64_t predicate, MlirValue x,
+                       MlirValue y) {
+  MlirValue operands[2] = {x, y};
+  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
+  MlirNamedAttribute p = embNamedAttr(
+      b->ctx, "predicate",
+      mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), predicate));
+  return mlirOperationGetResult(
+      embBuildOp(b, "arith.cmpi", 2, operands, 1, &i1, 1, &p), 0);
+}
+
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n) {
   MlirValue count = embBuildConstI64(b, n > 0 ? n : 1);
   MlirType ptr = embPtrType(b->ctx);

@@ -54,6 +54,16 @@ MlirValue embBuildAddI64(EmbBuilder *b, MlirValue x, MlirValue y);
 MlirValue embBuildDivI64(EmbBuilder *b, MlirValue x, MlirValue y);
 MlirValue embBuildMaxI64(EmbBuilder *b, MlirValue x, MlirValue y);
 
+/// A binary op `name` (arith.andi, arith.remui, ...) whose result has x's
+/// type.
+MlirValue embBuildBinary(EmbBuilder *b, const char *name, MlirValue x,
+                         MlirValue y);
+
+/// arith.cmpi of x and y with arith's `predicate` number (eq 0, slt 2,
+/// sge 5, ult 6, ...); returns i1.
+MlirValue embBuildCmpI(EmbBuilder *b, int64_t predicate, MlirValue x,
+                       MlirValue y);
+
 /// llvm.alloca of `n` elements of `elemType`; returns !llvm.ptr.
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n);
 

@@ -50,22 +50,6 @@ static MlirValue result0(MlirOperation op) {
   return mlirOperationGetResult(op, 0);
 }
 
-static MlirValue cmpi(EmbBuilder *b, int64_t predicate, MlirValue x,
-                      MlirValue y) {
-  MlirValue ops[2] = {x, y};
-  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
-  MlirNamedAttribute p = embNamedAttr(
-      b->ctx, "predicate",
-      mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), predicate));
-  return result0(embBuildOp(b, "arith.cmpi", 2, ops, 1, &i1, 1, &p));
-}
-
-static MlirValue andi(EmbBuilder *b, MlirValue x, MlirValue y) {
-  MlirValue ops[2] = {x, y};
-  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
-  return result0(embBuildOp(b, "arith.andi", 2, ops, 1, &i1, 0, NULL));
-}
-
 /// One index of an access: its value and the size of the dim it indexes.
 typedef struct Checked {
   int dim;
@@ -166,10 +150,11 @@ static void guard(EmbLowering *l, MlirOperation func, MlirOperation op) {
   l->b = outer;
   MlirValue zero = embBuildConstIndex(&l->b, 0), ok = {NULL};
   for (int i = 0; i < n; ++i) {
-    MlirValue low = cmpi(&l->b, CMPI_SGE, checked[i].index, zero);
-    MlirValue high = cmpi(&l->b, CMPI_SLT, checked[i].index, checked[i].size);
-    MlirValue in = andi(&l->b, low, high);
-    ok = mlirValueIsNull(ok) ? in : andi(&l->b, ok, in);
+    MlirValue low = embBuildCmpI(&l->b, CMPI_SGE, checked[i].index, zero);
+    MlirValue high =
+        embBuildCmpI(&l->b, CMPI_SLT, checked[i].index, checked[i].size);
+    MlirValue in = embBuildBinary(&l->b, "arith.andi", low, high);
+    ok = mlirValueIsNull(ok) ? in : embBuildBinary(&l->b, "arith.andi", ok, in);
   }
   free(checked);
 

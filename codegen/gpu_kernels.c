@@ -337,22 +337,6 @@ static MlirValue constIndex(EmbBuilder *b, int64_t v) {
   return embBuildConstIndex(b, v);
 }
 
-static MlirValue binary(EmbBuilder *b, const char *name, MlirValue x,
-                        MlirValue y) {
-  MlirValue ops[2] = {x, y};
-  MlirType t = mlirValueGetType(x);
-  return result0(embBuildOp(b, name, 2, ops, 1, &t, 0, NULL));
-}
-
-static MlirValue cmpIndex(EmbBuilder *b, int64_t predicate, MlirValue x,
-                          MlirValue y) {
-  MlirValue ops[2] = {x, y};
-  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
-  MlirNamedAttribute p = embNamedAttr(
-      b->ctx, "predicate",
-      mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), predicate));
-  return result0(embBuildOp(b, "arith.cmpi", 2, ops, 1, &i1, 1, &p));
-}
 enum { cmpEq = 0, cmpUlt = 6 };
 
 static MlirValue cast(EmbBuilder *b, const char *name, MlirValue v,
@@ -548,8 +532,8 @@ static void delinearize(EmbBuilder *b, const Generic *g, MlirValue linear,
       break;
     }
     MlirValue e = constIndex(b, g->extent[d]);
-    idx[d] = binary(b, "arith.remui", rest, e);
-    rest = binary(b, "arith.divui", rest, e);
+    idx[d] = embBuildBinary(b, "arith.remui", rest, e);
+    rest = embBuildBinary(b, "arith.divui", rest, e);
   }
 }
 
@@ -684,12 +668,12 @@ static MlirOperation lowerPointwise(EmbBuilder *host, const Generic *g) {
   MlirOperation launch = buildLaunch(
       host, (lp.points + blockThreads - 1) / blockThreads, blockThreads, &body);
   EmbBuilder b = {host->ctx, host->loc, body, mlirBlockGetTerminator(body)};
-  MlirValue linear =
-      binary(&b, "arith.addi",
-             binary(&b, "arith.muli", mlirBlockGetArgument(body, 0),
-                    constIndex(&b, blockThreads)),
-             mlirBlockGetArgument(body, 3));
-  buildIf(&b, cmpIndex(&b, cmpUlt, linear, constIndex(&b, lp.points)));
+  MlirValue linear = embBuildBinary(
+      &b, "arith.addi",
+      embBuildBinary(&b, "arith.muli", mlirBlockGetArgument(body, 0),
+                     constIndex(&b, blockThreads)),
+      mlirBlockGetArgument(body, 3));
+  buildIf(&b, embBuildCmpI(&b, cmpUlt, linear, constIndex(&b, lp.points)));
   MlirValue idx[maxLoops] = {{0}};
   delinearize(&b, g, linear, lp.par, lp.np, idx);
   // The outputs' current values, for bodies that read them.
@@ -801,7 +785,7 @@ static bool matchTree(const Generic *g, const Combiner **c, MlirOperation *op,
 
 static MlirValue combine(EmbBuilder *b, const Combiner *c, MlirValue x,
                          MlirValue y) {
-  return binary(b, c->op, x, y);
+  return embBuildBinary(b, c->op, x, y);
 }
 
 /// A block per output point: each thread reduces a strided part, then the
@@ -865,7 +849,7 @@ static MlirOperation lowerTree(EmbBuilder *host, const Generic *g,
   MlirOperation reduce = mlirOperationCreate(&st);
   mlirBlockInsertOwnedOperationBefore(b.block, b.before, reduce);
   MlirValue total = result0(reduce);
-  buildIf(&b, cmpIndex(&b, cmpEq, tid, constIndex(&b, 0)));
+  buildIf(&b, embBuildCmpI(&b, cmpEq, tid, constIndex(&b, 0)));
   if (widen)
     total = cast(&b, "arith.truncf", total, elem);
   MlirValue old = load(&b, g, ni, idx);

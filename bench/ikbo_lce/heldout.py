@@ -19,7 +19,6 @@ second call can continue with --first) and prints the table of what it has.
 import argparse
 import datetime
 import json
-import math
 import os
 import subprocess
 import sys
@@ -34,13 +33,8 @@ def peer(B, U, M, Ku, Kc, N):
     """(child) Inductor max-autotune on the decomposed, padded form."""
     import torch
     from triton.testing import do_bench
-    dev = "cuda"
-    torch.manual_seed(0)
-    K = Ku + Kc
-    W = torch.randn(M, K, dtype=torch.float16, device=dev) / math.sqrt(K)
-    user = torch.randn(U, Ku, N, dtype=torch.float16, device=dev)
-    cand = torch.randn(B, Kc, N, dtype=torch.float16, device=dev)
-    c2u = torch.sort(torch.randint(0, U, (B,), device=dev)).values
+    from run_bench import inputs  # the peers' inputs (shared/peers set-up)
+    W, user, cand, c2u = inputs(B, U, M, Ku, Kc, N, torch.float16)
 
     def decomposed(W, user, cand, c2u):
         return (torch.matmul(W[:, Ku:], cand) +
