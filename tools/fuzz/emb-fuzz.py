@@ -981,8 +981,11 @@ def classify(rc, out, timedOut):
 #===-----------------------------------------------------------------------===#
 
 def reduce(fuzzer, p, workdir, budget):
-    """The smallest input found that crashes with p's key, and the number
-    of runs it took. A hang costs a whole timeout a run: a few runs only."""
+    """The smallest input found that crashes with p's key, the number of
+    runs it took, and whether the input as found crashed again (its first
+    run): one that does not (a hang of a machine too busy to finish a run in
+    --timeout, say) is reported as not reproduced and kept as found. A hang
+    costs a whole timeout a run: a few runs only."""
     runs = [0]
     if p["outcome"] == "hang":
         budget = min(budget, 8)
@@ -996,9 +999,12 @@ def reduce(fuzzer, p, workdir, budget):
         return outcome in ("crash", "hang") and key == p["key"]
 
     text = p["text"]
+    budget += 1  # the first run, of the input as found, is not reduction
+    if not crashes(text):
+        return text, runs[0], False
     for unit in ("lines", "tokens"):
         text = ddmin(text, unit, crashes)
-    return text, runs[0]
+    return text, runs[0], True
 
 
 def pieces(text, unit):
@@ -1052,7 +1058,7 @@ def alsoCrashesMlirOpt(mlirOpt, text, workdir):
 # The driver
 #===-----------------------------------------------------------------------===#
 
-def saveCrash(outDir, p, reduced, runs, upstream):
+def saveCrash(outDir, p, reduced, runs, upstream, reproduced):
     ident = hashlib.sha1(p["key"].encode()).hexdigest()[:10]
     d = os.path.join(outDir, "crashes", "%s-%s" % (p["target"], ident))
     os.makedirs(os.path.join(d, "inputs"), exist_ok=True)
@@ -1067,7 +1073,7 @@ def saveCrash(outDir, p, reduced, runs, upstream):
         f.write(p["output"])
     info = {k: p[k] for k in ("index", "target", "argv", "source", "notes",
                               "key", "outcome", "rc")}
-    info.update(reduction_runs=runs, upstream=upstream,
+    info.update(reduction_runs=runs, upstream=upstream, reproduced=reproduced,
                 input_lines=p["text"].count("\n") + 1,
                 reduced_lines=reduced.count("\n") + 1)
     with open(os.path.join(d, "crash.json"), "w") as f:
@@ -1194,13 +1200,14 @@ def main():
     found = []
     for key, p in sorted(crashes.items(), key=lambda kv: kv[1]["index"]):
         rdir = os.path.join(work, "reduce")
-        reduced, runs = reduce(fuzzer, p, rdir, args.reduce_budget)
-        upstream = alsoCrashesMlirOpt(args.mlir_opt, reduced, rdir)
+        reduced, runs, again = reduce(fuzzer, p, rdir, args.reduce_budget)
+        upstream = (alsoCrashesMlirOpt(args.mlir_opt, reduced, rdir)
+                    if again else None)
         shutil.rmtree(rdir, ignore_errors=True)
-        d = saveCrash(args.out, p, reduced, runs, upstream)
+        d = saveCrash(args.out, p, reduced, runs, upstream, again)
         found.append({"key": key, "target": p["target"], "dir": d,
                       "count": p["count"], "first": p["index"],
-                      "upstream": upstream,
+                      "upstream": upstream, "reproduced": again,
                       "reduced_lines": reduced.count("\n") + 1})
     shutil.rmtree(work, ignore_errors=True)
 
@@ -1223,6 +1230,8 @@ def main():
         print("emb-fuzz: crash (%d times, first #%d, %s): %s\n  saved in %s,"
               " reduced to %d lines" % (
                   c["count"], c["first"],
+                  "not reproduced: no crash when run again"
+                  if not c["reproduced"] else
                   "upstream: mlir-opt crashes too" if c["upstream"]
                   else "mlir-opt does not crash" if c["upstream"] is False
                   else "mlir-opt not checked", c["key"], c["dir"],

@@ -8,6 +8,9 @@ which crash the harness must find, and whether reduction kept it.
   planted_ubsan   prints an UndefinedBehaviorSanitizer report and exits 1
   planted_report  prints emb's crash report and exits 1
   planted_hang    sleeps for a minute
+  planted_flaky   dies of SIGSEGV the first time only (FAKE_STATE: a
+                  folder where it notes that it did), as a run that timed
+                  out on a busy machine would
   planted_stderr  prints a crash report's words in an ordinary error
 
 Otherwise it exits 0 if the brackets of its input balance and its --inputs
@@ -50,6 +53,11 @@ if "planted_report" in text:
     sys.exit(1)
 if "planted_hang" in text:
     time.sleep(60)
+if "planted_flaky" in text:
+    mark = os.path.join(os.environ["FAKE_STATE"], "flaky-crashed")
+    if not os.path.exists(mark):
+        open(mark, "w").close()
+        os.kill(os.getpid(), signal.SIGSEGV)
 if "planted_stderr" in text:
     sys.stderr.write("%s: error: the input says 'internal error' and 'SIGSEGV'\n" % tool)
     sys.exit(1)
