@@ -559,6 +559,145 @@ static bool checkBatchMatmul(OpState *s, Cursor c) {
                 s->op, m.names[0], m.names[1], m.names[2], s->op);
 }
 
+/// The static element count of the `tensor<...>` at the cursor (saturated
+/// at INT64_MAX) and the bytes of one element, moving past it; false if it
+/// is not a static tensor type of a plain integer or float element.
+static bool readStaticTensor(Cursor *c, int64_t *count, int64_t *elemBytes) {
+  if ((size_t)(c->end - c->p) < 7 || strncmp(c->p, "tensor<", 7))
+    return false;
+  for (int i = 0; i < 7; ++i)
+    step(c);
+  int64_t n = 1;
+  while (isdigit((unsigned char)peek(c, 0))) {
+    int64_t d = 0;
+    while (isdigit((unsigned char)peek(c, 0))) {
+      int digit = *c->p - '0';
+      d = d > (INT64_MAX - digit) / 10 ? INT64_MAX : d * 10 + digit;
+      step(c);
+    }
+    n = d != 0 && n > INT64_MAX / d ? INT64_MAX : n * d;
+    if (peek(c, 0) != 'x')
+      return false;
+    step(c);
+  }
+  static const struct {
+    const char *name;
+    int bytes;
+  } elems[] = {{"f64", 8},  {"i64", 8}, {"f32", 4}, {"i32", 4}, {"f16", 2},
+               {"bf16", 2}, {"i16", 2}, {"i8", 1},  {"i1", 1}};
+  for (size_t i = 0; i < sizeof elems / sizeof elems[0]; ++i)
+    if (atWord(c, elems[i].name) && peek(c, strlen(elems[i].name)) == '>') {
+      *count = n;
+      *elemBytes = elems[i].bytes;
+      return true;
+    }
+  return false;
+}
+
+/// tensor.from_elements in custom form whose result type has another
+/// element count than it has operands: the parser sizes a list of types by
+/// the count before it compares (SmallVector aborts past 2^32; large counts
+/// allocate gigabytes). The same error as MLIR's, sooner.
+static bool checkFromElements(Cursor after, const Cursor *at,
+                              EmbUpstreamCrash *out) {
+  Cursor c = after;
+  int64_t operands = 0;
+  int depth = 0;
+  while (!atEnd(&c) && !(depth == 0 && (*c.p == ':' || *c.p == '\n'))) {
+    if (*c.p == '(' || *c.p == '[' || *c.p == '{')
+      ++depth;
+    else if (*c.p == ')' || *c.p == ']' || *c.p == '}')
+      --depth;
+    else if (*c.p == '%' && depth == 0)
+      ++operands;
+    if (skipStringOrComment(&c))
+      continue;
+    step(&c);
+  }
+  if (peek(&c, 0) != ':')
+    return false;
+  step(&c);
+  skipTrivia(&c);
+  int64_t count = 0, bytes = 0;
+  if (!readStaticTensor(&c, &count, &bytes) || count == operands)
+    return false;
+  return report(out, at,
+                "custom op 'tensor.from_elements' number of operands and "
+                "types do not match: got %lld operands and %lld types "
+                "(checked before parsing: MLIR 22's parser first makes a "
+                "list of that many types, and aborts past 2^32)",
+                (long long)operands, (long long)count);
+}
+
+/// The bytes of data the blob `name` of the text's dialect_resources holds
+/// (its hex string less the 4-byte alignment prefix); -1 if there is none.
+static int64_t blobBytes(const char *text, const char *name, size_t len) {
+  const char *section = strstr(text, "dialect_resources");
+  if (!section)
+    return -1;
+  for (const char *p = section; (p = strstr(p, "0x")) != NULL; p += 2) {
+    if (p - section < 2 || p[-1] != '"')
+      continue;
+    const char *k = p - 2; // back over `name: "`
+    while (k > section && isspace((unsigned char)*k))
+      --k;
+    if (*k != ':')
+      continue;
+    --k;
+    while (k > section && isspace((unsigned char)*k))
+      --k;
+    const char *keyEnd = k + 1;
+    while (k > section && isIdentChar(k[-1]))
+      --k;
+    if ((size_t)(keyEnd - k) != len || strncmp(k, name, len))
+      continue;
+    const char *h = p + 2, *q = h;
+    while (isxdigit((unsigned char)*q))
+      ++q;
+    int64_t hex = q - h;
+    return hex / 2 >= 4 ? hex / 2 - 4 : 0;
+  }
+  return -1;
+}
+
+/// dense_resource<name> : tensor<...> whose type needs more bytes than the
+/// blob holds: MLIR 22 does not compare them, and its C API reads a
+/// resource's elements without a bounds check (emb reads them to lower the
+/// constant), past the blob.
+static bool checkDenseResource(Cursor c, const char *text,
+                               EmbUpstreamCrash *out) {
+  Cursor at = c;
+  skipWord(&c);
+  skipTrivia(&c);
+  if (peek(&c, 0) != '<')
+    return false;
+  step(&c);
+  const char *name = c.p;
+  while (!atEnd(&c) && isIdentChar(*c.p))
+    step(&c);
+  size_t len = (size_t)(c.p - name);
+  if (!len || peek(&c, 0) != '>')
+    return false;
+  step(&c);
+  skipTrivia(&c);
+  if (peek(&c, 0) != ':')
+    return false;
+  step(&c);
+  skipTrivia(&c);
+  int64_t count = 0, bytes = 0;
+  if (!readStaticTensor(&c, &count, &bytes))
+    return false;
+  int64_t need = count > INT64_MAX / bytes ? INT64_MAX : count * bytes;
+  int64_t have = blobBytes(text, name, len);
+  if (have < 0 || need <= have)
+    return false;
+  return report(out, &at,
+                "dense_resource<%.*s>: its type needs %lld bytes but the blob "
+                "holds %lld (MLIR 22 does not compare them, and reading the "
+                "elements would run past the blob)",
+                (int)len, name, (long long)need, (long long)have);
+}
+
 static const char *const batchMatmuls[] = {"linalg.batch_matmul",
                                            "linalg.batch_reduce_matmul"};
 
@@ -594,6 +733,8 @@ static bool checkOp(const char *name, size_t len, Cursor at, Cursor after,
       s.op = batchMatmuls[i];
       return checkBatchMatmul(&s, after);
     }
+  if (*at.p != '"' && len == 20 && !strncmp(name, "tensor.from_elements", 20))
+    return checkFromElements(after, &at, out);
   for (size_t i = 0; i < sizeof reshapes / sizeof reshapes[0]; ++i) {
     if (len == strlen(reshapes[i]) && !strncmp(name, reshapes[i], len)) {
       s.op = reshapes[i];
@@ -637,6 +778,9 @@ bool embToolFindUpstreamCrash(const char *text, size_t size,
       size_t len = (size_t)(c.p - at.p);
       if (len == 5 && !strncmp(at.p, "array", 5)) {
         if (checkDenseArray(at, out))
+          return true;
+      } else if (len == 14 && !strncmp(at.p, "dense_resource", 14)) {
+        if (checkDenseResource(at, text, out))
           return true;
       } else if (checkOp(at.p, len, at, c, out)) {
         return true;

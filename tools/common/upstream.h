@@ -28,6 +28,13 @@
 //     complex input into a result that is not complex, a vector): it uses
 //     the failed cast's null value (related: #179677).
 //
+//   - tensor.from_elements in custom form whose result type has another
+//     element count than it has operands: the parser makes a list of that
+//     many types before it compares (SmallVector aborts past 2^32).
+//   - dense_resource<name> : tensor<...> needing more bytes than the blob
+//     `name` holds: MLIR does not compare them, and its C API's element
+//     reads (which emb's lowering of the constant uses) run past the blob.
+//
 //   - brackets ( [ { nested deeper than EMB_TOOL_MAX_NESTING: MLIR's
 //     parser recurses once per level and overflows the stack between 2,000
 //     (regions) and 10,000 (array attributes) levels with 8 MiB of stack;
