@@ -1455,6 +1455,11 @@ static int64_t checkSplits(Checker *c, const char *name, int64_t world) {
            (long long)v);
       return -1;
     }
+    if (v > INT64_MAX - sum) {
+      fail(c, "%s sum past INT64_MAX (at %s[%lld] = %lld)", name, name,
+           (long long)i, (long long)v);
+      return -1;
+    }
     sum += v;
   }
   return sum;

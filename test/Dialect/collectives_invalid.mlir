@@ -130,6 +130,16 @@ func.func @f(%i: tensor<?xi64>, %o: tensor<25xi64>, %l: tensor<24xi64>, %c: tens
 
 // -----
 
+// all_to_all: splits whose sum passes INT64_MAX (found by emb-fuzz: the
+// sum overflowed, signed, under UBSan).
+func.func @f(%i: tensor<?xi64>, %o: tensor<25xi64>, %l: tensor<24xi64>, %c: tensor<2xi64>, %x: tensor<16x8xf32>) {
+  // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.all_to_all' op send_splits sum past INT64_MAX (at send_splits[1] = 9223372036854775807)
+  %a = "emb.all_to_all"(%l) {world_size = 2 : i64, send_splits = array<i64: 8, 9223372036854775807>, recv_splits = array<i64: 12, 12>} : (tensor<24xi64>) -> tensor<24xi64>
+  return
+}
+
+// -----
+
 // all_to_all: one split a rank.
 func.func @f(%i: tensor<?xi64>, %o: tensor<25xi64>, %l: tensor<24xi64>, %c: tensor<2xi64>, %x: tensor<16x8xf32>) {
   // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.all_to_all' op send_splits must be array<i64> with 2 entries, got array<i64: 24>
