@@ -80,6 +80,9 @@ enum { blockThreads = 256 };
 /// Reductions over fewer points run in the thread of their output point.
 enum { minTreeReduction = 32 };
 
+/// The most blocks a launch's x dim takes (CUDA's gridDim.x limit).
+enum { maxGridBlocks = 2147483647 };
+
 /// What kernels are compiled for; %s is the nvvm target's libraries.
 static const char *const gpuPipeline =
     "lower-affine, gpu-kernel-outlining, "
@@ -516,6 +519,13 @@ static bool readGeneric(MlirOperation op, Generic *g, char *why, size_t n) {
       snprintf(why, n, "the size of loop %ld is not an operand's dim", (long)i);
       return false;
     }
+  // splitLoops multiplies the extents: their product must be an index.
+  int64_t span = 1;
+  for (intptr_t i = 0; i < g->numLoops; ++i)
+    if (__builtin_mul_overflow(span, g->extent[i], &span)) {
+      snprintf(why, n, "its loops span more than 2^63 points");
+      return false;
+    }
   g->body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   return true;
 }
@@ -916,10 +926,21 @@ static bool launchGenerics(MlirModule module, char *why, size_t n) {
     MlirOperation combinerOp = {NULL};
     intptr_t accPos = 0;
     Loops lp = splitLoops(&g);
-    MlirOperation launch = lp.nr > 0 && lp.reduced >= minTreeReduction &&
-                                   matchTree(&g, &c, &combinerOp, &accPos)
-                               ? lowerTree(&b, &g, c, combinerOp, accPos)
-                               : lowerPointwise(&b, &g);
+    // A tree launches a block per point, a pointwise kernel a thread.
+    bool tree = lp.nr > 0 && lp.reduced >= minTreeReduction &&
+                lp.points <= maxGridBlocks &&
+                matchTree(&g, &c, &combinerOp, &accPos);
+    if (!tree &&
+        (lp.points + blockThreads - 1) / blockThreads > maxGridBlocks) {
+      snprintf(why, n,
+               "its %lld parallel points need more than %d blocks of %d "
+               "threads, a launch's most",
+               (long long)lp.points, maxGridBlocks, blockThreads);
+      ok = false;
+      break;
+    }
+    MlirOperation launch = tree ? lowerTree(&b, &g, c, combinerOp, accPos)
+                                : lowerPointwise(&b, &g);
     mlirOperationDestroy(ops[i]);
     if (!mlirOperationIsNull(launch)) {
       MlirBlock body =

@@ -160,6 +160,27 @@ static void testDefaultsParse(MlirContext ctx) {
   fprintf(stderr, "options %d, defaults accepted %d\n", options, accepted);
 }
 
+// A host compiler parses with the C API, so emb's tools' check of the
+// input (tools/common/upstream.c) is not in the way: emb's lowering itself
+// must refuse a reassociation index outside the dims it groups, which MLIR
+// 22's verifier takes.
+static void testLoweringReassociation(MlirContext ctx) {
+  fprintf(stderr, "@testLoweringReassociation\n");
+  static const char *const source =
+      "func.func @f(%x: tensor<4x8xf32>) -> tensor<32xf32> {\n"
+      "  %0 = tensor.collapse_shape %x [[-9007199254740992, 1]] : "
+      "tensor<4x8xf32> into tensor<32xf32>\n"
+      "  return %0 : tensor<32xf32>\n"
+      "}\n";
+  // CHECK-LABEL: @testLoweringReassociation
+  // CHECK: diagnostic: 'tensor.collapse_shape' op cannot be lowered to the
+  // CHECK-SAME: emb runtime (target cuda): reassociation index
+  // CHECK-SAME: -9007199254740992 is not dim 0 of the 2 dims it groups
+  // CHECK: run succeeded: 0
+  fprintf(stderr, "run succeeded: %d\n",
+          runPipeline(ctx, "emb-lower-to-runtime{target=cuda}", source));
+}
+
 int main(void) {
   MlirContext ctx = embContextCreate();
   mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
@@ -168,6 +189,7 @@ int main(void) {
   testCreateByName(ctx);
   testRegistry();
   testDefaultsParse(ctx);
+  testLoweringReassociation(ctx);
   mlirContextDestroy(ctx);
   return 0;
 }

@@ -92,3 +92,35 @@ func.func @output_reduced(%x: tensor<4x8xf32>, %m: tensor<4xf32>) -> tensor<4x8x
   } -> tensor<4x8xf32>
   return %n : tensor<4x8xf32>
 }
+
+// -----
+
+// Loops whose points pass 2^63 (found by emb-fuzz: the point count
+// overflowed before any kernel was built).
+#row = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @span_overflow(%x: tensor<8xf32>) -> tensor<8x4611686018427387904xf32> {
+  %e = tensor.empty() : tensor<8x4611686018427387904xf32>
+  // CHECK: gpu_kernels_invalid.mlir:[[@LINE+1]]:8: error: 'linalg.generic' op cannot be lowered to the emb runtime (target cuda): no GPU kernel for it: its loops span more than 2^63 points
+  %y = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8x4611686018427387904xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x4611686018427387904xf32>
+  return %y : tensor<8x4611686018427387904xf32>
+}
+
+// -----
+
+// More points than one launch's grid holds: 2^40 points are 2^32 blocks
+// of 256 threads.
+#row = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @grid_too_large(%x: tensor<65536xf32>) -> tensor<65536x16777216xf32> {
+  %e = tensor.empty() : tensor<65536x16777216xf32>
+  // CHECK: gpu_kernels_invalid.mlir:[[@LINE+1]]:8: error: 'linalg.generic' op cannot be lowered to the emb runtime (target cuda): no GPU kernel for it: its 1099511627776 parallel points need more than 2147483647 blocks of 256 threads, a launch's most
+  %y = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<65536xf32>) outs(%e : tensor<65536x16777216xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<65536x16777216xf32>
+  return %y : tensor<65536x16777216xf32>
+}

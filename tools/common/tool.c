@@ -290,6 +290,15 @@ MlirModule embToolParse(MlirContext ctx, EmbToolSource *src, const char *text) {
   Rename rename = {ctx, str(src->name)};
   mlirOperationWalk(mlirModuleGetOperation(module), renameLocation, &rename,
                     MlirWalkPreOrder);
+  MlirOperation at;
+  char msg[512];
+  if (embToolFindUpstreamCrashOp(module, &at, msg, sizeof msg)) {
+    ++src->errors;
+    embToolPrintDiagnostic(src, mlirOperationGetLocation(at), "error", NULL,
+                           msg);
+    mlirModuleDestroy(module);
+    return (MlirModule){NULL};
+  }
   return module;
 }
 

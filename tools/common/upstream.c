@@ -2,6 +2,9 @@
 
 #include "upstream.h"
 
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -790,4 +793,133 @@ bool embToolFindUpstreamCrash(const char *text, size_t size,
     step(&c);
   }
   return false;
+}
+
+//===----------------------------------------------------------------------===//
+// The parsed module
+//===----------------------------------------------------------------------===//
+
+typedef struct {
+  MlirOperation at;
+  char *message;
+  size_t size;
+} OpCrash;
+
+static bool opNamed(MlirOperation op, const char *name) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  return n.length == strlen(name) && !memcmp(n.data, name, n.length);
+}
+
+static bool reportOp(OpCrash *c, MlirOperation op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool reportOp(OpCrash *c, MlirOperation op, const char *fmt, ...) {
+  c->at = op;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->message, c->size, fmt, ap);
+  va_end(ap);
+  return true;
+}
+
+/// A reshape's groups must name the dims of its higher-rank side, 0 up, in
+/// order (tensor.expand_shape's verifier in MLIR 22 checks only each
+/// index's low 32 bits).
+static bool checkReassociation(MlirOperation op, OpCrash *c) {
+  static const char *const expands[] = {"tensor.expand_shape",
+                                        "memref.expand_shape"};
+  static const char *const collapses[] = {"tensor.collapse_shape",
+                                          "memref.collapse_shape"};
+  const char *name = NULL;
+  bool expand = false;
+  for (int i = 0; i < 2; ++i) {
+    if (opNamed(op, expands[i]))
+      name = expands[i], expand = true;
+    if (opNamed(op, collapses[i]))
+      name = collapses[i];
+  }
+  if (!name || mlirOperationGetNumOperands(op) < 1 ||
+      mlirOperationGetNumResults(op) != 1)
+    return false;
+  MlirType t = expand ? mlirValueGetType(mlirOperationGetResult(op, 0))
+                      : mlirValueGetType(mlirOperationGetOperand(op, 0));
+  MlirAttribute groups = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("reassociation"));
+  if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasRank(t) ||
+      mlirAttributeIsNull(groups) || !mlirAttributeIsAArray(groups))
+    return false;
+  int64_t rank = mlirShapedTypeGetRank(t), next = 0;
+  for (intptr_t g = 0, ng = mlirArrayAttrGetNumElements(groups); g < ng; ++g) {
+    MlirAttribute group = mlirArrayAttrGetElement(groups, g);
+    if (!mlirAttributeIsAArray(group))
+      return false;
+    for (intptr_t k = 0, nk = mlirArrayAttrGetNumElements(group); k < nk; ++k) {
+      MlirAttribute a = mlirArrayAttrGetElement(group, k);
+      if (!mlirAttributeIsAInteger(a))
+        return false;
+      int64_t v = mlirIntegerAttrGetValueInt(a);
+      if (v != next)
+        return reportOp(
+            c, op,
+            "'%s' op reassociation group %ld names dim %lld where dim %lld "
+            "of the %s type (rank %lld) comes next: the groups must name its "
+            "dims 0..%lld in order (MLIR 22's verifier reads the index in "
+            "32 bits, and its canonicalizer crashes on one past the rank, an "
+            "upstream bug)",
+            name, (long)g, (long long)v, (long long)next,
+            expand ? "result" : "source", (long long)rank,
+            (long long)(rank - 1));
+      ++next;
+    }
+  }
+  return false;
+}
+
+/// tensor.dim and memref.dim with a constant index outside the operand's
+/// rank (MLIR leaves it undefined).
+static bool checkDimIndex(MlirOperation op, OpCrash *c) {
+  const char *name = opNamed(op, "tensor.dim")   ? "tensor.dim"
+                     : opNamed(op, "memref.dim") ? "memref.dim"
+                                                 : NULL;
+  if (!name || mlirOperationGetNumOperands(op) != 2)
+    return false;
+  MlirType t = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  MlirValue index = mlirOperationGetOperand(op, 1);
+  if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasRank(t) ||
+      !mlirValueIsAOpResult(index))
+    return false;
+  MlirOperation def = mlirOpResultGetOwner(index);
+  MlirAttribute value = mlirOperationGetAttributeByName(
+      def, mlirStringRefCreateFromCString("value"));
+  if (!opNamed(def, "arith.constant") || mlirAttributeIsNull(value) ||
+      !mlirAttributeIsAInteger(value))
+    return false;
+  int64_t v = mlirIntegerAttrGetValueInt(value);
+  int64_t rank = mlirShapedTypeGetRank(t);
+  if (v >= 0 && v < rank)
+    return false;
+  return reportOp(c, op,
+                  "'%s' op index %lld is not a dim of its operand, which has "
+                  "%lld (MLIR leaves the result undefined, and MLIR 22's "
+                  "canonicalizer crashes on a negative index under emb's "
+                  "tools, an upstream bug)",
+                  name, (long long)v, (long long)rank);
+}
+
+static MlirWalkResult findCrashOp(MlirOperation op, void *userData) {
+  OpCrash *c = userData;
+  if (checkReassociation(op, c) || checkDimIndex(op, c))
+    return MlirWalkResultInterrupt;
+  return MlirWalkResultAdvance;
+}
+
+bool embToolFindUpstreamCrashOp(MlirModule module, MlirOperation *at,
+                                char *message, size_t size) {
+  OpCrash c = {{NULL}, message, size};
+  mlirOperationWalk(mlirModuleGetOperation(module), findCrashOp, &c,
+                    MlirWalkPreOrder);
+  if (mlirOperationIsNull(c.at))
+    return false;
+  *at = c.at;
+  return true;
 }

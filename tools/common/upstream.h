@@ -41,6 +41,19 @@
 //     passes and the printer recurse on regions too. Real IR nests a few
 //     dozen levels.
 //
+// Others parse and verify, but crash a pass that emb's pipelines run; a
+// walk over the parsed module finds them before any pass does:
+//
+//   - a reshape (tensor or memref expand_shape or collapse_shape) whose
+//     reassociation does not name the dims of its higher-rank type 0, 1, ...
+//     in order: tensor.expand_shape's verifier reads each index in 32 bits
+//     (2^53 passes as 0) and canonicalize crashes on the whole index
+//     (mlir-opt-22 --canonicalize too).
+//   - tensor.dim or memref.dim with a constant index that is not a dim of
+//     its operand (MLIR leaves the result undefined): canonicalize crashes
+//     on a negative one under emb's tools (mlir-opt-22 --canonicalize, which
+//     loads only the dialects the input names, keeps the op).
+//
 // Each has a reduced test in test/Tools/upstream/ that says what
 // mlir-opt-22 does with it. Anything else that crashes MLIR is named by the
 // crash report (crash.h) as a crash while parsing.
@@ -49,6 +62,8 @@
 
 #ifndef EMB_TOOLS_COMMON_UPSTREAM_H
 #define EMB_TOOLS_COMMON_UPSTREAM_H
+
+#include "mlir-c/IR.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,5 +81,11 @@ typedef struct EmbUpstreamCrash {
 /// Returns true and fills `out` for the first one found.
 bool embToolFindUpstreamCrash(const char *text, size_t size,
                               EmbUpstreamCrash *out);
+
+/// Walks the parsed `module` for an op that parses and verifies but crashes
+/// MLIR 22's passes. Returns true with the op in `at` and the error to
+/// report there in `message`.
+bool embToolFindUpstreamCrashOp(MlirModule module, MlirOperation *at,
+                                char *message, size_t size);
 
 #endif // EMB_TOOLS_COMMON_UPSTREAM_H
