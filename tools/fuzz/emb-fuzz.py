@@ -18,7 +18,8 @@ error:"), a sanitizer report, or a hang past --timeout; an error exit with
 a diagnostic is not. Each distinct crash is saved under OUT/crashes/ (the
 input, the command, the output) and reduced by deleting lines, then tokens,
 while it still crashes the same way; a reduced input that also crashes the
-stock mlir-opt is marked upstream.
+stock mlir-opt (parsing it, or with --canonicalize, which every emb
+pipeline runs) is marked upstream, with the command that crashed.
 
 Execution i draws everything from a generator seeded with (seed, i): a run
 is the same for a seed whatever --jobs is. Standard library only.
@@ -1039,19 +1040,25 @@ def ddmin(text, unit, crashes):
 
 
 def alsoCrashesMlirOpt(mlirOpt, text, workdir):
-    """Whether the stock mlir-opt dies of a signal on `text` (parsing and
-    verifying it): then the crash is MLIR's own."""
+    """The stock mlir-opt command that dies of a signal on `text`: parsing
+    and verifying it, then canonicalizing it (the pass every emb pipeline
+    runs). Then the crash is MLIR's own. False when neither dies, None when
+    there is no mlir-opt."""
     if not mlirOpt or not os.path.exists(mlirOpt):
         return None
     path = os.path.join(workdir, "upstream.mlir")
     with open(path, "w", encoding="utf-8", errors="replace") as f:
         f.write(text)
-    try:
-        r = subprocess.run([mlirOpt, "--allow-unregistered-dialect", path],
-                           capture_output=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return True
-    return r.returncode < 0
+    for extra in ([], ["--canonicalize"]):
+        try:
+            r = subprocess.run([mlirOpt, "--allow-unregistered-dialect"] +
+                               extra + [path], capture_output=True,
+                               timeout=60)
+        except subprocess.TimeoutExpired:
+            return " ".join(["mlir-opt"] + extra)
+        if r.returncode < 0:
+            return " ".join(["mlir-opt"] + extra)
+    return False
 
 
 #===-----------------------------------------------------------------------===#
@@ -1232,7 +1239,8 @@ def main():
                   c["count"], c["first"],
                   "not reproduced: no crash when run again"
                   if not c["reproduced"] else
-                  "upstream: mlir-opt crashes too" if c["upstream"]
+                  "upstream: %s crashes too" % c["upstream"]
+                  if c["upstream"]
                   else "mlir-opt does not crash" if c["upstream"] is False
                   else "mlir-opt not checked", c["key"], c["dir"],
                   c["reduced_lines"]))
