@@ -108,7 +108,9 @@ bool embIsIndexInt(MlirType type) {
 }
 
 int64_t embDim(MlirType shaped, intptr_t i) {
-  if (mlirShapedTypeIsDynamicDim(shaped, i))
+  if (!mlirTypeIsAShaped(shaped) || !mlirShapedTypeHasRank(shaped) || i < 0 ||
+      i >= mlirShapedTypeGetRank(shaped) ||
+      mlirShapedTypeIsDynamicDim(shaped, i))
     return -1;
   return mlirShapedTypeGetDimSize(shaped, i);
 }

@@ -101,7 +101,9 @@ bool embIsFloat(MlirType type);
 /// True for signless i32 and i64 (ids, offsets and indices).
 bool embIsIndexInt(MlirType type);
 
-/// Size of dim `i` of a ranked shaped type, or -1 when dynamic.
+/// Size of dim `i` of a ranked shaped type, or -1 when dynamic, and -1 when
+/// the type has no dim `i` (a verifier's rank check reports that; an
+/// operand of the wrong rank must not crash the checks before it).
 int64_t embDim(MlirType shaped, intptr_t i);
 
 /// Number of elements of a statically shaped type; -1 if any dim is dynamic

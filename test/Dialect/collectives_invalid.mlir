@@ -22,6 +22,16 @@ func.func @f(%i: tensor<?xi64>, %o: tensor<25xi64>, %w: tensor<?xf32>) {
 
 // -----
 
+// bucketize: weighted, with rank-0 indices (found by emb-fuzz: the verifier
+// compared the weights' length with dim 0 of a type that has none).
+func.func @f(%i: tensor<i64>, %o: tensor<5xi64>, %w: tensor<?xf32>) {
+  // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.bucketize' op indices must have rank 1, got rank 0
+  %a:4 = "emb.bucketize"(%i, %o, %w) {world_size = 2 : i64, slot_ranks = array<i64: 0, 1>, slot_features = array<i64: 0, 1>, slot_row_begin = array<i64: 0, 0>, slot_row_end = array<i64: 10, 10>} : (tensor<i64>, tensor<5xi64>, tensor<?xf32>) -> (tensor<i64>, tensor<4xi64>, tensor<2xi64>, tensor<?xf32>)
+  return
+}
+
+// -----
+
 // bucketize: a weight an id.
 func.func @f(%i: tensor<12xi64>, %o: tensor<25xi64>, %w: tensor<11xf32>) {
   // CHECK: [[@LINE+1]]:{{[0-9]+}}: error: 'emb.bucketize' op per_sample_weights has 11 elements but indices has 12
