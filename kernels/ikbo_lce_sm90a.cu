@@ -4,22 +4,16 @@
 // Built only for sm_90a (-gencode=arch=compute_90a,code=sm_90a): it uses
 // wgmma, setmaxnreg and TMA multicast.
 //
-// One persistent, warp-specialised kernel computes two kinds of tile:
-//   - user tiles: the user product wUser @ user[u] for the U users (the user
-//     product runs at user batch size) into the workspace, in the dtype
-//     ([U][M][N]) or, for the *_f32 configurations, in f32 transposed
-//     (userT[u][n][m]);
-//   - candidate tiles: out[b] = round(wCand @ cand[b] + user result[c2u[b]]),
-//     the user rows added to the f32 accumulators before the output's one
-//     rounding, so no candidate-sized intermediate exists.
-// With the user result in the dtype and the runtime's ready flags, one
-// launch runs both: its work list puts the user tiles first, each user tile
-// publishes a flag once its store is complete, and a candidate tile's
-// producer waits for its user's flags before loading the user rows (and
-// polls them from the third k block on, so that a flag not yet set delays
-// only the epilogue). Otherwise two launches: user mode, then add mode,
-// programmatically dependent on it (PDL) and waiting for it only before its
-// first read of the user result.
+// Two launches of one persistent, warp-specialised kernel:
+//   1. user mode: the user product wUser @ user[u] for the U users (the user
+//      product runs at user batch size) into the workspace, in the dtype
+//      ([U][M][N]) or, for the *_f32 configurations, in f32 transposed
+//      (userT[u][n][m]);
+//   2. add mode: out[b] = round(wCand @ cand[b] + user result[c2u[b]]), the
+//      user rows added to the f32 accumulators before the output's one
+//      rounding, so no candidate-sized intermediate exists. It is
+//      programmatically dependent on launch 1 (PDL) and waits for it only
+//      before its first read of the user result.
 //
 // The product is computed transposed, D[n, m] = X^T[n, k] W^T[k, m]:
 // candidate columns n are the wgmma M side (cand[b] is [K, N] with n
@@ -60,11 +54,8 @@ struct Sm90aParams {
   CUtensorMap tmW;   ///< W [M][K], 16-byte row pitch; box 64 x mTile/clusterN
   CUtensorMap tmOut; ///< store target: out [B][M][N] (add mode) or, with
                      ///< the user result in shared memory, user [U][M][N]
-  CUtensorMap tmY;   ///< user result [U][M][N] in the dtype (add mode; the
-                     ///< user tiles' store target in one launch)
-  CUtensorMap tmXUser; ///< one launch: the user tiles' X, user [U][Ku][N]
-  CUtensorMap tmWUser; ///< one launch: the user tiles' W
-  float *userT;        ///< [U][nPad][mPad] f32 (f32 user-result kernels)
+  CUtensorMap tmY;   ///< user result [U][M][N] in the dtype (add mode)
+  float *userT;      ///< [U][nPad][mPad] f32 (f32 user-result kernels)
   const void *candToUser;
   embrtDeviceErrors *errors;
   long long nPad, mPad;
@@ -83,15 +74,6 @@ struct Sm90aParams {
   /// The dynamic schedule's counter (0 between launches), or null for the
   /// static schedule.
   unsigned int *tileCounter;
-  /// One launch: the user tiles at the front of the work list (their k
-  /// blocks numKUser), and the ready flags (embrtLaunchEnv::readyFlags):
-  /// word 0 counts finished CTAs, word 1 the user-tile stores complete, word
-  /// 2 + 2 (userWork-index x cluster + rank) + consumer is 1 once that
-  /// consumer's store of that user tile is complete. The last CTA to finish
-  /// zeroes them. 0 / null: two launches.
-  int userWork;
-  int numKUser;
-  unsigned int *readyFlags;
 };
 
 //===----------------------------------------------------------------------===//
@@ -261,7 +243,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int mIdx = (int)rank / p.clusterN;
   const int clusterId = blockIdx.x / cluster;
   const int numClusters = gridDim.x / cluster;
-  const int numWork = p.userWork + p.items * p.mGroups * p.nGroups;
+  const int numWork = p.items * p.mGroups * p.nGroups;
   const int wg = threadIdx.x / 128;
   const bool yuFromSmem = kYuSmem && p.addMode;
   // The work sequence: static (w = clusterId, clusterId + numClusters, ...)
@@ -315,14 +297,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           (uint16_t)(((1u << p.clusterN) - 1) << (p.clusterN * mIdx));
       const uint16_t xMask =
           (uint16_t)((1u << nIdx) | (1u << (nIdx + p.clusterN)));
+      const int kYu = p.numK - 1 < 2 ? p.numK - 1 : 2;
       bool waitedForUsers = !p.pdlWait;
       int stage = 0;
-      uint32_t phase = 0, stagingPhase = 0;
-      bool firstTile = true;
-      // One launch: once every user-tile store is complete (word 1 at its
-      // total), no candidate tile checks its flags again.
-      bool usersReady = p.userWork == 0;
-      const unsigned userStores = 2u * (unsigned)(p.userWork * cluster);
+      uint32_t phase = 0, tilePhase = 0;
       auto fetch = [&](int j) { // the leader: index j into the cluster's rings
         const uint32_t slot = ringSlot(j);
         mbarWait(tileEmpty + 8u * slot, ringParity(j) ^ 1);
@@ -353,86 +331,50 @@ __global__ void __launch_bounds__(kThreads, 1)
            ++j, w = dynamic ? take(j) : w + numClusters) {
         if (leader)
           fetch(j + 1);
-        const bool userTile = w < p.userWork;
-        const Work t =
-            decodeWork(userTile ? w : w - p.userWork, p.mGroups, p.nGroups);
+        const Work t = decodeWork(w, p.mGroups, p.nGroups);
         const int n0 = (t.nGroup * p.clusterN + nIdx) * kTileN;
         const int m0 = (t.mGroup * p.clusterM + mIdx) * MT;
-        const int numK = userTile ? p.numKUser : p.numK;
-        const CUtensorMap *mapX = userTile ? &p.tmXUser : &p.tmX;
-        const CUtensorMap *mapW = userTile ? &p.tmWUser : &p.tmW;
-        const bool tileYu = yuFromSmem && !userTile;
         long long user = -1;
-        if (tileYu)
+        if (yuFromSmem)
           user = loadIndex(p.candToUser, p.index64, t.item);
-        const bool hasUser = user >= 0 && user < p.users;
-        // One launch: the flags of the user tile this tile adds (the same
-        // CTA rank of the same W-row and column group of its user).
-        const unsigned *ready =
-            p.userWork && hasUser
-                ? p.readyFlags + 2 +
-                      2 * ((((int)user * p.nGroups + t.nGroup) * p.mGroups +
-                            t.mGroup) *
-                               cluster +
-                           (int)rank)
-                : nullptr;
         // The user rows go in during the third k block, except in the first
         // tile after a user launch still running: there the wait for it
         // comes after the tile's last k block, so that the wait does not
-        // stop this tile's main loop (only its epilogue waits). In one
-        // launch, a k block whose user tile is not ready yet passes the load
-        // on to the next one, and the last k block waits for it.
-        int yuAt = !waitedForUsers ? numK - 1 : numK - 1 < 2 ? numK - 1 : 2;
-        for (int kb = 0; kb < numK; ++kb) {
+        // stop this tile's main loop (only its epilogue waits).
+        const int yuAt = waitedForUsers ? kYu : p.numK - 1;
+        for (int kb = 0; kb < p.numK; ++kb) {
           mbarWait(emptyBar(stage), phase ^ 1);
           const uint32_t full = fullBar(stage);
           mbarArriveExpectTx(full, kATileBytes + kWStageBytes);
           const uint32_t x = xBase + stage * kATileBytes;
           if (p.clusterM > 1) {
-            tmaLoad3dMulticast(x + mIdx * kAHalfBytes, mapX, n0 + 64 * mIdx,
+            tmaLoad3dMulticast(x + mIdx * kAHalfBytes, &p.tmX, n0 + 64 * mIdx,
                                kb * kBlockK, t.item, full, xMask);
           } else {
-            tmaLoad3d(x, mapX, n0, kb * kBlockK, t.item, full);
-            tmaLoad3d(x + kAHalfBytes, mapX, n0 + 64, kb * kBlockK, t.item,
+            tmaLoad3d(x, &p.tmX, n0, kb * kBlockK, t.item, full);
+            tmaLoad3d(x + kAHalfBytes, &p.tmX, n0 + 64, kb * kBlockK, t.item,
                       full);
           }
           const uint32_t wDst =
               wBase + stage * kWStageBytes + nIdx * wRows * 128;
           if (p.clusterN > 1)
-            tmaLoad2dMulticast(wDst, mapW, kb * kBlockK, m0 + nIdx * wRows,
+            tmaLoad2dMulticast(wDst, &p.tmW, kb * kBlockK, m0 + nIdx * wRows,
                                full, wMask);
           else
-            tmaLoad2d(wDst, mapW, kb * kBlockK, m0, full);
+            tmaLoad2d(wDst, &p.tmW, kb * kBlockK, m0, full);
           if (++stage == STAGES) {
             stage = 0;
             phase ^= 1;
           }
-          if (tileYu && kb == yuAt) {
-            if (ready && !usersReady) {
-              if (ldAcquireGpu(p.readyFlags + 1) == userStores) {
-                usersReady = true;
-              } else {
-                if (kb < numK - 1 &&
-                    !(ldAcquireGpu(ready) && ldAcquireGpu(ready + 1))) {
-                  ++yuAt; // not yet: look again after the next k block
-                  continue;
-                }
-                while (!(ldAcquireGpu(ready) && ldAcquireGpu(ready + 1)))
-                  __nanosleep(64);
-              }
-              fenceProxyAsyncGlobal(); // the TMA load below reads after it
-            }
+          if (yuFromSmem && kb == yuAt) {
             // The user rows of this tile, into the staging buffer once the
             // previous tile's stores have read it out.
             if (!waitedForUsers) {
               gridDependencyWait();
               waitedForUsers = true;
             }
-            if (!firstTile) {
-              mbarWait(stagingEmpty, stagingPhase);
-              stagingPhase ^= 1;
-            }
-            if (hasUser) {
+            mbarWait(stagingEmpty, tilePhase ^ 1);
+            if (user >= 0 && user < p.users) {
               mbarArriveExpectTx(yuFull, kStagingBytes);
               tmaLoad3d(stagingBase, &p.tmY, n0, m0, (int)user, yuFull);
               tmaLoad3d(stagingBase + MT * 128, &p.tmY, n0 + 64, m0, (int)user,
@@ -440,9 +382,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             } else {
               mbarArrive(yuFull); // nothing to add
             }
+            tilePhase ^= 1;
           }
         }
-        firstTile = false;
       }
     }
     __syncwarp();
@@ -463,17 +405,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     uint32_t phase = 0, tilePhase = 0;
     bool waitedForUsers = !p.pdlWait || kYuSmem;
     bool storePending = false;
-    // One launch: the flag of this consumer's last user-tile store, set once
-    // that store is complete (during the next tile's first k block, or at
-    // the end).
-    unsigned *publish = nullptr;
-    auto publishStore = [&]() {
-      bulkWaitAll();
-      fenceProxyAsyncGlobal();
-      stReleaseGpu(publish, 1u);
-      redAddReleaseGpu(p.readyFlags + 1, 1u);
-      publish = nullptr;
-    };
     auto take = [&](int j) {
       const uint32_t slot = ringSlot(j);
       mbarWait(tileFull + 8u * slot, ringParity(j));
@@ -486,21 +417,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     for (int j = 0, w = dynamic ? take(0) : clusterId; w < numWork;
          ++j, w = dynamic ? take(j) : w + numClusters) {
-      const bool userTile = w < p.userWork;
-      const int tw = userTile ? w : w - p.userWork;
-      const Work t = decodeWork(tw, p.mGroups, p.nGroups);
+      const Work t = decodeWork(w, p.mGroups, p.nGroups);
       const int n0 = (t.nGroup * p.clusterN + nIdx) * kTileN;
       const int m0 = (t.mGroup * p.clusterM + mIdx) * MT;
-      const int numK = userTile ? p.numKUser : p.numK;
-      const bool addTile = p.addMode && !userTile;
-      const bool tileYu = yuFromSmem && !userTile;
       // This thread's first accumulator row and column in userT (f32).
       const long long nRow = n0 + 64 * cw + 16 * warp + lane / 4;
       const int mCol = m0 + 2 * (lane % 4);
 
       long long user = t.item;
       bool addUser = false;
-      if (addTile) {
+      if (p.addMode) {
         user = loadIndex(p.candToUser, p.index64, t.item);
         addUser = user >= 0 && user < p.users;
         if (!addUser && tid == 0 && cw == 0 && t.mGroup == 0 && mIdx == 0 &&
@@ -530,13 +456,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmmaCommit();
         // Once the previous tile's store has read the staging buffer out,
         // the producer may load this tile's user rows into it.
-        if (kb == 0 && tid == 0) {
-          if (publish)
-            publishStore();
-          if (tileYu && storePending) {
-            bulkWaitRead<0>();
-            mbarArrive(stagingEmpty);
-          }
+        if (kb == 0 && yuFromSmem && storePending && tid == 0) {
+          bulkWaitRead<0>();
+          mbarArrive(stagingEmpty);
         }
       };
       auto release = [&](int kb) {
@@ -554,7 +476,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           phase ^= 1;
         }
       };
-      const int lastK = numK - 1;
+      const int lastK = p.numK - 1;
       for (int kb = 0; kb < lastK; ++kb) {
         mma(kb);
         wgmmaWait<1>();
@@ -584,7 +506,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbarArrive(emptyBar(prevStage));
       }
 
-      if (!addTile && !kYuSmem) {
+      if (!p.addMode && !kYuSmem) {
         // User mode, f32 result: straight to userT[item] (inside padding).
         float *out = p.userT + (user * p.nPad + nRow) * p.mPad + mCol;
 #pragma unroll
@@ -600,7 +522,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // (128-byte swizzle). Lane 8q + i8 addresses row i8 of matrix q of an
       // x4 pair: n8 block j + q/2, columns 16 warp + 8 (q % 2); rows are m,
       // 16-byte chunks are n.
-      if (tileYu) {
+      if (yuFromSmem) {
         mbarWait(yuFull, tilePhase); // user rows arrived (or none needed)
         tilePhase ^= 1;
       } else {
@@ -663,44 +585,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       fenceProxyAsync();
       namedBarrierSync(1 + cw, 128);
       if (tid == 0) {
-        tmaStore3d(userTile && p.userWork ? &p.tmY : &p.tmOut, staging,
-                   n0 + 64 * cw, m0, t.item);
+        tmaStore3d(&p.tmOut, staging, n0 + 64 * cw, m0, t.item);
         bulkCommit();
-        if (userTile && p.userWork)
-          publish = p.readyFlags + 2 + 2 * (tw * cluster + (int)rank) + cw;
       }
       storePending = true;
     }
-    if (tid == 0) {
+    if (tid == 0)
       bulkWaitAll();
-      if (publish)
-        publishStore();
-    }
   }
 
   // No CTA may leave while a cluster peer can still arrive on its barriers
   // or multicast into its shared memory.
   if (cluster > 1)
     clusterSync();
-  if (p.userWork) {
-    // One launch: the last CTA to finish (every flag read) zeroes the flags
-    // for the next launch, which starts after this grid has completed.
-    // (After every thread of this CTA, consumers publishing flags included.)
-    __syncthreads();
-    int last = 0;
-    if (threadIdx.x == 0)
-      last = atomAddAcqRelGpu(p.readyFlags, 1u) == gridDim.x - 1;
-    if (__syncthreads_or(last)) {
-      const int words = 1 + 2 * p.userWork * cluster;
-      for (int i = threadIdx.x; i < words; i += blockDim.x)
-        p.readyFlags[1 + i] = 0u;
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        __threadfence();
-        p.readyFlags[0] = 0u;
-      }
-    }
-  }
 }
 
 /// One W to copy with a 16-byte row pitch: [rows][cols] read `srcStride`
@@ -795,8 +692,7 @@ embrtStatus encodeMap(embrtLaunchEnv *env, CUtensorMap *map, embrtDtype dtype,
   return EMBRT_OK;
 }
 
-/// Launches one instantiation: in one launch (cand->userWork > 0: the user
-/// tiles, then the candidate tiles), or as the user product followed by the
+/// Launches both modes of one instantiation: the user product, then the
 /// candidate product (programmatically dependent on it when the
 /// configuration asks, so that its first tiles' main loops overlap the user
 /// launch's tail; it waits for the user result before reading it).
@@ -841,21 +737,6 @@ embrtStatus launchInstance(embrtLaunchEnv *env, const IkboLceConfig *cfg,
       n = env->smCount / cl;
     }
     maxClusters[cl] = n > 0 ? n : 1;
-  }
-  if (cand->userWork > 0) {
-    // One launch; after the W padding launch it overlaps that launch's tail
-    // and every CTA waits for it before loading W.
-    const int work = cand->userWork + candWork;
-    cand->pdlWaitFirst = cfg->pdl && padded;
-    const int clusters = work < maxClusters[cl] ? work : maxClusters[cl];
-    lc.gridDim = dim3(clusters * cl, 1, 1);
-    lc.numAttrs = cand->pdlWaitFirst ? 2 : 1;
-    err = cudaLaunchKernelEx(&lc, kernel, *cand);
-    if (err == cudaSuccess)
-      err = cudaGetLastError();
-    return err == cudaSuccess
-               ? EMBRT_OK
-               : embrtCudaCheck(env, err, "ikbo_lce: one-launch product");
   }
   const bool pdl = cfg->pdl && userWork > 0;
   user->pdlTrigger = pdl;
@@ -1026,25 +907,13 @@ embrtStatus ikboLceLaunchSm90a(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
   }
 
   const int64_t perItem = (int64_t)pu.mGroups * pu.nGroups;
-  if ((a->batchSize + a->numUsers) * perItem > INT32_MAX)
+  if (a->batchSize * perItem > INT32_MAX || a->numUsers * perItem > INT32_MAX)
     return embrtLaunchError(
         env, EMBRT_UNSUPPORTED,
         "ikbo_lce: %lld tiles exceed the sm90a tile counter",
-        (long long)((a->batchSize + a->numUsers) * perItem));
+        (long long)(a->batchSize * perItem));
   const int userWork = (int)(a->numUsers * perItem);
   const int candWork = (int)(a->batchSize * perItem);
-  // One launch for both products where the user result is in the dtype and
-  // the ready flags hold a flag for each consumer of each user tile.
-  const int64_t flagWords =
-      2 + 2 * (int64_t)userWork * cfg->clusterN * cfg->clusterM;
-  if (!cfg->userF32 && userWork > 0 && env->readyFlags &&
-      flagWords <= EMBRT_READY_FLAG_WORDS) {
-    pc.tmXUser = pu.tmX;
-    pc.tmWUser = pu.tmW;
-    pc.numKUser = pu.numK;
-    pc.userWork = userWork;
-    pc.readyFlags = env->readyFlags;
-  }
   if (a->dtype == EMBRT_BF16)
     return dispatchInstance<__nv_bfloat16>(env, cfg, &pu, &pc, userWork,
                                            candWork, numJobs > 0);

@@ -50,9 +50,6 @@ extern "C" {
 /// What a launcher may know of the device and the stream it runs on. The
 /// runtime's CUDA backend keeps one per context (runtime/cuda/context.c);
 /// kernel tests and benchmarks fill one directly.
-/// Size of embrtLaunchEnv::readyFlags (128 KB).
-enum { EMBRT_READY_FLAG_WORDS = 1 << 15 };
-
 typedef struct embrtLaunchEnv {
   /// The cudaStream_t every launch and copy is ordered on.
   void *stream;
@@ -68,13 +65,6 @@ typedef struct embrtLaunchEnv {
   /// every launch that counts in it. NULL: those kernels keep a static
   /// schedule.
   unsigned int *scheduleCounter;
-  /// EMBRT_READY_FLAG_WORDS device words, zeroed before first use and zero
-  /// again after every launch that uses them: the ready flags by which one
-  /// persistent launch orders tiles that read another tile's result
-  /// (kernels/ikbo_lce_sm90a.cu: the candidate tiles of emb.ikbo_lce wait
-  /// for their user's tiles; word 0 counts the launch's finished CTAs).
-  /// NULL: such launchers split the work into dependent launches.
-  unsigned int *readyFlags;
   /// A cublasHandle_t bound to `stream`, for launchers that use cuBLAS
   /// (embrtCudaLaunchLce); the backend creates it before the first call
   /// that needs it. NULL elsewhere.

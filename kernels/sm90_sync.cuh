@@ -267,50 +267,6 @@ __device__ __forceinline__ void fenceProxyAsync() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-/// Orders this thread's async-proxy global-memory accesses (TMA loads and
-/// stores) with its generic-proxy ones: between a completed TMA store and
-/// the flag that publishes it, and between acquiring a flag and the TMA
-/// load that reads what it guards.
-__device__ __forceinline__ void fenceProxyAsyncGlobal() {
-  asm volatile("fence.proxy.async.global;" ::: "memory");
-}
-
-//===----------------------------------------------------------------------===//
-// Flags in global memory (one launch ordering its own tiles)
-//===----------------------------------------------------------------------===//
-
-/// A GPU-scope acquire load.
-__device__ __forceinline__ unsigned ldAcquireGpu(const unsigned *p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-               : "=r"(v)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-
-/// A GPU-scope release store.
-__device__ __forceinline__ void stReleaseGpu(unsigned *p, unsigned v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
-
-/// A GPU-scope release reduction (add, no result).
-__device__ __forceinline__ void redAddReleaseGpu(unsigned *p, unsigned v) {
-  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
-
-/// atomicAdd with GPU-scope acquire-release ordering; returns the old value.
-__device__ __forceinline__ unsigned atomAddAcqRelGpu(unsigned *p, unsigned v) {
-  unsigned old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
-               : "=r"(old)
-               : "l"(p), "r"(v)
-               : "memory");
-  return old;
-}
-
 //===----------------------------------------------------------------------===//
 // Programmatic dependent launch
 //===----------------------------------------------------------------------===//

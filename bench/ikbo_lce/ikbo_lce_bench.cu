@@ -34,9 +34,7 @@
 //            instead of a set (for ncu);
 //   --config forces a configuration (by name) wherever it applies;
 //   --static-schedule  runs the sm90a kernel on its static tile schedule
-//            (no counter), for an A/B of the dynamic one;
-//   --two-launches  runs the sm90a kernel's user and candidate products as
-//            two launches (no ready flags), for an A/B of one launch.
+//            (no counter), for an A/B of the dynamic one.
 //
 // FLOPs counted: 2 M N (B Kc + U Ku), the decomposed product.
 //
@@ -204,13 +202,11 @@ static void run(const Shape &s, int reps) {
          "\"Ku\": %lld, \"Kc\": %lld, \"N\": %lld, \"dtype\": \"%s\", "
          "\"impl\": \"emb_ikbo_lce\", \"config\": \"%s\", \"ms\": %.5f, "
          "\"ms_min\": %.5f, \"ms_max\": %.5f, \"reps\": %d, \"flops\": %.6g, "
-         "\"tflops\": %.2f, \"min_bytes\": %.6g, \"gbps\": %.1f, "
-         "\"schedule\": \"%s\", \"ready_flags\": %s}\n",
+         "\"tflops\": %.2f, \"min_bytes\": %.6g, \"gbps\": %.1f}\n",
          s.tag, s.B, s.U, s.M, s.Ku, s.Kc, s.N,
          s.dtype == EMBRT_BF16 ? "bf16" : "f16", kIkboLceConfigs[config].name,
          med, sorted[0], sorted[n - 1], n, flops, flops / med / 1e9, bytes,
-         bytes / med / 1e6, gEnv.scheduleCounter ? "dynamic" : "static",
-         gEnv.readyFlags ? "true" : "false");
+         bytes / med / 1e6);
   fflush(stdout);
   void *all[] = {wUser, wCand, user, cand, c2u, out, ws};
   for (void *b : all)
@@ -221,7 +217,6 @@ static void run(const Shape &s, int reps) {
 int main(int argc, char **argv) {
   std::string set = "all";
   bool staticSchedule = false;
-  bool twoLaunches = false;
   int reps = 30;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--set") && i + 1 < argc)
@@ -239,8 +234,6 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--static-schedule"))
       staticSchedule = true;
-    else if (!strcmp(argv[i], "--two-launches"))
-      twoLaunches = true;
     else if (!strcmp(argv[i], "--skip-configs") && i + 1 < argc)
       gSkip = std::string(",") + argv[++i] + ",";
     else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
@@ -252,7 +245,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "usage: ikbo_lce_bench [--set "
                       "main|sweep|configs|pad|ranking|heldout|all] "
                       "[--reps N] [--config NAME] [--skip-configs A,B] "
-                      "[--static-schedule] [--two-launches]\n");
+                      "[--static-schedule]\n");
       return 2;
     }
   }
@@ -262,9 +255,6 @@ int main(int argc, char **argv) {
   unsigned int *counter = gEnv.scheduleCounter;
   if (staticSchedule) // the sm90a kernel's static tile schedule
     gEnv.scheduleCounter = nullptr;
-  unsigned int *flags = gEnv.readyFlags;
-  if (twoLaunches) // the sm90a kernel's user and candidate launches
-    gEnv.readyFlags = nullptr;
   fprintf(stderr, "%s, cc %d.%d, %d SMs\n", prop.name, prop.major, prop.minor,
           prop.multiProcessorCount);
 
@@ -272,7 +262,6 @@ int main(int argc, char **argv) {
     gWarm = 1;
     run(gOne, 1);
     gEnv.scheduleCounter = counter;
-    gEnv.readyFlags = flags;
     gpuTestEnvDestroy(&gEnv);
     return 0;
   }
@@ -335,7 +324,6 @@ int main(int argc, char **argv) {
             reps);
   }
   gEnv.scheduleCounter = counter;
-  gEnv.readyFlags = flags;
   gpuTestEnvDestroy(&gEnv);
   return 0;
 }

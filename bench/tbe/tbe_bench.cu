@@ -694,7 +694,6 @@ int main(int argc, char **argv) {
   embrtContextDestroy(dev.ctx);
   CUDA_CHECK(cudaFree(dev.env.deviceErrors));
   CUDA_CHECK(cudaFree(dev.env.scheduleCounter));
-  CUDA_CHECK(cudaFree(dev.env.readyFlags));
   CUDA_CHECK(cudaStreamDestroy(dev.stream));
   return 0;
 }

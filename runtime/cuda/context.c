@@ -96,16 +96,6 @@ embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream) {
   EMBRT_TRY(embrtCudaRecord(ctx, cudaMalloc(&counter, sizeof(unsigned int)),
                             "cuda: cudaMalloc of the schedule counter"));
   env->scheduleCounter = counter;
-  void *flags = NULL;
-  EMBRT_TRY(embrtCudaRecord(
-      ctx, cudaMalloc(&flags, EMBRT_READY_FLAG_WORDS * sizeof(unsigned int)),
-      "cuda: cudaMalloc of the ready flags"));
-  env->readyFlags = flags;
-  EMBRT_TRY(embrtCudaRecord(
-      ctx,
-      cudaMemsetAsync(flags, 0, EMBRT_READY_FLAG_WORDS * sizeof(unsigned int),
-                      (cudaStream_t)env->stream),
-      "cuda: cudaMemsetAsync of the ready flags"));
   EMBRT_TRY(embrtCudaRecord(ctx,
                             cudaMemsetAsync(counter, 0, sizeof(unsigned int),
                                             (cudaStream_t)env->stream),
@@ -131,8 +121,6 @@ void embrtCudaContextRelease(embrtContext *ctx) {
     cudaFree(env->deviceErrors); // waits for work that may still write it
   if (env->scheduleCounter)
     cudaFree(env->scheduleCounter);
-  if (env->readyFlags)
-    cudaFree(env->readyFlags);
   if (state->ownsStream && env->stream)
     cudaStreamDestroy((cudaStream_t)env->stream);
   free(state);

@@ -99,8 +99,8 @@ __device__ inline long long loadIdx(const void *p, int i64, long long i) {
 //===----------------------------------------------------------------------===//
 
 /// What the runtime's CUDA backend would hand a launcher on device 0, on the
-/// caller's `stream`: the device's properties, a zeroed device error
-/// record, schedule counter and ready flags. No cuBLAS handle.
+/// caller's `stream`: the device's properties and a zeroed device error
+/// record. No cuBLAS handle.
 static inline embrtLaunchEnv gpuTestEnvOn(cudaStream_t stream) {
   embrtLaunchEnv env;
   memset(&env, 0, sizeof env);
@@ -116,10 +116,6 @@ static inline embrtLaunchEnv gpuTestEnvOn(cudaStream_t stream) {
   CUDA_CHECK(cudaMemset(env.deviceErrors, 0, sizeof(embrtDeviceErrors)));
   CUDA_CHECK(cudaMalloc((void **)&env.scheduleCounter, sizeof(unsigned int)));
   CUDA_CHECK(cudaMemset(env.scheduleCounter, 0, sizeof(unsigned int)));
-  CUDA_CHECK(cudaMalloc((void **)&env.readyFlags,
-                        EMBRT_READY_FLAG_WORDS * sizeof(unsigned int)));
-  CUDA_CHECK(cudaMemset(env.readyFlags, 0,
-                        EMBRT_READY_FLAG_WORDS * sizeof(unsigned int)));
   return env;
 }
 
@@ -136,8 +132,6 @@ static inline void gpuTestEnvDestroy(embrtLaunchEnv *env) {
   CUDA_CHECK(cudaFree(env->deviceErrors));
   if (env->scheduleCounter)
     CUDA_CHECK(cudaFree(env->scheduleCounter));
-  if (env->readyFlags)
-    CUDA_CHECK(cudaFree(env->readyFlags));
   CUDA_CHECK(cudaStreamDestroy((cudaStream_t)env->stream));
 }
 
