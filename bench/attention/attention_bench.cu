@@ -2,17 +2,22 @@
 //
 // Times embrtCudaLaunchAttention (the plan kernel and the attention kernel,
 // as one call) on the IKBO target-attention shapes: 32 users, 64 query rows a
-// candidate, 2 heads, head dim 128, f16; uniform 64 candidates a user (B =
-// 2048) and ragged 64-65 (B = 2066), Lk from 512 to 16384. Every applicable
-// row of the launch table is timed. CUDA events around each call, the L2
-// flushed (a 256 MB memset) before each, 5 warm-up calls, the median of 30.
-// The output is poisoned before the first call and checked afterwards to be
-// all finite (every element written). One JSON object a line on stdout and
-// in --out FILE.
+// candidate, 2 heads, head dim 128, f16 or bf16; uniform 64 candidates a
+// user (B = 2048) and ragged 64-65 (B = 2066), Lk from 512 to 16384. Every
+// applicable row of the launch table is timed (or those --config lists).
+// CUDA events around each call, the L2 flushed (a 256 MB memset) before
+// each, 5 warm-up calls, the median of 30. The output is poisoned before the
+// first call and checked afterwards to be all finite (every element
+// written). One JSON object a line on stdout and in --out FILE.
+//
+// --masked gives user u the length Lk/2 + (u * 37 mod (Lk/2 + 1)) (keys past
+// it masked): "useful_tflops" counts only the unmasked keys' FLOPs, so that
+// it can be set beside the unmasked run's "tflops".
 //
 // Usage: attention_bench [--out FILE] [--skip-wgmma] [--lk N]...
-//                        [--config NAME] [--exclude SUBSTRING] [--uniform]
-//                        [--reps N]
+//                        [--config NAME[,NAME...]] [--exclude SUBSTRING]
+//                        [--uniform] [--reps N] [--dtype f16|bf16]
+//                        [--masked] [--run N]
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,15 +32,6 @@
 #include <string.h>
 #include <vector>
 
-__global__ void fillHalf(__half *p, long long n, uint64_t seed, float lo,
-                         float hi) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    uint64_t x = mix64At(seed, (uint64_t)i);
-    p[i] = __float2half_rn(lo + (hi - lo) * (float)((x >> 40) * 0x1p-24));
-  }
-}
-
 __global__ void countNonFinite(const __half *p, long long n,
                                unsigned long long *count) {
   unsigned long long c = 0;
@@ -46,9 +42,44 @@ __global__ void countNonFinite(const __half *p, long long n,
     atomicAdd(count, c);
 }
 
+__global__ void countNonFinite(const __nv_bfloat16 *p, long long n,
+                               unsigned long long *count) {
+  unsigned long long c = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    c += !isfinite(__bfloat162float(p[i]));
+  if (c)
+    atomicAdd(count, c);
+}
+
+/// Uniform random values in [lo, hi) of the dtype (f16 or bf16).
+static void fill(void *p, embrtDtype t, long long n, uint64_t seed, float lo,
+                 float hi) {
+  if (t == EMBRT_BF16)
+    fillKernel<__nv_bfloat16>
+        <<<1024, 256>>>((__nv_bfloat16 *)p, n, seed, lo, hi);
+  else
+    fillKernel<__half><<<1024, 256>>>((__half *)p, n, seed, lo, hi);
+}
+
+/// Whether `name` is one of the comma-separated names of `list`.
+static bool listed(const char *list, const char *name) {
+  const size_t n = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && !strncmp(p, name, n))
+      return true;
+    p = end ? end + 1 : nullptr;
+  }
+  return false;
+}
+
 int main(int argc, char **argv) {
   const char *outPath = nullptr;
-  bool skipWgmma = false, uniformOnly = false;
+  bool skipWgmma = false, uniformOnly = false, masked = false;
+  embrtDtype dtype = EMBRT_F16;
+  int run = 1;
   const char *only = nullptr, *exclude = nullptr;
   int reps = 30;
   std::vector<int> lks;
@@ -67,14 +98,30 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--lk") && i + 1 < argc)
       lks.push_back(atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--masked"))
+      masked = true;
+    else if (!strcmp(argv[i], "--run") && i + 1 < argc)
+      run = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+      const char *d = argv[++i];
+      if (!strcmp(d, "f16"))
+        dtype = EMBRT_F16;
+      else if (!strcmp(d, "bf16"))
+        dtype = EMBRT_BF16;
+      else {
+        fprintf(stderr, "--dtype takes f16 or bf16, not %s\n", d);
+        return 2;
+      }
+    }
   }
+  const char *dtypeName = dtype == EMBRT_BF16 ? "bf16" : "f16";
   if (lks.empty())
     lks = {512, 1024, 2048, 4096, 8192, 16384};
   FILE *out = outPath ? fopen(outPath, "w") : nullptr;
 
   embrtLaunchEnv env = gpuTestEnv();
   cudaStream_t stream = (cudaStream_t)env.stream;
-  const int autoId = attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1);
+  const int autoId = attentionSelectConfig(-1, env.ccMajor, dtype, 128, 1);
 
   const int U = 32, Lq = 64, H = 2, Dh = 128;
   const size_t flushBytes = 256u << 20;
@@ -102,19 +149,33 @@ int main(int argc, char **argv) {
     for (int Lk : lks) {
       const long long nq = (long long)B * Lq * H * Dh;
       const long long nkv = (long long)U * Lk * H * Dh;
-      __half *q, *k, *v, *o;
+      void *q, *k, *v, *o;
       CUDA_CHECK(cudaMalloc(&q, nq * 2));
       CUDA_CHECK(cudaMalloc(&k, nkv * 2));
       CUDA_CHECK(cudaMalloc(&v, nkv * 2));
       CUDA_CHECK(cudaMalloc(&o, nq * 2));
-      fillHalf<<<1024, 256>>>(q, nq, 11 + Lk, -2.f, 2.f);
-      fillHalf<<<1024, 256>>>(k, nkv, 22 + Lk, -2.f, 2.f);
-      fillHalf<<<1024, 256>>>(v, nkv, 33 + Lk, -1.f, 1.f);
+      fill(q, dtype, nq, 11 + Lk, -2.f, 2.f);
+      fill(k, dtype, nkv, 22 + Lk, -2.f, 2.f);
+      fill(v, dtype, nkv, 33 + Lk, -1.f, 1.f);
       CUDA_CHECK(cudaGetLastError());
+      // Masked: the users' lengths, and the keys the candidates attend to.
+      std::vector<int> len(U, Lk);
+      if (masked)
+        for (int u = 0; u < U; ++u)
+          len[u] = Lk / 2 + (u * 37) % (Lk / 2 + 1);
+      double keys = 0;
+      for (int b = 0; b < B; ++b)
+        keys += len[c2u[b]];
+      int *dlen = nullptr;
+      if (masked) {
+        CUDA_CHECK(cudaMalloc(&dlen, U * sizeof(int)));
+        CUDA_CHECK(cudaMemcpy(dlen, len.data(), U * sizeof(int),
+                              cudaMemcpyHostToDevice));
+      }
       embrtAttentionArgs a;
       memset(&a, 0, sizeof a);
       a.structSize = sizeof a;
-      a.dtype = EMBRT_F16;
+      a.dtype = dtype;
       a.batchSize = B;
       a.numUsers = U;
       a.lq = Lq;
@@ -128,6 +189,7 @@ int main(int argc, char **argv) {
       a.candToUser = dc2u;
       a.indexDtype = EMBRT_I32;
       a.output = o;
+      a.userLengths = dlen;
       size_t wsBytes = 0;
       embrtCudaAttentionWorkspaceSize(&env, &a, &wsBytes);
       void *ws;
@@ -135,14 +197,15 @@ int main(int argc, char **argv) {
       a.workspace = ws;
       a.workspaceBytes = wsBytes;
       const double flops = 4.0 * B * H * Lq * (double)Lk * Dh;
+      const double usefulFlops = 4.0 * H * Lq * keys * Dh;
 
       for (int id = 0; id < ATTENTION_NUM_CONFIGS; ++id) {
         const attentionConfig &cfg = attentionConfigs[id];
-        if (!attentionConfigApplies(id, env.ccMajor, EMBRT_F16, Dh, 1))
+        if (!attentionConfigApplies(id, env.ccMajor, dtype, Dh, 1))
           continue;
         if (skipWgmma && cfg.path == ATTENTION_PATH_WGMMA)
           continue;
-        if (only && strcmp(only, cfg.name))
+        if (only && !listed(only, cfg.name))
           continue;
         if (exclude && strstr(cfg.name, exclude))
           continue;
@@ -170,23 +233,28 @@ int main(int argc, char **argv) {
         if (failed)
           continue;
         CUDA_CHECK(cudaMemset(bad, 0, sizeof *bad));
-        countNonFinite<<<1024, 256>>>(o, nq, bad);
+        if (dtype == EMBRT_BF16)
+          countNonFinite<<<1024, 256>>>((const __nv_bfloat16 *)o, nq, bad);
+        else
+          countNonFinite<<<1024, 256>>>((const __half *)o, nq, bad);
+        CUDA_CHECK(cudaGetLastError());
         unsigned long long nonFinite;
         CUDA_CHECK(cudaMemcpy(&nonFinite, bad, sizeof nonFinite,
                               cudaMemcpyDeviceToHost));
         std::sort(times.begin(), times.end());
         const float ms = times[times.size() / 2];
-        char line[512];
+        char line[640];
         snprintf(line, sizeof line,
                  "{\"case\": \"ikbo_attention_%s\", \"B\": %d, \"U\": %d, "
                  "\"H\": %d, \"Lq\": %d, \"Lk\": %d, \"Dh\": %d, \"dtype\": "
-                 "\"f16\", \"ragged\": %s, \"impl\": \"emb_%s\", \"auto\": "
-                 "%s, \"ms\": %.5f, \"ms_min\": %.5f, \"tflops\": %.1f, "
-                 "\"nonfinite\": %llu}",
-                 ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh,
-                 ragged ? "true" : "false", cfg.name,
-                 id == autoId ? "true" : "false", ms, times[0],
-                 flops / ms / 1e9, nonFinite);
+                 "\"%s\", \"ragged\": %s, \"masked\": %s, \"impl\": "
+                 "\"emb_%s\", \"auto\": %s, \"run\": %d, \"ms\": %.5f, "
+                 "\"ms_min\": %.5f, \"tflops\": %.1f, \"useful_tflops\": "
+                 "%.1f, \"nonfinite\": %llu}",
+                 ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh, dtypeName,
+                 ragged ? "true" : "false", masked ? "true" : "false", cfg.name,
+                 id == autoId ? "true" : "false", run, ms, times[0],
+                 flops / ms / 1e9, usefulFlops / ms / 1e9, nonFinite);
         printf("%s\n", line);
         if (out)
           fprintf(out, "%s\n", line);
@@ -197,6 +265,7 @@ int main(int argc, char **argv) {
       cudaFree(v);
       cudaFree(o);
       cudaFree(ws);
+      cudaFree(dlen);
     }
     cudaFree(dc2u);
   }

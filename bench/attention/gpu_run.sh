@@ -63,7 +63,7 @@ fi
 if has test; then
   stamp test
   echo "--- full test" >>"$OUT/test.txt"
-  timeout 150 "$BUILD/attention_test" $SKIP "${EXCLUDE[@]}" >>"$OUT/test.txt" 2>&1
+  timeout 240 "$BUILD/attention_test" $SKIP "${EXCLUDE[@]}" >>"$OUT/test.txt" 2>&1
   echo "test rc=$?"
   grep -E "^FAIL" "$OUT/test.txt" | head -n 25
   tail -n 2 "$OUT/test.txt"
@@ -92,6 +92,24 @@ if has sass; then
             for (f in l) print "LDL/STL", l[f], f}' "$OUT/sass.full" |
     sort >"$OUT/profile.txt"
   cut -c1-150 "$OUT/profile.txt" | grep -v "MUFU"
+  # The order of the matrix issues (H), their waits (D1: all but the newest
+  # group, D0: all), barriers (B sync, A arrive) and exponentials (X) in the
+  # f16 Dh-128 pingpong kernel: where the main loop's X run stands against
+  # the D0 that waits for O += P V says whether a consumer's softmax
+  # overlaps its own product (bench/attention/NOTES.md, v4-v6).
+  awk '/Function :/ {p = (index($0, "attentionWgmmaKernelI6__halfLi128ELi128ELb1ELb0EEEv") > 0)}
+       p && /HGMMA|DEPBAR|MUFU.EX2|BAR.SYNC|BAR.ARV/ {
+         t = "A"
+         if ($0 ~ /HGMMA/) t = "H"
+         else if ($0 ~ /MUFU/) t = "X"
+         else if ($0 ~ /gsb0, 0x1/) t = "D1"
+         else if ($0 ~ /gsb0, 0x0/) t = "D0"
+         else if ($0 ~ /BAR.SYNC/) t = "B"
+         if (t == last) n++
+         else { if (last != "") printf "%s%s ", last, (n > 1 ? n : ""); last = t; n = 1 }
+       }
+       END { printf "%s%s\n", last, (n > 1 ? n : "") }' "$OUT/sass.full" | sed 's/^/pingpong kernel order: /'
+
   # The f16, head dim 128, 128-key pingpong kernel in full.
   awk '/Function :/ {p = (index($0, "attentionWgmmaKernelI6__halfLi128ELi128ELb1") > 0)}
        p' "$OUT/sass.full" >>"$OUT/profile.txt"
@@ -103,31 +121,71 @@ if has ncu; then
   if [ ${#EXCLUDE[@]} -gt 0 ] && [[ "$PROFILE_CONFIG" == *"${NEW_CONFIG:-kvfirst}"* ]]; then
     PROFILE_CONFIG=wgmma_d128_pp
   fi
-  timeout 120 ncu --clock-control none --kernel-name regex:attentionWgmma \
+  # The main kernel at each of NCU_LKS, then the plan kernel (its duration
+  # is part of every call's time).
+  for lk in ${NCU_LKS:-512 2048}; do
+    echo "--- ncu $PROFILE_CONFIG uniform Lk $lk" >>"$OUT/ncu.txt"
+    timeout 120 ncu --clock-control none --kernel-name regex:attentionWgmma \
+      --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      --section WarpStateStats --section SchedulerStats \
+      "$BUILD/attention_bench" --uniform --lk "$lk" --reps 3 \
+      --config "$PROFILE_CONFIG" >>"$OUT/ncu.txt" 2>&1
+    echo "ncu Lk $lk rc=$?"
+  done
+  echo "--- ncu plan kernel" >>"$OUT/ncu.txt"
+  timeout 60 ncu --clock-control none --kernel-name regex:attentionPlan \
     --launch-skip 3 --launch-count 1 --section SpeedOfLight \
-    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
-    --section WarpStateStats --section SchedulerStats \
-    "$BUILD/attention_bench" --uniform --lk 2048 --reps 3 \
-    --config "$PROFILE_CONFIG" >"$OUT/ncu.txt" 2>&1
-  echo "ncu rc=$?"
-  grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|Issue Slots Busy|Warp Cycles Per Issued|Stall" "$OUT/ncu.txt" | head -n 20
+    "$BUILD/attention_bench" --uniform --lk 512 --reps 3 \
+    --config "$PROFILE_CONFIG" >>"$OUT/ncu.txt" 2>&1
+  echo "ncu plan rc=$?"
+  grep -E "^--- ncu|Duration|Throughput|Pipe|Issue Slots Busy|Eligible|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -n 60
   cat "$OUT/ncu.txt" >>"$OUT/profile.txt"
   rm -f "$OUT/ncu.txt"
 fi
 
-if has bench; then
-  stamp bench
-  timeout 120 "$BUILD/attention_bench" $SKIP "${EXCLUDE[@]}" \
-    --out "$OUT/ours.jsonl" >/dev/null
-  echo "bench rc=$?"
-fi
-
-if has peers; then
-  stamp peers
-  PYTHONUNBUFFERED=1 timeout 200 python3 bench/attention/peers.py \
-    --out "$OUT/peers.jsonl" >/dev/null
-  echo "peers rc=$?"
-fi
+# Timing: RUNS runs of ours and the peers, alternating, in f16 (the
+# configs in F16_CONFIGS, every peer); then the same in bf16 and with masked
+# keys for the configs in MAIN_CONFIGS and the peers of record. report.py takes each
+# side's median over the runs and keeps every run.
+RUNS=${RUNS:-3}
+MAIN_CONFIGS=${MAIN_CONFIGS:-wgmma_d128_pp,wgmma_d128_pp_kvfirst}
+F16_CONFIGS=${F16_CONFIGS:-wgmma_d128_pp,wgmma_d128_pp_kvfirst,wgmma_d128_n160_pp,wgmma_d128,mma_d128}
+RECORD_PEERS=torch_sdpa_grouped_cudnn_native,torch_sdpa_grouped_default_native,torch_varlen_attn
+for r in $(seq 1 "$RUNS"); do
+  if has bench; then
+    stamp "bench run $r"
+    timeout 120 "$BUILD/attention_bench" $SKIP "${EXCLUDE[@]}" --run "$r" \
+      --config "$F16_CONFIGS" --out "$OUT/ours_f16_$r.jsonl" >/dev/null
+    echo "bench f16 rc=$?"
+  fi
+  if has peers; then
+    stamp "peers run $r"
+    PYTHONUNBUFFERED=1 timeout 200 python3 bench/attention/peers.py --run "$r" \
+      --out "$OUT/peers_f16_$r.jsonl" >/dev/null
+    echo "peers f16 rc=$?"
+  fi
+done
+for r in $(seq 1 "$RUNS"); do
+  if has bench; then
+    stamp "bench bf16 and masked, run $r"
+    timeout 60 "$BUILD/attention_bench" $SKIP --config "$MAIN_CONFIGS" \
+      --dtype bf16 --run "$r" --out "$OUT/ours_bf16_$r.jsonl" >/dev/null
+    echo "bench bf16 rc=$?"
+    timeout 60 "$BUILD/attention_bench" $SKIP --config "$MAIN_CONFIGS" \
+      --masked --run "$r" --out "$OUT/ours_masked_$r.jsonl" >/dev/null
+    echo "bench masked rc=$?"
+  fi
+  if has peers; then
+    PYTHONUNBUFFERED=1 timeout 120 python3 bench/attention/peers.py --run "$r" \
+      --dtype bf16 --only "$RECORD_PEERS" --out "$OUT/peers_bf16_$r.jsonl" \
+      >/dev/null
+    echo "peers bf16 rc=$?"
+  fi
+done
+cat "$OUT"/ours_*.jsonl >"$OUT/ours.jsonl" 2>/dev/null
+cat "$OUT"/peers_*.jsonl >"$OUT/peers.jsonl" 2>/dev/null
+rm -f "$OUT"/ours_*.jsonl "$OUT"/peers_*.jsonl
 
 if has report; then
   stamp report

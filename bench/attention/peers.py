@@ -1,6 +1,7 @@
 """Torch peers of emb's IKBO attention, timed on the same shapes as attention_bench.
 
-Shapes: 32 users, 64 query rows a candidate, 2 heads, head dim 128, f16; uniform
+Shapes: 32 users, 64 query rows a candidate, 2 heads, head dim 128, f16 or bf16
+(--dtype); uniform
 64 candidates a user (B = 2048) or ragged 64-65 (B = 2066: the 18 users with
 (7u mod 32) < 18 get 65, as in attention_bench.cu); Lk from 512 to 16384.
 
@@ -16,7 +17,8 @@ Peers (what a user would write instead):
       first candidate and cu_seq_k = u * Lk.
 Timing: triton.testing.do_bench (L2 flushed before each call), median.
 
-    PYTHONUNBUFFERED=1 python3 bench/attention/peers.py --out peers.jsonl
+    PYTHONUNBUFFERED=1 python3 bench/attention/peers.py --out peers.jsonl \
+        [--dtype bf16] [--run N] [--only NAME,NAME]
 """
 import argparse
 import json
@@ -58,6 +60,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
     ap.add_argument("--lk", type=int, action="append")
+    ap.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
+    ap.add_argument("--run", type=int, default=1, help="a label for this run")
+    ap.add_argument("--only", default=None, help="comma-separated peers to time")
     a = ap.parse_args()
     lks = a.lk or [512, 1024, 2048, 4096, 8192, 16384]
     out = open(a.out, "w") if a.out else None
@@ -66,7 +71,7 @@ def main():
     print(torch.__version__, device, flush=True)
     varlen = varlen_fn()
     U, Lq, H, Dh = 32, 64, 2, 128
-    dt = torch.float16
+    dt = torch.bfloat16 if a.dtype == "bf16" else torch.float16
     for ragged in (False, True):
         counts = [64 + int(ragged and (u * 7) % 32 < 18) for u in range(U)]
         B = sum(counts)
@@ -77,8 +82,8 @@ def main():
         case = "ikbo_attention_ragged" if ragged else "ikbo_attention_uniform"
         for Lk in lks:
             flops = 4 * B * H * Lq * Lk * Dh
-            shape = dict(case=case, B=B, U=U, H=H, Lq=Lq, Lk=Lk, Dh=Dh, dtype="f16",
-                         ragged=ragged, device=device)
+            shape = dict(case=case, B=B, U=U, H=H, Lq=Lq, Lk=Lk, Dh=Dh, dtype=a.dtype,
+                         ragged=ragged, run=a.run, device=device)
             # peers_gpu.py layout
             q = torch.randn(B, H, Lq, Dh, dtype=dt, device=dev)
             k = torch.randn(U, H, Lk, Dh, dtype=dt, device=dev)
@@ -123,6 +128,8 @@ def main():
                 return varlen(qv, kv, vv, cu_q, cu_k, max_q, Lk)
 
             peers.append(("torch_varlen_attn", packed, None))
+            if a.only:
+                peers = [x for x in peers if x[0] in a.only.split(",")]
             for name, fn, backend in peers:
                 try:
                     if backend is None:

@@ -4,13 +4,30 @@ a chart, and the table of the issue's bars.
     python3 bench/attention/report.py --ours ours.jsonl --peers peers.jsonl \
         --json ikbo_attention.json --png ikbo_attention.png [--commit SHA]
 
-Records: one per (shape, our config, peer) with case, B, U, H, Lq, Lk, Dh, dtype,
-ragged, impl, ms, peer, peer_ms, ratio (peer_ms / ms: > 1 means we are faster),
-tflops (ours), peer_tflops, device, commit, date.
+Both inputs may hold several runs (their "run" field): each side's figure is the
+median over its runs, and every run's figure is kept (ms_runs, peer_ms_runs).
+
+Records: one per (shape, dtype, our config, peer) with case, B, U, H, Lq, Lk, Dh,
+dtype, ragged, masked, impl, ms, ms_runs, peer, peer_ms, peer_ms_runs, ratio
+(peer_ms / ms: > 1 means we are faster), tflops (ours), peer_tflops, device,
+commit, date. A masked run (user lengths, keys past them masked) is set beside
+our own unmasked run of the same config and shape: peer "emb_unmasked",
+ratio = our useful TFLOP/s masked / our TFLOP/s unmasked.
 """
 import argparse
 import datetime
 import json
+import statistics
+
+# The peer of record first (bench/attention/NOTES.md): cuDNN reading the
+# grouped queries through strided views.
+GROUPS = {
+    "cuDNN native grouped": ["torch_sdpa_grouped_cudnn_native"],
+    "default native grouped": ["torch_sdpa_grouped_default_native"],
+    "varlen": ["torch_varlen_attn"],
+    "cuDNN grouped, copies": ["torch_sdpa_grouped_cudnn_copies"],
+    "broadcast": ["torch_sdpa_broadcast_default", "torch_sdpa_broadcast_cudnn"],
+}
 
 
 def load(path):
@@ -23,9 +40,14 @@ def load(path):
     return out
 
 
-def best(peers, names):
-    got = [p for p in peers if p["impl"] in names and p.get("ms")]
-    return min(got, key=lambda p: p["ms"]) if got else None
+def medians(rows, key):
+    """{key(row): (median ms, [ms of each run], a row)} over rows with a time."""
+    runs = {}
+    for r in rows:
+        if r.get("ms"):
+            runs.setdefault(key(r), []).append(r)
+    return {k: (statistics.median(x["ms"] for x in rs), [x["ms"] for x in rs], rs[0])
+            for k, rs in runs.items()}
 
 
 def main():
@@ -36,51 +58,74 @@ def main():
     ap.add_argument("--png", default=None)
     ap.add_argument("--commit", default="uncommitted")
     a = ap.parse_args()
-    ours = load(a.ours)
+    ours_rows = load(a.ours)
     try:
-        peers = load(a.peers)
+        peer_rows = load(a.peers)
     except OSError:
-        peers = []
+        peer_rows = []
     date = datetime.date.today().isoformat()
-    device = next((p["device"] for p in peers if p.get("device")), "unknown")
+    device = next((p["device"] for p in peer_rows if p.get("device")), "unknown")
+    shape = lambda r: (r["case"], r["Lk"], r.get("dtype", "f16"))
+    ours = medians(ours_rows, lambda r: shape(r) + (r.get("masked", False), r["impl"]))
+    peers = medians(peer_rows, lambda r: shape(r) + (r["impl"],))
+
+    def flops_rate(o, ms):
+        return o["tflops"] * o["ms"] / ms  # tflops scales with 1 / ms
+
     records = []
-    for o in ours:
-        for p in peers:
-            if p["case"] != o["case"] or p["Lk"] != o["Lk"] or not p.get("ms"):
+    for (case, lk, dt, masked, impl), (ms, runs, o) in sorted(ours.items()):
+        base = dict(case=case, B=o["B"], U=o["U"], H=o["H"], Lq=o["Lq"], Lk=lk,
+                    Dh=o["Dh"], dtype=dt, ragged=o["ragged"], masked=masked,
+                    impl=impl, auto=o["auto"], ms=round(ms, 5),
+                    ms_runs=[round(x, 5) for x in runs],
+                    tflops=round(flops_rate(o, ms), 1))
+        if masked:
+            u = ours.get((case, lk, dt, False, impl))
+            if not u:
                 continue
-            records.append(dict(
-                case=o["case"], B=o["B"], U=o["U"], H=o["H"], Lq=o["Lq"], Lk=o["Lk"],
-                Dh=o["Dh"], dtype=o["dtype"], ragged=o["ragged"], impl=o["impl"],
-                auto=o["auto"], ms=round(o["ms"], 5), peer=p["impl"],
-                peer_ms=round(p["ms"], 5), ratio=round(p["ms"] / o["ms"], 3),
-                tflops=round(o["tflops"], 1), peer_tflops=round(p["tflops"], 1),
-                device=device, commit=a.commit, date=date))
+            useful = o["useful_tflops"] * o["ms"] / ms
+            unmasked = flops_rate(u[2], u[0])
+            records.append(dict(base, useful_tflops=round(useful, 1), peer="emb_unmasked",
+                                peer_ms=round(u[0], 5),
+                                peer_ms_runs=[round(x, 5) for x in u[1]],
+                                peer_tflops=round(unmasked, 1),
+                                ratio=round(useful / unmasked, 3), device=device,
+                                commit=a.commit, date=date))
+            continue
+        for (pc, plk, pdt, pimpl), (pms, pruns, p) in sorted(peers.items()):
+            if (pc, plk, pdt) != (case, lk, dt):
+                continue
+            records.append(dict(base, peer=pimpl, peer_ms=round(pms, 5),
+                                peer_ms_runs=[round(x, 5) for x in pruns],
+                                peer_tflops=round(p["tflops"] * p["ms"] / pms, 1),
+                                ratio=round(pms / ms, 3), device=device,
+                                commit=a.commit, date=date))
     with open(a.json, "w") as f:
         json.dump(records, f, indent=1)
 
-    # The bars, for the automatic configuration.
-    print("\n%-8s %6s %-22s %8s  %-34s %8s %7s %6s" %
-          ("case", "Lk", "ours", "ms", "peer", "peer_ms", "ratio", "TF/s"))
-    groups = {
-        "grouped cuDNN": ["torch_sdpa_grouped_cudnn_copies", "torch_sdpa_grouped_cudnn_native"],
-        "varlen": ["torch_varlen_attn"],
-        "broadcast": ["torch_sdpa_broadcast_default", "torch_sdpa_broadcast_cudnn"],
-    }
-    for o in sorted(ours, key=lambda r: (r["case"], r["Lk"], r["impl"])):
-        if not o["auto"]:
-            continue
-        ps = [p for p in peers if p["case"] == o["case"] and p["Lk"] == o["Lk"]]
-        for label, names in groups.items():
-            p = best(ps, names)
-            if not p:
-                continue
-            print("%-8s %6d %-22s %8.4f  %-34s %8.4f %7.2f %6.0f" %
-                  (o["case"].split("_")[-1], o["Lk"], o["impl"], o["ms"], p["impl"],
-                   p["ms"], p["ms"] / o["ms"], o["tflops"]))
-    print("\nall configs (ms / TFLOP/s):")
-    for o in sorted(ours, key=lambda r: (r["case"], r["Lk"], r["impl"])):
-        print("  %-8s %6d %-22s %8.4f %6.0f%s" % (
-            o["case"].split("_")[-1], o["Lk"], o["impl"], o["ms"], o["tflops"],
+    # The bars, for the automatic configuration: medians over runs.
+    print("\n%-8s %-4s %6s %-22s %8s  %-34s %8s %6s %6s" %
+          ("case", "dt", "Lk", "ours", "ms", "peer", "peer_ms", "ratio", "TF/s"))
+    order = [n for names in GROUPS.values() for n in names]
+    bars = [r for r in records if r["auto"] and not r["masked"] and r["peer"] in order
+            and r["peer"] != "torch_sdpa_broadcast_default"]
+    bars.sort(key=lambda r: (r["case"], r["dtype"], r["Lk"], order.index(r["peer"])))
+    for r in bars:
+        print("%-8s %-4s %6d %-22s %8.4f  %-34s %8.4f %6.3f %6.0f" %
+              (r["case"].split("_")[-1], r["dtype"], r["Lk"], r["impl"], r["ms"],
+               r["peer"], r["peer_ms"], r["ratio"], r["tflops"]))
+    masked = [r for r in records if r["masked"]]
+    if masked:
+        print("\nmasked keys (user lengths Lk/2..Lk): useful TFLOP/s against unmasked")
+        for r in masked:
+            print("  %-8s %-4s %6d %-22s %8.4f %6.0f useful / %6.0f unmasked = %.3f" %
+                  (r["case"].split("_")[-1], r["dtype"], r["Lk"], r["impl"], r["ms"],
+                   r["useful_tflops"], r["peer_tflops"], r["ratio"]))
+    print("\nall configs (median ms over runs / TFLOP/s; runs):")
+    for (case, lk, dt, m, impl), (ms, runs, o) in sorted(ours.items()):
+        print("  %-8s %-4s %6d %-7s %-24s %8.4f %6.0f  %s%s" % (
+            case.split("_")[-1], dt, lk, "masked" if m else "", impl, ms,
+            flops_rate(o, ms), " ".join("%.4f" % x for x in runs),
             "  NONFINITE %d" % o["nonfinite"] if o.get("nonfinite") else ""))
 
     if a.png:
@@ -92,14 +137,17 @@ def main():
         palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         for ax, case in zip(axes, ("ikbo_attention_uniform", "ikbo_attention_ragged")):
             series = {}
-            for o in ours:
-                if o["case"] == case:
-                    series.setdefault("emb " + o["impl"][4:], []).append((o["Lk"], o["tflops"]))
-            for label, names in groups.items():
-                for lk in sorted({p["Lk"] for p in peers if p["case"] == case}):
-                    p = best([p for p in peers if p["case"] == case and p["Lk"] == lk], names)
-                    if p:
-                        series.setdefault("torch " + label, []).append((lk, p["tflops"]))
+            for (c, lk, dt, m, impl), (ms, _, o) in ours.items():
+                if c == case and dt == "f16" and not m:
+                    series.setdefault("emb " + impl[4:], []).append((lk, flops_rate(o, ms)))
+            for label, names in GROUPS.items():
+                for lk in sorted({k[1] for k in peers if k[0] == case and k[2] == "f16"}):
+                    got = [(v[0], v[2]) for k, v in peers.items()
+                           if k[0] == case and k[1] == lk and k[2] == "f16" and k[3] in names]
+                    if got:
+                        pms, p = min(got, key=lambda x: x[0])
+                        series.setdefault("torch " + label, []).append(
+                            (lk, p["tflops"] * p["ms"] / pms))
             for label, pts in sorted(series.items()):
                 pts.sort()
                 color = colors.setdefault(label, palette[len(colors) % len(palette)])
