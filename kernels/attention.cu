@@ -134,6 +134,10 @@ __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) {
 // Kernels
 //===----------------------------------------------------------------------===//
 
+/// Groups whose counts the plan kernel keeps in shared memory (16 KB); more
+/// use the workspace.
+constexpr int kPlanSharedGroups = 4096;
+
 /// Everything the plan kernel reads and writes (workspace arrays).
 struct PlanParams {
   const void *candToUser;
@@ -156,13 +160,23 @@ struct PlanParams {
 /// ceil(C * Lq / blockM) into groupStart/tileStart, writes perm (identity
 /// when cand_to_user is valid and non-decreasing, else a scatter by atomic
 /// cursors: order inside a group does not change any output), one
-/// {group, first row} entry per tile, and numTiles = {tile count, perm is
-/// the identity}. Static shared memory: 256 bytes.
+/// {group, first row} entry per tile (a warp per group), and numTiles =
+/// {tile count, perm is the identity}. Static shared memory: 16.25 KB (the
+/// counts of up to kPlanSharedGroups groups, the scan's warp sums).
 __global__ void __launch_bounds__(1024) attentionPlanKernel(PlanParams pp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The Hopper main kernel is its programmatic dependent: let it launch now
+  // (it waits for this grid's completion before reading the plan).
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   const int tid = threadIdx.x, nt = blockDim.x;
   const int U = pp.users;
+  // Counts and cursors in shared memory when the groups fit, else in the
+  // workspace.
+  __shared__ int sharedCounts[kPlanSharedGroups];
+  int *counts = U + 1 <= kPlanSharedGroups ? sharedCounts : pp.counts;
   for (int u = tid; u <= U; u += nt)
-    pp.counts[u] = 0;
+    counts[u] = 0;
   __syncthreads();
   int sorted = 1;
   for (int b = tid; b < pp.batch; b += nt) {
@@ -174,14 +188,14 @@ __global__ void __launch_bounds__(1024) attentionPlanKernel(PlanParams pp) {
     } else if (b > 0 && attentionLoadIndex(pp.candToUser, pp.i64, b - 1) > u) {
       sorted = 0;
     }
-    atomicAdd(&pp.counts[u], 1);
+    atomicAdd(&counts[u], 1);
   }
   sorted = __syncthreads_and(sorted);
 
   int2 running = make_int2(0, 0);
   for (int base = 0; base <= U; base += nt) {
     const int g = base + tid;
-    const int c = g <= U ? pp.counts[g] : 0;
+    const int c = g <= U ? counts[g] : 0;
     const int tiles = (c * pp.lq + pp.blockM - 1) / pp.blockM;
     int2 total;
     int2 ex = blockExclusiveScan(make_int2(c, tiles), total);
@@ -205,26 +219,21 @@ __global__ void __launch_bounds__(1024) attentionPlanKernel(PlanParams pp) {
       pp.perm[b] = b;
   } else {
     for (int g = tid; g <= U; g += nt)
-      pp.counts[g] = pp.groupStart[g];
+      counts[g] = pp.groupStart[g];
     __syncthreads();
     for (int b = tid; b < pp.batch; b += nt) {
       long long u = attentionLoadIndex(pp.candToUser, pp.i64, b);
       int g = (u < 0 || u >= U) ? U : (int)u;
-      pp.perm[atomicAdd(&pp.counts[g], 1)] = b;
+      pp.perm[atomicAdd(&counts[g], 1)] = b;
     }
   }
 
-  const int numTiles = running.y;
-  for (int i = tid; i < numTiles; i += nt) {
-    int lo = 0, hi = U; // the last group whose first tile is <= i
-    while (lo < hi) {
-      int mid = (lo + hi + 1) >> 1;
-      if (pp.tileStart[mid] <= i)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    pp.tiles[i] = make_int2(lo, (i - pp.tileStart[lo]) * pp.blockM);
+  // A warp per group writes the group's tiles (no search per tile).
+  const int lane = tid & 31;
+  for (int g = tid >> 5; g <= U; g += nt >> 5) {
+    const int first = pp.tileStart[g], n = pp.tileStart[g + 1] - first;
+    for (int i = lane; i < n; i += 32)
+      pp.tiles[first + i] = make_int2(g, i * pp.blockM);
   }
 }
 

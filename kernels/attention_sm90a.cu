@@ -234,6 +234,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t qFull = base + L::kBar, qEmpty = qFull + 8;
   const uint32_t kFull = qFull + 16, kEmpty = qFull + 32;
   const uint32_t vFull = qFull + 48, vEmpty = qFull + 64;
+  if (threadIdx.x == 0) {
+    tmaPrefetchMap(&tmK);
+    tmaPrefetchMap(&tmV);
+    tmaPrefetchMap(&tmQ);
+    tmaPrefetchMap(&tmO);
+  }
+  // Launched as a programmatic dependent of the plan kernel (ikbo): nothing
+  // the plan or earlier work wrote is read before this.
+  gridDependencyWait();
   const bool contiguous = attentionContiguous(p);
 
   if (threadIdx.x == 0) {
@@ -642,8 +651,22 @@ embrtStatus attentionLaunchSm90a(embrtLaunchEnv *env,
   int grid = (int)(items < sms ? items : sms);
   if (grid == 0)
     return EMBRT_OK;
-  variant->kernel<<<grid, kThreads, variant->smemBytes,
-                    (cudaStream_t)env->stream>>>(mapK, mapV, mapQ, mapO,
-                                                 params);
-  return embrtCudaCheck(env, cudaGetLastError(), "attention: wgmma launch");
+  // After the plan kernel (ikbo), a programmatic dependent launch: the CTAs
+  // start while the plan runs and wait for it in the kernel
+  // (gridDependencyWait), which hides the launch between the two.
+  cudaLaunchConfig_t lc = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  lc.gridDim = dim3(grid, 1, 1);
+  lc.blockDim = dim3(kThreads, 1, 1);
+  lc.dynamicSmemBytes = variant->smemBytes;
+  lc.stream = (cudaStream_t)env->stream;
+  lc.attrs = attr;
+  lc.numAttrs = params.plain ? 0 : 1;
+  cudaError_t err =
+      cudaLaunchKernelEx(&lc, variant->kernel, mapK, mapV, mapQ, mapO, params);
+  if (err == cudaSuccess)
+    err = cudaGetLastError();
+  return embrtCudaCheck(env, err, "attention: wgmma launch");
 }

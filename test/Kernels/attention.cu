@@ -639,6 +639,14 @@ static std::vector<Case> fullCases() {
   neg.scale = -0.07f;
   neg.config = "mma_d128";
   v.push_back(neg);
+  // More groups than the plan kernel counts in shared memory (4096): its
+  // counts and cursors in the workspace, sorted and unsorted.
+  Case many = mk(6000, 4500, 2, 64, 2, 128, EMBRT_F16);
+  many.ragged = 1;
+  v.push_back(many);
+  many.unsorted = 1;
+  many.lengths = 1;
+  v.push_back(many);
   // Zero keys everywhere.
   v.push_back(mk(64, 4, 3, 0, 2, 128, EMBRT_F16));
   // Bad data on every path.
