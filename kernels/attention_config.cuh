@@ -9,12 +9,9 @@
 //   WGMMA  sm_90a only: warp-specialised flash attention (TMA for Q/K/V/O,
 //          wgmma for both products), f16/bf16, head dim 64 or 128. Rows
 //          differ in the keys a block (128 or 160), whether the two consumer
-//          warpgroups take turns (pingpong), whether a tile's first K block
-//          is loaded before its Q (kvfirst) and whether a consumer chains its
-//          tiles (chain: a tile's first S = Q K^T issued with the previous
-//          tile's last O += P V, the epilogue under the other consumer's
-//          GEMMs); the first row of each head dim is the fastest measured on
-//          an H200 (bench/attention/NOTES.md).
+//          warpgroups take turns (pingpong) and whether a tile's first K
+//          block is loaded before its Q (kvfirst); the first row of each head
+//          dim is the fastest measured on an H200 (bench/attention/NOTES.md).
 //   MMA    sm_80 and later: flash attention on mma.sync m16n8k16, f16/bf16,
 //          head dim 64 or 128.
 //   SIMT   any GPU, any float dtype, head dim up to 256: f32 FMA arithmetic
@@ -52,7 +49,6 @@ typedef struct attentionConfig {
   int needsAlign16;
   int pingpong; ///< WGMMA: the two consumer warpgroups alternate their GEMMs
   int kvFirst;  ///< WGMMA: a tile's first K block is loaded before its Q
-  int chain;    ///< WGMMA: a consumer's tiles run as one stream of key blocks
   int blockM;   ///< query rows of one tile (one CTA's work unit)
   int blockN;   ///< keys per main-loop step
   int threads;  ///< threads per CTA
@@ -60,28 +56,24 @@ typedef struct attentionConfig {
 
 static const attentionConfig attentionConfigs[] = {
     // name, path, minCc, maxCc, dtypes, headDim, maxHeadDim, needsAlign16,
-    // pingpong, kvFirst, chain, blockM, blockN, threads
-    {"wgmma_d128_pp_chain", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
-     128, 1, 1, 0, 1, 128, 128, 384},
-    {"wgmma_d64_pp_chain", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 64, 64,
-     1, 1, 0, 1, 128, 128, 384},
+    // pingpong, kvFirst, blockM, blockN, threads
     {"wgmma_d128_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128, 128, 1,
-     1, 0, 0, 128, 128, 384},
+     1, 0, 128, 128, 384},
     {"wgmma_d64_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 64, 64, 1, 1,
-     0, 0, 128, 128, 384},
-    {"wgmma_d128_pp_kvfirst", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
-     128, 1, 1, 1, 0, 128, 128, 384},
-    {"wgmma_d128_n160_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
-     128, 1, 1, 0, 0, 128, 160, 384},
-    {"wgmma_d128", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128, 128, 1, 0,
-     0, 0, 128, 128, 384},
-    {"wgmma_d64", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 64, 64, 1, 0, 0,
      0, 128, 128, 384},
+    {"wgmma_d128_pp_kvfirst", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
+     128, 1, 1, 1, 128, 128, 384},
+    {"wgmma_d128_n160_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
+     128, 1, 1, 0, 128, 160, 384},
+    {"wgmma_d128", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128, 128, 1, 0,
+     0, 128, 128, 384},
+    {"wgmma_d64", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 64, 64, 1, 0, 0,
+     128, 128, 384},
     {"mma_d128", ATTENTION_PATH_MMA, 8, 1000, ATTENTION_HALVES, 128, 128, 1, 0,
-     0, 0, 64, 64, 128},
-    {"mma_d64", ATTENTION_PATH_MMA, 8, 1000, ATTENTION_HALVES, 64, 64, 1, 0, 0,
      0, 64, 64, 128},
-    {"simt", ATTENTION_PATH_SIMT, 0, 1000, ATTENTION_FLOATS, 0, 256, 0, 0, 0, 0,
+    {"mma_d64", ATTENTION_PATH_MMA, 8, 1000, ATTENTION_HALVES, 64, 64, 1, 0, 0,
+     64, 64, 128},
+    {"simt", ATTENTION_PATH_SIMT, 0, 1000, ATTENTION_FLOATS, 0, 256, 0, 0, 0,
      16, 32, 128},
 };
 

@@ -43,24 +43,21 @@ constexpr int kScheduleBarrier = 3;
 /// Shared memory of one CTA, from a 1024-byte aligned base. Every tile is
 /// stored as 64-column panels (128-byte rows, 128-byte TMA swizzle: 16-byte
 /// chunk c of row r at r * 128 + ((c ^ (r % 8)) * 16)):
-///   Q      [QB buffers][DH/64 panels][128 rows][128 B]
+///   Q      [DH/64 panels][128 rows][128 B]
 ///   K, V   [2 stages][DH/64 panels][BN keys][128 B]
 ///   O      [2 consumers][DH/64 panels][64 rows][128 B]
-///   barriers: qFull[QB], qEmpty[QB], kFull[2], kEmpty[2], vFull[2],
-///   vEmpty[2]
-/// For DH=128: 192 KB with BN=128 and one Q buffer, 224 KB with BN=160 or
-/// with two Q buffers.
-template <int DH, int BN, int QB> struct Sm90Layout {
+///   barriers: qFull, qEmpty, kFull[2], kEmpty[2], vFull[2], vEmpty[2]
+/// 224 KB for DH=128, BN=160; 192 KB for BN=128.
+template <int DH, int BN> struct Sm90Layout {
   static constexpr int kPanels = DH / 64;
   static constexpr int kQBytes = kBlockM * DH * 2;
   static constexpr int kKVBytes = BN * DH * 2;
   static constexpr int kQ = 0;
-  static constexpr int kK = kQ + QB * kQBytes;
+  static constexpr int kK = kQ + kQBytes;
   static constexpr int kV = kK + kStages * kKVBytes;
   static constexpr int kO = kV + kStages * kKVBytes;
   static constexpr int kBar = kO + kBlockM * DH * 2;
-  static constexpr int kBytes =
-      kBar + (2 * QB + 4 * kStages) * 8 + 1024; // + alignment slack
+  static constexpr int kBytes = kBar + 10 * 8 + 1024; // + alignment slack
 };
 
 //===----------------------------------------------------------------------===//
@@ -193,82 +190,6 @@ __device__ __forceinline__ uint32_t panelOffset(int r, int c, int rows) {
                     (((c & 7) ^ (r & 7)) << 4));
 }
 
-/// The epilogue of one consumer warpgroup's 64 rows of tile `t`, head `h`:
-/// O divided by the row sums (l0, l1: this thread's partial sums of its two
-/// rows), in the dtype, staged in the warpgroup's panel tile `oTile`, then
-/// stored by TMA when the 64 rows are consecutive and all valid, else by
-/// 16-byte stores row by row. Rows without keys (l = 0) are zeros.
-template <typename T, int DH>
-__device__ __forceinline__ void
-storeRows(const float (&o)[DH / 2], float l0, float l1, const AttentionTile &t,
-          int h, int cw, uint32_t oTile, bool contiguous,
-          const CUtensorMap *tmO, const AttentionParams &p) {
-  const int wt = threadIdx.x - 128 * (1 + cw);
-  const int warp = wt >> 5, lane = wt & 31, g8 = lane >> 2, tq = lane & 3;
-  l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-  l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-  l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-  l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-  const float i0 = l0 > 0.f ? 1.f / l0 : 0.f;
-  const float i1 = l1 > 0.f ? 1.f / l1 : 0.f;
-  const int r0 = warp * 16 + g8, r1 = r0 + 8;
-  const int slab = t.rowStart + 64 * cw; // first row of this warpgroup
-  if (wt == 0)
-    bulkWaitRead<0>(); // the last tile's TMA store has read the staging tile
-  namedBarrierSync(kEpilogueBarrier + cw, 128);
-#pragma unroll
-  for (int j = 0; j < DH / 8; ++j) {
-    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
-                     oTile + panelOffset(r0, j, 64) + 4 * tq),
-                 "r"(AttentionPack<T>::pack(o[4 * j] * i0, o[4 * j + 1] * i0))
-                 : "memory");
-    asm volatile(
-        "st.shared.b32 [%0], %1;\n" ::"r"(oTile + panelOffset(r1, j, 64) +
-                                          4 * tq),
-        "r"(AttentionPack<T>::pack(o[4 * j + 2] * i1, o[4 * j + 3] * i1))
-        : "memory");
-  }
-  if (contiguous && slab + 64 <= t.rows) {
-    // The TMA engine reads the staging tile: async proxy.
-    fenceProxyAsync();
-    namedBarrierSync(kEpilogueBarrier + cw, 128);
-    if (wt == 0) {
-#pragma unroll
-      for (int pn = 0; pn < DH / 64; ++pn)
-        tmaStore2d(tmO, oTile + pn * 64 * kPanelRow, h * DH + 64 * pn,
-                   t.first * p.lq + slab);
-      bulkCommit();
-    }
-  } else {
-    namedBarrierSync(kEpilogueBarrier + cw, 128);
-    T *out = static_cast<T *>(p.out);
-    constexpr int kChunks = DH / 8;
-#pragma unroll 2
-    for (int idx = wt; idx < 64 * kChunks; idx += 128) {
-      const int row = idx / kChunks, c = idx % kChunks;
-      const int r = slab + row;
-      if (r < t.rows) {
-        uint4 val;
-        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-                     : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
-                     : "r"(oTile + panelOffset(row, c, 64))
-                     : "memory");
-        const long long off =
-            contiguous ? ((long long)(t.first * p.lq + r) * p.heads + h) * DH
-                       : attentionRowOffset(p, t, r, h);
-        *reinterpret_cast<uint4 *>(out + off + 8 * c) = val;
-      }
-    }
-  }
-}
-
-template <int DH>
-__device__ __forceinline__ void zeroAccumulator(float (&o)[DH / 2]) {
-#pragma unroll
-  for (int i = 0; i < DH / 2; ++i)
-    o[i] = 0.f;
-}
-
 //===----------------------------------------------------------------------===//
 // Kernel
 //===----------------------------------------------------------------------===//
@@ -276,18 +197,12 @@ __device__ __forceinline__ void zeroAccumulator(float (&o)[DH / 2]) {
 /// Persistent warp-specialised flash attention, f16/bf16, head dim DH (64 or
 /// 128), blocks of 128 query rows x BN keys (128 or 160). PINGPONG: the two
 /// consumers take turns issuing their GEMMs. KV_FIRST: the producer loads a
-/// tile's first K block before its Q (shorter gap between tiles). CHAIN: a
-/// consumer runs its tiles as one stream of key blocks: a tile's first
-/// S = Q K^T is issued together with the previous tile's last O += P V, and
-/// the previous tile's epilogue runs while the other consumer multiplies, so
-/// the tensor cores do not wait at tile boundaries; Q is double-buffered and
-/// the producer loads the next tile's Q after the current tile's second key
-/// block.
+/// tile's first K block before its Q (shorter gap between tiles).
 ///
 /// Grid: min(SMs, maxTiles * H) CTAs; CTA c takes work items c, c + grid, ...
 /// of numTiles * H (item w: tile w / H, head w % H, so CTAs running together
 /// share a user's K/V in L2). Block: 384 threads (3 warpgroups), one CTA per
-/// SM, Sm90Layout<DH, BN, CHAIN ? 2 : 1>::kBytes of dynamic shared memory.
+/// SM, Sm90Layout<DH, BN>::kBytes of dynamic shared memory.
 ///
 /// Producer (warpgroup 0, 40 registers; 24 for BN=160): loads the tile's
 /// query rows into Q (TMA from tmQ when the rows are consecutive, else thread
@@ -298,26 +213,27 @@ __device__ __forceinline__ void zeroAccumulator(float (&o)[DH / 2]) {
 /// Consumer warpgroup c (1 + c, 232 registers; 240 for BN=160): rows
 /// 64c..64c+63 of the tile; thread (warp w, lane 4g+t) owns rows 16w+g and
 /// 16w+g+8, two columns of every 8 in S and O. f32 accumulation; exp2 with
-/// the scale folded in. The epilogue (storeRows) divides by the row sums and
-/// stores the 64 x DH result.
+/// the scale folded in. The epilogue divides by the row sums and stages the
+/// 64 x DH result in shared memory; thread 0 of the warpgroup stores it with
+/// TMA (tmO) when the 64 rows are consecutive and all valid, else every
+/// thread stores 16-byte chunks of whole rows to their candidates.
 /// Alignment: q, k, v, out 16-byte aligned (TMA, cp.async, 16-byte stores).
-template <typename T, int DH, int BN, bool PINGPONG, bool KV_FIRST, bool CHAIN>
+template <typename T, int DH, int BN, bool PINGPONG, bool KV_FIRST>
 __global__ void __launch_bounds__(kThreads, 1)
     attentionWgmmaKernel(const __grid_constant__ CUtensorMap tmK,
                          const __grid_constant__ CUtensorMap tmV,
                          const __grid_constant__ CUtensorMap tmQ,
                          const __grid_constant__ CUtensorMap tmO,
                          const AttentionParams p) {
-  constexpr int QB = CHAIN ? 2 : 1; // Q buffers
-  using L = Sm90Layout<DH, BN, QB>;
+  using L = Sm90Layout<DH, BN>;
   extern __shared__ uint8_t smemRaw[];
   const uint32_t raw = smemAddr(smemRaw);
   const uint32_t base = (raw + 1023u) & ~1023u;
   const uint32_t qSmem = base + L::kQ, kSmem = base + L::kK,
                  vSmem = base + L::kV, oSmem = base + L::kO;
-  const uint32_t qFull = base + L::kBar, qEmpty = qFull + 8 * QB;
-  const uint32_t kFull = qEmpty + 8 * QB, kEmpty = kFull + 8 * kStages;
-  const uint32_t vFull = kEmpty + 8 * kStages, vEmpty = vFull + 8 * kStages;
+  const uint32_t qFull = base + L::kBar, qEmpty = qFull + 8;
+  const uint32_t kFull = qFull + 16, kEmpty = qFull + 32;
+  const uint32_t vFull = qFull + 48, vEmpty = qFull + 64;
   if (threadIdx.x == 0) {
     tmaPrefetchMap(&tmK);
     tmaPrefetchMap(&tmV);
@@ -330,10 +246,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const bool contiguous = attentionContiguous(p);
 
   if (threadIdx.x == 0) {
-    for (int b = 0; b < QB; ++b) {
-      mbarInit(qFull + 8 * b, contiguous ? 1 : 128);
-      mbarInit(qEmpty + 8 * b, 256);
-    }
+    mbarInit(qFull, contiguous ? 1 : 128);
+    mbarInit(qEmpty, 256);
     for (int s = 0; s < kStages; ++s) {
       mbarInit(kFull + 8 * s, 1);
       mbarInit(kEmpty + 8 * s, 256);
@@ -358,6 +272,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (contiguous && tid != 0)
       return;
     uint32_t kv = 0;
+    int it = 0;
     // K (or V) of key block j of tile t into ring slot `slot`.
     auto loadKV = [&](const CUtensorMap *map, uint32_t ring, uint32_t full,
                       uint32_t empty, uint32_t slot, int j, int h,
@@ -370,69 +285,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         tmaLoad3d(ring + s * L::kKVBytes + pn * BN * kPanelRow, map,
                   h * DH + 64 * pn, j * BN, t.group, full + 8 * s);
     };
-    // The query rows of the CTA's tile number `i` (head h) into Q buffer
-    // i % QB.
-    auto loadQ = [&](const AttentionTile &t, int h, int i) {
-      const uint32_t b = (uint32_t)i % QB, ph = ((uint32_t)i / QB) & 1;
-      const uint32_t dst = qSmem + b * L::kQBytes;
-      mbarWait(qEmpty + 8 * b, ph ^ 1);
-      if (contiguous) {
-        mbarArriveExpectTx(qFull + 8 * b, L::kQBytes);
-#pragma unroll
-        for (int pn = 0; pn < L::kPanels; ++pn)
-          tmaLoad2d(dst + pn * kBlockM * kPanelRow, &tmQ, h * DH + 64 * pn,
-                    t.first * p.lq + t.rowStart, qFull + 8 * b);
-      } else {
-        const int r = t.rowStart + tid;
-        const bool valid = r < t.rows;
-        const T *src = valid ? q + attentionRowOffset(p, t, r, h) : q;
-#pragma unroll 2
-        for (int c = 0; c < DH / 8; ++c)
-          attentionCpAsync16(dst + panelOffset(tid, c, kBlockM), src + 8 * c,
-                             valid);
-        attentionCpAsyncCommit();
-        attentionCpAsyncWait<0>();
-        // The consumers read Q through the async proxy (wgmma).
-        fenceProxyAsync();
-        mbarArrive(qFull + 8 * b);
-      }
-    };
-    if (CHAIN) {
-      if ((int)blockIdx.x >= total)
-        return;
-      AttentionTile t = attentionDecodeTile(p, blockIdx.x / p.heads, kBlockM);
-      int h = blockIdx.x % p.heads;
-      loadQ(t, h, 0);
-      for (int w = blockIdx.x, it = 0; w < total; w += gridDim.x, ++it) {
-        const int wn = w + gridDim.x;
-        const bool more = wn < total;
-        AttentionTile tn = t;
-        if (more)
-          tn = attentionDecodeTile(p, wn / p.heads, kBlockM);
-        const int hn = wn % p.heads;
-        const int blocks = (t.keys + BN - 1) / BN;
-        // The next tile's Q buffer was freed by the tile before this one, by
-        // the time this tile's second key block has a slot: load it then,
-        // blocks ahead of its first use.
-        const int qAfter = blocks < 2 ? blocks - 1 : 1;
-        if (tid == 0) {
-          if (more && qAfter < 0)
-            loadQ(tn, hn, it + 1);
-          for (int j = 0; j < blocks; ++j, ++kv) {
-            loadKV(&tmK, kSmem, kFull, kEmpty, kv, j, h, t);
-            loadKV(&tmV, vSmem, vFull, vEmpty, kv, j, h, t);
-            if (more && j == qAfter)
-              loadQ(tn, hn, it + 1);
-          }
-        } else if (more) {
-          loadQ(tn, hn, it + 1);
-        }
-        t = tn;
-        h = hn;
-      }
-      return;
-    }
-    int it = 0;
     AttentionTile next;
     if (KV_FIRST && blockIdx.x < total)
       next = attentionDecodeTile(p, blockIdx.x / p.heads, kBlockM);
@@ -448,7 +300,27 @@ __global__ void __launch_bounds__(kThreads, 1)
       // tile's final S = Q K^T.
       if (KV_FIRST && tid == 0 && blocks > 0)
         loadKV(&tmK, kSmem, kFull, kEmpty, kv, 0, h, t);
-      loadQ(t, h, it);
+      mbarWait(qEmpty, (it & 1) ^ 1);
+      if (contiguous) {
+        mbarArriveExpectTx(qFull, L::kQBytes);
+#pragma unroll
+        for (int pn = 0; pn < L::kPanels; ++pn)
+          tmaLoad2d(qSmem + pn * kBlockM * kPanelRow, &tmQ, h * DH + 64 * pn,
+                    t.first * p.lq + t.rowStart, qFull);
+      } else {
+        const int r = t.rowStart + tid;
+        const bool valid = r < t.rows;
+        const T *src = valid ? q + attentionRowOffset(p, t, r, h) : q;
+#pragma unroll 2
+        for (int c = 0; c < DH / 8; ++c)
+          attentionCpAsync16(qSmem + panelOffset(tid, c, kBlockM), src + 8 * c,
+                             valid);
+        attentionCpAsyncCommit();
+        attentionCpAsyncWait<0>();
+        // The consumers read Q through the async proxy (wgmma).
+        fenceProxyAsync();
+        mbarArrive(qFull);
+      }
       if (tid == 0) {
         for (int j = 0; j < blocks; ++j, ++kv) {
           if (!KV_FIRST || j > 0)
@@ -467,12 +339,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnregInc<232>();
   const int cw = wg - 1;
   const int wt = threadIdx.x - 128 * wg;
-  const int lane = wt & 31, tq = lane & 3;
+  const int warp = wt >> 5, lane = wt & 31, g8 = lane >> 2, tq = lane & 3;
+  const uint32_t qRows = qSmem + cw * 64 * kPanelRow;
   const uint32_t oTile = oSmem + cw * 64 * DH * 2;
   // A zero scale would make masked scores NaN (-inf * 0): any tiny positive
   // factor gives the same probabilities.
   const float sl2 = p.scaleLog2 > 0.f ? p.scaleLog2 : 1e-30f;
   const bool neg = p.negScale != 0;
+  T *out = static_cast<T *>(p.out);
 
   float s[BN / 2];
   uint32_t pf[BN / 4];
@@ -489,184 +363,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   AttentionTile next;
   if (blockIdx.x < total)
     next = attentionDecodeTile(p, blockIdx.x / p.heads, kBlockM);
-
-  if (CHAIN) {
-    // Two P buffers: the softmax of block k packs P_k into pn while
-    // O += P_{k-1} V_{k-1} still reads pf, so no wait separates a block's
-    // softmax from the product it overlaps (ptxas would place such a wait
-    // before the softmax). P_k moves to pf at the next block, once that
-    // product is complete.
-    uint32_t pn[BN / 4];
-#pragma unroll
-    for (int i = 0; i < BN / 4; ++i)
-      pf[i] = 0;
-    // pending: P of block pv (ring slot counter, tile (pt, ph)) is in pn,
-    // its O += P V still to be issued with the rescale factors c0, c1;
-    // pendLast: that block is its tile's last. busy: an issued O += P V
-    // reading V slot busyV is not yet known complete. o holds tile (ot, oh);
-    // oDone: its last product was issued, so once that is complete the tile
-    // is finished (row sums in e0, e1).
-    AttentionTile ot = next, pt = next;
-    int oh = 0, ph = 0;
-    bool pending = false, pendLast = false, busy = false, oDone = false;
-    uint32_t pv = 0, busyV = 0;
-    float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f, c0 = 0.f,
-          c1 = 0.f, e0 = 0.f, e1 = 0.f;
-    zeroAccumulator<DH>(o);
-    // After a wait that completed the issued O += P V: release its V slot,
-    // and end its tile if that was the tile's last product.
-    auto retirePV = [&]() {
-      fenceOperands(o);
-      fenceOperands(pf);
-      // pf stays live until its product is known complete: ptxas treats a
-      // wgmma's A registers as free once issued and would put the next P
-      // there while the product still reads them (wrong results, measured).
-      uint32_t acc = 0;
-#pragma unroll
-      for (int i = 0; i < BN / 4; ++i)
-        asm volatile("or.b32 %0, %0, %1;" : "+r"(acc) : "r"(pf[i]));
-      const uint32_t bump =
-          (acc == 0xffffffffu && threadIdx.x > 1000) ? 8u : 0u;
-      if (busy)
-        mbarArrive(vEmpty + 8 * (busyV % kStages) + bump);
-      busy = false;
-      if (oDone) {
-        storeRows<T, DH>(o, e0, e1, ot, oh, cw, oTile, contiguous, &tmO, p);
-        zeroAccumulator<DH>(o);
-        oDone = false;
-      }
-      ot = pt;
-      oh = ph;
-    };
-    // Readies the pending O += P V (P into pf, O rescaled, V landed).
-    auto preparePending = [&]() {
-#pragma unroll
-      for (int i = 0; i < BN / 4; ++i)
-        pf[i] = pn[i];
-      rescale<DH>(o, c0, c1);
-      mbarWait(vFull + 8 * (pv % kStages), (pv / kStages) & 1);
-      fenceOperands(o);
-      fenceOperands(pf);
-    };
-    // Issues it.
-    auto issuePending = [&]() {
-      issuePV<T, DH, BN>(o, pf, vSmem + (pv % kStages) * L::kKVBytes);
-      busy = true;
-      busyV = pv;
-      oDone = pendLast;
-      pending = false;
-    };
-    // The softmax of block j of tile (t, h) in s, packed into pn.
-    auto softmaxPending = [&](const AttentionTile &t, int h, int j, int blocks,
-                              int tailValid) {
-      if (j == 0) {
-        // A new tile: the previous tile's row sums stay for its epilogue.
-        e0 = l0;
-        e1 = l1;
-        m0 = m1 = -INFINITY;
-        l0 = l1 = 0.f;
-      }
-      if (neg)
-        negate<BN>(s);
-      if (j == blocks - 1 && tailValid < BN)
-        maskTail<BN>(s, tailValid, tq);
-      softmaxBlock<BN>(s, m0, m1, l0, l1, c0, c1, sl2);
-      toFragments<T, BN>(s, pn);
-      pending = true;
-      pendLast = j == blocks - 1;
-      pt = t;
-      ph = h;
-      pv = kv;
-    };
-    // Ends the stream (or a run before a tile without keys): the pending
-    // product alone, then the epilogues.
-    auto finishStream = [&]() {
-      wgmmaWait<0>();
-      retirePV();
-      preparePending();
-      issuePending();
-      wgmmaWait<0>();
-      e0 = l0;
-      e1 = l1;
-      retirePV();
-    };
-    for (int w = blockIdx.x; w < total; w += gridDim.x, ++it) {
-      const int h = w % p.heads;
-      const AttentionTile t = next;
-      if (w + (int)gridDim.x < total) // decoded now, used a tile later
-        next = attentionDecodeTile(p, (w + gridDim.x) / p.heads, kBlockM);
-      const int blocks = (t.keys + BN - 1) / BN;
-      const int tailValid = t.keys - (blocks - 1) * BN; // keys of the last
-      const uint32_t qb = (uint32_t)it % QB;
-      const uint32_t qRows = qSmem + qb * L::kQBytes + cw * 64 * kPanelRow;
-      mbarWait(qFull + 8 * qb, ((uint32_t)it / QB) & 1);
-      if (blocks == 0) {
-        // No keys: the stream ends here, and this tile's rows are zeros.
-        if (pending)
-          finishStream();
-        mbarArrive(qEmpty + 8 * qb);
-        storeRows<T, DH>(o, 0.f, 0.f, t, h, cw, oTile, contiguous, &tmO, p);
-        continue;
-      }
-      int j = 0;
-      if (!pending) {
-        // The stream's first block: S only.
-        const uint32_t st = kv % kStages, sph = (kv / kStages) & 1;
-        mbarWait(kFull + 8 * st, sph);
-        if (PINGPONG)
-          namedBarrierSync(kScheduleBarrier + cw, 256);
-        fenceOperands(s);
-        issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
-        if (PINGPONG)
-          namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-        wgmmaWait<0>();
-        fenceOperands(s);
-        mbarArrive(kEmpty + 8 * st);
-        if (blocks == 1)
-          mbarArrive(qEmpty + 8 * qb);
-        softmaxPending(t, h, 0, blocks, tailValid);
-        ot = t;
-        oh = h;
-        ++kv;
-        j = 1;
-      }
-      // Every other block: once the product before the pending one is
-      // complete, S_j and the pending O += P V, then the softmax of S_j while
-      // that product runs.
-      for (; j < blocks; ++j, ++kv) {
-        const uint32_t st = kv % kStages, sph = (kv / kStages) & 1;
-        wgmmaWait<0>();
-        retirePV();
-        preparePending();
-        mbarWait(kFull + 8 * st, sph);
-        if (PINGPONG)
-          namedBarrierSync(kScheduleBarrier + cw, 256);
-        fenceOperands(s);
-        issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
-        issuePending();
-        if (PINGPONG)
-          namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-        wgmmaWait<1>();
-        fenceOperands(s);
-        mbarArrive(kEmpty + 8 * st);
-        if (j == blocks - 1)
-          mbarArrive(qEmpty + 8 * qb);
-        softmaxPending(t, h, j, blocks, tailValid);
-      }
-      // No product stays in flight past a tile: across the tile loop's
-      // divergent code ptxas would serialise every wgmma (C7518). The
-      // pending one, this tile's last, goes with the next tile's first S.
-      wgmmaWait<0>();
-      retirePV();
-    }
-    if (pending)
-      finishStream();
-    if (wt == 0)
-      bulkWaitAll(); // this warpgroup's last TMA store is complete
-    return;
-  }
-
-  const uint32_t qRows = qSmem + cw * 64 * kPanelRow;
   for (int w = blockIdx.x; w < total; w += gridDim.x, ++it) {
     const int h = w % p.heads;
     const AttentionTile t = next;
@@ -675,7 +371,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int blocks = (t.keys + BN - 1) / BN;
     const int tailValid = t.keys - (blocks - 1) * BN; // keys of the last
     float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f, c0, c1;
-    zeroAccumulator<DH>(o);
+#pragma unroll
+    for (int i = 0; i < DH / 2; ++i)
+      o[i] = 0.f;
 
     mbarWait(qFull, it & 1);
     if (blocks > 0) {
@@ -749,7 +447,62 @@ __global__ void __launch_bounds__(kThreads, 1)
     } else {
       mbarArrive(qEmpty);
     }
-    storeRows<T, DH>(o, l0, l1, t, h, cw, oTile, contiguous, &tmO, p);
+
+    //===--- Epilogue: O / l, staged through shared memory ---------------===//
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    const float i0 = l0 > 0.f ? 1.f / l0 : 0.f;
+    const float i1 = l1 > 0.f ? 1.f / l1 : 0.f;
+    const int r0 = warp * 16 + g8, r1 = r0 + 8;
+    const int slab = t.rowStart + 64 * cw; // first row of this warpgroup
+    if (wt == 0)
+      bulkWaitRead<0>(); // the last tile's TMA store has read the staging tile
+    namedBarrierSync(kEpilogueBarrier + cw, 128);
+#pragma unroll
+    for (int j = 0; j < DH / 8; ++j) {
+      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
+                       oTile + panelOffset(r0, j, 64) + 4 * tq),
+                   "r"(AttentionPack<T>::pack(o[4 * j] * i0, o[4 * j + 1] * i0))
+                   : "memory");
+      asm volatile(
+          "st.shared.b32 [%0], %1;\n" ::"r"(oTile + panelOffset(r1, j, 64) +
+                                            4 * tq),
+          "r"(AttentionPack<T>::pack(o[4 * j + 2] * i1, o[4 * j + 3] * i1))
+          : "memory");
+    }
+    if (contiguous && slab + 64 <= t.rows) {
+      // The TMA engine reads the staging tile: async proxy.
+      fenceProxyAsync();
+      namedBarrierSync(kEpilogueBarrier + cw, 128);
+      if (wt == 0) {
+#pragma unroll
+        for (int pn = 0; pn < DH / 64; ++pn)
+          tmaStore2d(&tmO, oTile + pn * 64 * kPanelRow, h * DH + 64 * pn,
+                     t.first * p.lq + slab);
+        bulkCommit();
+      }
+    } else {
+      namedBarrierSync(kEpilogueBarrier + cw, 128);
+      constexpr int kChunks = DH / 8;
+#pragma unroll 2
+      for (int idx = wt; idx < 64 * kChunks; idx += 128) {
+        const int row = idx / kChunks, c = idx % kChunks;
+        const int r = slab + row;
+        if (r < t.rows) {
+          uint4 val;
+          asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
+                       : "r"(oTile + panelOffset(row, c, 64))
+                       : "memory");
+          const long long off =
+              contiguous ? ((long long)(t.first * p.lq + r) * p.heads + h) * DH
+                         : attentionRowOffset(p, t, r, h);
+          *reinterpret_cast<uint4 *>(out + off + 8 * c) = val;
+        }
+      }
+    }
   }
   if (wt == 0)
     bulkWaitAll(); // this warpgroup's last TMA store is complete
@@ -822,42 +575,36 @@ typedef void (*WgmmaKernel)(const CUtensorMap, const CUtensorMap,
                             const CUtensorMap, const CUtensorMap,
                             const AttentionParams);
 
-/// The instantiation for (dtype, head dim, keys a block, pingpong, kvfirst,
-/// chain).
+/// The instantiation for (dtype, head dim, keys a block, pingpong).
 struct WgmmaVariant {
   embrtDtype dtype;
   int headDim;
   int blockN;
   int pingpong;
   int kvFirst;
-  int chain;
   WgmmaKernel kernel;
   int smemBytes;
 };
 
-#define WGMMA_VARIANT(dtype, T, DH, BN, PP, KF, CH)                            \
+#define WGMMA_VARIANT(dtype, T, DH, BN, PP, KF)                                \
   {                                                                            \
-    dtype, DH, BN, PP, KF, CH, attentionWgmmaKernel<T, DH, BN, PP, KF, CH>,    \
-        Sm90Layout<DH, BN, CH ? 2 : 1>::kBytes                                 \
+    dtype, DH, BN, PP, KF, attentionWgmmaKernel<T, DH, BN, PP, KF>,            \
+        Sm90Layout<DH, BN>::kBytes                                             \
   }
 
 const WgmmaVariant wgmmaVariants[] = {
-    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, true, false, true),
-    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, true, false, false),
-    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, true, true, false),
-    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, false, false, false),
-    WGMMA_VARIANT(EMBRT_F16, __half, 128, 160, true, false, false),
-    WGMMA_VARIANT(EMBRT_F16, __half, 64, 128, true, false, true),
-    WGMMA_VARIANT(EMBRT_F16, __half, 64, 128, true, false, false),
-    WGMMA_VARIANT(EMBRT_F16, __half, 64, 128, false, false, false),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, true, false, true),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, true, false, false),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, true, true, false),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, false, false, false),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 160, true, false, false),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 64, 128, true, false, true),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 64, 128, true, false, false),
-    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 64, 128, false, false, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, true, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, true, true),
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 128, false, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 128, 160, true, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 64, 128, true, false),
+    WGMMA_VARIANT(EMBRT_F16, __half, 64, 128, false, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, true, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, true, true),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 128, false, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 128, 160, true, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 64, 128, true, false),
+    WGMMA_VARIANT(EMBRT_BF16, __nv_bfloat16, 64, 128, false, false),
 };
 
 } // namespace
@@ -871,7 +618,7 @@ embrtStatus attentionLaunchSm90a(embrtLaunchEnv *env,
   for (const WgmmaVariant &v : wgmmaVariants)
     if (v.dtype == args->dtype && v.headDim == config.headDim &&
         v.blockN == config.blockN && v.pingpong == config.pingpong &&
-        v.kvFirst == config.kvFirst && v.chain == config.chain)
+        v.kvFirst == config.kvFirst)
       variant = &v;
   if (!variant)
     return embrtLaunchError(env, EMBRT_UNSUPPORTED,

@@ -528,24 +528,12 @@ static Case mk(int B, int users, int Lq, int Lk, int H, int Dh,
 
 static std::vector<Case> quickCases() {
   std::vector<Case> v;
-  const char *halfConfigs[] = {nullptr,
-                               "wgmma_d128_pp",
-                               "wgmma_d128",
-                               "wgmma_d128_n160_pp",
-                               "wgmma_d128_pp_kvfirst",
-                               "mma_d128",
-                               "simt"};
+  const char *halfConfigs[] = {
+      nullptr,    "wgmma_d128", "wgmma_d128_n160_pp", "wgmma_d128_pp_kvfirst",
+      "mma_d128", "simt"};
   for (const char *cfg : halfConfigs) {
     Case c = mk(24, 5, 3, 300, 2, 128, EMBRT_F16, cfg);
     c.unsorted = 1;
-    c.lengths = 1;
-    v.push_back(c);
-  }
-  // Chained tiles: every CTA runs four or five tiles, some without keys
-  // (user 5 has length 0), gathered and TMA-loaded queries.
-  for (int unsorted = 0; unsorted <= 1; ++unsorted) {
-    Case c = mk(600, 6, 64, 200, 2, 128, EMBRT_F16, "wgmma_d128_pp_chain");
-    c.unsorted = unsorted;
     c.lengths = 1;
     v.push_back(c);
   }
@@ -581,7 +569,6 @@ static std::vector<Case> fullCases() {
                            typeConfigs[ti]));
   // Every path on bench-like and odd shapes.
   const char *halfConfigs[] = {nullptr,
-                               "wgmma_d128_pp_chain",
                                "wgmma_d128_pp",
                                "wgmma_d128",
                                "wgmma_d128_n160_pp",
@@ -598,8 +585,7 @@ static std::vector<Case> fullCases() {
     o.lengths = 1;
     v.push_back(o);
   }
-  const char *d64Configs[] = {nullptr, "wgmma_d64_pp", "wgmma_d64", "mma_d64",
-                              "simt"};
+  const char *d64Configs[] = {nullptr, "wgmma_d64", "mma_d64", "simt"};
   for (const char *cfg : d64Configs) {
     Case c = mk(1024, 15, 5, 1000, 2, 64, EMBRT_F16, cfg);
     c.lengths = 1;
@@ -653,31 +639,6 @@ static std::vector<Case> fullCases() {
   neg.scale = -0.07f;
   neg.config = "mma_d128";
   v.push_back(neg);
-  // Chained tiles (the automatic row on Hopper) where every CTA runs many
-  // tiles: one key block a tile (Lk 100, and 129 with a one-key tail),
-  // users without keys between users with keys (lengths, bad lengths),
-  // gathered queries, partial tiles, both dtypes and head dims.
-  const char *chainConfigs[] = {"wgmma_d128_pp_chain", "wgmma_d64_pp_chain"};
-  for (const char *cfg : chainConfigs) {
-    const int Dh = strstr(cfg, "d64") ? 64 : 128;
-    v.push_back(mk(2048, 32, 64, 100, 2, Dh, EMBRT_F16, cfg));
-    v.push_back(mk(2048, 32, 64, 129, 2, Dh, EMBRT_BF16, cfg));
-    Case l = mk(4096, 40, 16, 300, 2, Dh, EMBRT_F16, cfg);
-    l.lengths = 1;
-    l.ragged = 1;
-    v.push_back(l);
-    l.unsorted = 1;
-    l.dtype = EMBRT_BF16;
-    v.push_back(l);
-    Case b = mk(3000, 24, 9, 700, 2, Dh, EMBRT_F16, cfg);
-    b.bad = 2;
-    b.unsorted = 1;
-    v.push_back(b);
-    Case g = mk(2000, 30, 33, 1000, 3, Dh, EMBRT_BF16, cfg);
-    g.gaps = 1;
-    g.lengths = 1;
-    v.push_back(g);
-  }
   // More groups than the plan kernel counts in shared memory (4096): its
   // counts and cursors in the workspace, sorted and unsorted.
   Case many = mk(6000, 4500, 2, 64, 2, 128, EMBRT_F16);

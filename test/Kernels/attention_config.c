@@ -41,9 +41,9 @@ static int byName(const char *name) {
 int main(void) {
   // Hopper: the wgmma rows for 16-bit data, head dims 64 and 128.
   expectConfig("sm90 f16 d128", attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1),
-               "wgmma_d128_pp_chain");
+               "wgmma_d128_pp");
   expectConfig("sm90 bf16 d64", attentionSelectConfig(-1, 9, EMBRT_BF16, 64, 1),
-               "wgmma_d64_pp_chain");
+               "wgmma_d64_pp");
   // Unaligned tensors cannot use TMA or 16-byte copies: SIMT.
   expectConfig("sm90 f16 d128 unaligned",
                attentionSelectConfig(-1, 9, EMBRT_F16, 128, 0), "simt");
@@ -71,17 +71,13 @@ int main(void) {
       attentionSelectConfig(byName("wgmma_d128_pp"), 8, EMBRT_F16, 128, 1),
       "mma_d128");
   expectConfig(
-      "requested unchained row on sm90",
-      attentionSelectConfig(byName("wgmma_d128_pp"), 9, EMBRT_BF16, 128, 1),
-      "wgmma_d128_pp");
-  expectConfig(
       "requested d64 row for d128",
       attentionSelectConfig(byName("wgmma_d64_pp"), 9, EMBRT_F16, 128, 1),
-      "wgmma_d128_pp_chain");
+      "wgmma_d128_pp");
   expectConfig(
       "requested past the table",
       attentionSelectConfig(ATTENTION_NUM_CONFIGS, 9, EMBRT_F16, 128, 1),
-      "wgmma_d128_pp_chain");
+      "wgmma_d128_pp");
   // Every row's blockM is at least the workspace's ATTENTION_MIN_BLOCK_M.
   for (int i = 0; i < ATTENTION_NUM_CONFIGS; ++i)
     if (attentionConfigs[i].blockM < ATTENTION_MIN_BLOCK_M) {
