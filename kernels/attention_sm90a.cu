@@ -70,6 +70,11 @@ __device__ __forceinline__ float fastExp2(float x) {
   return y;
 }
 
+/// A compile-time flag passed to the consumer's generic lambdas.
+template <bool B> struct Flag {
+  static constexpr bool value = B;
+};
+
 //===----------------------------------------------------------------------===//
 // Consumer pieces
 //===----------------------------------------------------------------------===//
@@ -106,60 +111,73 @@ issuePV(float (&o)[DH / 2], const uint32_t (&pf)[BN / 4], uint32_t vTile) {
   wgmmaCommit();
 }
 
-/// Scores of keys at or past `valid` (the last block) become -inf.
-template <int BN>
+/// Scores of keys at or past `valid` (the last block) drop out of the
+/// softmax: -inf, or +inf under a negative scale (NEG), where the extreme
+/// taken is the minimum.
+template <int BN, bool NEG>
 __device__ __forceinline__ void maskTail(float (&s)[BN / 2], int valid,
                                          int tq) {
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i)
     if ((i >> 2) * 8 + 2 * tq + (i & 1) >= valid)
-      s[i] = -INFINITY;
+      s[i] = NEG ? INFINITY : -INFINITY;
 }
 
 /// Online softmax of one block of scores held as a wgmma accumulator (rows
 /// g and g+8 of the thread's warp, two columns per 8-column group). Leaves
-/// p = exp2(s * sl2 - m * sl2) in s, updates the running max m and the
+/// p = exp2(s' * sl2 - m * sl2) in s, where s' = s, or -s under a negative
+/// scale (NEG: the maximum of -s is minus the minimum of s, so the scores
+/// are never negated in place), updates the running maximum m of s' and the
 /// thread's partial row sums l, and returns the factors c that rescale the
-/// previous O. Masked scores (-inf) give p = 0 because sl2 > 0.
-template <int BN>
+/// previous O. Masked scores give p = 0 because sl2 > 0. Straight-line
+/// code: it runs while O += P V is in flight, and ptxas waits for every
+/// wgmma at the join of a branch.
+template <int BN, bool NEG>
 __device__ __forceinline__ void softmaxBlock(float (&s)[BN / 2], float &m0,
                                              float &m1, float &l0, float &l1,
                                              float &c0, float &c1, float sl2) {
-  float x0 = m0, x1 = m1;
+  // The running extreme in the scores' own sign.
+  float x0 = NEG ? -m0 : m0, x1 = NEG ? -m1 : m1;
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {
-    x0 = fmaxf(x0, fmaxf(s[4 * j], s[4 * j + 1]));
-    x1 = fmaxf(x1, fmaxf(s[4 * j + 2], s[4 * j + 3]));
+    if (NEG) {
+      x0 = fminf(x0, fminf(s[4 * j], s[4 * j + 1]));
+      x1 = fminf(x1, fminf(s[4 * j + 2], s[4 * j + 3]));
+    } else {
+      x0 = fmaxf(x0, fmaxf(s[4 * j], s[4 * j + 1]));
+      x1 = fmaxf(x1, fmaxf(s[4 * j + 2], s[4 * j + 3]));
+    }
   }
-  x0 = fmaxf(x0, __shfl_xor_sync(0xffffffffu, x0, 1));
-  x0 = fmaxf(x0, __shfl_xor_sync(0xffffffffu, x0, 2));
-  x1 = fmaxf(x1, __shfl_xor_sync(0xffffffffu, x1, 1));
-  x1 = fmaxf(x1, __shfl_xor_sync(0xffffffffu, x1, 2));
+#pragma unroll
+  for (int lanes = 1; lanes <= 2; lanes *= 2) {
+    const float y0 = __shfl_xor_sync(0xffffffffu, x0, lanes);
+    const float y1 = __shfl_xor_sync(0xffffffffu, x1, lanes);
+    x0 = NEG ? fminf(x0, y0) : fmaxf(x0, y0);
+    x1 = NEG ? fminf(x1, y1) : fmaxf(x1, y1);
+  }
+  if (NEG) {
+    x0 = -x0;
+    x1 = -x1;
+  }
   // Every block has a valid key, so x is finite; m is -inf on the first.
   c0 = m0 == -INFINITY ? 0.f : fastExp2((m0 - x0) * sl2);
   c1 = m1 == -INFINITY ? 0.f : fastExp2((m1 - x1) * sl2);
   m0 = x0;
   m1 = x1;
+  const float f = NEG ? -sl2 : sl2;
   const float b0 = x0 * sl2, b1 = x1 * sl2;
   float r0 = 0.f, r1 = 0.f;
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {
-    s[4 * j] = fastExp2(fmaf(s[4 * j], sl2, -b0));
-    s[4 * j + 1] = fastExp2(fmaf(s[4 * j + 1], sl2, -b0));
-    s[4 * j + 2] = fastExp2(fmaf(s[4 * j + 2], sl2, -b1));
-    s[4 * j + 3] = fastExp2(fmaf(s[4 * j + 3], sl2, -b1));
+    s[4 * j] = fastExp2(fmaf(s[4 * j], f, -b0));
+    s[4 * j + 1] = fastExp2(fmaf(s[4 * j + 1], f, -b0));
+    s[4 * j + 2] = fastExp2(fmaf(s[4 * j + 2], f, -b1));
+    s[4 * j + 3] = fastExp2(fmaf(s[4 * j + 3], f, -b1));
     r0 += s[4 * j] + s[4 * j + 1];
     r1 += s[4 * j + 2] + s[4 * j + 3];
   }
   l0 = l0 * c0 + r0;
   l1 = l1 * c1 + r1;
-}
-
-/// Negates the scores (negative softmax scale: the max is taken of -s).
-template <int BN> __device__ __forceinline__ void negate(float (&s)[BN / 2]) {
-#pragma unroll
-  for (int i = 0; i < BN / 2; ++i)
-    s[i] = -s[i];
 }
 
 /// Packs probabilities into the A fragments of the P V product.
@@ -377,72 +395,89 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     mbarWait(qFull, it & 1);
     if (blocks > 0) {
-      // Block 0: S only.
-      {
-        const uint32_t st = kv % kStages, ph = (kv / kStages) & 1;
-        mbarWait(kFull + 8 * st, ph);
-        if (PINGPONG)
-          namedBarrierSync(kScheduleBarrier + cw, 256);
-        issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
-        if (PINGPONG)
-          namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-        wgmmaWait<0>();
-        fenceOperands(s);
-        mbarArrive(kEmpty + 8 * st);
-        if (blocks == 1)
-          mbarArrive(qEmpty);
-        if (neg)
-          negate<BN>(s);
-        if (blocks == 1 && tailValid < BN)
-          maskTail<BN>(s, tailValid, tq);
-        softmaxBlock<BN>(s, m0, m1, l0, l1, c0, c1, sl2);
-        toFragments<T, BN>(s, pf);
-      }
-      // Blocks 1..: S_j overlaps O += P_{j-1} V_{j-1}.
-      for (int j = 1; j < blocks; ++j) {
-        const uint32_t cur = kv + j, prev = cur - 1;
-        const uint32_t st = cur % kStages, ph = (cur / kStages) & 1;
-        const uint32_t sp = prev % kStages, pp = (prev / kStages) & 1;
-        mbarWait(kFull + 8 * st, ph);
-        if (PINGPONG)
-          namedBarrierSync(kScheduleBarrier + cw, 256);
-        fenceOperands(s);
-        issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
-        rescale<DH>(o, c0, c1);
-        mbarWait(vFull + 8 * sp, pp);
-        fenceOperands(o);
-        issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
-        if (PINGPONG)
-          namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-        wgmmaWait<1>();
-        fenceOperands(s);
-        mbarArrive(kEmpty + 8 * st);
-        if (j == blocks - 1)
-          mbarArrive(qEmpty);
-        if (neg)
-          negate<BN>(s);
-        if (j == blocks - 1 && tailValid < BN)
-          maskTail<BN>(s, tailValid, tq);
-        softmaxBlock<BN>(s, m0, m1, l0, l1, c0, c1, sl2);
-        wgmmaWait<0>();
-        fenceOperands(o);
-        fenceOperands(pf);
-        mbarArrive(vEmpty + 8 * sp);
-        toFragments<T, BN>(s, pf);
-      }
-      // Tail: O += P_last V_last.
-      {
-        const uint32_t last = kv + blocks - 1;
-        const uint32_t sp = last % kStages, pp = (last / kStages) & 1;
-        rescale<DH>(o, c0, c1);
-        mbarWait(vFull + 8 * sp, pp);
-        fenceOperands(o);
-        issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
-        wgmmaWait<0>();
-        fenceOperands(o);
-        fenceOperands(pf);
-        mbarArrive(vEmpty + 8 * sp);
-      }
+      // The key blocks of one tile. NEG (negative scale) and the masking of
+      // the last block are compile-time flags, so that no branch stands
+      // between the issue of O += P V and its wait: at a branch's join
+      // ptxas waits for every wgmma in flight, and the softmax would no
+      // longer overlap the warpgroup's own product (bench/attention/NOTES.md,
+      // v7).
+      auto keyBlocks = [&](auto negFlag) {
+        constexpr bool NEG = decltype(negFlag)::value;
+        // Block 0: S only (nothing in flight during its softmax).
+        {
+          const uint32_t st = kv % kStages, ph = (kv / kStages) & 1;
+          mbarWait(kFull + 8 * st, ph);
+          if (PINGPONG)
+            namedBarrierSync(kScheduleBarrier + cw, 256);
+          issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
+          if (PINGPONG)
+            namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
+          wgmmaWait<0>();
+          fenceOperands(s);
+          mbarArrive(kEmpty + 8 * st);
+          if (blocks == 1) {
+            mbarArrive(qEmpty);
+            if (tailValid < BN)
+              maskTail<BN, NEG>(s, tailValid, tq);
+          }
+          softmaxBlock<BN, NEG>(s, m0, m1, l0, l1, c0, c1, sl2);
+          toFragments<T, BN>(s, pf);
+        }
+        // Block j >= 1: S_j overlaps O += P_{j-1} V_{j-1}, and the softmax
+        // of S_j overlaps that product. LAST: the tile's last block when it is
+        // partly masked (past tailValid).
+        auto block = [&](int j, auto lastFlag) {
+          constexpr bool LAST = decltype(lastFlag)::value;
+          const uint32_t cur = kv + j, prev = cur - 1;
+          const uint32_t st = cur % kStages, ph = (cur / kStages) & 1;
+          const uint32_t sp = prev % kStages, pp = (prev / kStages) & 1;
+          mbarWait(kFull + 8 * st, ph);
+          if (PINGPONG)
+            namedBarrierSync(kScheduleBarrier + cw, 256);
+          fenceOperands(s);
+          issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
+          rescale<DH>(o, c0, c1);
+          mbarWait(vFull + 8 * sp, pp);
+          fenceOperands(o);
+          issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
+          if (PINGPONG)
+            namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
+          wgmmaWait<1>();
+          fenceOperands(s);
+          mbarArrive(kEmpty + 8 * st);
+          mbarArriveIf(qEmpty, LAST || j == blocks - 1);
+          if (LAST)
+            maskTail<BN, NEG>(s, tailValid, tq);
+          softmaxBlock<BN, NEG>(s, m0, m1, l0, l1, c0, c1, sl2);
+          wgmmaWait<0>();
+          fenceOperands(o);
+          fenceOperands(pf);
+          mbarArrive(vEmpty + 8 * sp);
+          toFragments<T, BN>(s, pf);
+        };
+        const int full = tailValid < BN ? blocks - 1 : blocks;
+        for (int j = 1; j < full; ++j)
+          block(j, Flag<false>());
+        if (full < blocks && blocks > 1)
+          block(blocks - 1, Flag<true>());
+        // Tail: O += P_last V_last.
+        {
+          const uint32_t last = kv + blocks - 1;
+          const uint32_t sp = last % kStages, pp = (last / kStages) & 1;
+          rescale<DH>(o, c0, c1);
+          mbarWait(vFull + 8 * sp, pp);
+          fenceOperands(o);
+          issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
+          wgmmaWait<0>();
+          fenceOperands(o);
+          fenceOperands(pf);
+          mbarArrive(vEmpty + 8 * sp);
+        }
+      };
+      if (neg)
+        keyBlocks(Flag<true>());
+      else
+        keyBlocks(Flag<false>());
       kv += blocks;
     } else {
       mbarArrive(qEmpty);

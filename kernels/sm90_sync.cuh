@@ -56,6 +56,15 @@ __device__ __forceinline__ void mbarArrive(uint32_t bar) {
                : "memory");
 }
 
+/// One arrival when `pred` holds, as one predicated instruction: no branch
+/// (code that runs while a wgmma is in flight must not branch).
+__device__ __forceinline__ void mbarArriveIf(uint32_t bar, bool pred) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %1, 0;\n"
+               "@p mbarrier.arrive.shared::cta.b64 _, [%0];\n}" ::"r"(bar),
+               "r"((uint32_t)pred)
+               : "memory");
+}
+
 /// One arrival that also expects `bytes` more transaction bytes (TMA loads
 /// completing on the barrier) before the phase completes.
 __device__ __forceinline__ void mbarArriveExpectTx(uint32_t bar,

@@ -11,6 +11,9 @@
 # report
 # COMMIT: the commit recorded in the results (default: git's, else
 # "uncommitted"). BUILD: where the binaries are (default .attn-build).
+# BASE_BUILD: a second build (e.g. the previous commit's, carried) whose
+# MAIN_CONFIGS are timed in every run beside ours, alternating; ab.py prints
+# new / base last.
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/attn-out}
@@ -158,6 +161,11 @@ for r in $(seq 1 "$RUNS"); do
     timeout 120 "$BUILD/attention_bench" $SKIP "${EXCLUDE[@]}" --run "$r" \
       --config "$F16_CONFIGS" --out "$OUT/ours_f16_$r.jsonl" >/dev/null
     echo "bench f16 rc=$?"
+    if [ -n "${BASE_BUILD:-}" ]; then
+      timeout 120 "$BASE_BUILD/attention_bench" --run "$r" \
+        --config "$MAIN_CONFIGS" --out "$OUT/base_f16_$r.jsonl" >/dev/null
+      echo "base f16 rc=$?"
+    fi
   fi
   if has peers; then
     stamp "peers run $r"
@@ -175,6 +183,13 @@ for r in $(seq 1 "$RUNS"); do
     timeout 60 "$BUILD/attention_bench" $SKIP --config "$MAIN_CONFIGS" \
       --masked --run "$r" --out "$OUT/ours_masked_$r.jsonl" >/dev/null
     echo "bench masked rc=$?"
+    if [ -n "${BASE_BUILD:-}" ]; then
+      timeout 60 "$BASE_BUILD/attention_bench" --config "$MAIN_CONFIGS" \
+        --dtype bf16 --run "$r" --out "$OUT/base_bf16_$r.jsonl" >/dev/null
+      timeout 60 "$BASE_BUILD/attention_bench" --config "$MAIN_CONFIGS" \
+        --masked --run "$r" --out "$OUT/base_masked_$r.jsonl" >/dev/null
+      echo "base bf16 and masked rc=$?"
+    fi
   fi
   if has peers; then
     PYTHONUNBUFFERED=1 timeout 120 python3 bench/attention/peers.py --run "$r" \
@@ -185,12 +200,17 @@ for r in $(seq 1 "$RUNS"); do
 done
 cat "$OUT"/ours_*.jsonl >"$OUT/ours.jsonl" 2>/dev/null
 cat "$OUT"/peers_*.jsonl >"$OUT/peers.jsonl" 2>/dev/null
-rm -f "$OUT"/ours_*.jsonl "$OUT"/peers_*.jsonl
+cat "$OUT"/base_*.jsonl >"$OUT/base.jsonl" 2>/dev/null
+rm -f "$OUT"/ours_*.jsonl "$OUT"/peers_*.jsonl "$OUT"/base_*.jsonl
 
 if has report; then
   stamp report
   python3 bench/attention/report.py --ours "$OUT/ours.jsonl" \
     --peers "$OUT/peers.jsonl" --json "$OUT/ikbo_attention.json" \
     --png "$OUT/ikbo_attention.png" --commit "$COMMIT"
+fi
+if [ -s "$OUT/base.jsonl" ]; then
+  stamp "A/B against $BASE_BUILD"
+  python3 bench/attention/ab.py --base "$OUT/base.jsonl" --new "$OUT/ours.jsonl"
 fi
 stamp done

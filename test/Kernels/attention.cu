@@ -639,6 +639,25 @@ static std::vector<Case> fullCases() {
   neg.scale = -0.07f;
   neg.config = "mma_d128";
   v.push_back(neg);
+  // A negative scale on the Hopper kernels with every shape of last block:
+  // full (Lk 1024), partial (user lengths, bf16), the only block (Lk 100),
+  // and head dim 64.
+  const int negLks[] = {1024, 100};
+  for (int Lk : negLks) {
+    Case n = mk(512, 8, 4, Lk, 2, 128, EMBRT_F16, "wgmma_d128_pp");
+    n.scale = -0.05f;
+    v.push_back(n);
+  }
+  Case negLen = mk(700, 10, 65, 1000, 3, 128, EMBRT_BF16, "wgmma_d128_pp");
+  negLen.scale = -0.06f;
+  negLen.lengths = 1;
+  v.push_back(negLen);
+  negLen.config = "wgmma_d128";
+  v.push_back(negLen);
+  Case neg64 = mk(512, 8, 7, 2048, 4, 64, EMBRT_F16, "wgmma_d64");
+  neg64.scale = -0.1f;
+  neg64.lengths = 1;
+  v.push_back(neg64);
   // More groups than the plan kernel counts in shared memory (4096): its
   // counts and cursors in the workspace, sorted and unsorted.
   Case many = mk(6000, 4500, 2, 64, 2, 128, EMBRT_F16);
