@@ -71,9 +71,7 @@ __device__ __forceinline__ float fastExp2(float x) {
 }
 
 /// A compile-time flag passed to the consumer's generic lambdas.
-template <bool B> struct Flag {
-  static constexpr bool value = B;
-};
+template <bool B> struct Flag { static constexpr bool value = B; };
 
 //===----------------------------------------------------------------------===//
 // Consumer pieces
