@@ -121,7 +121,6 @@ int main(int argc, char **argv) {
 
   embrtLaunchEnv env = gpuTestEnv();
   cudaStream_t stream = (cudaStream_t)env.stream;
-  const int autoId = attentionSelectConfig(-1, env.ccMajor, dtype, 128, 1);
 
   const int U = 32, Lq = 64, H = 2, Dh = 128;
   const size_t flushBytes = 256u << 20;
@@ -253,8 +252,11 @@ int main(int argc, char **argv) {
                  "%.1f, \"nonfinite\": %llu}",
                  ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh, dtypeName,
                  ragged ? "true" : "false", masked ? "true" : "false", cfg.name,
-                 id == autoId ? "true" : "false", run, ms, times[0],
-                 flops / ms / 1e9, usefulFlops / ms / 1e9, nonFinite);
+                 id == attentionSelectConfig(-1, env.ccMajor, dtype, 128, 1, Lk)
+                     ? "true"
+                     : "false",
+                 run, ms, times[0], flops / ms / 1e9, usefulFlops / ms / 1e9,
+                 nonFinite);
         printf("%s\n", line);
         if (out)
           fprintf(out, "%s\n", line);

@@ -132,6 +132,7 @@ if has ncu; then
       --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
       --section WarpStateStats --section SchedulerStats \
+      --metrics "regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
       "$BUILD/attention_bench" --uniform --lk "$lk" --reps 3 \
       --config "$PROFILE_CONFIG" >>"$OUT/ncu.txt" 2>&1
     echo "ncu Lk $lk rc=$?"
@@ -143,6 +144,11 @@ if has ncu; then
     --config "$PROFILE_CONFIG" >>"$OUT/ncu.txt" 2>&1
   echo "ncu plan rc=$?"
   grep -E "^--- ncu|Duration|Throughput|Pipe|Issue Slots Busy|Eligible|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -n 60
+  # Stall reasons: warps stalled on each reason per issued instruction
+  # (their sum is the warp cycles per issued instruction), those >= 0.05.
+  awk '/^--- ncu/ {print} /issue_stalled_.*_per_issue_active/ {
+         sub(/smsp__average_warps_issue_stalled_/, ""); sub(/_per_issue_active.ratio/, "")
+         if ($NF + 0 >= 0.05) print "    stall", $1, $NF}' "$OUT/ncu.txt" | head -n 40
   cat "$OUT/ncu.txt" >>"$OUT/profile.txt"
   rm -f "$OUT/ncu.txt"
 fi

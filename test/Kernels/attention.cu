@@ -666,6 +666,12 @@ static std::vector<Case> fullCases() {
   many.unsorted = 1;
   many.lengths = 1;
   v.push_back(many);
+  // The automatic choice past Lk 2048 (a different row than below it).
+  v.push_back(mk(512, 8, 4, 3000, 2, 128, EMBRT_F16));
+  Case longLen = mk(700, 10, 65, 2500, 2, 128, EMBRT_BF16);
+  longLen.lengths = 1;
+  longLen.unsorted = 1;
+  v.push_back(longLen);
   // Zero keys everywhere.
   v.push_back(mk(64, 4, 3, 0, 2, 128, EMBRT_F16));
   // Bad data on every path.
@@ -700,11 +706,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   embrtLaunchEnv env = gpuTestEnv();
-  printf("device cc %d.%d, %d SMs; automatic f16 Dh=128 config: %s\n",
+  const int autoShort =
+      attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1, 2048);
+  const int autoLong =
+      attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1, 2049);
+  printf("device cc %d.%d, %d SMs; automatic f16 Dh=128 config: %s up to "
+         "Lk 2048, %s past it\n",
          env.ccMajor, env.ccMinor, env.smCount,
-         attentionConfigs[attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128,
-                                                1)]
-             .name);
+         autoShort >= 0 ? attentionConfigs[autoShort].name : "(none)",
+         autoLong >= 0 ? attentionConfigs[autoLong].name : "(none)");
 
   // The reference first: against the CPU on small cases.
   std::vector<Case> refCases;
