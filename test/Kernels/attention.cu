@@ -559,7 +559,7 @@ static std::vector<Case> fullCases() {
   const int Bs[] = {512, 1024, 2048}, Hs[] = {1, 2, 4, 6};
   const int Lks[] = {500, 512, 1000, 1024, 2000, 2048}, Cs[] = {10, 70};
   const embrtDtype types[] = {EMBRT_F32, EMBRT_F16, EMBRT_F16};
-  const char *typeConfigs[] = {nullptr, nullptr, "wgmma_d128_pp_kvfirst"};
+  const char *typeConfigs[] = {nullptr, nullptr, "wgmma_d128_pp"};
   for (int ti = 0; ti < 3; ++ti)
     for (int B : Bs)
       for (int H : Hs)
