@@ -34,6 +34,9 @@ constexpr int kBlockM = 128; // query rows per tile (64 per consumer)
 constexpr int kStages = 2;   // K and V ring depth
 constexpr int kThreads = 384;
 constexpr int kPanelRow = 128; // bytes of one swizzled row: 64 halves
+// How far (log2 units) a row's maximum may pass the softmax's reference
+// before O is rescaled: probabilities stay below 2^8 = 256.
+constexpr float kStaleLog2 = 8.f;
 
 // Named barrier ids: 0 is __syncthreads; 1 and 2 are the consumers' own
 // (epilogue); 3 and 4 order the consumers' GEMM issue (pingpong).
@@ -158,12 +161,17 @@ __device__ __forceinline__ void softmaxBlock(float (&s)[BN / 2], float &m0,
     x1 = -x1;
   }
   // Every block has a valid key, so x is finite; m is -inf on the first.
-  c0 = m0 == -INFINITY ? 0.f : fastExp2((m0 - x0) * sl2);
-  c1 = m1 == -INFINITY ? 0.f : fastExp2((m1 - x1) * sl2);
-  m0 = x0;
-  m1 = x1;
+  // The reference m moves only when the block's maximum passes it by more
+  // than kStaleLog2 (in log2 units): p stays below 2^kStaleLog2, and most
+  // blocks leave O alone (c = 1, the caller skips the rescale).
+  const bool up0 = m0 == -INFINITY || (x0 - m0) * sl2 > kStaleLog2;
+  const bool up1 = m1 == -INFINITY || (x1 - m1) * sl2 > kStaleLog2;
+  c0 = m0 == -INFINITY ? 0.f : up0 ? fastExp2((m0 - x0) * sl2) : 1.f;
+  c1 = m1 == -INFINITY ? 0.f : up1 ? fastExp2((m1 - x1) * sl2) : 1.f;
+  m0 = up0 ? x0 : m0;
+  m1 = up1 ? x1 : m1;
   const float f = NEG ? -sl2 : sl2;
-  const float b0 = x0 * sl2, b1 = x1 * sl2;
+  const float b0 = m0 * sl2, b1 = m1 * sl2;
   float r0 = 0.f, r1 = 0.f;
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {
@@ -418,6 +426,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (tailValid < BN)
               maskTail<BN, NEG>(s, tailValid, tq);
           }
+          // O is still zero: block 0's factors c are not applied.
           softmaxBlock<BN, NEG>(s, m0, m1, l0, l1, c0, c1, sl2);
           toFragments<T, BN>(s, pf);
         }
@@ -434,7 +443,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             namedBarrierSync(kScheduleBarrier + cw, 256);
           fenceOperands(s);
           issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
-          rescale<DH>(o, c0, c1);
           mbarWait(vFull + 8 * sp, pp);
           fenceOperands(o);
           issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
@@ -452,6 +460,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           fenceOperands(pf);
           mbarArrive(vEmpty + 8 * sp);
           toFragments<T, BN>(s, pf);
+          // O (through P_{j-1}) to the new reference before P_j V_j; a
+          // warp-uniform branch, after every wgmma of the warpgroup is done.
+          if (__any_sync(0xffffffffu, c0 != 1.f || c1 != 1.f))
+            rescale<DH>(o, c0, c1);
         };
         const int full = tailValid < BN ? blocks - 1 : blocks;
         for (int j = 1; j < full; ++j)
@@ -462,7 +474,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         {
           const uint32_t last = kv + blocks - 1;
           const uint32_t sp = last % kStages, pp = (last / kStages) & 1;
-          rescale<DH>(o, c0, c1);
           mbarWait(vFull + 8 * sp, pp);
           fenceOperands(o);
           issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);

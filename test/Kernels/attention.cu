@@ -498,9 +498,11 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
 }
 
 static std::string caseName(const Case &c) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s_B%d_U%d_Lq%d_Lk%d_H%d_D%d%s%s%s%s%s%s_%s",
-           dname(c.dtype), c.B, c.users, c.Lq, c.Lk, c.H, c.Dh,
+  char buf[256], scale[32] = "";
+  if (c.scale != 0.f)
+    snprintf(scale, sizeof scale, "_scale%g", (double)c.scale);
+  snprintf(buf, sizeof buf, "%s_B%d_U%d_Lq%d_Lk%d_H%d_D%d%s%s%s%s%s%s%s_%s",
+           dname(c.dtype), c.B, c.users, c.Lq, c.Lk, c.H, c.Dh, scale,
            c.ragged ? "_ragged" : "", c.unsorted ? "_unsorted" : "",
            c.lengths ? "_lengths" : "", c.i64 ? "_i64" : "",
            c.bad == 1   ? "_badc2u"
@@ -666,6 +668,23 @@ static std::vector<Case> fullCases() {
   many.unsorted = 1;
   many.lengths = 1;
   v.push_back(many);
+  // Large scales: the row maximum often passes the softmax's reference by
+  // more than 2^8 from one key block to the next (the rescale of O), with
+  // either sign, on every Hopper row.
+  const char *bigScaleConfigs[] = {"wgmma_d128_pp", "wgmma_d128_pp_kvfirst",
+                                   "wgmma_d128", "wgmma_d128_n160_pp"};
+  for (const char *cfg : bigScaleConfigs)
+    for (float sc : {0.6f, -0.6f}) {
+      Case b = mk(512, 8, 4, 2000, 2, 128, EMBRT_F16, cfg);
+      b.scale = sc;
+      b.lengths = sc < 0.f;
+      v.push_back(b);
+      b.dtype = EMBRT_BF16;
+      v.push_back(b);
+    }
+  Case big64 = mk(512, 8, 7, 2048, 4, 64, EMBRT_F16, "wgmma_d64_pp");
+  big64.scale = 0.9f;
+  v.push_back(big64);
   // The automatic choice past Lk 2048 (a different row than below it).
   v.push_back(mk(512, 8, 4, 3000, 2, 128, EMBRT_F16));
   Case longLen = mk(700, 10, 65, 2500, 2, 128, EMBRT_BF16);
