@@ -404,9 +404,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       // The key blocks of one tile. NEG (negative scale) and the masking of
       // the last block are compile-time flags, so that no branch stands
       // between the issue of O += P V and its wait: at a branch's join
-      // ptxas waits for every wgmma in flight, and the softmax would no
-      // longer overlap the warpgroup's own product (bench/attention/NOTES.md,
-      // v7).
+      // ptxas waits for every wgmma in flight (bench/attention/NOTES.md,
+      // v7; it still waits for the product before the softmax, to pack the
+      // new P into the product's registers early: v7-v10).
       auto keyBlocks = [&](auto negFlag) {
         constexpr bool NEG = decltype(negFlag)::value;
         // Block 0: S only (nothing in flight during its softmax).
@@ -430,9 +430,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           softmaxBlock<BN, NEG>(s, m0, m1, l0, l1, c0, c1, sl2);
           toFragments<T, BN>(s, pf);
         }
-        // Block j >= 1: S_j overlaps O += P_{j-1} V_{j-1}, and the softmax
-        // of S_j overlaps that product. LAST: the tile's last block when it is
-        // partly masked (past tailValid).
+        // Block j >= 1: S_j overlaps O += P_{j-1} V_{j-1}; the other
+        // consumer's products hide this one's softmax (pingpong). LAST: the
+        // tile's last block when it is partly masked (past tailValid).
         auto block = [&](int j, auto lastFlag) {
           constexpr bool LAST = decltype(lastFlag)::value;
           const uint32_t cur = kv + j, prev = cur - 1;
