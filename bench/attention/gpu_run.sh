@@ -206,7 +206,8 @@ for r in $(seq 1 "$RUNS"); do
 done
 cat "$OUT"/ours_*.jsonl >"$OUT/ours.jsonl" 2>/dev/null
 cat "$OUT"/peers_*.jsonl >"$OUT/peers.jsonl" 2>/dev/null
-cat "$OUT"/base_*.jsonl >"$OUT/base.jsonl" 2>/dev/null
+# (base.jsonl only with BASE_BUILD: at most 8 files come back from a call)
+[ -n "${BASE_BUILD:-}" ] && cat "$OUT"/base_*.jsonl >"$OUT/base.jsonl" 2>/dev/null
 rm -f "$OUT"/ours_*.jsonl "$OUT"/peers_*.jsonl "$OUT"/base_*.jsonl
 
 if has report; then
@@ -215,7 +216,7 @@ if has report; then
     --peers "$OUT/peers.jsonl" --json "$OUT/ikbo_attention.json" \
     --png "$OUT/ikbo_attention.png" --commit "$COMMIT"
 fi
-if [ -s "$OUT/base.jsonl" ]; then
+if [ -s "$OUT/base.jsonl" ]; then # BASE_BUILD given and timed
   stamp "A/B against $BASE_BUILD"
   python3 bench/attention/ab.py --base "$OUT/base.jsonl" --new "$OUT/ours.jsonl"
 fi
