@@ -736,6 +736,13 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
     float f = (float)scale;
     memcpy(&bits, &f, sizeof bits);
   }
+  // compute_type (verified: f16 or bf16 with f32 data); f32 reads the data
+  // as it is.
+  MlirAttribute compute =
+      mlirOperationGetAttributeByName(op, embStr("compute_type"));
+  int64_t computeDtype = mlirAttributeIsNull(compute)
+                             ? EMBRT_F32
+                             : embRuntimeDtype(mlirTypeAttrGetValue(compute));
   int64_t attrs[] = {
       [EMB_ABI_ATTN_DTYPE] = embValueDtype(result),
       [EMB_ABI_ATTN_INDEX_DTYPE] =
@@ -746,6 +753,7 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
       [EMB_ABI_ATTN_HAS_LENGTHS] = len != NULL,
       [EMB_ABI_ATTN_CONFIG_ID] = -1,
       [EMB_ABI_ATTN_SCALE_BITS] = (int64_t)bits,
+      [EMB_ABI_ATTN_COMPUTE_DTYPE] = computeDtype,
   };
   MlirValue bufs[] = {
       [EMB_ABI_ATTN_BUF_Q] = q->value,

@@ -26,6 +26,7 @@ static const EmbPassDef *const entries[] = {
     &embRaiseGatherPassDef,
     &embRaiseLcePassDef,
     &embRaiseAttentionPassDef,
+    &embAttentionComputeTypePassDef,
     &embRaiseBroadcastPassDef,
     &embRaisePipelineDef,
     &embEraseDeadPassDef,

@@ -227,6 +227,28 @@ static void checkScale(Checker *c) {
     fail(c, "scale must be finite and nonzero, got %g", s);
 }
 
+/// Checks attention's optional `compute_type` (f16 or bf16, for f32 q, k and
+/// v): what the products read, q, k and v rounded once to it.
+static void checkComputeType(Checker *c) {
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(c->op, embStr("compute_type"));
+  if (mlirAttributeIsNull(a))
+    return;
+  char as[128];
+  embPrintAttribute(a, as, sizeof as);
+  if (!mlirAttributeIsAType(a) || (!mlirTypeIsAF16(mlirTypeAttrGetValue(a)) &&
+                                   !mlirTypeIsABF16(mlirTypeAttrGetValue(a)))) {
+    fail(c, "attribute 'compute_type' must be f16 or bf16, got %s", as);
+    return;
+  }
+  MlirType q = mlirShapedTypeGetElementType(operandType(c, 0));
+  if (!mlirTypeIsAF32(q)) {
+    char qs[64];
+    embPrintType(q, qs, sizeof qs);
+    fail(c, "compute_type %s needs f32 q, k and v, got %s", as, qs);
+  }
+}
+
 /// Checks that the op has between `lo` and `hi` operands and one result.
 static bool checkCounts(Checker *c, intptr_t lo, intptr_t hi) {
   intptr_t n = mlirOperationGetNumOperands(c->op);
@@ -1175,6 +1197,7 @@ static void verifyAttention(Checker *c) {
   if (!checkAttentionShapes(c, "k", "v", true))
     return;
   checkScale(c);
+  checkComputeType(c);
   if (mlirOperationGetNumOperands(c->op) == 4) {
     MlirType q = operandType(c, 0), len = operandType(c, 3);
     if (!checkRank(c, len, "key_lengths", 1) ||
@@ -1191,6 +1214,7 @@ static void verifyIkboAttention(Checker *c) {
   if (!checkAttentionShapes(c, "k_user", "v_user", false))
     return;
   checkScale(c);
+  checkComputeType(c);
   MlirType q = operandType(c, 0), k = operandType(c, 1),
            idx = operandType(c, 3);
   if (!checkRank(c, idx, "cand_to_user", 1) ||

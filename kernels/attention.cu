@@ -599,6 +599,101 @@ embrtStatus cudaStatus(embrtLaunchEnv *env, cudaError_t err, const char *what) {
 
 bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
 
+//===----------------------------------------------------------------------===//
+// The conversion path (f32 data, computeDtype f16 or bf16)
+//===----------------------------------------------------------------------===//
+
+/// Up to three f32 arrays rounded (nearest even) to T in one launch: array
+/// a is from[a][0, n[a]) -> to[a]. Eight elements a thread and step (two
+/// 16-byte loads, one 16-byte store) where the array allows (vec: every
+/// pointer 16-byte aligned and every n a multiple of 8), else one.
+template <typename T> struct RoundArgs {
+  const float *from[3];
+  T *to[3];
+  long long n[3];
+  int vec;
+};
+
+template <typename T> __global__ void roundKernel(RoundArgs<T> a) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  for (int arr = 0; arr < 3; ++arr) {
+    const float *__restrict__ from = a.from[arr];
+    T *__restrict__ to = a.to[arr];
+    if (a.vec) {
+      for (long long i = t; i < a.n[arr] / 8; i += stride) {
+        const float4 x = reinterpret_cast<const float4 *>(from)[2 * i];
+        const float4 y = reinterpret_cast<const float4 *>(from)[2 * i + 1];
+        uint4 r;
+        r.x = AttentionPack<T>::pack(x.x, x.y);
+        r.y = AttentionPack<T>::pack(x.z, x.w);
+        r.z = AttentionPack<T>::pack(y.x, y.y);
+        r.w = AttentionPack<T>::pack(y.z, y.w);
+        reinterpret_cast<uint4 *>(to)[i] = r;
+      }
+    } else {
+      for (long long i = t; i < a.n[arr]; i += stride)
+        to[i] = T(from[i]);
+    }
+  }
+}
+
+/// out[i] = float(in[i]) for n elements of T; eight a thread and step when
+/// vec (both pointers 16-byte aligned, n a multiple of 8).
+template <typename T>
+__global__ void widenKernel(const T *__restrict__ in, float *__restrict__ out,
+                            long long n, int vec) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (vec) {
+    for (long long i = t; i < n / 8; i += stride) {
+      const uint4 r = reinterpret_cast<const uint4 *>(in)[i];
+      const T *h = reinterpret_cast<const T *>(&r);
+      reinterpret_cast<float4 *>(out)[2 * i] = make_float4(
+          AttentionPack<T>::toFloat(h[0]), AttentionPack<T>::toFloat(h[1]),
+          AttentionPack<T>::toFloat(h[2]), AttentionPack<T>::toFloat(h[3]));
+      reinterpret_cast<float4 *>(out)[2 * i + 1] = make_float4(
+          AttentionPack<T>::toFloat(h[4]), AttentionPack<T>::toFloat(h[5]),
+          AttentionPack<T>::toFloat(h[6]), AttentionPack<T>::toFloat(h[7]));
+    }
+  } else {
+    for (long long i = t; i < n; i += stride)
+      out[i] = AttentionPack<T>::toFloat(in[i]);
+  }
+}
+
+/// After the plan, the workspace holds q, k, v and the output in the
+/// compute type.
+struct ConvertLayout {
+  size_t q, k, v, out, bytes;
+  int64_t qElements, kvElements;
+};
+
+bool converts(const embrtAttentionArgs *args) {
+  return args->dtype == EMBRT_F32 &&
+         (args->computeDtype == EMBRT_F16 || args->computeDtype == EMBRT_BF16);
+}
+
+size_t planBytes(const embrtAttentionArgs *args) {
+  return args->candToUser && args->batchSize > 0 && args->lq > 0
+             ? planLayout(args->batchSize, args->numUsers, args->lq).bytes
+             : 0;
+}
+
+ConvertLayout convertLayout(const embrtAttentionArgs *args) {
+  ConvertLayout l;
+  l.qElements = args->batchSize * args->lq * args->heads * args->headDim;
+  l.kvElements = args->numUsers * args->lk * args->heads * args->headDim;
+  const size_t q = alignUp((size_t)l.qElements * 2, 256);
+  const size_t kv = alignUp((size_t)l.kvElements * 2, 256);
+  l.q = planBytes(args);
+  l.k = l.q + q;
+  l.v = l.k + kv;
+  l.out = l.v + kv;
+  l.bytes = l.out + q;
+  return l;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -608,10 +703,73 @@ bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
 extern "C" embrtStatus
 embrtCudaAttentionWorkspaceSize(embrtLaunchEnv *env,
                                 const embrtAttentionArgs *args, size_t *bytes) {
-  *bytes = args->candToUser && args->batchSize > 0 && args->lq > 0
-               ? planLayout(args->batchSize, args->numUsers, args->lq).bytes
-               : 0;
+  *bytes = converts(args) ? convertLayout(args).bytes : planBytes(args);
   return EMBRT_OK;
+}
+
+/// f32 data computed in f16 or bf16: q, k and v rounded into the workspace
+/// (one launch), the f16/bf16 kernels on them, the output widened into
+/// args->output (one launch). All on the stream; no host synchronisation.
+static embrtStatus launchConverted(embrtLaunchEnv *env,
+                                   const embrtAttentionArgs *args) {
+  const ConvertLayout l = convertLayout(args);
+  if (!args->workspace || args->workspaceBytes < l.bytes)
+    return embrtLaunchError(
+        env, EMBRT_INVALID_ARGUMENT,
+        "attention: workspace has %zu bytes, needs %zu (computeDtype %s)",
+        args->workspace ? args->workspaceBytes : 0, l.bytes,
+        args->computeDtype == EMBRT_F16 ? "f16" : "bf16");
+  char *ws = static_cast<char *>(args->workspace);
+  embrtAttentionArgs inner = *args;
+  inner.dtype = args->computeDtype;
+  inner.computeDtype = EMBRT_F32;
+  inner.q = ws + l.q;
+  inner.k = ws + l.k;
+  inner.v = ws + l.v;
+  inner.output = ws + l.out;
+  inner.workspaceBytes = l.q; // the plan, first
+  cudaStream_t stream = (cudaStream_t)env->stream;
+  // Workspace parts are 256-byte aligned; the caller's f32 arrays may not be.
+  const int vec = aligned16(args->q) && aligned16(args->k) &&
+                  aligned16(args->v) && aligned16(args->output) &&
+                  l.qElements % 8 == 0 && l.kvElements % 8 == 0;
+  const long long work = (l.qElements + 2 * l.kvElements) / (vec ? 8 : 1);
+  const unsigned grid = embrtCudaGridSize(env, work);
+  const bool bf16 = inner.dtype == EMBRT_BF16;
+  if (bf16) {
+    RoundArgs<__nv_bfloat16> ra = {
+        {(const float *)args->q, (const float *)args->k,
+         (const float *)args->v},
+        {(__nv_bfloat16 *)inner.q, (__nv_bfloat16 *)inner.k,
+         (__nv_bfloat16 *)inner.v},
+        {l.qElements, l.kvElements, l.kvElements},
+        vec};
+    roundKernel<<<grid, EMBRT_CUDA_THREADS, 0, stream>>>(ra);
+  } else {
+    RoundArgs<__half> ra = {
+        {(const float *)args->q, (const float *)args->k,
+         (const float *)args->v},
+        {(__half *)inner.q, (__half *)inner.k, (__half *)inner.v},
+        {l.qElements, l.kvElements, l.kvElements},
+        vec};
+    roundKernel<<<grid, EMBRT_CUDA_THREADS, 0, stream>>>(ra);
+  }
+  embrtStatus st =
+      cudaStatus(env, cudaGetLastError(), "attention: rounding launch");
+  if (st != EMBRT_OK)
+    return st;
+  st = embrtCudaLaunchAttention(env, &inner);
+  if (st != EMBRT_OK)
+    return st;
+  const unsigned outGrid = embrtCudaGridSize(env, l.qElements / (vec ? 8 : 1));
+  if (bf16)
+    widenKernel<<<outGrid, EMBRT_CUDA_THREADS, 0, stream>>>(
+        (const __nv_bfloat16 *)inner.output, (float *)args->output, l.qElements,
+        vec);
+  else
+    widenKernel<<<outGrid, EMBRT_CUDA_THREADS, 0, stream>>>(
+        (const __half *)inner.output, (float *)args->output, l.qElements, vec);
+  return cudaStatus(env, cudaGetLastError(), "attention: widening launch");
 }
 
 extern "C" embrtStatus
@@ -620,6 +778,8 @@ embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
                 Lk = args->lk, H = args->heads, Dh = args->headDim;
   if (B == 0 || Lq == 0 || H == 0 || Dh == 0)
     return EMBRT_OK;
+  if (converts(args))
+    return launchConverted(env, args);
   if (B * Lq > INT_MAX || Lk > INT_MAX || H * Dh > INT_MAX || U > INT_MAX - 2 ||
       attentionMaxTiles(B, U + 1, Lq, ATTENTION_MIN_BLOCK_M) * H > INT_MAX)
     return embrtLaunchError(

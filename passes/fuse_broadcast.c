@@ -253,13 +253,20 @@ static bool fuseAttention(MlirOperation op) {
     }
   }
   MlirValue operands[] = {mlirOperationGetOperand(op, 0), k, v, idx, len};
-  MlirAttribute scale = mlirOperationGetAttributeByName(op, embStr("scale"));
-  MlirNamedAttribute attr =
-      embNamedAttr(mlirOperationGetContext(op), "scale", scale);
+  // The op's own attributes carry over: scale and compute_type.
+  MlirNamedAttribute attrs[2];
+  intptr_t numAttrs = 0;
+  const char *names[] = {"scale", "compute_type"};
+  for (int i = 0; i < 2; ++i) {
+    MlirAttribute a = mlirOperationGetAttributeByName(op, embStr(names[i]));
+    if (!mlirAttributeIsNull(a))
+      attrs[numAttrs++] =
+          embNamedAttr(mlirOperationGetContext(op), names[i], a);
+  }
   MlirValue result = mlirOperationGetResult(op, 0);
-  MlirOperation ikbo = embCreateOp(
-      op, loc, EMB_OP_IKBO_ATTENTION, masked ? 5 : 4, operands,
-      mlirValueGetType(result), mlirAttributeIsNull(scale) ? 0 : 1, &attr);
+  MlirOperation ikbo =
+      embCreateOp(op, loc, EMB_OP_IKBO_ATTENTION, masked ? 5 : 4, operands,
+                  mlirValueGetType(result), numAttrs, attrs);
   MlirValue old[] = {
       mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 2),
       masked ? mlirOperationGetOperand(op, 3) : (MlirValue){NULL}};

@@ -36,6 +36,14 @@ static embrtStatus checkAttention(embrtContext *ctx,
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "heads", args->heads));
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "headDim", args->headDim));
   EMBRT_TRY(embrtCheckConfigId(ctx, op, args->configId));
+  if (args->computeDtype != EMBRT_F32 &&
+      (args->dtype != EMBRT_F32 ||
+       (args->computeDtype != EMBRT_F16 && args->computeDtype != EMBRT_BF16)))
+    return embrtInvalid(ctx,
+                        "%s: computeDtype is %s, must be f32 (the data as it "
+                        "is), or f16 or bf16 with f32 data (dtype is %s)",
+                        op, embrtDtypeName(args->computeDtype),
+                        embrtDtypeName(args->dtype));
   if (isIkbo) {
     EMBRT_TRY(embrtCheckIndexDtype(ctx, op, "indexDtype", args->indexDtype));
   } else {
@@ -126,6 +134,7 @@ static embrtAttentionArgs decodeAttention(const int64_t *attrs,
   a.dtype = (embrtDtype)attrs[EMB_ABI_ATTN_DTYPE];
   a.indexDtype = (embrtDtype)attrs[EMB_ABI_ATTN_INDEX_DTYPE];
   a.configId = attrs[EMB_ABI_ATTN_CONFIG_ID];
+  a.computeDtype = (embrtDtype)attrs[EMB_ABI_ATTN_COMPUTE_DTYPE];
   uint32_t bits = (uint32_t)attrs[EMB_ABI_ATTN_SCALE_BITS];
   memcpy(&a.scale, &bits, sizeof a.scale);
   a.q = buffers[EMB_ABI_ATTN_BUF_Q];

@@ -2,7 +2,9 @@
 //
 // Times embrtCudaLaunchAttention (the plan kernel and the attention kernel,
 // as one call) on the IKBO target-attention shapes: 32 users, 64 query rows a
-// candidate, 2 heads, head dim 128, f16 or bf16; uniform 64 candidates a
+// candidate, 2 heads, head dim 128, f16 or bf16 (or f32 data computed in
+// either through the conversion path, --dtype f32 --compute bf16); uniform
+// 64 candidates a
 // user (B = 2048) and ragged 64-65 (B = 2066), Lk from 512 to 16384. Every
 // applicable row of the launch table is timed (or those --config lists).
 // CUDA events around each call, the L2 flushed (a 256 MB memset) before
@@ -16,8 +18,8 @@
 //
 // Usage: attention_bench [--out FILE] [--skip-wgmma] [--lk N]...
 //                        [--config NAME[,NAME...]] [--exclude SUBSTRING]
-//                        [--uniform] [--reps N] [--dtype f16|bf16]
-//                        [--masked] [--run N]
+//                        [--uniform] [--reps N] [--dtype f16|bf16|f32]
+//                        [--compute f16|bf16] [--masked] [--run N]
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,34 +34,34 @@
 #include <string.h>
 #include <vector>
 
-__global__ void countNonFinite(const __half *p, long long n,
+template <typename T>
+__global__ void countNonFinite(const T *p, long long n,
                                unsigned long long *count) {
   unsigned long long c = 0;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
-    c += !isfinite(__half2float(p[i]));
+    c += !isfinite((float)p[i]);
   if (c)
     atomicAdd(count, c);
 }
 
-__global__ void countNonFinite(const __nv_bfloat16 *p, long long n,
-                               unsigned long long *count) {
-  unsigned long long c = 0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x)
-    c += !isfinite(__bfloat162float(p[i]));
-  if (c)
-    atomicAdd(count, c);
-}
-
-/// Uniform random values in [lo, hi) of the dtype (f16 or bf16).
+/// Uniform random values in [lo, hi) of the dtype (f16, bf16 or f32).
 static void fill(void *p, embrtDtype t, long long n, uint64_t seed, float lo,
                  float hi) {
   if (t == EMBRT_BF16)
     fillKernel<__nv_bfloat16>
         <<<1024, 256>>>((__nv_bfloat16 *)p, n, seed, lo, hi);
+  else if (t == EMBRT_F32)
+    fillKernel<float><<<1024, 256>>>((float *)p, n, seed, lo, hi);
   else
     fillKernel<__half><<<1024, 256>>>((__half *)p, n, seed, lo, hi);
+}
+
+static embrtDtype parseDtype(const char *d) {
+  return !strcmp(d, "f16")    ? EMBRT_F16
+         : !strcmp(d, "bf16") ? EMBRT_BF16
+         : !strcmp(d, "f32")  ? EMBRT_F32
+                              : EMBRT_I8; // not a float: rejected
 }
 
 /// Whether `name` is one of the comma-separated names of `list`.
@@ -78,7 +80,7 @@ static bool listed(const char *list, const char *name) {
 int main(int argc, char **argv) {
   const char *outPath = nullptr;
   bool skipWgmma = false, uniformOnly = false, masked = false;
-  embrtDtype dtype = EMBRT_F16;
+  embrtDtype dtype = EMBRT_F16, compute = EMBRT_F32;
   int run = 1;
   const char *only = nullptr, *exclude = nullptr;
   int reps = 30;
@@ -102,19 +104,24 @@ int main(int argc, char **argv) {
       masked = true;
     else if (!strcmp(argv[i], "--run") && i + 1 < argc)
       run = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
-      const char *d = argv[++i];
-      if (!strcmp(d, "f16"))
-        dtype = EMBRT_F16;
-      else if (!strcmp(d, "bf16"))
-        dtype = EMBRT_BF16;
-      else {
-        fprintf(stderr, "--dtype takes f16 or bf16, not %s\n", d);
-        return 2;
-      }
-    }
+    else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
+      dtype = parseDtype(argv[++i]);
+    else if (!strcmp(argv[i], "--compute") && i + 1 < argc)
+      compute = parseDtype(argv[++i]);
   }
-  const char *dtypeName = dtype == EMBRT_BF16 ? "bf16" : "f16";
+  if (dtype == EMBRT_I8 || (compute != EMBRT_F32 && dtype != EMBRT_F32) ||
+      (compute != EMBRT_F32 && compute != EMBRT_F16 && compute != EMBRT_BF16)) {
+    fprintf(stderr, "--dtype takes f16, bf16 or f32; --compute f16 or bf16, "
+                    "with --dtype f32\n");
+    return 2;
+  }
+  auto nameOf = [](embrtDtype t) {
+    return t == EMBRT_BF16 ? "bf16" : t == EMBRT_F32 ? "f32" : "f16";
+  };
+  // The kernels' own type: the compute type of the conversion path.
+  const embrtDtype kernelDtype = compute != EMBRT_F32 ? compute : dtype;
+  const char *dtypeName = nameOf(dtype), *computeName = nameOf(kernelDtype);
+  const size_t es = dtype == EMBRT_F32 ? 4 : 2;
   if (lks.empty())
     lks = {512, 1024, 2048, 4096, 8192, 16384};
   FILE *out = outPath ? fopen(outPath, "w") : nullptr;
@@ -149,10 +156,10 @@ int main(int argc, char **argv) {
       const long long nq = (long long)B * Lq * H * Dh;
       const long long nkv = (long long)U * Lk * H * Dh;
       void *q, *k, *v, *o;
-      CUDA_CHECK(cudaMalloc(&q, nq * 2));
-      CUDA_CHECK(cudaMalloc(&k, nkv * 2));
-      CUDA_CHECK(cudaMalloc(&v, nkv * 2));
-      CUDA_CHECK(cudaMalloc(&o, nq * 2));
+      CUDA_CHECK(cudaMalloc(&q, nq * es));
+      CUDA_CHECK(cudaMalloc(&k, nkv * es));
+      CUDA_CHECK(cudaMalloc(&v, nkv * es));
+      CUDA_CHECK(cudaMalloc(&o, nq * es));
       fill(q, dtype, nq, 11 + Lk, -2.f, 2.f);
       fill(k, dtype, nkv, 22 + Lk, -2.f, 2.f);
       fill(v, dtype, nkv, 33 + Lk, -1.f, 1.f);
@@ -189,6 +196,7 @@ int main(int argc, char **argv) {
       a.indexDtype = EMBRT_I32;
       a.output = o;
       a.userLengths = dlen;
+      a.computeDtype = compute;
       size_t wsBytes = 0;
       embrtCudaAttentionWorkspaceSize(&env, &a, &wsBytes);
       void *ws;
@@ -200,7 +208,7 @@ int main(int argc, char **argv) {
 
       for (int id = 0; id < ATTENTION_NUM_CONFIGS; ++id) {
         const attentionConfig &cfg = attentionConfigs[id];
-        if (!attentionConfigApplies(id, env.ccMajor, dtype, Dh, 1))
+        if (!attentionConfigApplies(id, env.ccMajor, kernelDtype, Dh, 1))
           continue;
         if (skipWgmma && cfg.path == ATTENTION_PATH_WGMMA)
           continue;
@@ -211,7 +219,7 @@ int main(int argc, char **argv) {
         if (cfg.path == ATTENTION_PATH_SIMT && Lk > 2048)
           continue; // minutes, and not a contender
         a.configId = id;
-        CUDA_CHECK(cudaMemset(o, 0xff, nq * 2));
+        CUDA_CHECK(cudaMemset(o, 0xff, nq * es));
         CUDA_CHECK(cudaMemset(env.deviceErrors, 0, sizeof(embrtDeviceErrors)));
         std::vector<float> times;
         bool failed = false;
@@ -234,6 +242,8 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaMemset(bad, 0, sizeof *bad));
         if (dtype == EMBRT_BF16)
           countNonFinite<<<1024, 256>>>((const __nv_bfloat16 *)o, nq, bad);
+        else if (dtype == EMBRT_F32)
+          countNonFinite<<<1024, 256>>>((const float *)o, nq, bad);
         else
           countNonFinite<<<1024, 256>>>((const __half *)o, nq, bad);
         CUDA_CHECK(cudaGetLastError());
@@ -246,13 +256,16 @@ int main(int argc, char **argv) {
         snprintf(line, sizeof line,
                  "{\"case\": \"ikbo_attention_%s\", \"B\": %d, \"U\": %d, "
                  "\"H\": %d, \"Lq\": %d, \"Lk\": %d, \"Dh\": %d, \"dtype\": "
-                 "\"%s\", \"ragged\": %s, \"masked\": %s, \"impl\": "
+                 "\"%s\", \"compute\": \"%s\", \"ragged\": %s, \"masked\": %s, "
+                 "\"impl\": "
                  "\"emb_%s\", \"auto\": %s, \"run\": %d, \"ms\": %.5f, "
                  "\"ms_min\": %.5f, \"tflops\": %.1f, \"useful_tflops\": "
                  "%.1f, \"nonfinite\": %llu}",
                  ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh, dtypeName,
-                 ragged ? "true" : "false", masked ? "true" : "false", cfg.name,
-                 id == attentionSelectConfig(-1, env.ccMajor, dtype, 128, 1, Lk)
+                 computeName, ragged ? "true" : "false",
+                 masked ? "true" : "false", cfg.name,
+                 id == attentionSelectConfig(-1, env.ccMajor, kernelDtype, 128,
+                                             1, Lk)
                      ? "true"
                      : "false",
                  run, ms, times[0], flops / ms / 1e9, usefulFlops / ms / 1e9,

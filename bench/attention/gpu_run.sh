@@ -7,8 +7,10 @@
 #
 #   OUT=/tmp/attn bench/attention/gpu_run.sh
 #
-# STEPS (comma list, default all): smoke,test,sanitize,sass,ncu,bench,peers,
-# report
+# STEPS (comma list, default all but f32): smoke,test,sanitize,sass,ncu,bench,
+# peers,report,f32 (f32 data: ours through the conversion path in bf16 and
+# f16 beside native bf16, and the torch peers in f32 and through bf16;
+# f32_report.py writes ikbo_attention_f32.json)
 # COMMIT: the commit recorded in the results (default: git's, else
 # "uncommitted"). BUILD: where the binaries are (default .attn-build).
 # BASE_BUILD: a second build (e.g. the previous commit's, carried) whose
@@ -215,6 +217,37 @@ if has report; then
   python3 bench/attention/report.py --ours "$OUT/ours.jsonl" \
     --peers "$OUT/peers.jsonl" --json "$OUT/ikbo_attention.json" \
     --png "$OUT/ikbo_attention.png" --commit "$COMMIT"
+fi
+if has f32; then
+  # Uniform users, RUNS runs a side, alternating; the peer of record rounds
+  # to bf16 inside its timed call as ours does.
+  F32_LKS=${F32_LKS:-512 2048 8192}
+  LKARGS=""
+  for lk in $F32_LKS; do LKARGS="$LKARGS --lk $lk"; done
+  for r in $(seq 1 "$RUNS"); do
+    stamp "f32 run $r"
+    for ct in bf16 f16; do
+      timeout 60 "$BUILD/attention_bench" --uniform --dtype f32 --compute $ct \
+        --config "$MAIN_CONFIGS" $LKARGS --run "$r" >>"$OUT/f32_ours.jsonl"
+    done
+    timeout 60 "$BUILD/attention_bench" --uniform --dtype bf16 \
+      --config "$MAIN_CONFIGS" $LKARGS --run "$r" >>"$OUT/f32_ours.jsonl"
+    # The exact f32 path (SIMT) at the shortest Lk only: it is slow.
+    timeout 60 "$BUILD/attention_bench" --uniform --dtype f32 --config simt \
+      --lk 512 --reps 5 --run "$r" >>"$OUT/f32_ours.jsonl"
+    echo "bench f32 rc=$?"
+    for ct in "" "--compute bf16"; do
+      PYTHONUNBUFFERED=1 timeout 150 python3 bench/attention/peers.py --run "$r" \
+        --dtype f32 $ct $LKARGS \
+        --only torch_sdpa_grouped_cudnn_native,torch_sdpa_grouped_default_native,torch_varlen_attn \
+        >>"$OUT/f32_peers.jsonl"
+      echo "peers f32 $ct rc=$?"
+    done
+  done
+  python3 bench/attention/f32_report.py --ours "$OUT/f32_ours.jsonl" \
+    --peers "$OUT/f32_peers.jsonl" --json "$OUT/ikbo_attention_f32.json" \
+    --commit "$COMMIT"
+  rm -f "$OUT/f32_ours.jsonl" "$OUT/f32_peers.jsonl"
 fi
 if [ -s "$OUT/base.jsonl" ]; then # BASE_BUILD given and timed
   stamp "A/B against $BASE_BUILD"

@@ -1,7 +1,9 @@
 """Torch peers of emb's IKBO attention, timed on the same shapes as attention_bench.
 
 Shapes: 32 users, 64 query rows a candidate, 2 heads, head dim 128, f16 or bf16
-(--dtype); uniform
+(--dtype), or f32 (--dtype f32: torch's own f32 kernels; with --compute bf16 or
+f16 each peer rounds q, k and v to that type and widens its output, inside the
+timed call, as emb's conversion path does); uniform
 64 candidates a user (B = 2048) or ragged 64-65 (B = 2066: the 18 users with
 (7u mod 32) < 18 get 65, as in attention_bench.cu); Lk from 512 to 16384.
 
@@ -18,7 +20,7 @@ Peers (what a user would write instead):
 Timing: triton.testing.do_bench (L2 flushed before each call), median.
 
     PYTHONUNBUFFERED=1 python3 bench/attention/peers.py --out peers.jsonl \
-        [--dtype bf16] [--run N] [--only NAME,NAME]
+        [--dtype bf16|f32] [--compute bf16|f16] [--run N] [--only NAME,NAME]
 """
 import argparse
 import json
@@ -60,7 +62,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
     ap.add_argument("--lk", type=int, action="append")
-    ap.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
+    ap.add_argument("--dtype", choices=("f16", "bf16", "f32"), default="f16")
+    ap.add_argument("--compute", choices=("f16", "bf16"), default=None,
+                    help="with --dtype f32: the type the peers compute in")
     ap.add_argument("--run", type=int, default=1, help="a label for this run")
     ap.add_argument("--only", default=None, help="comma-separated peers to time")
     a = ap.parse_args()
@@ -71,7 +75,23 @@ def main():
     print(torch.__version__, device, flush=True)
     varlen = varlen_fn()
     U, Lq, H, Dh = 32, 64, 2, 128
-    dt = torch.bfloat16 if a.dtype == "bf16" else torch.float16
+    types = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+    dt = types[a.dtype]
+    if a.compute and a.dtype != "f32":
+        ap.error("--compute needs --dtype f32")
+    # c: an operand as the peer computes on it; back: its output as returned.
+    if a.compute:
+        def c(t):
+            return t.to(types[a.compute])
+
+        def back(o):
+            return o.float()
+    else:
+        def c(t):
+            return t
+
+        def back(o):
+            return o
     for ragged in (False, True):
         counts = [64 + int(ragged and (u * 7) % 32 < 18) for u in range(U)]
         B = sum(counts)
@@ -83,7 +103,8 @@ def main():
         for Lk in lks:
             flops = 4 * B * H * Lq * Lk * Dh
             shape = dict(case=case, B=B, U=U, H=H, Lq=Lq, Lk=Lk, Dh=Dh, dtype=a.dtype,
-                         ragged=ragged, run=a.run, device=device)
+                         compute=a.compute or a.dtype, ragged=ragged, run=a.run,
+                         device=device)
             # peers_gpu.py layout
             q = torch.randn(B, H, Lq, Dh, dtype=dt, device=dev)
             k = torch.randn(U, H, Lk, Dh, dtype=dt, device=dev)
@@ -95,8 +116,8 @@ def main():
             cu_k = (torch.arange(U + 1, device=dev, dtype=torch.int32) * Lk).to(torch.int32)
 
             def broadcast():
-                return F.scaled_dot_product_attention(
-                    q, k.index_select(0, c2u), v.index_select(0, c2u))
+                return back(F.scaled_dot_product_attention(
+                    c(q), c(k).index_select(0, c2u), c(v).index_select(0, c2u)))
 
             peers = [("torch_sdpa_broadcast_default", broadcast, None),
                      ("torch_sdpa_broadcast_cudnn", broadcast, SDPBackend.CUDNN_ATTENTION)]
@@ -104,15 +125,15 @@ def main():
                 C = B // U
 
                 def grouped_copies():
-                    qg = q.view(U, C, H, Lq, Dh).permute(0, 2, 1, 3, 4).reshape(U, H, C * Lq, Dh)
-                    o = F.scaled_dot_product_attention(qg, k, v)
-                    return o.view(U, H, C, Lq, Dh).permute(0, 2, 1, 3, 4).reshape(B, H, Lq, Dh)
+                    qg = c(q).view(U, C, H, Lq, Dh).permute(0, 2, 1, 3, 4).reshape(U, H, C * Lq, Dh)
+                    o = F.scaled_dot_product_attention(qg, c(k), c(v))
+                    return back(o.view(U, H, C, Lq, Dh).permute(0, 2, 1, 3, 4).reshape(B, H, Lq, Dh))
 
                 def grouped_native():
                     o = F.scaled_dot_product_attention(
-                        qn.view(U, C * Lq, H, Dh).transpose(1, 2), kn.transpose(1, 2),
-                        vn.transpose(1, 2))
-                    return o.transpose(1, 2)  # [U, C*Lq, H, Dh] == [B, Lq, H, Dh]
+                        c(qn).view(U, C * Lq, H, Dh).transpose(1, 2), c(kn).transpose(1, 2),
+                        c(vn).transpose(1, 2))
+                    return back(o.transpose(1, 2))  # [U, C*Lq, H, Dh] == [B, Lq, H, Dh]
 
                 peers += [("torch_sdpa_grouped_cudnn_copies", grouped_copies,
                            SDPBackend.CUDNN_ATTENTION),
@@ -125,7 +146,7 @@ def main():
             max_q = max(counts) * Lq
 
             def packed():
-                return varlen(qv, kv, vv, cu_q, cu_k, max_q, Lk)
+                return back(varlen(c(qv), c(kv), c(vv), cu_q, cu_k, max_q, Lk))
 
             peers.append(("torch_varlen_attn", packed, None))
             if a.only:

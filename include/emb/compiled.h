@@ -408,7 +408,8 @@ enum {
   EMB_ABI_ATTN_HAS_INDEX,
   EMB_ABI_ATTN_HAS_LENGTHS,
   EMB_ABI_ATTN_CONFIG_ID,
-  EMB_ABI_ATTN_SCALE_BITS, ///< the f32 scale's bits; 0: 1/sqrt(head dim)
+  EMB_ABI_ATTN_SCALE_BITS,    ///< the f32 scale's bits; 0: 1/sqrt(head dim)
+  EMB_ABI_ATTN_COMPUTE_DTYPE, ///< embrtAttentionArgs::computeDtype
 };
 enum {
   EMB_ABI_ATTN_BUF_Q = 0,

@@ -672,6 +672,12 @@ typedef struct embrtAttentionArgs {
   int64_t configId;
   void *workspace;
   size_t workspaceBytes;
+  /// What the two products read. EMBRT_F32 (0, the default): the data as
+  /// it is (f32 data: the exact f32 path). EMBRT_F16 or EMBRT_BF16, for f32
+  /// data only: q, k and v are rounded once to that type (in the workspace)
+  /// and the f16/bf16 kernel runs (f32 accumulation and softmax); its output,
+  /// rounded to that type, is widened into the f32 output.
+  embrtDtype computeDtype;
 } embrtAttentionArgs;
 
 embrtStatus embrtAttentionWorkspaceSize(embrtContext *ctx,

@@ -8,6 +8,10 @@
 // gives a zero row. Everything is computed in f64, with the row maximum
 // subtracted before exp, and rounded once at the store.
 //
+// With computeDtype f16 or bf16 (f32 data), q, k and v are read rounded to
+// that type and the result is rounded to it before the f32 store, as the
+// CUDA backend's conversion path does.
+//
 // The score row (Lk doubles) lives in the caller's workspace. cand_to_user
 // and user_lengths are checked before anything is written.
 //
@@ -50,6 +54,21 @@ static embrtStatus checkIndices(embrtContext *ctx,
   return EMBRT_OK;
 }
 
+/// `x` rounded to `type` (F16 or BF16; F32 leaves it as it is).
+static double roundTo(double x, embrtDtype type) {
+  if (type == EMBRT_F16)
+    return embrtF16ToF32(embrtF64ToF16(x));
+  if (type == EMBRT_BF16)
+    return embrtBF16ToF32(embrtF64ToBF16(x));
+  return x;
+}
+
+/// Element i of q, k or v as the products read it.
+static double loadOperand(const embrtAttentionArgs *args, const void *p,
+                          int64_t i) {
+  return roundTo(embrtCpuLoad(p, args->dtype, i), args->computeDtype);
+}
+
 embrtStatus embrtCpuAttention(embrtContext *ctx,
                               const embrtAttentionArgs *args) {
   embrtStatus status = checkIndices(ctx, args);
@@ -73,8 +92,8 @@ embrtStatus embrtCpuAttention(embrtContext *ctx,
           int64_t kBase = ((u * Lk + j) * H + h) * Dh;
           double dot = 0.0;
           for (int64_t d = 0; d < Dh; ++d)
-            dot += embrtCpuLoad(args->q, dtype, qBase + d) *
-                   embrtCpuLoad(args->k, dtype, kBase + d);
+            dot += loadOperand(args, args->q, qBase + d) *
+                   loadOperand(args, args->k, kBase + d);
           scores[j] = dot * (double)args->scale;
           maxScore = fmax(maxScore, scores[j]);
         }
@@ -86,10 +105,11 @@ embrtStatus embrtCpuAttention(embrtContext *ctx,
         for (int64_t d = 0; d < Dh; ++d) {
           double acc = 0.0;
           for (int64_t j = 0; j < keys; ++j)
-            acc += scores[j] * embrtCpuLoad(args->v, dtype,
-                                            ((u * Lk + j) * H + h) * Dh + d);
-          embrtCpuStore(args->output, dtype, qBase + d,
-                        keys > 0 ? acc / sum : 0.0);
+            acc += scores[j] *
+                   loadOperand(args, args->v, ((u * Lk + j) * H + h) * Dh + d);
+          embrtCpuStore(
+              args->output, dtype, qBase + d,
+              roundTo(keys > 0 ? acc / sum : 0.0, args->computeDtype));
         }
       }
   }

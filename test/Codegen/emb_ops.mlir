@@ -53,3 +53,21 @@ func.func @attention_key_lengths(%q: tensor<8x1x2x16xf16>, %k: tensor<8x32x2x16x
   %0 = "emb.attention"(%q, %k, %v, %len) : (tensor<8x1x2x16xf16>, tensor<8x32x2x16xf16>, tensor<8x32x2x16xf16>, tensor<8xi64>) -> tensor<8x1x2x16xf16>
   return %0 : tensor<8x1x2x16xf16>
 }
+
+// -----
+
+// emb.ikbo_attention of f32 data with compute_type = bf16: attrs [6] the
+// compute dtype (bf16, 2); [0] the data's dtype stays f32 (0).
+// CHECK-LABEL: func.func @ikbo_attention_in_bf16
+// CHECK: %[[ATTRS:.+]] = llvm.alloca %{{.+}} x i64
+// CHECK: %[[F32:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][0]
+// CHECK-NEXT: llvm.store %[[F32]]
+// CHECK: %[[BF16:.+]] = arith.constant 2 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][6]
+// CHECK-NEXT: llvm.store %[[BF16]]
+// CHECK: call @embrtCompiledAttention(
+func.func @ikbo_attention_in_bf16(%q: tensor<8x4x2x64xf32>, %k: tensor<2x32x2x64xf32>, %v: tensor<2x32x2x64xf32>, %c2u: tensor<8xi32>) -> tensor<8x4x2x64xf32> {
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %c2u) {compute_type = bf16} : (tensor<8x4x2x64xf32>, tensor<2x32x2x64xf32>, tensor<2x32x2x64xf32>, tensor<8xi32>) -> tensor<8x4x2x64xf32>
+  return %0 : tensor<8x4x2x64xf32>
+}

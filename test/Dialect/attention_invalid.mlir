@@ -151,3 +151,30 @@ func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x4x32xf16>, %v: tensor<3x1
   %0 = "emb.ikbo_attention"(%q, %k, %v, %i) : (tensor<6x8x2x32xf16>, tensor<3x16x4x32xf16>, tensor<3x16x4x32xf16>, tensor<6xi32>) -> tensor<6x8x2x32xf16>
   return %0 : tensor<6x8x2x32xf16>
 }
+
+// -----
+
+// compute_type: f16 or bf16.
+func.func @f(%q: tensor<6x8x2x32xf32>, %k: tensor<3x16x2x32xf32>, %v: tensor<3x16x2x32xf32>, %i: tensor<6xi32>) -> tensor<6x8x2x32xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op attribute 'compute_type' must be f16 or bf16, got f64
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i) {compute_type = f64} : (tensor<6x8x2x32xf32>, tensor<3x16x2x32xf32>, tensor<3x16x2x32xf32>, tensor<6xi32>) -> tensor<6x8x2x32xf32>
+  return %0 : tensor<6x8x2x32xf32>
+}
+
+// -----
+
+// compute_type: a type, not a string.
+func.func @f(%q: tensor<4x1x2x32xf32>, %k: tensor<4x16x2x32xf32>, %v: tensor<4x16x2x32xf32>) -> tensor<4x1x2x32xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op attribute 'compute_type' must be f16 or bf16, got "bf16"
+  %0 = "emb.attention"(%q, %k, %v) {compute_type = "bf16"} : (tensor<4x1x2x32xf32>, tensor<4x16x2x32xf32>, tensor<4x16x2x32xf32>) -> tensor<4x1x2x32xf32>
+  return %0 : tensor<4x1x2x32xf32>
+}
+
+// -----
+
+// compute_type: only for f32 data.
+func.func @f(%q: tensor<4x1x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x1x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op compute_type bf16 needs f32 q, k and v, got f16
+  %0 = "emb.attention"(%q, %k, %v) {compute_type = bf16} : (tensor<4x1x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x1x2x32xf16>
+  return %0 : tensor<4x1x2x32xf16>
+}

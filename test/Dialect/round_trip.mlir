@@ -103,6 +103,13 @@ func.func @attention(%q: tensor<2048x64x2x128xf16>, %k: tensor<2048x1024x2x128xf
   return %0 : tensor<2048x64x2x128xf16>
 }
 
+// CHECK-LABEL: func.func @attention_in_bf16
+// CHECK: "emb.attention"(%{{.*}}, %{{.*}}, %{{.*}}) {compute_type = bf16} : (tensor<64x4x2x128xf32>, tensor<64x256x2x128xf32>, tensor<64x256x2x128xf32>) -> tensor<64x4x2x128xf32>
+func.func @attention_in_bf16(%q: tensor<64x4x2x128xf32>, %k: tensor<64x256x2x128xf32>, %v: tensor<64x256x2x128xf32>) -> tensor<64x4x2x128xf32> {
+  %0 = "emb.attention"(%q, %k, %v) {compute_type = bf16} : (tensor<64x4x2x128xf32>, tensor<64x256x2x128xf32>, tensor<64x256x2x128xf32>) -> tensor<64x4x2x128xf32>
+  return %0 : tensor<64x4x2x128xf32>
+}
+
 // CHECK-LABEL: func.func @attention_key_lengths
 // CHECK: "emb.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2048x1x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048xi64>) -> tensor<2048x1x2x128xf16>
 func.func @attention_key_lengths(%q: tensor<2048x1x2x128xf16>, %k: tensor<2048x1024x2x128xf16>, %v: tensor<2048x1024x2x128xf16>, %len: tensor<2048xi64>) -> tensor<2048x1x2x128xf16> {

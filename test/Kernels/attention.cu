@@ -145,6 +145,26 @@ __global__ void compareKernel(const T *out, const float *ref, long long n,
   atomicMax(&st->maxErrBits, __float_as_uint(worst));
 }
 
+/// dst[i] = src[i] rounded to T (nearest even) and widened back: the
+/// operands the conversion path (computeDtype) multiplies.
+template <typename T>
+__global__ void roundKernel(float *dst, const float *src, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    dst[i] = (float)toD(T(src[i]));
+}
+
+/// Counts the f32 outputs that T cannot hold: the conversion path's output
+/// is its f16/bf16 kernel's, widened.
+template <typename T>
+__global__ void unroundedKernel(const float *out, long long n,
+                                unsigned long long *count) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    if ((float)toD(T(out[i])) != out[i])
+      atomicAdd(count, 1ull);
+}
+
 //===----------------------------------------------------------------------===//
 // Host side
 //===----------------------------------------------------------------------===//
@@ -186,6 +206,7 @@ struct Case {
   int gaps;           ///< only even users have candidates
   const char *config; ///< config row name, or NULL for the automatic choice
   float scale;        ///< 0: 1/sqrt(Dh)
+  embrtDtype compute; ///< computeDtype: F32, or F16/BF16 for f32 data
 };
 
 static int configByName(const char *name) {
@@ -299,7 +320,8 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
     ++skipped;
     return 0;
   }
-  if (skipWgmma && !c.config && c.dtype != EMBRT_F32)
+  if (skipWgmma && !c.config &&
+      (c.dtype != EMBRT_F32 || c.compute != EMBRT_F32))
     c.config = c.Dh == 128 ? "mma_d128" : c.Dh == 64 ? "mma_d64" : nullptr;
   const uint64_t seed = mix64(++seedCounter * 7919);
   const int ikbo = c.users > 0;
@@ -317,6 +339,26 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
   fill(q, c.dtype, nq, seed ^ 1, -2.f, 2.f);
   fill(k, c.dtype, nkv, seed ^ 2, -2.f, 2.f);
   fill(v, c.dtype, nkv, seed ^ 3, -1.f, 1.f);
+  // The conversion path: the reference multiplies q, k and v rounded to the
+  // compute type; the output has its tolerances.
+  const bool converted = c.compute != EMBRT_F32;
+  const embrtDtype tolType = converted ? c.compute : c.dtype;
+  float *rq = nullptr, *rk = nullptr, *rv = nullptr;
+  if (converted) {
+    CUDA_CHECK(cudaMalloc(&rq, nq * 4 + 16));
+    CUDA_CHECK(cudaMalloc(&rk, nkv * 4 + 16));
+    CUDA_CHECK(cudaMalloc(&rv, nkv * 4 + 16));
+    const float *src[] = {(float *)q, (float *)k, (float *)v};
+    float *dstp[] = {rq, rk, rv};
+    const long long ns[] = {nq, nkv, nkv};
+    for (int i = 0; i < 3; ++i) {
+      if (c.compute == EMBRT_BF16)
+        roundKernel<__nv_bfloat16><<<1024, 256>>>(dstp[i], src[i], ns[i]);
+      else
+        roundKernel<__half><<<1024, 256>>>(dstp[i], src[i], ns[i]);
+      CUDA_CHECK(cudaGetLastError());
+    }
+  }
   std::vector<long long> c2u, len;
   void *dc2u = nullptr, *dlen = nullptr;
   if (ikbo) {
@@ -350,6 +392,7 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
   a.indexDtype = c.i64 ? EMBRT_I64 : EMBRT_I32;
   a.output = out;
   a.configId = configByName(c.config);
+  a.computeDtype = c.compute;
   size_t wsBytes = 0;
   embrtCudaAttentionWorkspaceSize(env, &a, &wsBytes);
   void *ws = nullptr;
@@ -362,6 +405,8 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
 
   RefArgs ra = {q, k,    v,    dc2u, dlen, c.i64,         c.B,
                 U, c.Lq, c.Lk, c.H,  c.Dh, (double)scale, ref};
+  if (converted)
+    ra.q = rq, ra.k = rk, ra.v = rv;
   runReference(c, ra);
   CUDA_CHECK(cudaMemset(out, 0xff, nq * es));
   CUDA_CHECK(cudaMemset(env->deviceErrors, 0, sizeof(embrtDeviceErrors)));
@@ -392,9 +437,32 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
   CUDA_CHECK(cudaMemcpy(dst, &init, sizeof init, cudaMemcpyHostToDevice));
   byDtype(c.dtype, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    compareKernel<T><<<1024, 256>>>((const T *)out, ref, nq, atolFor(c.dtype),
-                                    rtolFor(c.dtype), dst);
+    compareKernel<T><<<1024, 256>>>((const T *)out, ref, nq, atolFor(tolType),
+                                    rtolFor(tolType), dst);
   });
+  if (converted) {
+    CompareStats zero = {0, 0, 0};
+    CUDA_CHECK(cudaMemcpy(dst, &zero, sizeof zero, cudaMemcpyHostToDevice));
+    if (c.compute == EMBRT_BF16)
+      unroundedKernel<__nv_bfloat16>
+          <<<1024, 256>>>((const float *)out, nq, &dst->bad);
+    else
+      unroundedKernel<__half><<<1024, 256>>>((const float *)out, nq, &dst->bad);
+    CUDA_CHECK(cudaGetLastError());
+    CompareStats us;
+    CUDA_CHECK(cudaMemcpy(&us, dst, sizeof us, cudaMemcpyDeviceToHost));
+    if (!fail && us.bad) {
+      printf("FAIL %-58s %llu of %lld outputs are not %s values\n",
+             c.name.c_str(), us.bad, nq, dname(c.compute));
+      fail = 1;
+    }
+    CUDA_CHECK(cudaMemcpy(dst, &init, sizeof init, cudaMemcpyHostToDevice));
+    byDtype(c.dtype, [&](auto *tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      compareKernel<T><<<1024, 256>>>((const T *)out, ref, nq, atolFor(tolType),
+                                      rtolFor(tolType), dst);
+    });
+  }
   CUDA_CHECK(cudaGetLastError());
   CompareStats cs;
   CUDA_CHECK(cudaMemcpy(&cs, dst, sizeof cs, cudaMemcpyDeviceToHost));
@@ -434,9 +502,9 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
         }
       }
     };
-    toHost(q, nq, fq);
-    toHost(k, nkv, fk);
-    toHost(v, nkv, fv);
+    toHost((void *)ra.q, nq, fq);
+    toHost((void *)ra.k, nkv, fk);
+    toHost((void *)ra.v, nkv, fv);
     double worst = 0.0;
     std::vector<double> s(c.Lk + 1);
     for (int b = 0; b < c.B; ++b)
@@ -488,6 +556,11 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
   cudaFree(out);
   cudaFree(ref);
   cudaFree(dst);
+  if (converted) {
+    cudaFree(rq);
+    cudaFree(rk);
+    cudaFree(rv);
+  }
   if (dc2u)
     cudaFree(dc2u);
   if (dlen)
@@ -501,8 +574,11 @@ static std::string caseName(const Case &c) {
   char buf[256], scale[32] = "";
   if (c.scale != 0.f)
     snprintf(scale, sizeof scale, "_scale%g", (double)c.scale);
-  snprintf(buf, sizeof buf, "%s_B%d_U%d_Lq%d_Lk%d_H%d_D%d%s%s%s%s%s%s%s_%s",
-           dname(c.dtype), c.B, c.users, c.Lq, c.Lk, c.H, c.Dh, scale,
+  char via[16] = "";
+  if (c.compute != EMBRT_F32)
+    snprintf(via, sizeof via, "_via_%s", dname(c.compute));
+  snprintf(buf, sizeof buf, "%s%s_B%d_U%d_Lq%d_Lk%d_H%d_D%d%s%s%s%s%s%s%s_%s",
+           dname(c.dtype), via, c.B, c.users, c.Lq, c.Lk, c.H, c.Dh, scale,
            c.ragged ? "_ragged" : "", c.unsorted ? "_unsorted" : "",
            c.lengths ? "_lengths" : "", c.i64 ? "_i64" : "",
            c.bad == 1   ? "_badc2u"
@@ -525,6 +601,7 @@ static Case mk(int B, int users, int Lq, int Lk, int H, int Dh,
   c.ragged = c.unsorted = c.lengths = c.i64 = c.bad = c.gaps = 0;
   c.config = config;
   c.scale = 0.f;
+  c.compute = EMBRT_F32;
   return c;
 }
 
@@ -545,6 +622,10 @@ static std::vector<Case> quickCases() {
   v.push_back(mk(20, 4, 5, 200, 2, 64, EMBRT_F16, "mma_d64"));
   v.push_back(mk(6, 0, 7, 130, 2, 128, EMBRT_F16));
   v.push_back(mk(10, 3, 4, 70, 1, 128, EMBRT_F32));
+  Case via = mk(24, 5, 3, 300, 2, 128, EMBRT_F32);
+  via.lengths = 1;
+  via.compute = EMBRT_BF16;
+  v.push_back(via);
   Case bad = mk(16, 4, 3, 150, 2, 128, EMBRT_F16);
   bad.bad = 1;
   v.push_back(bad);
@@ -638,6 +719,31 @@ static std::vector<Case> fullCases() {
   Case neg = mk(512, 8, 4, 1000, 2, 128, EMBRT_F16);
   neg.scale = -0.07f;
   v.push_back(neg);
+  // f32 data through the f16/bf16 kernels (computeDtype): IKBO with
+  // lengths, ragged, plain, head dim 64, a negative scale, no keys.
+  for (embrtDtype ct : {EMBRT_BF16, EMBRT_F16}) {
+    Case cv = mk(1024, 15, 3, 1000, 2, 128, EMBRT_F32);
+    cv.compute = ct;
+    cv.lengths = 1;
+    cv.unsorted = 1;
+    v.push_back(cv);
+    Case cr = mk(2066, 32, 64, 1024, 2, 128, EMBRT_F32);
+    cr.compute = ct;
+    cr.ragged = 1;
+    v.push_back(cr);
+    Case cp = mk(64, 0, 65, 333, 2, 64, EMBRT_F32);
+    cp.compute = ct;
+    v.push_back(cp);
+    Case cn = mk(512, 8, 4, 1000, 2, 128, EMBRT_F32);
+    cn.compute = ct;
+    cn.scale = -0.07f;
+    v.push_back(cn);
+    v.push_back(mk(40, 4, 2, 0, 2, 128, EMBRT_F32));
+    v.back().compute = ct;
+    // Element counts not a multiple of 8: the one-element conversions.
+    v.push_back(mk(7, 3, 3, 50, 1, 20, EMBRT_F32));
+    v.back().compute = ct;
+  }
   neg.scale = -0.07f;
   neg.config = "mma_d128";
   v.push_back(neg);
@@ -743,6 +849,8 @@ int main(int argc, char **argv) {
     c.lengths = 1;
     refCases.push_back(c);
     Case p = mk(5, 0, 2, 40, 3, 32, EMBRT_F32);
+    refCases.push_back(p);
+    p.compute = EMBRT_BF16; // rounded operands, Dh 32: the SIMT kernel
     refCases.push_back(p);
     Case b = mk(9, 3, 2, 130, 1, 128, EMBRT_BF16);
     b.bad = 1;

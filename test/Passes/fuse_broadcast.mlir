@@ -102,6 +102,19 @@ func.func @attention(%q: tensor<16x2x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tens
 
 // -----
 
+// compute_type stays too (f32 data computed in bf16).
+// CHECK-LABEL: func.func @attention_in_bf16
+// CHECK: "emb.ikbo_attention"(%{{.+}}) {compute_type = bf16} : (tensor<16x2x1x8xf32>, tensor<4x6x1x8xf32>, tensor<4x6x1x8xf32>, tensor<16xi32>) -> tensor<16x2x1x8xf32>
+// CHECK-NOT: "emb.attention"
+func.func @attention_in_bf16(%q: tensor<16x2x1x8xf32>, %k: tensor<4x6x1x8xf32>, %v: tensor<4x6x1x8xf32>, %c2u: tensor<16xi32>) -> tensor<16x2x1x8xf32> {
+  %bk = "emb.broadcast"(%k, %c2u) : (tensor<4x6x1x8xf32>, tensor<16xi32>) -> tensor<16x6x1x8xf32>
+  %bv = "emb.broadcast"(%v, %c2u) : (tensor<4x6x1x8xf32>, tensor<16xi32>) -> tensor<16x6x1x8xf32>
+  %o = "emb.attention"(%q, %bk, %bv) {compute_type = bf16} : (tensor<16x2x1x8xf32>, tensor<16x6x1x8xf32>, tensor<16x6x1x8xf32>) -> tensor<16x2x1x8xf32>
+  return %o : tensor<16x2x1x8xf32>
+}
+
+// -----
+
 // Key lengths broadcast like k and v (the users' lengths, as
 // emb-raise-attention makes them of SDPA's key mask) become the users'
 // lengths of emb.ikbo_attention.

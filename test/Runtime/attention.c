@@ -1,14 +1,16 @@
 // RUN: %runtime_test_dir/attention
 //
 // embrtAttention and embrtIkboAttention on the CPU against a direct f64
-// softmax(q k^T * scale) v: f32, f16 and bf16, masked user lengths (zero
-// included) and emb.attention's key lengths per row, the workspace
-// protocol, out-of-range indices and malformed arguments.
+// softmax(q k^T * scale) v: f32, f16 and bf16, f32 data computed in f16 or
+// bf16 (computeDtype), masked user lengths (zero included) and
+// emb.attention's key lengths per row, the workspace protocol, out-of-range
+// indices and malformed arguments.
 
 #include "harness.h"
 
 typedef struct Problem {
   embrtDtype dtype, indexDtype;
+  embrtDtype compute; ///< computeDtype (F32, the zero value: the data as is)
   int64_t B, U, Lq, Lk, H, Dh;
   float scale;
   int ikbo, hasLengths;
@@ -69,12 +71,28 @@ static embrtAttentionArgs argsOf(const Problem *p) {
   a.configId = -1;
   a.workspace = p->workspace;
   a.workspaceBytes = p->workspaceBytes;
+  a.computeDtype = p->compute;
   return a;
+}
+
+/// `x` rounded to `type` (F16 or BF16; F32 leaves it as it is).
+static double roundTo(double x, embrtDtype type) {
+  if (type == EMBRT_F16)
+    return embrtF16ToF32(embrtF32ToF16((float)x));
+  if (type == EMBRT_BF16)
+    return embrtBF16ToF32(embrtF32ToBF16((float)x));
+  return x;
+}
+
+/// Element i of q, k or v as the products read it.
+static double operand(const Problem *p, const void *data, int64_t i) {
+  return roundTo(refLoad(data, p->dtype, i), p->compute);
 }
 
 static void checkOutput(const Problem *p) {
   int64_t Lq = p->Lq, Lk = p->Lk, H = p->H, Dh = p->Dh;
-  double tol = harnessTolerance(p->dtype, EMBRT_F64);
+  double tol = harnessTolerance(p->compute != EMBRT_F32 ? p->compute : p->dtype,
+                                EMBRT_F64);
   double *weights = malloc((size_t)(Lk + 1) * sizeof(double));
   for (int64_t b = 0; b < p->B; ++b) {
     int64_t u = p->users[b], keys = p->lens[u];
@@ -85,8 +103,8 @@ static void checkOutput(const Problem *p) {
         for (int64_t j = 0; j < keys; ++j) {
           double dot = 0.0;
           for (int64_t d = 0; d < Dh; ++d)
-            dot += refLoad(p->q, p->dtype, qBase + d) *
-                   refLoad(p->k, p->dtype, ((u * Lk + j) * H + h) * Dh + d);
+            dot += operand(p, p->q, qBase + d) *
+                   operand(p, p->k, ((u * Lk + j) * H + h) * Dh + d);
           weights[j] = dot * p->scale;
           top = weights[j] > top ? weights[j] : top;
         }
@@ -95,9 +113,8 @@ static void checkOutput(const Problem *p) {
         for (int64_t d = 0; d < Dh; ++d) {
           double ref = 0.0, magnitude = 0.0;
           for (int64_t j = 0; j < keys; ++j) {
-            double term =
-                weights[j] / total *
-                refLoad(p->v, p->dtype, ((u * Lk + j) * H + h) * Dh + d);
+            double term = weights[j] / total *
+                          operand(p, p->v, ((u * Lk + j) * H + h) * Dh + d);
             ref += term, magnitude += fabs(term);
           }
           if (!EXPECT_NEAR("output", qBase + d,
@@ -147,6 +164,40 @@ static void testAttention(embrtContext *ctx, Rng *rng) {
             checkOutput(&p);
             freeProblem(&p);
           }
+}
+
+/// f32 data computed in f16 or bf16: the reference multiplies the operands
+/// rounded to the compute type, and every output is a value of that type.
+static void testComputeType(embrtContext *ctx, Rng *rng) {
+  const embrtDtype computes[] = {EMBRT_F16, EMBRT_BF16};
+  for (int c = 0; c < 2; ++c)
+    for (int ikbo = 0; ikbo < 2; ++ikbo) {
+      TEST_CASE(c ? "attention in bf16" : "attention in f16");
+      Problem p = {.dtype = EMBRT_F32,
+                   .indexDtype = EMBRT_I32,
+                   .compute = computes[c],
+                   .B = ikbo ? 9 : 3,
+                   .U = 3,
+                   .Lq = 4,
+                   .Lk = 17,
+                   .H = 2,
+                   .Dh = 8,
+                   .ikbo = ikbo,
+                   .hasLengths = 1};
+      makeProblem(&p, rng);
+      embrtAttentionArgs a = argsOf(&p);
+      EXPECT_STATUS(ikbo ? embrtIkboAttention(ctx, &a)
+                         : embrtAttention(ctx, &a),
+                    EMBRT_OK, ctx);
+      checkOutput(&p);
+      int64_t n = p.B * p.Lq * p.H * p.Dh, unrounded = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        double o = ((float *)p.out)[i];
+        unrounded += roundTo(o, computes[c]) != o;
+      }
+      EXPECT_EQ_INT(unrounded, 0);
+      freeProblem(&p);
+    }
 }
 
 /// A user with no keys gives zero rows.
@@ -324,6 +375,12 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
   CASE("ikbo index dtype", embrtIkboAttention,
        "ikbo_attention: indexDtype is i8",
        (a.candToUser = users, a.indexDtype = EMBRT_I8));
+  CASE("compute type of f16 data", embrtAttention,
+       "attention: computeDtype is bf16, must be f32 (the data as it is), or "
+       "f16 or bf16 with f32 data (dtype is f16)",
+       (a.dtype = EMBRT_F16, a.computeDtype = EMBRT_BF16));
+  CASE("compute type not a float", embrtAttention,
+       "attention: computeDtype is i32", a.computeDtype = EMBRT_I32);
 #undef CASE
   TEST_CASE("null args");
   EXPECT_STATUS(embrtIkboAttention(ctx, NULL), EMBRT_INVALID_ARGUMENT, ctx);
@@ -337,6 +394,7 @@ int main(void) {
   Rng rng = rngSeed(0xA77E);
   embrtContext *ctx = newCpuContext();
   testAttention(ctx, &rng);
+  testComputeType(ctx, &rng);
   testZeroLength(ctx, &rng);
   testWorkspace(ctx, &rng);
   testOutOfRange(ctx, &rng);

@@ -313,9 +313,13 @@ static void testIkboAttention(embrtContext *ctx) {
   float v[8] = {1, 2, 3, 4, 5, 6, 7, 8}, output[6];
   int64_t c2u[3] = {1, 0, 1};
   int64_t attrs[] = {
-      [EMB_ABI_ATTN_DTYPE] = EMBRT_F32, [EMB_ABI_ATTN_INDEX_DTYPE] = EMBRT_I64,
-      [EMB_ABI_ATTN_HAS_INDEX] = 1,     [EMB_ABI_ATTN_HAS_LENGTHS] = 0,
-      [EMB_ABI_ATTN_CONFIG_ID] = -1,    [EMB_ABI_ATTN_SCALE_BITS] = 0,
+      [EMB_ABI_ATTN_DTYPE] = EMBRT_F32,
+      [EMB_ABI_ATTN_INDEX_DTYPE] = EMBRT_I64,
+      [EMB_ABI_ATTN_HAS_INDEX] = 1,
+      [EMB_ABI_ATTN_HAS_LENGTHS] = 0,
+      [EMB_ABI_ATTN_CONFIG_ID] = -1,
+      [EMB_ABI_ATTN_SCALE_BITS] = 0,
+      [EMB_ABI_ATTN_COMPUTE_DTYPE] = EMBRT_F32,
   };
   void *buffers[] = {
       [EMB_ABI_ATTN_BUF_Q] = q,
@@ -354,6 +358,17 @@ static void testIkboAttention(embrtContext *ctx) {
   Call c = {embrtCompiledAttention, attrs, buffers, dims, output, 6};
   float want[6] = {6, 7, 2, 3, 6, 7};
   expectOutput(ctx, &c, want);
+  // compute_type reaches the runtime: i32 is no compute type.
+  TEST_CASE("ikbo_attention compute dtype");
+  attrs[EMB_ABI_ATTN_COMPUTE_DTYPE] = EMBRT_I32;
+  embrtContextClearError(ctx);
+  embrtCompiledAttention(ctx, attrs, buffers, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "computeDtype is i32");
+  embrtContextClearError(ctx);
+  attrs[EMB_ABI_ATTN_COMPUTE_DTYPE] = EMBRT_BF16; // every value is bf16's
+  expectOutput(ctx, &c, want);
+  attrs[EMB_ABI_ATTN_COMPUTE_DTYPE] = EMBRT_F32;
   expectExtentError(ctx, &c, "short cand_to_user", EMB_ABI_ATTN_DIM_INDEX, 2,
                     "emb.ikbo_attention: cand_to_user has B = 2 but q has B "
                     "= 3");
