@@ -14,6 +14,7 @@
 //   sweep    B in {512, 1024, 2048, 3072} x {2, 10, 70, 1000} candidates a
 //            user, padded K, f16;
 //   configs  every configuration that applies, forced, on the main shape;
+//   f32      the main shape in f32 (the exact f32 path; not in all);
 //   pad      what copying W with a 16-byte pitch costs (K not a multiple of
 //            8, so TMA cannot read W in place): B=1 with K 1184/872 (no
 //            copy) and 1178/866 (the copy before the user launch), each
@@ -70,6 +71,15 @@ __global__ void fill16(uint16_t *p, long long n, uint64_t seed, int bf16) {
   }
 }
 
+/// f32 uniform in [-1, 1), the same draws as fill16 before rounding.
+__global__ void fill32(float *p, long long n, uint64_t seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    float u = (float)((mix64At(seed, (uint64_t)i) >> 40) * (1.0 / 16777216.0));
+    p[i] = 2.f * u - 1.f;
+  }
+}
+
 struct Shape {
   const char *tag;
   embrtDtype dtype;
@@ -87,7 +97,7 @@ static Shape gOne;            // --shape
 static const double kWatchdogSeconds = 20;
 
 static void run(const Shape &s, int reps) {
-  const size_t es = 2;
+  const size_t es = s.dtype == EMBRT_F32 ? 4 : 2;
   void *wUser, *wCand, *user, *cand, *c2u, *out, *ws = nullptr;
   CUDA_CHECK(cudaMalloc(&wUser, s.M * s.Ku * es));
   CUDA_CHECK(cudaMalloc(&wCand, s.M * s.Kc * es));
@@ -99,8 +109,11 @@ static void run(const Shape &s, int reps) {
   long long counts[4] = {s.M * s.Ku, s.M * s.Kc, s.U * s.Ku * s.N,
                          s.B * s.Kc * s.N};
   for (int i = 0; i < 4; ++i) {
-    fill16<<<1024, 256>>>((uint16_t *)bufs[i], counts[i], 77 + 1000003ull * i,
-                          s.dtype == EMBRT_BF16);
+    if (s.dtype == EMBRT_F32)
+      fill32<<<1024, 256>>>((float *)bufs[i], counts[i], 77 + 1000003ull * i);
+    else
+      fill16<<<1024, 256>>>((uint16_t *)bufs[i], counts[i],
+                            77 + 1000003ull * i, s.dtype == EMBRT_BF16);
     CUDA_CHECK(cudaGetLastError());
   }
   std::vector<int> idx(s.B);
@@ -204,7 +217,10 @@ static void run(const Shape &s, int reps) {
          "\"ms_min\": %.5f, \"ms_max\": %.5f, \"reps\": %d, \"flops\": %.6g, "
          "\"tflops\": %.2f, \"min_bytes\": %.6g, \"gbps\": %.1f}\n",
          s.tag, s.B, s.U, s.M, s.Ku, s.Kc, s.N,
-         s.dtype == EMBRT_BF16 ? "bf16" : "f16", kIkboLceConfigs[config].name,
+         s.dtype == EMBRT_BF16  ? "bf16"
+         : s.dtype == EMBRT_F32 ? "f32"
+                                : "f16",
+         kIkboLceConfigs[config].name,
          med, sorted[0], sorted[n - 1], n, flops, flops / med / 1e9, bytes,
          bytes / med / 1e6);
   fflush(stdout);
@@ -302,6 +318,8 @@ int main(int argc, char **argv) {
             run({"ranking", d, 2048, 32, 64, 32, kc, 128, i}, reps);
       }
   }
+  if (set.find("f32") != std::string::npos) // the f32 path, main shape
+    run({"main", EMBRT_F32, 1024, 15, 433, 1184, 872, 256, -1}, reps);
   if (want("heldout")) {
     for (long long B : {512, 1024})
       for (long long M : {128, 433})
