@@ -778,8 +778,6 @@ embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
                 Lk = args->lk, H = args->heads, Dh = args->headDim;
   if (B == 0 || Lq == 0 || H == 0 || Dh == 0)
     return EMBRT_OK;
-  if (converts(args))
-    return launchConverted(env, args);
   if (B * Lq > INT_MAX || Lk > INT_MAX || H * Dh > INT_MAX || U > INT_MAX - 2 ||
       attentionMaxTiles(B, U + 1, Lq, ATTENTION_MIN_BLOCK_M) * H > INT_MAX)
     return embrtLaunchError(
@@ -790,6 +788,10 @@ embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
         env, EMBRT_INVALID_ARGUMENT,
         "attention: configId %lld is not in the table of %d",
         (long long)args->configId, ATTENTION_NUM_CONFIGS);
+  // After the checks above, before any work: the conversion path calls back
+  // here with the compute type.
+  if (converts(args))
+    return launchConverted(env, args);
   const bool ikbo = args->candToUser != nullptr;
   const int64_t groups = ikbo ? U : B;
   const int aligned = aligned16(args->q) && aligned16(args->k) &&

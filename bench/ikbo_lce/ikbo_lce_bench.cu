@@ -112,8 +112,8 @@ static void run(const Shape &s, int reps) {
     if (s.dtype == EMBRT_F32)
       fill32<<<1024, 256>>>((float *)bufs[i], counts[i], 77 + 1000003ull * i);
     else
-      fill16<<<1024, 256>>>((uint16_t *)bufs[i], counts[i],
-                            77 + 1000003ull * i, s.dtype == EMBRT_BF16);
+      fill16<<<1024, 256>>>((uint16_t *)bufs[i], counts[i], 77 + 1000003ull * i,
+                            s.dtype == EMBRT_BF16);
     CUDA_CHECK(cudaGetLastError());
   }
   std::vector<int> idx(s.B);
@@ -220,9 +220,8 @@ static void run(const Shape &s, int reps) {
          s.dtype == EMBRT_BF16  ? "bf16"
          : s.dtype == EMBRT_F32 ? "f32"
                                 : "f16",
-         kIkboLceConfigs[config].name,
-         med, sorted[0], sorted[n - 1], n, flops, flops / med / 1e9, bytes,
-         bytes / med / 1e6);
+         kIkboLceConfigs[config].name, med, sorted[0], sorted[n - 1], n, flops,
+         flops / med / 1e9, bytes, bytes / med / 1e6);
   fflush(stdout);
   void *all[] = {wUser, wCand, user, cand, c2u, out, ws};
   for (void *b : all)
