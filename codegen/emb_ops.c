@@ -532,6 +532,15 @@ static void lowerJaggedToPadded(EmbLowering *l, MlirOperation op) {
 // emb.lce and emb.ikbo_lce
 //===----------------------------------------------------------------------===//
 
+/// The runtime dtype of `op`'s `compute_type` (emb.ikbo_lce, emb.attention,
+/// emb.ikbo_attention; verified: f16 or bf16 with f32 data), or EMBRT_F32
+/// (the data as it is) without one.
+static int64_t computeDtypeOf(MlirOperation op) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, embStr("compute_type"));
+  return mlirAttributeIsNull(a) ? EMBRT_F32
+                                : embRuntimeDtype(mlirTypeAttrGetValue(a));
+}
+
 static void lowerLce(EmbLowering *l, MlirOperation op) {
   EmbMapped *w = embTensorOperand(l, op, 0), *x = embTensorOperand(l, op, 1);
   if (!w || !x)
@@ -653,6 +662,7 @@ static void lowerIkboLce(EmbLowering *l, MlirOperation op) {
           embValueDtype(mlirOperationGetOperand(op, 4)),
       [EMB_ABI_IKBO_LCE_CONFIG_ID] = -1,
       [EMB_ABI_IKBO_LCE_NUM_CAND_PIECES] = p->numPieces,
+      [EMB_ABI_IKBO_LCE_COMPUTE_DTYPE] = computeDtypeOf(op),
   };
   MlirValue bufs[] = {
       [EMB_ABI_IKBO_LCE_BUF_W_USER] = wPtr[0],
@@ -736,13 +746,6 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
     float f = (float)scale;
     memcpy(&bits, &f, sizeof bits);
   }
-  // compute_type (verified: f16 or bf16 with f32 data); f32 reads the data
-  // as it is.
-  MlirAttribute compute =
-      mlirOperationGetAttributeByName(op, embStr("compute_type"));
-  int64_t computeDtype = mlirAttributeIsNull(compute)
-                             ? EMBRT_F32
-                             : embRuntimeDtype(mlirTypeAttrGetValue(compute));
   int64_t attrs[] = {
       [EMB_ABI_ATTN_DTYPE] = embValueDtype(result),
       [EMB_ABI_ATTN_INDEX_DTYPE] =
@@ -753,7 +756,7 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
       [EMB_ABI_ATTN_HAS_LENGTHS] = len != NULL,
       [EMB_ABI_ATTN_CONFIG_ID] = -1,
       [EMB_ABI_ATTN_SCALE_BITS] = (int64_t)bits,
-      [EMB_ABI_ATTN_COMPUTE_DTYPE] = computeDtype,
+      [EMB_ABI_ATTN_COMPUTE_DTYPE] = computeDtypeOf(op),
   };
   MlirValue bufs[] = {
       [EMB_ABI_ATTN_BUF_Q] = q->value,

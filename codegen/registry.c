@@ -26,7 +26,7 @@ static const EmbPassDef *const entries[] = {
     &embRaiseGatherPassDef,
     &embRaiseLcePassDef,
     &embRaiseAttentionPassDef,
-    &embAttentionComputeTypePassDef,
+    &embComputeTypePassDef,
     &embRaiseBroadcastPassDef,
     &embRaisePipelineDef,
     &embEraseDeadPassDef,

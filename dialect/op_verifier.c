@@ -227,9 +227,11 @@ static void checkScale(Checker *c) {
     fail(c, "scale must be finite and nonzero, got %g", s);
 }
 
-/// Checks attention's optional `compute_type` (f16 or bf16, for f32 q, k and
-/// v): what the products read, q, k and v rounded once to it.
-static void checkComputeType(Checker *c) {
+/// Checks the optional `compute_type` of emb.attention, emb.ikbo_attention
+/// and emb.ikbo_lce: f16 or bf16, what the products read, their f32 data
+/// operands (`operands`, all of operand 0's element type, which the caller
+/// has checked) rounded once to it.
+static void checkComputeType(Checker *c, const char *operands) {
   MlirAttribute a =
       mlirOperationGetAttributeByName(c->op, embStr("compute_type"));
   if (mlirAttributeIsNull(a))
@@ -241,11 +243,11 @@ static void checkComputeType(Checker *c) {
     fail(c, "attribute 'compute_type' must be f16 or bf16, got %s", as);
     return;
   }
-  MlirType q = mlirShapedTypeGetElementType(operandType(c, 0));
-  if (!mlirTypeIsAF32(q)) {
-    char qs[64];
-    embPrintType(q, qs, sizeof qs);
-    fail(c, "compute_type %s needs f32 q, k and v, got %s", as, qs);
+  MlirType data = mlirShapedTypeGetElementType(operandType(c, 0));
+  if (!mlirTypeIsAF32(data)) {
+    char ds[64];
+    embPrintType(data, ds, sizeof ds);
+    fail(c, "compute_type %s needs f32 %s, got %s", as, operands, ds);
   }
 }
 
@@ -1122,6 +1124,7 @@ static void verifyIkboLce(Checker *c) {
       !checkSameElement(c, cand, "cand", wc, "w_cand") ||
       !checkSameElement(c, res, "the result", wc, "w_cand"))
     return;
+  checkComputeType(c, "w_user, w_cand, user and cand");
   checkDimsAgree(c, wu, 0, "w_user has %lld rows", wc, 0,
                  "w_cand has %lld (M)");
   checkDimsAgree(c, wu, 1, "w_user has %lld columns (Ku)", u, 1,
@@ -1197,7 +1200,7 @@ static void verifyAttention(Checker *c) {
   if (!checkAttentionShapes(c, "k", "v", true))
     return;
   checkScale(c);
-  checkComputeType(c);
+  checkComputeType(c, "q, k and v");
   if (mlirOperationGetNumOperands(c->op) == 4) {
     MlirType q = operandType(c, 0), len = operandType(c, 3);
     if (!checkRank(c, len, "key_lengths", 1) ||
@@ -1214,7 +1217,7 @@ static void verifyIkboAttention(Checker *c) {
   if (!checkAttentionShapes(c, "k_user", "v_user", false))
     return;
   checkScale(c);
-  checkComputeType(c);
+  checkComputeType(c, "q, k_user and v_user");
   MlirType q = operandType(c, 0), k = operandType(c, 1),
            idx = operandType(c, 3);
   if (!checkRank(c, idx, "cand_to_user", 1) ||

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_common.cuh"
+#include "kernels/convert.cuh"
 #include "kernels/sm90_sync.cuh"
 
 #include <limits.h>
@@ -603,65 +604,6 @@ bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
 // The conversion path (f32 data, computeDtype f16 or bf16)
 //===----------------------------------------------------------------------===//
 
-/// Up to three f32 arrays rounded (nearest even) to T in one launch: array
-/// a is from[a][0, n[a]) -> to[a]. Eight elements a thread and step (two
-/// 16-byte loads, one 16-byte store) where the array allows (vec: every
-/// pointer 16-byte aligned and every n a multiple of 8), else one.
-template <typename T> struct RoundArgs {
-  const float *from[3];
-  T *to[3];
-  long long n[3];
-  int vec;
-};
-
-template <typename T> __global__ void roundKernel(RoundArgs<T> a) {
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  for (int arr = 0; arr < 3; ++arr) {
-    const float *__restrict__ from = a.from[arr];
-    T *__restrict__ to = a.to[arr];
-    if (a.vec) {
-      for (long long i = t; i < a.n[arr] / 8; i += stride) {
-        const float4 x = reinterpret_cast<const float4 *>(from)[2 * i];
-        const float4 y = reinterpret_cast<const float4 *>(from)[2 * i + 1];
-        uint4 r;
-        r.x = AttentionPack<T>::pack(x.x, x.y);
-        r.y = AttentionPack<T>::pack(x.z, x.w);
-        r.z = AttentionPack<T>::pack(y.x, y.y);
-        r.w = AttentionPack<T>::pack(y.z, y.w);
-        reinterpret_cast<uint4 *>(to)[i] = r;
-      }
-    } else {
-      for (long long i = t; i < a.n[arr]; i += stride)
-        to[i] = T(from[i]);
-    }
-  }
-}
-
-/// out[i] = float(in[i]) for n elements of T; eight a thread and step when
-/// vec (both pointers 16-byte aligned, n a multiple of 8).
-template <typename T>
-__global__ void widenKernel(const T *__restrict__ in, float *__restrict__ out,
-                            long long n, int vec) {
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (vec) {
-    for (long long i = t; i < n / 8; i += stride) {
-      const uint4 r = reinterpret_cast<const uint4 *>(in)[i];
-      const T *h = reinterpret_cast<const T *>(&r);
-      reinterpret_cast<float4 *>(out)[2 * i] = make_float4(
-          AttentionPack<T>::toFloat(h[0]), AttentionPack<T>::toFloat(h[1]),
-          AttentionPack<T>::toFloat(h[2]), AttentionPack<T>::toFloat(h[3]));
-      reinterpret_cast<float4 *>(out)[2 * i + 1] = make_float4(
-          AttentionPack<T>::toFloat(h[4]), AttentionPack<T>::toFloat(h[5]),
-          AttentionPack<T>::toFloat(h[6]), AttentionPack<T>::toFloat(h[7]));
-    }
-  } else {
-    for (long long i = t; i < n; i += stride)
-      out[i] = AttentionPack<T>::toFloat(in[i]);
-  }
-}
-
 /// After the plan, the workspace holds q, k, v and the output in the
 /// compute type.
 struct ConvertLayout {
@@ -707,6 +649,18 @@ embrtCudaAttentionWorkspaceSize(embrtLaunchEnv *env,
   return EMBRT_OK;
 }
 
+/// q, k and v of `args` rounded into `inner`'s (the workspace), one launch.
+template <typename T>
+static embrtStatus
+roundOperands(embrtLaunchEnv *env, const embrtAttentionArgs *args,
+              const embrtAttentionArgs *inner, const ConvertLayout &l) {
+  embrt::RoundJobs<T> jobs = {};
+  embrt::addRoundJob(&jobs, args->q, (void *)inner->q, 1, l.qElements, 0, 0);
+  embrt::addRoundJob(&jobs, args->k, (void *)inner->k, 1, l.kvElements, 0, 0);
+  embrt::addRoundJob(&jobs, args->v, (void *)inner->v, 1, l.kvElements, 0, 0);
+  return embrt::launchRoundJobs(env, jobs, "attention: rounding launch");
+}
+
 /// f32 data computed in f16 or bf16: q, k and v rounded into the workspace
 /// (one launch), the f16/bf16 kernels on them, the output widened into
 /// args->output (one launch). All on the stream; no host synchronisation.
@@ -728,48 +682,23 @@ static embrtStatus launchConverted(embrtLaunchEnv *env,
   inner.v = ws + l.v;
   inner.output = ws + l.out;
   inner.workspaceBytes = l.q; // the plan, first
-  cudaStream_t stream = (cudaStream_t)env->stream;
-  // Workspace parts are 256-byte aligned; the caller's f32 arrays may not be.
-  const int vec = aligned16(args->q) && aligned16(args->k) &&
-                  aligned16(args->v) && aligned16(args->output) &&
-                  l.qElements % 8 == 0 && l.kvElements % 8 == 0;
-  const long long work = (l.qElements + 2 * l.kvElements) / (vec ? 8 : 1);
-  const unsigned grid = embrtCudaGridSize(env, work);
-  const bool bf16 = inner.dtype == EMBRT_BF16;
-  if (bf16) {
-    RoundArgs<__nv_bfloat16> ra = {
-        {(const float *)args->q, (const float *)args->k,
-         (const float *)args->v},
-        {(__nv_bfloat16 *)inner.q, (__nv_bfloat16 *)inner.k,
-         (__nv_bfloat16 *)inner.v},
-        {l.qElements, l.kvElements, l.kvElements},
-        vec};
-    roundKernel<<<grid, EMBRT_CUDA_THREADS, 0, stream>>>(ra);
-  } else {
-    RoundArgs<__half> ra = {
-        {(const float *)args->q, (const float *)args->k,
-         (const float *)args->v},
-        {(__half *)inner.q, (__half *)inner.k, (__half *)inner.v},
-        {l.qElements, l.kvElements, l.kvElements},
-        vec};
-    roundKernel<<<grid, EMBRT_CUDA_THREADS, 0, stream>>>(ra);
-  }
-  embrtStatus st =
-      cudaStatus(env, cudaGetLastError(), "attention: rounding launch");
+  embrtStatus st = EMBRT_OK;
+  if (inner.dtype == EMBRT_BF16)
+    st = roundOperands<__nv_bfloat16>(env, args, &inner, l);
+  else
+    st = roundOperands<__half>(env, args, &inner, l);
   if (st != EMBRT_OK)
     return st;
   st = embrtCudaLaunchAttention(env, &inner);
   if (st != EMBRT_OK)
     return st;
-  const unsigned outGrid = embrtCudaGridSize(env, l.qElements / (vec ? 8 : 1));
-  if (bf16)
-    widenKernel<<<outGrid, EMBRT_CUDA_THREADS, 0, stream>>>(
-        (const __nv_bfloat16 *)inner.output, (float *)args->output, l.qElements,
-        vec);
-  else
-    widenKernel<<<outGrid, EMBRT_CUDA_THREADS, 0, stream>>>(
-        (const __half *)inner.output, (float *)args->output, l.qElements, vec);
-  return cudaStatus(env, cudaGetLastError(), "attention: widening launch");
+  return inner.dtype == EMBRT_BF16
+             ? embrt::launchWiden<__nv_bfloat16>(env, inner.output,
+                                                 args->output, l.qElements,
+                                                 "attention: widening launch")
+             : embrt::launchWiden<__half>(env, inner.output, args->output,
+                                          l.qElements,
+                                          "attention: widening launch");
 }
 
 extern "C" embrtStatus

@@ -12,7 +12,8 @@
 // env->deviceErrors and adds nothing.
 //
 // This file holds the portable path (any GPU, any dtype, any alignment; user
-// result in f32, transposed: userT[u][n][m]), the small-K path (Kc + Ku at
+// result in f32, transposed: userT[u][n][m]), the cuBLAS path (f32 data:
+// strided-batched SGEMMs on env->blasHandle), the small-K path (Kc + Ku at
 // most 128, M at most 128: tensor-core mma.sync, no workspace) and the entry
 // points; the Hopper
 // path is kernels/ikbo_lce_sm90a.cu and the configuration table
@@ -22,10 +23,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/convert.cuh"
 #include "kernels/device_errors.cuh"
 #include "kernels/ikbo_lce_config.cuh"
 #include "kernels/launch.h"
 
+#include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -437,6 +440,108 @@ __global__ void __maxnreg__(80) ikboLceSmallKKernel(const SmallKParams p) {
   }
 }
 
+/// out[b] = userRes[candToUser[b]] (rows of `row` f32 elements) for b <
+/// items: the C of the cuBLAS path's candidate product. A bad entry gives
+/// zeros (no user term) and is recorded. Four elements a thread and step
+/// when `vec` (row a multiple of 4; cudaMalloc'd or aligned buffers).
+__global__ void gatherUserRowsKernel(const float *__restrict__ userRes,
+                                     float *__restrict__ out,
+                                     const void *candToUser, int index64,
+                                     long long items, long long users,
+                                     long long row, int vec,
+                                     embrtDeviceErrors *errors) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long width = vec ? row / 4 : row; // units a row
+  for (long long i = t; i < items * width; i += stride) {
+    const long long b = i / width, c = i - b * width;
+    const long long u = loadIndex(candToUser, index64, b);
+    const bool ok = u >= 0 && u < users;
+    if (!ok && c == 0 && errors)
+      embrtDeviceRecordError(errors, EMBRT_DEVERR_BAD_CAND_TO_USER, -1, -1, b,
+                             u, users);
+    if (vec) {
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (ok)
+        v = reinterpret_cast<const float4 *>(userRes + u * row)[c];
+      reinterpret_cast<float4 *>(out + b * row)[c] = v;
+    } else {
+      out[b * row + c] = ok ? userRes[u * row + c] : 0.f;
+    }
+  }
+}
+
+/// The cuBLAS path (f32 data, exact): the user product into the workspace
+/// ([U][M][N] f32, one strided-batched SGEMM, W through its row stride),
+/// its rows gathered into the output, then the candidate product added on
+/// top (beta 1), one SGEMM a non-NULL piece (in place) or one for the
+/// whole tensor. Column-major view as in kernels/lce.cu: out[b]^T (N x M) =
+/// x[b]^T (N x K) @ w^T (K x M).
+embrtStatus launchCublas(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
+                         const IkboLceLayout &l) {
+  cublasHandle_t blas = static_cast<cublasHandle_t>(env->blasHandle);
+  uint8_t *ws = (uint8_t *)a->workspace;
+  embrtStatus status = embrtCublasCheck(
+      env, cublasSetWorkspace(blas, ws + l.blasOffset, l.blasBytes),
+      "ikbo_lce: cublasSetWorkspace");
+  if (status != EMBRT_OK)
+    return status;
+  const int M = (int)a->m, N = (int)a->n;
+  const long long MN = (long long)M * N;
+  const float one = 1.f, zero = 0.f;
+  float *userRes = (float *)(ws + l.userResultOffset);
+  cudaStream_t stream = (cudaStream_t)env->stream;
+  if (a->numUsers > 0 && a->kUser == 0)
+    status = embrtCudaCheck(
+        env,
+        cudaMemsetAsync(userRes, 0, (size_t)(a->numUsers * MN) * 4, stream),
+        "ikbo_lce: zero user result");
+  else if (a->numUsers > 0)
+    status = embrtCublasCheck(
+        env,
+        cublasGemmStridedBatchedEx(
+            blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, (int)a->kUser, &one, a->user,
+            CUDA_R_32F, N, a->kUser * (long long)N, a->wUser, CUDA_R_32F,
+            (int)(a->wUserStride ? a->wUserStride : a->kUser), 0, &zero,
+            userRes, CUDA_R_32F, N, MN, (int)a->numUsers, CUBLAS_COMPUTE_32F,
+            CUBLAS_GEMM_DEFAULT),
+        "ikbo_lce: user product (cublasGemmStridedBatchedEx)");
+  if (status != EMBRT_OK)
+    return status;
+  const int vec = MN % 4 == 0 && ((uintptr_t)a->output & 15) == 0;
+  gatherUserRowsKernel<<<embrtCudaGridSize(env,
+                                           a->batchSize * (vec ? MN / 4 : MN)),
+                         EMBRT_CUDA_THREADS, 0, stream>>>(
+      userRes, (float *)a->output, a->candToUser, a->indexDtype == EMBRT_I64,
+      a->batchSize, a->numUsers, MN, vec, env->deviceErrors);
+  status = embrtCudaCheck(env, cudaGetLastError(),
+                          "ikbo_lce: gathering the user result");
+  if (status != EMBRT_OK)
+    return status;
+  // The candidate product, a piece at a time along K (or whole).
+  const int ldw = (int)(a->wCandStride ? a->wCandStride : a->kCand);
+  const int pieces = a->numCandPieces > 0 ? (int)a->numCandPieces : 1;
+  long long k0 = 0;
+  for (int q = 0; q < pieces; ++q) {
+    const void *x = a->numCandPieces > 0 ? a->candPieces[q] : a->cand;
+    const long long k = a->numCandPieces > 0 ? a->candPieceK[q] : a->kCand;
+    if (x && k > 0) {
+      status = embrtCublasCheck(
+          env,
+          cublasGemmStridedBatchedEx(
+              blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, (int)k, &one, x, CUDA_R_32F,
+              N, k * N, (const float *)a->wCand + k0, CUDA_R_32F, ldw, 0, &one,
+              a->output, CUDA_R_32F, N, MN, (int)a->batchSize,
+              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "ikbo_lce: candidate product (cublasGemmStridedBatchedEx)");
+      if (status != EMBRT_OK)
+        return status;
+    }
+    k0 += k;
+  }
+  return EMBRT_OK;
+}
+
 /// The small-K kernel for KS k-steps.
 template <typename T> struct SmallKKernels {
   using Fn = void (*)(const SmallKParams);
@@ -563,6 +668,7 @@ IkboLceShape shapeOf(const embrtLaunchEnv *env, const embrtIkboLceArgs *a,
   for (int64_t q = 0; q < a->numCandPieces; ++q)
     s.aligned = s.aligned && aligned16(a->candPieces[q]);
   s.pieces = a->numCandPieces > 0;
+  s.blas = env->blasHandle != nullptr;
   return s;
 }
 
@@ -600,6 +706,73 @@ embrtStatus gatherCandPieces(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
   return EMBRT_OK;
 }
 
+/// The operands of the converting `a` rounded to T into `inner`'s (the
+/// workspace), one launch: both weights (row strides kept on the read
+/// side), the users, and the candidates, whole or piece by piece (a NULL
+/// piece as zeros) into one [B, Kc, N] tensor.
+template <typename T>
+embrtStatus roundOperands(embrtLaunchEnv *env, const embrtIkboLceArgs *a,
+                          const embrtIkboLceArgs *inner) {
+  embrt::RoundJobs<T> jobs = {};
+  const long long n = a->n;
+  embrt::addRoundJob(&jobs, a->wUser, (void *)inner->wUser, a->m, a->kUser,
+                     a->wUserStride ? a->wUserStride : a->kUser, a->kUser);
+  embrt::addRoundJob(&jobs, a->wCand, (void *)inner->wCand, a->m, a->kCand,
+                     a->wCandStride ? a->wCandStride : a->kCand, a->kCand);
+  embrt::addRoundJob(&jobs, a->user, (void *)inner->user, 1,
+                     a->numUsers * a->kUser * n, 0, 0);
+  if (a->numCandPieces == 0) {
+    embrt::addRoundJob(&jobs, a->cand, (void *)inner->cand, 1,
+                       a->batchSize * a->kCand * n, 0, 0);
+  } else {
+    long long k0 = 0;
+    for (int64_t q = 0; q < a->numCandPieces; ++q) {
+      const long long kq = a->candPieceK[q];
+      embrt::addRoundJob(&jobs, a->candPieces[q],
+                         (void *)((T *)inner->cand + k0 * n), a->batchSize,
+                         kq * n, kq * n, a->kCand * n);
+      k0 += kq;
+    }
+  }
+  return embrt::launchRoundJobs(env, jobs, "ikbo_lce: rounding launch");
+}
+
+/// f32 data computed in f16 or bf16 (T): the operands rounded into the
+/// workspace (one launch), the f16/bf16 call on them, its output widened
+/// into args->output (one launch). All on the stream; no host sync.
+template <typename T>
+embrtStatus launchConverted(embrtLaunchEnv *env, const embrtIkboLceArgs *a) {
+  IkboLceConvertLayout l;
+  ikboLceConvertLayout(a, &l);
+  if (!a->workspace || a->workspaceBytes < l.bytes)
+    return embrtLaunchError(
+        env, EMBRT_INVALID_ARGUMENT,
+        "ikbo_lce: workspace has %zu bytes, needs %zu (computeDtype %s)",
+        a->workspace ? a->workspaceBytes : 0, l.bytes,
+        a->computeDtype == EMBRT_F16 ? "f16" : "bf16");
+  if (a->batchSize == 0 || a->m == 0 || a->n == 0)
+    return EMBRT_OK;
+  uint8_t *ws = (uint8_t *)a->workspace;
+  embrtIkboLceArgs inner = ikboLceInnerArgs(a);
+  inner.wUser = ws + l.wUser;
+  inner.wCand = ws + l.wCand;
+  inner.user = ws + l.user;
+  inner.cand = ws + l.cand;
+  inner.candToUser = a->candToUser;
+  inner.output = ws + l.out;
+  inner.workspace = ws + l.inner;
+  inner.workspaceBytes = l.innerLayout.bytes;
+  embrtStatus status = roundOperands<T>(env, a, &inner);
+  if (status != EMBRT_OK)
+    return status;
+  status = embrtCudaLaunchIkboLce(env, &inner);
+  if (status != EMBRT_OK)
+    return status;
+  return embrt::launchWiden<T>(env, inner.output, a->output,
+                               a->batchSize * a->m * a->n,
+                               "ikbo_lce: widening launch");
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -610,6 +783,12 @@ extern "C" embrtStatus
 embrtCudaIkboLceWorkspaceSize(embrtLaunchEnv *env, const embrtIkboLceArgs *args,
                               size_t *bytes) {
   (void)env;
+  if (ikboLceConverts(args)) {
+    IkboLceConvertLayout layout;
+    ikboLceConvertLayout(args, &layout);
+    *bytes = layout.bytes;
+    return EMBRT_OK;
+  }
   IkboLceLayout layout;
   ikboLceLayout(args, &layout);
   *bytes = layout.bytes;
@@ -618,6 +797,10 @@ embrtCudaIkboLceWorkspaceSize(embrtLaunchEnv *env, const embrtIkboLceArgs *args,
 
 extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
                                               const embrtIkboLceArgs *args) {
+  if (ikboLceConverts(args))
+    return args->computeDtype == EMBRT_F16
+               ? launchConverted<__half>(env, args)
+               : launchConverted<__nv_bfloat16>(env, args);
   IkboLceLayout layout;
   ikboLceLayout(args, &layout);
   if (args->workspaceBytes < layout.bytes || (layout.bytes && !args->workspace))
@@ -636,6 +819,8 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
   if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_SMALLK)
     return args->dtype == EMBRT_F16 ? launchSmallK<__half>(env, args)
                                     : launchSmallK<__nv_bfloat16>(env, args);
+  if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_CUBLAS)
+    return launchCublas(env, args, layout); // pieces read in place
   // The other paths read the candidates as one tensor.
   embrtIkboLceArgs gathered;
   if (args->numCandPieces > 0) {

@@ -23,8 +23,13 @@
 //     and without a workspace. A warp keeps 16 W rows (for 64
 //     columns) in registers; candidates stream through double-buffered shared
 //     memory (kernels/ikbo_lce.cu).
+//   - cuBLAS: f32 data (the exact path), any GPU, when the launch
+//     environment has a cuBLAS handle: the user product and the candidate
+//     product as strided-batched SGEMMs (W read through its row stride, the
+//     candidate pieces in place), the gathered user result as the candidate
+//     product's C (beta 1).
 //   - portable: any GPU, any dtype, any alignment; a shared-memory tiled f32
-//     FMA kernel. Slow but simple.
+//     FMA kernel. Slow but simple: the f32 path without a cuBLAS handle.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +51,12 @@ enum {
   IKBO_LCE_PATH_PORTABLE = 0,
   IKBO_LCE_PATH_SM90A = 1,
   IKBO_LCE_PATH_SMALLK = 2,
+  IKBO_LCE_PATH_CUBLAS = 3,
 };
+
+/// The cuBLAS workspace of the cuBLAS path: 32 MiB, the cuBLAS
+/// documentation's recommendation on Hopper (and more than enough before).
+#define IKBO_LCE_BLAS_WORKSPACE_BYTES ((size_t)32 << 20)
 
 /// The limits of the small-K path (kernels/ikbo_lce.cu): Kc + Ku, M.
 enum {
@@ -89,6 +99,7 @@ static const IkboLceConfig kIkboLceConfigs[] = {
     {"sm90a_m256_c2", IKBO_LCE_PATH_SM90A, 256, 128, 3, 0, 2, 1, 1},
     {"sm90a_m256_c4", IKBO_LCE_PATH_SM90A, 256, 128, 3, 0, 2, 2, 1},
     {"smallk_mma", IKBO_LCE_PATH_SMALLK, 128, 128, 2, 1, 1, 1, 0},
+    {"cublas_f32", IKBO_LCE_PATH_CUBLAS, 0, 0, 0, 1, 1, 1, 0},
 };
 
 enum {
@@ -108,6 +119,7 @@ typedef struct IkboLceShape {
   int64_t batch, users, m, n, kUser, kCand;
   int aligned; ///< every tensor and the workspace 16-byte aligned
   int pieces;  ///< the candidates come in pieces (candPieces)
+  int blas;    ///< the launch environment has a cuBLAS handle
 } IkboLceShape;
 
 static inline int64_t ikboLceCeilDiv(int64_t a, int64_t b) {
@@ -149,6 +161,10 @@ static inline int ikboLceConfigApplies(const IkboLceConfig *c,
                                        const IkboLceShape *s) {
   if (c->path == IKBO_LCE_PATH_PORTABLE)
     return 1;
+  if (c->path == IKBO_LCE_PATH_CUBLAS) // cuBLAS extents and batches are int
+    return s->dtype == EMBRT_F32 && s->blas && s->batch <= INT32_MAX &&
+           s->users <= INT32_MAX && s->m <= INT32_MAX && s->n <= INT32_MAX &&
+           s->kUser <= INT32_MAX && s->kCand <= INT32_MAX;
   if (c->path == IKBO_LCE_PATH_SMALLK)
     return s->ccMajor >= 8 &&
            (s->dtype == EMBRT_F16 || s->dtype == EMBRT_BF16) && s->aligned &&
@@ -187,9 +203,10 @@ static const char *const kIkboLceSm90aPreference[] = {
 /// The configuration the runtime picks for `s`: small K wherever it applies
 /// (bound by memory, it reads the candidate pieces in place and needs no
 /// workspace); else on Hopper the preferred sm90a row whose tile fits M
-/// best; else portable. On the H200 (bench/ikbo_lce, --set ranking, f16,
-/// Kc 40) the small-K row runs the ranking model's LCE in 32.8 us, the
-/// sm90a row in 39.7 (Kc 34: 33.9 and 45.5).
+/// best; else for f32 the cuBLAS row (9.6 -> 4.6 ms on the benchmark shape,
+/// bench/ikbo_lce/NOTES.md); else portable. On the H200 (bench/ikbo_lce, --set
+/// ranking, f16, Kc 40) the small-K row runs the ranking model's LCE in 32.8
+/// us, the sm90a row in 39.7 (Kc 34: 33.9 and 45.5).
 static inline int ikboLceSelectConfig(const IkboLceShape *s) {
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
     if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_SMALLK &&
@@ -207,6 +224,10 @@ static inline int ikboLceSelectConfig(const IkboLceShape *s) {
         return i;
     }
   }
+  for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+    if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_CUBLAS &&
+        ikboLceConfigApplies(&kIkboLceConfigs[i], s))
+      return i;
   return IKBO_LCE_CONFIG_PORTABLE;
 }
 
@@ -224,7 +245,8 @@ static inline int ikboLceResolveConfig(const IkboLceShape *s,
 /// accumulators (n, m..m+1) is one 8-byte load; it is padded to nPad rows of
 /// mPad so that every tile of every configuration stays inside it. W copies
 /// with a 16-byte row pitch exist only for a 16-bit dtype whose K or row
-/// stride is not a multiple of 8 (TMA needs 16-byte row strides).
+/// stride is not a multiple of 8 (TMA needs 16-byte row strides). The
+/// cuBLAS path keeps its user result in the same region as [U][M][N] f32.
 typedef struct IkboLceLayout {
   int64_t nPad, mPad;
   int64_t kUserPitch, kCandPitch; ///< 0: W is used in place
@@ -232,6 +254,8 @@ typedef struct IkboLceLayout {
   /// The candidate pieces side by side ([B, Kc, N]) for the paths that read
   /// one tensor; no bytes without pieces.
   size_t candOffset;
+  /// cuBLAS's workspace for the cuBLAS path: f32 data only.
+  size_t blasOffset, blasBytes;
   size_t bytes;
 } IkboLceLayout;
 
@@ -269,7 +293,65 @@ static inline void ikboLceLayout(const embrtIkboLceArgs *a, IkboLceLayout *l) {
   if (a->numCandPieces > 0)
     off = ikboLceAlign256(off + (size_t)a->batchSize * (size_t)a->kCand *
                                     (size_t)a->n * (half ? 2 : 4));
+  l->blasOffset = off;
+  l->blasBytes = a->dtype == EMBRT_F32 ? IKBO_LCE_BLAS_WORKSPACE_BYTES : 0;
+  off += l->blasBytes;
   l->bytes = off;
+}
+
+/// Whether `a` is f32 data computed in f16 or bf16 (computeDtype).
+static inline int ikboLceConverts(const embrtIkboLceArgs *a) {
+  return a->dtype == EMBRT_F32 &&
+         (a->computeDtype == EMBRT_F16 || a->computeDtype == EMBRT_BF16);
+}
+
+/// The call a converting `a` makes on its rounded operands: the compute
+/// type, packed weights, the candidates as one tensor; no pointers set.
+static inline embrtIkboLceArgs ikboLceInnerArgs(const embrtIkboLceArgs *a) {
+  embrtIkboLceArgs inner = *a;
+  inner.dtype = a->computeDtype;
+  inner.computeDtype = EMBRT_F32;
+  inner.wUserStride = 0;
+  inner.wCandStride = 0;
+  inner.numCandPieces = 0;
+  for (int p = 0; p < EMBRT_IKBO_LCE_MAX_PIECES; ++p) {
+    inner.candPieces[p] = 0;
+    inner.candPieceK[p] = 0;
+  }
+  inner.wUser = inner.wCand = inner.user = inner.cand = 0;
+  inner.output = 0;
+  inner.workspace = 0;
+  inner.workspaceBytes = 0;
+  return inner;
+}
+
+/// The workspace of a converting call, in bytes from its start: the
+/// operands rounded to the compute type and packed (wUser [M, Ku], wCand
+/// [M, Kc], user [U, Ku, N], cand [B, Kc, N]), the output in the compute
+/// type [B, M, N], then the workspace of the inner call (its layout).
+typedef struct IkboLceConvertLayout {
+  size_t wUser, wCand, user, cand, out, inner, bytes;
+  IkboLceLayout innerLayout;
+} IkboLceConvertLayout;
+
+static inline void ikboLceConvertLayout(const embrtIkboLceArgs *a,
+                                        IkboLceConvertLayout *l) {
+  embrtIkboLceArgs inner = ikboLceInnerArgs(a);
+  ikboLceLayout(&inner, &l->innerLayout);
+  const size_t m = (size_t)a->m, n = (size_t)a->n;
+  size_t off = 0;
+  l->wUser = off;
+  off = ikboLceAlign256(off + m * (size_t)a->kUser * 2);
+  l->wCand = off;
+  off = ikboLceAlign256(off + m * (size_t)a->kCand * 2);
+  l->user = off;
+  off = ikboLceAlign256(off + (size_t)a->numUsers * (size_t)a->kUser * n * 2);
+  l->cand = off;
+  off = ikboLceAlign256(off + (size_t)a->batchSize * (size_t)a->kCand * n * 2);
+  l->out = off;
+  off = ikboLceAlign256(off + (size_t)a->batchSize * m * n * 2);
+  l->inner = off;
+  l->bytes = off + l->innerLayout.bytes;
 }
 
 #ifdef __cplusplus

@@ -168,13 +168,12 @@ extern const EmbPassDef embRaiseGatherPassDef;       // raise_gather.c
 extern const EmbPassDef embRaiseLcePassDef;          // raise_lce.c
 extern const EmbPassDef embRaiseBroadcastPassDef;    // raise_broadcast.c
 extern const EmbPassDef embRaiseAttentionPassDef;    // raise_attention.c
-extern const EmbPassDef
-    embAttentionComputeTypePassDef;              // attention_compute_type.c
-extern const EmbPassDef embRaisePipelineDef;     // raise.c
-extern const EmbPassDef embEraseDeadPassDef;     // erase_dead.c
-extern const EmbPassDef embFromTorchPipelineDef; // from_torch.c
-extern const EmbPassDef embShardPassDef;         // shard.c
-extern const EmbPassDef embPlanShardingPassDef;  // plan_sharding.c
+extern const EmbPassDef embComputeTypePassDef;       // compute_type.c
+extern const EmbPassDef embRaisePipelineDef;         // raise.c
+extern const EmbPassDef embEraseDeadPassDef;         // erase_dead.c
+extern const EmbPassDef embFromTorchPipelineDef;     // from_torch.c
+extern const EmbPassDef embShardPassDef;             // shard.c
+extern const EmbPassDef embPlanShardingPassDef;      // plan_sharding.c
 
 /// emb-ikbo's options (the fields of EmbIkboOptions), which emb-from-torch
 /// takes too.

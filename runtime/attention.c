@@ -36,14 +36,7 @@ static embrtStatus checkAttention(embrtContext *ctx,
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "heads", args->heads));
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "headDim", args->headDim));
   EMBRT_TRY(embrtCheckConfigId(ctx, op, args->configId));
-  if (args->computeDtype != EMBRT_F32 &&
-      (args->dtype != EMBRT_F32 ||
-       (args->computeDtype != EMBRT_F16 && args->computeDtype != EMBRT_BF16)))
-    return embrtInvalid(ctx,
-                        "%s: computeDtype is %s, must be f32 (the data as it "
-                        "is), or f16 or bf16 with f32 data (dtype is %s)",
-                        op, embrtDtypeName(args->computeDtype),
-                        embrtDtypeName(args->dtype));
+  EMBRT_TRY(embrtCheckComputeDtype(ctx, op, args->dtype, args->computeDtype));
   if (isIkbo) {
     EMBRT_TRY(embrtCheckIndexDtype(ctx, op, "indexDtype", args->indexDtype));
   } else {

@@ -73,6 +73,19 @@ embrtStatus embrtCheckStorageFloat(embrtContext *ctx, const char *op,
   return EMBRT_OK;
 }
 
+embrtStatus embrtCheckComputeDtype(embrtContext *ctx, const char *op,
+                                   embrtDtype dtype, embrtDtype computeDtype) {
+  if (computeDtype != EMBRT_F32 &&
+      (dtype != EMBRT_F32 ||
+       (computeDtype != EMBRT_F16 && computeDtype != EMBRT_BF16)))
+    return embrtInvalid(ctx,
+                        "%s: computeDtype is %s, must be f32 (the data as it "
+                        "is), or f16 or bf16 with f32 data (dtype is %s)",
+                        op, embrtDtypeName(computeDtype),
+                        embrtDtypeName(dtype));
+  return EMBRT_OK;
+}
+
 //===----------------------------------------------------------------------===//
 // Structs, shapes and pointers
 //===----------------------------------------------------------------------===//

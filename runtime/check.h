@@ -87,6 +87,11 @@ embrtStatus embrtCheckIndexDtype(embrtContext *ctx, const char *op,
 /// F32, F16 or BF16.
 embrtStatus embrtCheckStorageFloat(embrtContext *ctx, const char *op,
                                    const char *name, embrtDtype dtype);
+/// What a product computes in (embrtAttentionArgs::computeDtype,
+/// embrtIkboLceArgs::computeDtype): f32 (the data as it is), or f16 or bf16
+/// with f32 data.
+embrtStatus embrtCheckComputeDtype(embrtContext *ctx, const char *op,
+                                   embrtDtype dtype, embrtDtype computeDtype);
 /// -1 (the backend chooses) or a table row; the backend checks the row.
 embrtStatus embrtCheckConfigId(embrtContext *ctx, const char *op,
                                int64_t configId);

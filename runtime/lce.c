@@ -84,6 +84,7 @@ static embrtStatus checkIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args,
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "kCand", args->kCand));
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "n", args->n));
   EMBRT_TRY(embrtCheckConfigId(ctx, op, args->configId));
+  EMBRT_TRY(embrtCheckComputeDtype(ctx, op, args->dtype, args->computeDtype));
   EMBRT_TRY(
       checkRowStride(ctx, op, "wUserStride", args->wUserStride, args->kUser));
   EMBRT_TRY(
@@ -260,6 +261,7 @@ decodeIkboLce(const int64_t *attrs, void *const *buffers, const int64_t *dims) {
   a.wUserStride = dims[EMB_ABI_IKBO_LCE_DIM_W_USER_STRIDE];
   a.wCandStride = dims[EMB_ABI_IKBO_LCE_DIM_W_CAND_STRIDE];
   a.numCandPieces = attrs[EMB_ABI_IKBO_LCE_NUM_CAND_PIECES];
+  a.computeDtype = (embrtDtype)attrs[EMB_ABI_IKBO_LCE_COMPUTE_DTYPE];
   for (int64_t p = 0; p < a.numCandPieces && p < EMBRT_IKBO_LCE_MAX_PIECES;
        ++p) {
     a.candPieces[p] = buffers[EMB_ABI_IKBO_LCE_BUF_CAND_PIECE_0 + p];

@@ -1,7 +1,7 @@
 #!/bin/bash
 # One call on the GPU machine: check, sanitize, benchmark, profile, report.
 #
-#   STAGES="sass smoke test sanitize bench ncu peers inductor" \
+#   STAGES="sass smoke test sanitize bench ncu f32 peers inductor" \
 #     bench/ikbo_lce/gpu_run.sh
 #
 # Uses the binaries in $BUILD (default build-ikbo, carried from the build
@@ -95,6 +95,22 @@ if has ncu; then
     echo "ncu exit: $?" | tee -a "$LOG"
   done
   [ -f "$OUT/ncu.txt" ] && grep -E "Duration|Throughput|Pipe|Stall|Issue Slot|Warp Cycles|L2 Hit|Mem Busy|Max Bandwidth|Registers|Block Limit|Achieved|Cluster" "$OUT/ncu.txt" | cut -c1-150 | tee -a "$LOG"
+fi
+
+if has f32; then
+  # f32 data: ours exact and through the conversion path (bf16, f16), and
+  # the torch peers (exact f32, TF32, via bf16/f16), three runs a side
+  # alternating, into ikbo_lce_f32.json.
+  log "f32 data"
+  for run in 1 2 3; do
+    timeout 120 "$BUILD/ikbo_lce_bench" --set f32 --reps 20 2>>"$LOG" |
+      sed "s/}\$/, \"run\": $run}/" >>"$OUT/f32_ours.jsonl"
+    timeout 150 python3 bench/ikbo_lce/f32_peers.py --run "$run" 2>&1 |
+      grep -v Warning >>"$OUT/f32_peers.jsonl"
+  done
+  python3 bench/ikbo_lce/f32_report.py --ours "$OUT/f32_ours.jsonl" \
+    --peers "$OUT/f32_peers.jsonl" --json "$OUT/ikbo_lce_f32.json" \
+    --commit "${EMB_COMMIT:-unknown}" 2>&1 | tee -a "$LOG"
 fi
 
 if has peers; then

@@ -14,7 +14,11 @@
 //   sweep    B in {512, 1024, 2048, 3072} x {2, 10, 70, 1000} candidates a
 //            user, padded K, f16;
 //   configs  every configuration that applies, forced, on the main shape;
-//   f32      the main shape in f32 (the exact f32 path; not in all);
+//   f32      the main shape in f32: the exact f32 path (cuBLAS, and the
+//            portable row forced), then computed in
+//            bf16 and in f16 (computeDtype: the conversion path, its
+//            rounding and widening launches in the timing), and bf16
+//            data (what the conversion costs); not in all;
 //   pad      what copying W with a 16-byte pitch costs (K not a multiple of
 //            8, so TMA cannot read W in place): B=1 with K 1184/872 (no
 //            copy) and 1178/866 (the copy before the user launch), each
@@ -44,6 +48,8 @@
 #include "kernels/ikbo_lce_config.cuh"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"
+
+#include <cublas_v2.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +91,7 @@ struct Shape {
   embrtDtype dtype;
   long long B, U, M, Ku, Kc, N;
   int configId;
+  embrtDtype compute = EMBRT_F32; // computeDtype (f32 data only)
 };
 
 static embrtLaunchEnv gEnv;
@@ -143,6 +150,7 @@ static void run(const Shape &s, int reps) {
   a.indexDtype = EMBRT_I32;
   a.output = out;
   a.configId = s.configId >= 0 ? s.configId : gForceConfig;
+  a.computeDtype = s.compute;
   size_t wsBytes = 0;
   embrtCudaIkboLceWorkspaceSize(&gEnv, &a, &wsBytes);
   if (wsBytes)
@@ -154,7 +162,7 @@ static void run(const Shape &s, int reps) {
   shape.ccMajor = gEnv.ccMajor;
   shape.ccMinor = gEnv.ccMinor;
   shape.maxSharedPerBlock = gEnv.maxSharedPerBlockOptin;
-  shape.dtype = s.dtype;
+  shape.dtype = s.compute != EMBRT_F32 ? s.compute : s.dtype;
   shape.batch = s.B;
   shape.users = s.U;
   shape.m = s.M;
@@ -163,6 +171,7 @@ static void run(const Shape &s, int reps) {
   shape.kCand = s.Kc;
   shape.aligned = 1;
   shape.pieces = 0;
+  shape.blas = gEnv.blasHandle != nullptr;
   const int config = ikboLceResolveConfig(&shape, a.configId);
   if (gSkip.find(std::string(",") + kIkboLceConfigs[config].name + ",") !=
       std::string::npos) {
@@ -213,6 +222,7 @@ static void run(const Shape &s, int reps) {
        (double)s.B * s.M * s.N);
   printf("{\"case\": \"%s\", \"B\": %lld, \"U\": %lld, \"M\": %lld, "
          "\"Ku\": %lld, \"Kc\": %lld, \"N\": %lld, \"dtype\": \"%s\", "
+         "\"compute\": \"%s\", "
          "\"impl\": \"emb_ikbo_lce\", \"config\": \"%s\", \"ms\": %.5f, "
          "\"ms_min\": %.5f, \"ms_max\": %.5f, \"reps\": %d, \"flops\": %.6g, "
          "\"tflops\": %.2f, \"min_bytes\": %.6g, \"gbps\": %.1f}\n",
@@ -220,6 +230,9 @@ static void run(const Shape &s, int reps) {
          s.dtype == EMBRT_BF16  ? "bf16"
          : s.dtype == EMBRT_F32 ? "f32"
                                 : "f16",
+         s.compute == EMBRT_BF16  ? "bf16"
+         : s.compute == EMBRT_F16 ? "f16"
+                                  : "as_data",
          kIkboLceConfigs[config].name, med, sorted[0], sorted[n - 1], n, flops,
          flops / med / 1e9, bytes, bytes / med / 1e6);
   fflush(stdout);
@@ -267,6 +280,16 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   gEnv = gpuTestEnv();
+  // A cuBLAS handle on the launch stream, as the runtime's CUDA backend
+  // gives f32 calls (the cuBLAS path).
+  cublasHandle_t blas = nullptr;
+  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetStream(blas, (cudaStream_t)gEnv.stream) !=
+          CUBLAS_STATUS_SUCCESS) {
+    fprintf(stderr, "cuBLAS handle creation failed\n");
+    return 1;
+  }
+  gEnv.blasHandle = blas;
   unsigned int *counter = gEnv.scheduleCounter;
   if (staticSchedule) // the sm90a kernel's static tile schedule
     gEnv.scheduleCounter = nullptr;
@@ -277,6 +300,8 @@ int main(int argc, char **argv) {
     gWarm = 1;
     run(gOne, 1);
     gEnv.scheduleCounter = counter;
+    gEnv.blasHandle = nullptr;
+    cublasDestroy(blas);
     gpuTestEnvDestroy(&gEnv);
     return 0;
   }
@@ -317,8 +342,16 @@ int main(int argc, char **argv) {
             run({"ranking", d, 2048, 32, 64, 32, kc, 128, i}, reps);
       }
   }
-  if (set.find("f32") != std::string::npos) // the f32 path, main shape
+  if (set.find("f32") != std::string::npos) { // the f32 paths, main shape
     run({"main", EMBRT_F32, 1024, 15, 433, 1184, 872, 256, -1}, reps);
+    run({"main", EMBRT_F32, 1024, 15, 433, 1184, 872, 256,
+         IKBO_LCE_CONFIG_PORTABLE},
+        reps);
+    for (embrtDtype d : {EMBRT_BF16, EMBRT_F16})
+      run({"main", EMBRT_F32, 1024, 15, 433, 1184, 872, 256, -1, d}, reps);
+    // bf16 data, for what the conversion costs.
+    run({"main", EMBRT_BF16, 1024, 15, 433, 1184, 872, 256, -1}, reps);
+  }
   if (want("heldout")) {
     for (long long B : {512, 1024})
       for (long long M : {128, 433})
@@ -341,6 +374,8 @@ int main(int argc, char **argv) {
             reps);
   }
   gEnv.scheduleCounter = counter;
+  gEnv.blasHandle = nullptr;
+  cublasDestroy(blas);
   gpuTestEnvDestroy(&gEnv);
   return 0;
 }

@@ -351,7 +351,8 @@ enum {
   EMB_ABI_IKBO_LCE_CONFIG_ID,
   /// 0: BUF_CAND holds the candidate embeddings; else BUF_CAND_PIECE_0 ..
   /// hold them in pieces along K (embrtIkboLceArgs::candPieces).
-  EMB_ABI_IKBO_LCE_NUM_CAND_PIECES
+  EMB_ABI_IKBO_LCE_NUM_CAND_PIECES,
+  EMB_ABI_IKBO_LCE_COMPUTE_DTYPE, ///< embrtIkboLceArgs::computeDtype
 };
 enum {
   EMB_ABI_IKBO_LCE_BUF_W_USER = 0,

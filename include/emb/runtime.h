@@ -637,6 +637,13 @@ typedef struct embrtIkboLceArgs {
   int64_t numCandPieces;
   const void *candPieces[EMBRT_IKBO_LCE_MAX_PIECES];
   int64_t candPieceK[EMBRT_IKBO_LCE_MAX_PIECES];
+  /// What the two products read. EMBRT_F32 (0, the default): the data as
+  /// it is (f32 data: the exact f32 path). EMBRT_F16 or EMBRT_BF16, for f32
+  /// data only: the weights, the users and the candidates (pieces included)
+  /// are rounded once to that type (in the workspace) and the f16/bf16
+  /// kernels run (f32 accumulation, the user result added in f32); their
+  /// output, rounded to that type, is widened into the f32 output.
+  embrtDtype computeDtype;
 } embrtIkboLceArgs;
 
 embrtStatus embrtIkboLceWorkspaceSize(embrtContext *ctx,

@@ -54,19 +54,10 @@ static embrtStatus checkIndices(embrtContext *ctx,
   return EMBRT_OK;
 }
 
-/// `x` rounded to `type` (F16 or BF16; F32 leaves it as it is).
-static double roundTo(double x, embrtDtype type) {
-  if (type == EMBRT_F16)
-    return embrtF16ToF32(embrtF64ToF16(x));
-  if (type == EMBRT_BF16)
-    return embrtBF16ToF32(embrtF64ToBF16(x));
-  return x;
-}
-
 /// Element i of q, k or v as the products read it.
 static double loadOperand(const embrtAttentionArgs *args, const void *p,
                           int64_t i) {
-  return roundTo(embrtCpuLoad(p, args->dtype, i), args->computeDtype);
+  return embrtCpuRoundTo(embrtCpuLoad(p, args->dtype, i), args->computeDtype);
 }
 
 embrtStatus embrtCpuAttention(embrtContext *ctx,
@@ -109,7 +100,7 @@ embrtStatus embrtCpuAttention(embrtContext *ctx,
                    loadOperand(args, args->v, ((u * Lk + j) * H + h) * Dh + d);
           embrtCpuStore(
               args->output, dtype, qBase + d,
-              roundTo(keys > 0 ? acc / sum : 0.0, args->computeDtype));
+              embrtCpuRoundTo(keys > 0 ? acc / sum : 0.0, args->computeDtype));
         }
       }
   }

@@ -159,4 +159,14 @@ static inline double embrtCpuAccumulate(double acc, double a, double b,
   return inF32 ? (double)(float)sum : sum;
 }
 
+/// `x` rounded to `type` (F16 or BF16; any other type leaves it as it is):
+/// an operand or a result of a computeDtype product.
+static inline double embrtCpuRoundTo(double x, embrtDtype type) {
+  if (type == EMBRT_F16)
+    return embrtF16ToF32(embrtF64ToF16(x));
+  if (type == EMBRT_BF16)
+    return embrtBF16ToF32(embrtF64ToBF16(x));
+  return x;
+}
+
 #endif // EMB_RUNTIME_CPU_CPU_H

@@ -252,6 +252,13 @@ static embrtStatus ikboLce(embrtContext *ctx, const embrtIkboLceArgs *args) {
   EMBRT_TRY(enter(ctx, "ikbo_lce: cudaSetDevice"));
   if (args->batchSize == 0 || args->m == 0 || args->n == 0)
     return EMBRT_OK;
+  // Exact f32 runs on cuBLAS (kernels/ikbo_lce.cu) with the context's
+  // handle, made on first use outside a capture; a capture before any
+  // cuBLAS call takes the portable kernel instead (same results within f32
+  // rounding).
+  if (args->dtype == EMBRT_F32 && args->computeDtype == EMBRT_F32 &&
+      !ctx->capturing)
+    EMBRT_TRY(embrtCudaEnsureBlasHandle(ctx));
   return launched(ctx, embrtCudaLaunchIkboLce(envOf(ctx), args));
 }
 

@@ -71,3 +71,53 @@ func.func @ikbo_attention_in_bf16(%q: tensor<8x4x2x64xf32>, %k: tensor<2x32x2x64
   %0 = "emb.ikbo_attention"(%q, %k, %v, %c2u) {compute_type = bf16} : (tensor<8x4x2x64xf32>, tensor<2x32x2x64xf32>, tensor<2x32x2x64xf32>, tensor<8xi32>) -> tensor<8x4x2x64xf32>
   return %0 : tensor<8x4x2x64xf32>
 }
+
+// -----
+
+// emb.ikbo_lce of f32 data: attrs [4] is the compute dtype, bf16 (2) with
+// compute_type = bf16; [0] the data's dtype stays f32 (0). The attrs array
+// has 5 entries.
+// CHECK-LABEL: func.func @ikbo_lce_in_bf16
+// CHECK: %[[NATTRS:.+]] = arith.constant 5 : i64
+// CHECK-NEXT: %[[ATTRS:.+]] = llvm.alloca %[[NATTRS]] x i64
+// CHECK-NEXT: %[[F32:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][0]
+// CHECK-NEXT: llvm.store %[[F32]]
+// CHECK: %[[BF16:.+]] = arith.constant 2 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][4]
+// CHECK-NEXT: llvm.store %[[BF16]]
+// CHECK: call @embrtCompiledIkboLce(
+func.func @ikbo_lce_in_bf16(%wu: tensor<8x12xf32>, %wc: tensor<8x16xf32>, %u: tensor<3x12x4xf32>, %c: tensor<6x16x4xf32>, %c2u: tensor<6xi32>) -> tensor<6x8x4xf32> {
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %c2u) {compute_type = bf16} : (tensor<8x12xf32>, tensor<8x16xf32>, tensor<3x12x4xf32>, tensor<6x16x4xf32>, tensor<6xi32>) -> tensor<6x8x4xf32>
+  return %0 : tensor<6x8x4xf32>
+}
+
+// -----
+
+// compute_type = f16: attrs [4] is f16 (1).
+// CHECK-LABEL: func.func @ikbo_lce_in_f16
+// CHECK: %[[ATTRS:.+]] = llvm.alloca %{{.+}} x i64
+// CHECK: %[[F16:.+]] = arith.constant 1 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][4]
+// CHECK-NEXT: llvm.store %[[F16]]
+// CHECK: call @embrtCompiledIkboLce(
+func.func @ikbo_lce_in_f16(%wu: tensor<8x12xf32>, %wc: tensor<8x16xf32>, %u: tensor<3x12x4xf32>, %c: tensor<6x16x4xf32>, %c2u: tensor<6xi32>) -> tensor<6x8x4xf32> {
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %c2u) {compute_type = f16} : (tensor<8x12xf32>, tensor<8x16xf32>, tensor<3x12x4xf32>, tensor<6x16x4xf32>, tensor<6xi32>) -> tensor<6x8x4xf32>
+  return %0 : tensor<6x8x4xf32>
+}
+
+// -----
+
+// Without compute_type, attrs [4] is f32 (0): the data as it is.
+// CHECK-LABEL: func.func @ikbo_lce_exact
+// CHECK: %[[ATTRS:.+]] = llvm.alloca %{{.+}} x i64
+// CHECK: llvm.getelementptr %[[ATTRS]][3]
+// CHECK-NEXT: llvm.store
+// CHECK-NEXT: %[[EXACT:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: llvm.getelementptr %[[ATTRS]][4]
+// CHECK-NEXT: llvm.store %[[EXACT]]
+// CHECK: call @embrtCompiledIkboLce(
+func.func @ikbo_lce_exact(%wu: tensor<8x12xf32>, %wc: tensor<8x16xf32>, %u: tensor<3x12x4xf32>, %c: tensor<6x16x4xf32>, %c2u: tensor<6xi32>) -> tensor<6x8x4xf32> {
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %c2u) : (tensor<8x12xf32>, tensor<8x16xf32>, tensor<3x12x4xf32>, tensor<6x16x4xf32>, tensor<6xi32>) -> tensor<6x8x4xf32>
+  return %0 : tensor<6x8x4xf32>
+}

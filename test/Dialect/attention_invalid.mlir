@@ -178,3 +178,12 @@ func.func @f(%q: tensor<4x1x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x1
   %0 = "emb.attention"(%q, %k, %v) {compute_type = bf16} : (tensor<4x1x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x1x2x32xf16>
   return %0 : tensor<4x1x2x32xf16>
 }
+
+// -----
+
+// compute_type: only for f32 data; ikbo_attention names its own operands.
+func.func @f(%q: tensor<6x8x2x32xbf16>, %k: tensor<3x16x2x32xbf16>, %v: tensor<3x16x2x32xbf16>, %i: tensor<6xi32>) -> tensor<6x8x2x32xbf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op compute_type f16 needs f32 q, k_user and v_user, got bf16
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i) {compute_type = f16} : (tensor<6x8x2x32xbf16>, tensor<3x16x2x32xbf16>, tensor<3x16x2x32xbf16>, tensor<6xi32>) -> tensor<6x8x2x32xbf16>
+  return %0 : tensor<6x8x2x32xbf16>
+}

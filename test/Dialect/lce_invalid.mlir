@@ -123,3 +123,48 @@ func.func @f(%wu: tensor<8x12xf16>, %wc: tensor<8x16xf16>, %u: tensor<3x12x4xf16
   %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %i) : (tensor<8x12xf16>, tensor<8x16xf16>, tensor<3x12x4xf16>, tensor<6x16x4xf16>, tensor<6xi32>) -> tensor<6x8x8xf16>
   return %0 : tensor<6x8x8xf16>
 }
+
+// -----
+
+// ikbo_lce compute_type: f16 or bf16 (f32 is the default, not an attribute).
+func.func @f(%wu: tensor<8x12xf32>, %wc: tensor<8x16xf32>, %u: tensor<3x12x4xf32>, %c: tensor<6x16x4xf32>, %i: tensor<6xi32>) -> tensor<6x8x4xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_lce' op attribute 'compute_type' must be f16 or bf16, got f32
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %i) {compute_type = f32} : (tensor<8x12xf32>, tensor<8x16xf32>, tensor<3x12x4xf32>, tensor<6x16x4xf32>, tensor<6xi32>) -> tensor<6x8x4xf32>
+  return %0 : tensor<6x8x4xf32>
+}
+
+// -----
+
+// ikbo_lce compute_type: a float type.
+func.func @f(%wu: tensor<8x12xf32>, %wc: tensor<8x16xf32>, %u: tensor<3x12x4xf32>, %c: tensor<6x16x4xf32>, %i: tensor<6xi32>) -> tensor<6x8x4xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_lce' op attribute 'compute_type' must be f16 or bf16, got i32
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %i) {compute_type = i32} : (tensor<8x12xf32>, tensor<8x16xf32>, tensor<3x12x4xf32>, tensor<6x16x4xf32>, tensor<6xi32>) -> tensor<6x8x4xf32>
+  return %0 : tensor<6x8x4xf32>
+}
+
+// -----
+
+// ikbo_lce compute_type: a type, not a string.
+func.func @f(%wu: tensor<8x12xf32>, %wc: tensor<8x16xf32>, %u: tensor<3x12x4xf32>, %c: tensor<6x16x4xf32>, %i: tensor<6xi32>) -> tensor<6x8x4xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_lce' op attribute 'compute_type' must be f16 or bf16, got "bf16"
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %i) {compute_type = "bf16"} : (tensor<8x12xf32>, tensor<8x16xf32>, tensor<3x12x4xf32>, tensor<6x16x4xf32>, tensor<6xi32>) -> tensor<6x8x4xf32>
+  return %0 : tensor<6x8x4xf32>
+}
+
+// -----
+
+// ikbo_lce compute_type: only for f32 data (f16 data).
+func.func @f(%wu: tensor<8x12xf16>, %wc: tensor<8x16xf16>, %u: tensor<3x12x4xf16>, %c: tensor<6x16x4xf16>, %i: tensor<6xi32>) -> tensor<6x8x4xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_lce' op compute_type bf16 needs f32 w_user, w_cand, user and cand, got f16
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %i) {compute_type = bf16} : (tensor<8x12xf16>, tensor<8x16xf16>, tensor<3x12x4xf16>, tensor<6x16x4xf16>, tensor<6xi32>) -> tensor<6x8x4xf16>
+  return %0 : tensor<6x8x4xf16>
+}
+
+// -----
+
+// ikbo_lce compute_type: only for f32 data (bf16 data).
+func.func @f(%wu: tensor<8x12xbf16>, %wc: tensor<8x16xbf16>, %u: tensor<3x12x4xbf16>, %c: tensor<6x16x4xbf16>, %i: tensor<6xi32>) -> tensor<6x8x4xbf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_lce' op compute_type f16 needs f32 w_user, w_cand, user and cand, got bf16
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %i) {compute_type = f16} : (tensor<8x12xbf16>, tensor<8x16xbf16>, tensor<3x12x4xbf16>, tensor<6x16x4xbf16>, tensor<6xi32>) -> tensor<6x8x4xbf16>
+  return %0 : tensor<6x8x4xbf16>
+}

@@ -96,6 +96,13 @@ func.func @ikbo_lce(%wu: tensor<433x1184xbf16>, %wc: tensor<433x872xbf16>, %u: t
   return %0 : tensor<1024x433x256xbf16>
 }
 
+// CHECK-LABEL: func.func @ikbo_lce_in_bf16
+// CHECK: "emb.ikbo_lce"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {compute_type = bf16} : (tensor<433x1184xf32>, tensor<433x872xf32>, tensor<15x1184x256xf32>, tensor<1024x872x256xf32>, tensor<1024xi64>) -> tensor<1024x433x256xf32>
+func.func @ikbo_lce_in_bf16(%wu: tensor<433x1184xf32>, %wc: tensor<433x872xf32>, %u: tensor<15x1184x256xf32>, %c: tensor<1024x872x256xf32>, %c2u: tensor<1024xi64>) -> tensor<1024x433x256xf32> {
+  %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %c2u) {compute_type = bf16} : (tensor<433x1184xf32>, tensor<433x872xf32>, tensor<15x1184x256xf32>, tensor<1024x872x256xf32>, tensor<1024xi64>) -> tensor<1024x433x256xf32>
+  return %0 : tensor<1024x433x256xf32>
+}
+
 // CHECK-LABEL: func.func @attention
 // CHECK: "emb.attention"(%{{.*}}, %{{.*}}, %{{.*}}) {scale = 1.250000e-01 : f32} : (tensor<2048x64x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048x1024x2x128xf16>) -> tensor<2048x64x2x128xf16>
 func.func @attention(%q: tensor<2048x64x2x128xf16>, %k: tensor<2048x1024x2x128xf16>, %v: tensor<2048x1024x2x128xf16>) -> tensor<2048x64x2x128xf16> {

@@ -31,6 +31,15 @@
 //   --watchdog  seconds a launch may take before it counts as a hang
 //               (default 30; the process then exits with status 3).
 //
+// f32 data computed in f16 or bf16 (computeDtype, the conversion path) is
+// checked against the same reference and baseline run on the operands
+// rounded to the compute type by the test's own kernel: the tolerance of
+// that type's case, and every output element must be a value of the compute
+// type (the path rounds its output once), so an exact f32 result fails.
+//
+// f32 cases run on the cuBLAS path (the launch environment gets a cuBLAS
+// handle on its stream) unless they force the portable row.
+//
 // The test calls the kernels' entry points directly with a launch
 // environment it fills itself (test/Kernels/gpu_test.cuh), not through the
 // runtime's CUDA backend.
@@ -180,6 +189,26 @@ __global__ void baselineAddKernel(const T *candRes, const T *userRes, Problem p,
   }
 }
 
+/// to[i] = T(from[i]): the operands a computeDtype case's references read.
+template <typename T>
+__global__ void roundCopyKernel(const float *from, T *to, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    to[i] = fromF<T>(from[i]);
+}
+
+/// Counts the elements of x that T cannot hold exactly.
+template <typename T>
+__global__ void notOfTypeKernel(const float *x, long long n,
+                                unsigned long long *count) {
+  unsigned long long local = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    local += toF(fromF<T>(x[i])) != x[i];
+  if (local)
+    atomicAdd(count, local);
+}
+
 //===----------------------------------------------------------------------===//
 // Host side
 //===----------------------------------------------------------------------===//
@@ -188,18 +217,24 @@ struct Case {
   std::string name;
   embrtDtype dtype;
   long long B, M, N, Ku, Kc;
-  int ratio;      // candidates per user
-  bool sorted;    // c2u nondecreasing
-  int i64;        // index dtype I64
-  int configId;   // -1: automatic
-  long long bad;  // candidate with an out-of-range user, -1: none
-  int expectPath; // -1: any, else IKBO_LCE_PATH_*
-  bool strict;    // FBGEMM's tolerance whatever the path (spec matrix)
-  int view;       // > 0: wUser, wCand passed as column blocks of one
-                  // [M, Ku + Kc + view - 1] matrix (row strides)
-  int pieces;     // > 0: cand passed as pieces along K (candPieces): Kc
-                  // split into `pieces` parts, the last one zeros (NULL)
+  int ratio;          // candidates per user
+  bool sorted;        // c2u nondecreasing
+  int i64;            // index dtype I64
+  int configId;       // -1: automatic
+  long long bad;      // candidate with an out-of-range user, -1: none
+  int expectPath;     // -1: any, else IKBO_LCE_PATH_*
+  bool strict;        // FBGEMM's tolerance whatever the path (spec matrix)
+  int view;           // > 0: wUser, wCand passed as column blocks of one
+                      // [M, Ku + Kc + view - 1] matrix (row strides)
+  int pieces;         // > 0: cand passed as pieces along K (candPieces): Kc
+                      // split into `pieces` parts, the last one zeros (NULL)
+  embrtDtype compute; // computeDtype: F32 (the data as it is), F16 or BF16
 };
+
+/// The dtype the products of `c` read: its compute type when it converts.
+static embrtDtype readDtype(const Case &c) {
+  return c.compute != EMBRT_F32 ? c.compute : c.dtype;
+}
 
 static uint64_t gSeed = 0x1234abcdull;
 
@@ -307,6 +342,34 @@ static void referenceAny(embrtDtype d, const Problem &p, float *ref,
     reference<__nv_bfloat16>(p, ref, worstRel);
 }
 
+/// `n` f32 elements at `from` rounded to `d` (F16 or BF16) in a new buffer.
+static void *roundedCopy(embrtDtype d, const void *from, long long n) {
+  void *to;
+  CUDA_CHECK(cudaMalloc(&to, n * 2 + 1));
+  if (d == EMBRT_F16)
+    roundCopyKernel<<<1024, 256>>>((const float *)from, (__half *)to, n);
+  else
+    roundCopyKernel<<<1024, 256>>>((const float *)from, (__nv_bfloat16 *)to, n);
+  CUDA_CHECK(cudaGetLastError());
+  return to;
+}
+
+/// Elements of the f32 `x` that `d` (F16 or BF16) cannot hold exactly.
+static unsigned long long countNotOfType(embrtDtype d, const void *x,
+                                         long long n) {
+  unsigned long long *dCount, count = 0;
+  CUDA_CHECK(cudaMalloc(&dCount, sizeof count));
+  CUDA_CHECK(cudaMemset(dCount, 0, sizeof count));
+  if (d == EMBRT_F16)
+    notOfTypeKernel<__half><<<1024, 256>>>((const float *)x, n, dCount);
+  else
+    notOfTypeKernel<__nv_bfloat16><<<1024, 256>>>((const float *)x, n, dCount);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(&count, dCount, sizeof count, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(dCount));
+  return count;
+}
+
 /// Half a unit in the last place of the dtype at the largest |user result|:
 /// what keeping the user result in the dtype may add to the error.
 static float halfUlpOfMax(embrtDtype d, const void *x, long long n) {
@@ -385,12 +448,20 @@ static const char *dtypeName(embrtDtype d) {
   return d == EMBRT_F32 ? "f32" : d == EMBRT_F16 ? "f16" : "bf16";
 }
 
+/// "f32", or "f32->bf16" for f32 data computed in bf16.
+static std::string caseDtypeName(const Case &c) {
+  std::string s = dtypeName(c.dtype);
+  if (c.compute != EMBRT_F32)
+    s += std::string("->") + dtypeName(c.compute);
+  return s;
+}
+
 static IkboLceShape shapeFor(const Env &env, const Case &c) {
   IkboLceShape shape;
   shape.ccMajor = env.launch.ccMajor;
   shape.ccMinor = env.launch.ccMinor;
   shape.maxSharedPerBlock = env.launch.maxSharedPerBlockOptin;
-  shape.dtype = c.dtype;
+  shape.dtype = readDtype(c); // a converting call runs that dtype's kernels
   shape.batch = c.B;
   shape.users = (c.B + c.ratio - 1) / c.ratio;
   shape.m = c.M;
@@ -399,6 +470,7 @@ static IkboLceShape shapeFor(const Env &env, const Case &c) {
   shape.kCand = c.Kc;
   shape.aligned = 1;
   shape.pieces = c.pieces > 0;
+  shape.blas = env.launch.blasHandle != nullptr;
   return shape;
 }
 
@@ -473,19 +545,40 @@ static bool runCase(Env &env, const Case &c) {
     CUDA_CHECK(cudaMemcpy(c2u, idx32.data(), c.B * 4, cudaMemcpyHostToDevice));
   }
 
-  Problem p = {wUser, wCand, user, cand, c2u,  c.i64,
-               c.B,   U,     c.M,  c.N,  c.Ku, c.Kc};
+  // A converting case's references read the operands rounded to the
+  // compute type (the packed weights, the candidates with the zero piece).
+  const embrtDtype rd = readDtype(c);
+  void *narrow[4] = {nullptr, nullptr, nullptr, nullptr};
+  if (rd != c.dtype) {
+    narrow[0] = roundedCopy(rd, wUser, c.M * c.Ku);
+    narrow[1] = roundedCopy(rd, wCand, c.M * c.Kc);
+    narrow[2] = roundedCopy(rd, user, U * c.Ku * c.N);
+    narrow[3] = roundedCopy(rd, cand, c.B * c.Kc * c.N);
+  }
+  const bool conv = rd != c.dtype;
+  Problem p = {conv ? narrow[0] : wUser,
+               conv ? narrow[1] : wCand,
+               conv ? narrow[2] : user,
+               conv ? narrow[3] : cand,
+               c2u,
+               c.i64,
+               c.B,
+               U,
+               c.M,
+               c.N,
+               c.Ku,
+               c.Kc};
   double refRel;
-  referenceAny(c.dtype, p, ref, &refRel);
+  referenceAny(rd, p, ref, &refRel);
 
   // FBGEMM's baseline: cuBLAS in the dtype, broadcast-add in the dtype.
-  blasBatched(env.blas, c.dtype, wCand, cand, cr, c.B, c.M, c.N, c.Kc);
-  blasBatched(env.blas, c.dtype, wUser, user, ur, U, c.M, c.N, c.Ku);
-  baselineAdd(c.dtype, cr, ur, p, base);
+  blasBatched(env.blas, rd, p.wCand, p.cand, cr, c.B, c.M, c.N, c.Kc);
+  blasBatched(env.blas, rd, p.wUser, p.user, ur, U, c.M, c.N, c.Ku);
+  baselineAdd(rd, cr, ur, p, base);
   float baseErr;
   unsigned long long baseBad;
-  compareAny(c.dtype, base, ref, outN, &baseErr, &baseBad);
-  const float userHalfUlp = halfUlpOfMax(c.dtype, ur, U * c.M * c.N);
+  compareAny(rd, base, ref, outN, &baseErr, &baseBad);
+  const float userHalfUlp = halfUlpOfMax(rd, ur, U * c.M * c.N);
 
   embrtIkboLceArgs a;
   memset(&a, 0, sizeof a);
@@ -518,6 +611,7 @@ static bool runCase(Env &env, const Case &c) {
   a.indexDtype = c.i64 ? EMBRT_I64 : EMBRT_I32;
   a.output = out;
   a.configId = c.configId;
+  a.computeDtype = c.compute;
   size_t wsBytes = 0;
   if (embrtCudaIkboLceWorkspaceSize(&env.launch, &a, &wsBytes) != EMBRT_OK) {
     printf("FAIL %s: workspace size query\n", c.name.c_str());
@@ -589,7 +683,7 @@ static bool runCase(Env &env, const Case &c) {
     // user value (the second rounding), which small-K cases can reach.
     const IkboLceConfig &cf = kIkboLceConfigs[config];
     const bool roundsUser =
-        cf.path == IKBO_LCE_PATH_SM90A && !cf.userF32 && c.dtype != EMBRT_F32;
+        cf.path == IKBO_LCE_PATH_SM90A && !cf.userF32 && rd != EMBRT_F32;
     const float tol = std::max(baseErr, 1e-4f) +
                       (roundsUser && !c.strict ? userHalfUlp : 0.f);
     if (bad || !(err <= tol)) {
@@ -600,12 +694,20 @@ static bool runCase(Env &env, const Case &c) {
                bad);
       why = buf;
     }
+    // The conversion path rounds its output to the compute type once.
+    const unsigned long long notOfType =
+        conv ? countNotOfType(rd, out, outN) : 0;
+    if (ok && notOfType) {
+      ok = false;
+      why = std::to_string(notOfType) + " output elements are not values of " +
+            dtypeName(rd);
+    }
     if (!ok && c.dtype == EMBRT_F16)
       showMismatches<__half>(out, ref, c.B, c.M, c.N, tol);
     if (rep == 1 || !ok)
-      printf("%s %-44s %-4s path=%-16s%s err=%.3e base=%.3e (x%.2f) tol=%s "
+      printf("%s %-44s %-9s path=%-16s%s err=%.3e base=%.3e (x%.2f) tol=%s "
              "refcheck=%.1e%s%s\n",
-             ok ? "PASS" : "FAIL", c.name.c_str(), dtypeName(c.dtype),
+             ok ? "PASS" : "FAIL", c.name.c_str(), caseDtypeName(c).c_str(),
              kIkboLceConfigs[config].name, rep == 0 ? " (static schedule)" : "",
              err, baseErr, baseErr > 0 ? err / baseErr : 0.0,
              roundsUser && !c.strict ? "base+ulp/2" : "base", refRel,
@@ -625,6 +727,9 @@ static bool runCase(Env &env, const Case &c) {
   void *bufs[] = {wUser, wCand, user, cand, c2u, out,
                   cr,    ur,    base, ref,  ws,  wAll};
   for (void *b : bufs)
+    if (b)
+      CUDA_CHECK(cudaFree(b));
+  for (void *b : narrow)
     if (b)
       CUDA_CHECK(cudaFree(b));
   for (void *b : piece)
@@ -653,6 +758,7 @@ static Case mk(embrtDtype d, long long B, long long M, long long N,
   c.strict = false;
   c.view = 0;
   c.pieces = 0;
+  c.compute = EMBRT_F32;
   char buf[160];
   snprintf(buf, sizeof buf, "B%lld_M%lld_N%lld_Ku%lld_Kc%lld_r%d_%s%s%s%s", B,
            M, N, Ku, Kc, ratio, sorted ? "sorted" : "shuffled",
@@ -679,6 +785,13 @@ static Case piecesCase(Case c, int n) {
   return c;
 }
 
+/// `c` (f32 data) computed in `d`, f16 or bf16.
+static Case computeCase(Case c, embrtDtype d) {
+  c.compute = d;
+  c.name += std::string("_compute_") + dtypeName(d);
+  return c;
+}
+
 /// FBGEMM's tolerance as it is, whatever the path: the spec matrix and the
 /// benchmark shapes.
 static Case strictCase(Case c) {
@@ -701,6 +814,8 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   const int port = IKBO_LCE_PATH_PORTABLE;
   const int smallk = hopper ? IKBO_LCE_PATH_SMALLK : -1;
   const int sk = configIndex("smallk_mma");
+  const int blas = IKBO_LCE_PATH_CUBLAS; // f32 with a cuBLAS handle
+  const int pf = IKBO_LCE_CONFIG_PORTABLE;
   if (quick) {
     v.push_back(
         mk(EMBRT_F16, 24, 433, 256, 130, 72, 8, false, -1, 0, -1, sm90));
@@ -711,7 +826,10 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
                    configIndex("sm90a_m224_c2")));
     v.push_back(mk(EMBRT_F16, 12, 437, 256, 96, 40, 4, true,
                    configIndex("sm90a_m224_f32_c4"), 1, 7));
-    v.push_back(mk(EMBRT_F32, 8, 70, 40, 33, 20, 3, false, -1, 0, 2, port));
+    v.push_back(mk(EMBRT_F32, 8, 70, 40, 33, 20, 3, false, -1, 0, 2, blas));
+    v.push_back(mk(EMBRT_F32, 8, 70, 40, 33, 20, 3, false, pf, 0, 2, port));
+    v.push_back(piecesCase(
+        mk(EMBRT_F32, 9, 70, 40, 33, 20, 3, false, -1, 1, 4, blas), 3));
     v.push_back(mk(EMBRT_F16, 8, 70, 72, 33, 20, 3, true, 0, 0, -1, port));
     v.push_back(viewCase(mk(EMBRT_F16, 24, 433, 256, 130, 73, 8, true), 0));
     v.push_back(viewCase(mk(EMBRT_F16, 24, 200, 256, 128, 64, 8, true), 64));
@@ -722,6 +840,11 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
         mk(EMBRT_F16, 40, 64, 128, 32, 40, 8, true, -1, 0, -1, smallk), 3));
     v.push_back(piecesCase(
         mk(EMBRT_F16, 12, 200, 256, 96, 40, 4, true, -1, 0, -1, sm90), 2));
+    v.push_back(computeCase(
+        piecesCase(mk(EMBRT_F32, 12, 200, 256, 96, 40, 4, true, -1, 0, 5), 3),
+        EMBRT_BF16));
+    v.push_back(computeCase(
+        viewCase(mk(EMBRT_F32, 16, 70, 72, 33, 20, 3, false), 2), EMBRT_F16));
     return v;
   }
   // Smoke: every configuration forced on a small case, so that a broken
@@ -729,7 +852,9 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i) {
     const IkboLceConfig &cf = kIkboLceConfigs[i];
     Case c =
-        cf.path == IKBO_LCE_PATH_SMALLK
+        cf.path == IKBO_LCE_PATH_CUBLAS
+            ? mk(EMBRT_F32, 8, 433, 256, 136, 72, 4, false, i)
+        : cf.path == IKBO_LCE_PATH_SMALLK
             ? mk(EMBRT_F16, 8, 117, 256, 33, 40, 4, false, i)
             : mk(EMBRT_F16, 8,
                  cf.path == IKBO_LCE_PATH_PORTABLE ? 433 : 2 * cf.mTile - 11,
@@ -762,12 +887,30 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   v.push_back(viewCase(mk(EMBRT_BF16, 256, 433, 256, 1024, 512, 10, false), 0));
   v.push_back(viewCase(mk(EMBRT_F16, 128, 200, 256, 256, 128, 10, true), 3));
   v.push_back(viewCase(
-      mk(EMBRT_F32, 32, 100, 64, 70, 41, 4, false, -1, 0, -1, port), 5));
+      mk(EMBRT_F32, 32, 100, 64, 70, 41, 4, false, -1, 0, -1, blas), 5));
+  v.push_back(viewCase(
+      mk(EMBRT_F32, 32, 100, 64, 70, 41, 4, false, pf, 0, -1, port), 5));
   v.push_back(
-      mk(EMBRT_F32, 64, 433, 256, 200, 131, 10, false, -1, 0, -1, port));
+      mk(EMBRT_F32, 64, 433, 256, 200, 131, 10, false, -1, 0, -1, blas));
+  v.push_back(
+      mk(EMBRT_F32, 64, 433, 256, 200, 131, 10, false, pf, 0, -1, port));
+  // The cuBLAS path: the benchmark shape (its weights as column blocks,
+  // candidates in pieces), N and M*N not multiples of 4 (one-element
+  // gather), a batch of one.
+  v.push_back(strictCase(piecesCase(viewCase(mk(EMBRT_F32, 1024, 433, 256, 1178,
+                                                866, 70, true, -1, 0, -1, blas),
+                                             0),
+                                    3)));
+  v.push_back(mk(EMBRT_F32, 50, 33, 101, 129, 77, 5, false, -1, 1, 7, blas));
+  v.push_back(mk(EMBRT_F32, 1, 433, 256, 40, 24, 1, true, -1, 0, -1, blas));
   // Every configuration forced, on a shape its tile suits.
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i) {
     const IkboLceConfig &cf = kIkboLceConfigs[i];
+    if (cf.path == IKBO_LCE_PATH_CUBLAS) {
+      v.push_back(mk(EMBRT_F32, 96, 433, 256, 264, 203, 7, false, i, i % 2, -1,
+                     cf.path));
+      continue;
+    }
     const bool small = cf.path == IKBO_LCE_PATH_SMALLK;
     long long M = cf.path == IKBO_LCE_PATH_PORTABLE ? 433
                   : small                           ? 100
@@ -810,7 +953,7 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   v.push_back(piecesCase(
       mk(EMBRT_F16, 96, 433, 256, 136, 203, 7, false, -1, 0, -1, sm90), 3));
   v.push_back(piecesCase(
-      mk(EMBRT_F32, 32, 70, 40, 33, 20, 3, false, -1, 0, 2, port), 3));
+      mk(EMBRT_F32, 32, 70, 40, 33, 20, 3, false, pf, 0, 2, port), 3));
   // Edges: N not a multiple of 8 (portable), one column tile (unclustered,
   // one consumer past N), three tiles, tiny batches, K below one block,
   // I64 indices, bad entries.
@@ -823,7 +966,29 @@ static std::vector<Case> cases(bool quick, bool smokeOnly, bool hopper) {
   v.push_back(mk(EMBRT_F16, 256, 433, 256, 1184, 872, 1000, true, -1, 1));
   v.push_back(mk(EMBRT_F16, 512, 433, 256, 1024, 1024, 2, false, -1, 0, 77));
   v.push_back(mk(EMBRT_BF16, 128, 128, 256, 512, 520, 10, true, -1, 1, 100));
-  v.push_back(mk(EMBRT_F32, 32, 128, 64, 64, 64, 4, true, -1, 1, 5, port));
+  v.push_back(mk(EMBRT_F32, 32, 128, 64, 64, 64, 4, true, pf, 1, 5, port));
+  // f32 data computed in bf16 and f16 (the conversion path): the benchmark
+  // shape with its weights as column blocks and its candidates in pieces,
+  // FBGEMM's shapes (odd K: strided, unaligned weight rows), the small-K
+  // path, the portable path (N not a multiple of 8, unaligned rounding),
+  // I64 indices and bad entries, one candidate.
+  for (embrtDtype d : {EMBRT_BF16, EMBRT_F16}) {
+    v.push_back(strictCase(computeCase(
+        piecesCase(
+            viewCase(mk(EMBRT_F32, 1024, 433, 256, 1178, 866, 70, true), 0), 3),
+        d)));
+    v.push_back(strictCase(computeCase(
+        mk(EMBRT_F32, 512, 433, 256, 1025, 1023, 10, false, -1, 0, -1, sm90),
+        d)));
+    v.push_back(computeCase(
+        mk(EMBRT_F32, 640, 64, 128, 32, 40, 64, true, -1, 1, 17, smallk), d));
+    v.push_back(computeCase(
+        mk(EMBRT_F32, 64, 433, 100, 300, 260, 10, false, -1, 0, -1, port), d));
+    v.push_back(computeCase(mk(EMBRT_F32, 1, 433, 256, 40, 24, 1, true), d));
+    v.push_back(computeCase(
+        viewCase(mk(EMBRT_F32, 96, 200, 256, 264, 203, 7, false, -1, 1, 9), 5),
+        d));
+  }
   return v;
 }
 
@@ -856,6 +1021,11 @@ int main(int argc, char **argv) {
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   BLAS_CHECK(cublasCreate(&env.blas));
   BLAS_CHECK(cublasSetStream(env.blas, 0));
+  // The launcher's own handle, on its stream (the f32 cuBLAS path).
+  cublasHandle_t launchBlas;
+  BLAS_CHECK(cublasCreate(&launchBlas));
+  BLAS_CHECK(cublasSetStream(launchBlas, (cudaStream_t)env.launch.stream));
+  env.launch.blasHandle = launchBlas;
   const bool hopper = prop.major == 9 && prop.minor == 0;
   printf("%s, cc %d.%d, %d SMs\n", prop.name, prop.major, prop.minor,
          prop.multiProcessorCount);
@@ -881,6 +1051,8 @@ int main(int argc, char **argv) {
   }
   printf("%d of %d cases passed\n", run - failed, run);
   BLAS_CHECK(cublasDestroy(env.blas));
+  BLAS_CHECK(cublasDestroy(launchBlas));
+  env.launch.blasHandle = nullptr;
   gpuTestEnvDestroy(&env.launch);
   return failed ? 1 : 0;
 }

@@ -5,7 +5,8 @@
 // The launch-configuration table of emb.ikbo_lce and the pure functions over
 // it (kernels/ikbo_lce_config.cuh), on the CPU: which row a problem gets on
 // Hopper and elsewhere, the tile choice for M, configId overrides, shared
-// memory of every row, and the workspace layout.
+// memory of every row, and the workspace layouts (also of f32 data computed
+// in f16 or bf16).
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,6 +149,26 @@ int main(void) {
   s = hopper(EMBRT_F32, 433, 256);
   EXPECT(ikboLceResolveConfig(&s, 3) == IKBO_LCE_CONFIG_PORTABLE);
 
+  // f32 with a cuBLAS handle: the cuBLAS row, on any device, for any N or
+  // alignment; configId can still force the portable row; the row never
+  // takes 16-bit data or extents past int.
+  s = hopper(EMBRT_F32, 433, 100);
+  s.blas = 1;
+  s.aligned = 0;
+  EXPECT(!strcmp(selected(&s), "cublas_f32"));
+  s.ccMajor = 7;
+  EXPECT(!strcmp(selected(&s), "cublas_f32"));
+  EXPECT(ikboLceResolveConfig(&s, IKBO_LCE_CONFIG_PORTABLE) ==
+         IKBO_LCE_CONFIG_PORTABLE);
+  s.batch = (int64_t)INT32_MAX + 1;
+  EXPECT(!strcmp(selected(&s), "portable_64x64"));
+  s = hopper(EMBRT_BF16, 433, 256);
+  s.blas = 1;
+  EXPECT(!strcmp(selected(&s), "sm90a_m224_c2"));
+  for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
+    if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_CUBLAS)
+      EXPECT(!ikboLceConfigApplies(&kIkboLceConfigs[i], &s));
+
   // Every sm90a row fits the H100/H200 opt-in limit, stores n8 blocks in
   // pairs, splits W into 8-row multicast slices and names a preference
   // entry or a deliberate variant.
@@ -188,6 +209,7 @@ int main(void) {
   EXPECT(l.mPad == 576);
   EXPECT(l.kUserPitch == 0 && l.kCandPitch == 0);
   EXPECT(l.bytes == (size_t)15 * 256 * 576 * 4);
+  EXPECT(l.blasBytes == 0); // 16-bit data never runs cuBLAS
   a.kUser = 1025;
   a.kCand = 1023;
   ikboLceLayout(&a, &l);
@@ -211,10 +233,51 @@ int main(void) {
   a.dtype = EMBRT_F32;
   ikboLceLayout(&a, &l);
   EXPECT(l.kUserPitch == 0 && l.kCandPitch == 0);
+  // f32: cuBLAS's workspace last, 256-byte aligned.
+  EXPECT(l.blasBytes == IKBO_LCE_BLAS_WORKSPACE_BYTES);
+  EXPECT(l.blasOffset % 256 == 0 && l.blasOffset >= l.candOffset);
+  EXPECT(l.bytes == l.blasOffset + l.blasBytes);
   a.n = 100;
   a.m = 1;
   ikboLceLayout(&a, &l);
   EXPECT(l.nPad == 128 && l.mPad == 256);
+
+  // f32 data computed in bf16: the rounded operands packed, the output in
+  // bf16, then the workspace of the bf16 call (packed weights: a pitch copy
+  // only for an odd K), whatever the f32 call's strides and pieces.
+  memset(&a, 0, sizeof a);
+  a.dtype = EMBRT_F32;
+  a.computeDtype = EMBRT_BF16;
+  a.batchSize = 1024;
+  a.numUsers = 15;
+  a.m = 433;
+  a.n = 256;
+  a.kUser = 1178;
+  a.kCand = 866;
+  a.wUserStride = a.wCandStride = 2044;
+  a.numCandPieces = 2;
+  a.candPieceK[0] = 800;
+  a.candPieceK[1] = 66;
+  EXPECT(ikboLceConverts(&a));
+  IkboLceConvertLayout c;
+  ikboLceConvertLayout(&a, &c);
+  EXPECT(c.wUser == 0);
+  EXPECT(c.wCand >= (size_t)433 * 1178 * 2 && c.wCand % 256 == 0);
+  EXPECT(c.user >= c.wCand + (size_t)433 * 866 * 2 && c.user % 256 == 0);
+  EXPECT(c.cand >= c.user + (size_t)15 * 1178 * 256 * 2 && c.cand % 256 == 0);
+  EXPECT(c.out >= c.cand + (size_t)1024 * 866 * 256 * 2 && c.out % 256 == 0);
+  EXPECT(c.inner >= c.out + (size_t)1024 * 433 * 256 * 2 && c.inner % 256 == 0);
+  EXPECT(c.bytes == c.inner + c.innerLayout.bytes);
+  EXPECT(c.innerLayout.kUserPitch == 1184 && c.innerLayout.kCandPitch == 872);
+  EXPECT(c.innerLayout.candOffset == c.innerLayout.bytes); // no pieces
+  embrtIkboLceArgs inner = ikboLceInnerArgs(&a);
+  EXPECT(inner.dtype == EMBRT_BF16 && inner.computeDtype == EMBRT_F32);
+  EXPECT(inner.wUserStride == 0 && inner.numCandPieces == 0);
+  a.computeDtype = EMBRT_F32; // the exact path: no conversion
+  EXPECT(!ikboLceConverts(&a));
+  a.dtype = EMBRT_BF16;
+  a.computeDtype = EMBRT_BF16; // rejected by the runtime's checks first
+  EXPECT(!ikboLceConverts(&a));
 
   printf("%s\n", failures ? "FAIL" : "PASS");
   return failures ? 1 : 0;

@@ -82,6 +82,19 @@ func.func @ikbo_lce_one_side(%wu: tensor<8x8xf16>, %wc: tensor<8x5xf16>, %u: ten
 
 // -----
 
+// compute_type stays on the padded op: f32 Ku = 6 and Kc = 3 pad to 8 and 4
+// (align=16 to 16).
+// CHECK-LABEL: func.func @ikbo_lce_in_bf16
+// CHECK: "emb.ikbo_lce"(%{{.+}}) {compute_type = bf16} : (tensor<8x8xf32>, tensor<8x4xf32>, tensor<4x8x32xf32>, tensor<16x4x32xf32>, tensor<16xi32>) -> tensor<16x8x32xf32>
+// ALIGN16-LABEL: func.func @ikbo_lce_in_bf16
+// ALIGN16: "emb.ikbo_lce"(%{{.+}}) {compute_type = bf16} : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<4x16x32xf32>, tensor<16x16x32xf32>, tensor<16xi32>) -> tensor<16x8x32xf32>
+func.func @ikbo_lce_in_bf16(%wu: tensor<8x6xf32>, %wc: tensor<8x3xf32>, %u: tensor<4x6x32xf32>, %c: tensor<16x3x32xf32>, %c2u: tensor<16xi32>) -> tensor<16x8x32xf32> {
+  %y = "emb.ikbo_lce"(%wu, %wc, %u, %c, %c2u) {compute_type = bf16} : (tensor<8x6xf32>, tensor<8x3xf32>, tensor<4x6x32xf32>, tensor<16x3x32xf32>, tensor<16xi32>) -> tensor<16x8x32xf32>
+  return %y : tensor<16x8x32xf32>
+}
+
+// -----
+
 // Aligned K is left alone.
 // CHECK-LABEL: func.func @aligned
 // CHECK-NOT: tensor.concat

@@ -433,7 +433,8 @@ static void testIkboLce(embrtContext *ctx) {
   int64_t attrs[] = {[EMB_ABI_IKBO_LCE_DTYPE] = EMBRT_F32,
                      [EMB_ABI_IKBO_LCE_INDEX_DTYPE] = EMBRT_I64,
                      [EMB_ABI_IKBO_LCE_CONFIG_ID] = -1,
-                     [EMB_ABI_IKBO_LCE_NUM_CAND_PIECES] = 0};
+                     [EMB_ABI_IKBO_LCE_NUM_CAND_PIECES] = 0,
+                     [EMB_ABI_IKBO_LCE_COMPUTE_DTYPE] = EMBRT_F32};
   void *buffers[EMB_ABI_IKBO_LCE_NUM_BUFFERS] = {
       [EMB_ABI_IKBO_LCE_BUF_W_USER] = wUser,
       [EMB_ABI_IKBO_LCE_BUF_W_CAND] = wCand,
@@ -469,6 +470,29 @@ static void testIkboLce(embrtContext *ctx) {
   Call c = {embrtCompiledIkboLce, attrs, buffers, dims, output, 6};
   float want[6] = {4, 14, 3, 22, 6, 34};
   expectOutput(ctx, &c, want);
+  // compute_type reaches the runtime: i32 is no compute type.
+  TEST_CASE("ikbo_lce compute dtype");
+  attrs[EMB_ABI_IKBO_LCE_COMPUTE_DTYPE] = EMBRT_I32;
+  embrtContextClearError(ctx);
+  embrtCompiledIkboLce(ctx, attrs, buffers, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "computeDtype is i32");
+  embrtContextClearError(ctx);
+  attrs[EMB_ABI_IKBO_LCE_COMPUTE_DTYPE] = EMBRT_F32;
+  // User 0 = (1 + 2^-10, 2): f32 reads it as it is (output[2] is 3 + 2^-10),
+  // bf16 rounds it to 1 and gives the integers back, every value bf16's.
+  user[0] = 1.0f + 0x1p-10f;
+  float exact[6] = {4, 14, 3.0f + 0x1p-10f, 22, 6, 34};
+  expectOutput(ctx, &c, exact);
+  attrs[EMB_ABI_IKBO_LCE_COMPUTE_DTYPE] = EMBRT_BF16;
+  expectOutput(ctx, &c, want);
+  for (int i = 0; i < 6; ++i)
+    if (embrtBF16ToF32(embrtF32ToBF16(output[i])) != output[i]) {
+      HARNESS_FAIL("output[%d] = %g is no bf16 value", i, (double)output[i]);
+      break;
+    }
+  attrs[EMB_ABI_IKBO_LCE_COMPUTE_DTYPE] = EMBRT_F32;
+  user[0] = 1;
   expectExtentError(ctx, &c, "short cand_to_user", EMB_ABI_IKBO_LCE_DIM_INDEX,
                     2,
                     "emb.ikbo_lce: cand_to_user has B = 2 but cand has B = 3");

@@ -517,97 +517,105 @@ static void testLce(Rng *rng) {
 /// embrtIkboLce through the public API on the GPU against the CPU backend,
 /// the weights passed as column blocks of one [M, Ku + Kc + extra] matrix:
 /// copied with a 16-byte pitch (odd K), read in place (aligned stride and
-/// offset), and the portable path (N = 7).
+/// offset), and the portable path (N = 7); f32 on the cuBLAS path (the
+/// context's handle) and computed in bf16 and f16 (computeDtype, against
+/// the CPU's same roundings, at that type's tolerance).
 static void testIkboLce(Rng *rng) {
   const embrtDtype dtypes[] = {EMBRT_F32, EMBRT_F16, EMBRT_BF16};
+  const embrtDtype computes[] = {EMBRT_F32, EMBRT_BF16, EMBRT_F16};
   const int64_t shapes[][7] = {// B, U, M, Ku, Kc, N, extra columns
                                {24, 3, 40, 70, 37, 64, 5},
                                {16, 2, 33, 64, 64, 48, 0},
                                {5, 2, 3, 4, 5, 7, 1}};
   for (int d = 0; d < 3; ++d)
-    for (int s = 0; s < 3; ++s) {
-      TEST_CASE("ikbo_lce");
-      embrtDtype dtype = dtypes[d];
-      size_t es = embrtDtypeSize(dtype);
-      int64_t B = shapes[s][0], U = shapes[s][1], M = shapes[s][2],
-              Ku = shapes[s][3], Kc = shapes[s][4], N = shapes[s][5];
-      int64_t S = Ku + Kc + shapes[s][6];
-      void *w = randomTensor(rng, dtype, M * S);
-      void *user = randomTensor(rng, dtype, U * Ku * N);
-      void *cand = randomTensor(rng, dtype, B * Kc * N);
-      int64_t *users = malloc((size_t)B * sizeof(int64_t));
-      for (int64_t b = 0; b < B; ++b)
-        users[b] = rngInt(rng, 0, U);
-      size_t outBytes = (size_t)(B * M * N) * es;
-      void *want = poisoned(outBytes);
-      embrtIkboLceArgs a;
-      memset(&a, 0, sizeof a);
-      a.structSize = sizeof a;
-      a.dtype = dtype;
-      a.batchSize = B;
-      a.numUsers = U;
-      a.m = M;
-      a.kUser = Ku;
-      a.kCand = Kc;
-      a.n = N;
-      a.wUser = w;
-      a.wCand = (char *)w + Ku * es;
-      a.wUserStride = a.wCandStride = S;
-      a.user = user;
-      a.cand = cand;
-      a.candToUser = users;
-      a.indexDtype = EMBRT_I64;
-      a.output = want;
-      a.configId = -1;
-      EXPECT_STATUS(embrtIkboLce(cpu, &a), EMBRT_OK, cpu);
+    for (int c = 0; c < (d == 0 ? 3 : 1); ++c)
+      for (int s = 0; s < 3; ++s) {
+        TEST_CASE(c ? "ikbo_lce computeDtype" : "ikbo_lce");
+        embrtDtype dtype = dtypes[d];
+        size_t es = embrtDtypeSize(dtype);
+        int64_t B = shapes[s][0], U = shapes[s][1], M = shapes[s][2],
+                Ku = shapes[s][3], Kc = shapes[s][4], N = shapes[s][5];
+        int64_t S = Ku + Kc + shapes[s][6];
+        void *w = randomTensor(rng, dtype, M * S);
+        void *user = randomTensor(rng, dtype, U * Ku * N);
+        void *cand = randomTensor(rng, dtype, B * Kc * N);
+        int64_t *users = malloc((size_t)B * sizeof(int64_t));
+        for (int64_t b = 0; b < B; ++b)
+          users[b] = rngInt(rng, 0, U);
+        size_t outBytes = (size_t)(B * M * N) * es;
+        void *want = poisoned(outBytes);
+        embrtIkboLceArgs a;
+        memset(&a, 0, sizeof a);
+        a.structSize = sizeof a;
+        a.dtype = dtype;
+        a.batchSize = B;
+        a.numUsers = U;
+        a.m = M;
+        a.kUser = Ku;
+        a.kCand = Kc;
+        a.n = N;
+        a.wUser = w;
+        a.wCand = (char *)w + Ku * es;
+        a.wUserStride = a.wCandStride = S;
+        a.user = user;
+        a.cand = cand;
+        a.candToUser = users;
+        a.indexDtype = EMBRT_I64;
+        a.output = want;
+        a.configId = -1;
+        a.computeDtype = computes[c];
+        EXPECT_STATUS(embrtIkboLce(cpu, &a), EMBRT_OK, cpu);
 
-      void *dW = upload(w, (size_t)(M * S) * es);
-      void *dUser = upload(user, (size_t)(U * Ku * N) * es);
-      void *dCand = upload(cand, (size_t)(B * Kc * N) * es);
-      void *dIdx = upload(users, (size_t)B * sizeof(int64_t));
-      void *dOut = poisonedDevice(outBytes);
-      a.wUser = dW;
-      a.wCand = (char *)dW + Ku * es;
-      a.user = dUser, a.cand = dCand, a.candToUser = dIdx, a.output = dOut;
-      size_t bytes = 0;
-      EXPECT_STATUS(embrtIkboLceWorkspaceSize(gpu, &a, &bytes), EMBRT_OK, gpu);
-      void *dWork = NULL;
-      require(embrtMalloc(gpu, bytes ? bytes : 1, &dWork), "embrtMalloc");
-      a.workspace = dWork;
-      a.workspaceBytes = bytes;
-      EXPECT_STATUS(embrtIkboLce(gpu, &a), EMBRT_OK, gpu);
-      void *got = download(dOut, outBytes);
-      // Tolerance against the magnitude of each element's terms.
-      double tol = harnessTolerance(dtype, dtype);
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t m = 0; m < M; ++m)
-          for (int64_t n = 0; n < N; ++n) {
-            double magnitude = 0.0;
-            for (int64_t k = 0; k < Kc; ++k)
-              magnitude += fabs(refLoad(w, dtype, m * S + Ku + k) *
-                                refLoad(cand, dtype, (b * Kc + k) * N + n));
-            for (int64_t k = 0; k < Ku; ++k)
-              magnitude +=
-                  fabs(refLoad(w, dtype, m * S + k) *
-                       refLoad(user, dtype, (users[b] * Ku + k) * N + n));
-            int64_t at = (b * M + m) * N + n;
-            if (!EXPECT_NEAR("ikbo_lce", at, refLoad(got, dtype, at),
-                             refLoad(want, dtype, at), magnitude, tol))
-              b = B, m = M, n = N;
-          }
-      free(w);
-      free(user);
-      free(cand);
-      free(users);
-      free(want);
-      free(got);
-      release(dW);
-      release(dUser);
-      release(dCand);
-      release(dIdx);
-      release(dOut);
-      release(dWork);
-    }
+        void *dW = upload(w, (size_t)(M * S) * es);
+        void *dUser = upload(user, (size_t)(U * Ku * N) * es);
+        void *dCand = upload(cand, (size_t)(B * Kc * N) * es);
+        void *dIdx = upload(users, (size_t)B * sizeof(int64_t));
+        void *dOut = poisonedDevice(outBytes);
+        a.wUser = dW;
+        a.wCand = (char *)dW + Ku * es;
+        a.user = dUser, a.cand = dCand, a.candToUser = dIdx, a.output = dOut;
+        size_t bytes = 0;
+        EXPECT_STATUS(embrtIkboLceWorkspaceSize(gpu, &a, &bytes), EMBRT_OK,
+                      gpu);
+        void *dWork = NULL;
+        require(embrtMalloc(gpu, bytes ? bytes : 1, &dWork), "embrtMalloc");
+        a.workspace = dWork;
+        a.workspaceBytes = bytes;
+        EXPECT_STATUS(embrtIkboLce(gpu, &a), EMBRT_OK, gpu);
+        void *got = download(dOut, outBytes);
+        // Tolerance against the magnitude of each element's terms (the
+        // compute type's when the call rounds to one).
+        embrtDtype read = c ? computes[c] : dtype;
+        double tol = harnessTolerance(read, read);
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t m = 0; m < M; ++m)
+            for (int64_t n = 0; n < N; ++n) {
+              double magnitude = 0.0;
+              for (int64_t k = 0; k < Kc; ++k)
+                magnitude += fabs(refLoad(w, dtype, m * S + Ku + k) *
+                                  refLoad(cand, dtype, (b * Kc + k) * N + n));
+              for (int64_t k = 0; k < Ku; ++k)
+                magnitude +=
+                    fabs(refLoad(w, dtype, m * S + k) *
+                         refLoad(user, dtype, (users[b] * Ku + k) * N + n));
+              int64_t at = (b * M + m) * N + n;
+              if (!EXPECT_NEAR("ikbo_lce", at, refLoad(got, dtype, at),
+                               refLoad(want, dtype, at), magnitude, tol))
+                b = B, m = M, n = N;
+            }
+        free(w);
+        free(user);
+        free(cand);
+        free(users);
+        free(want);
+        free(got);
+        release(dW);
+        release(dUser);
+        release(dCand);
+        release(dIdx);
+        release(dOut);
+        release(dWork);
+      }
 }
 
 static void testConstants(Rng *rng) {

@@ -4,8 +4,10 @@
 // f16 and bf16, odd and degenerate shapes, i32 and i64 cand_to_user, the
 // single accumulator of ikbo_lce (bitwise equal to one lce over the
 // concatenated operands), weights read as column views of a wider matrix
-// (bitwise equal to packed copies), out-of-range cand_to_user and malformed
-// arguments.
+// (bitwise equal to packed copies), f32 data computed in f16 and bf16
+// (computeDtype: bitwise equal to the same call on the operands rounded to
+// that type, weights as column blocks and candidates in pieces included),
+// out-of-range cand_to_user and malformed arguments.
 
 #include "harness.h"
 
@@ -97,9 +99,10 @@ static void freeIkbo(Ikbo *p) {
 
 static embrtIkboLceArgs ikboArgs(const Ikbo *p) {
   embrtIkboLceArgs a = {
-      sizeof a, p->dtype, p->B,    p->U,    p->M,   p->Ku,         p->Kc,  p->N,
-      p->wUser, p->wCand, p->user, p->cand, p->c2u, p->indexDtype, p->out, -1,
-      NULL,     0,        0,       0,       0,      {NULL},        {0}};
+      sizeof a, p->dtype, p->B,     p->U,    p->M,    p->Ku,  p->Kc,
+      p->N,     p->wUser, p->wCand, p->user, p->cand, p->c2u, p->indexDtype,
+      p->out,   -1,       NULL,     0,       0,       0,      0,
+      {NULL},   {0},      EMBRT_F32};
   return a;
 }
 
@@ -378,9 +381,111 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
        ia.wUserStride = -3);
   CASE("ikbo huge stride", "ikbo_lce: wUser is too large to address",
        ia.wUserStride = INT64_MAX / 2);
+  CASE("ikbo compute type of half data",
+       "ikbo_lce: computeDtype is f16, must be f32 (the data as it is), or "
+       "f16 or bf16 with f32 data (dtype is bf16)",
+       ia.computeDtype = EMBRT_F16);
+  CASE("ikbo compute type not a float",
+       "ikbo_lce: computeDtype is i32, must be f32",
+       (ia.dtype = EMBRT_F32, ia.computeDtype = EMBRT_I32));
 #undef CASE
   embrtContextClearError(ctx);
   freeIkbo(&p);
+}
+
+/// `n` f32 elements rounded to `type` (a new tensor of that type; `from`
+/// NULL: zeros).
+static void *narrowed(const float *from, embrtDtype type, int64_t n) {
+  void *to = malloc((size_t)n * 2 + 1);
+  for (int64_t i = 0; i < n; ++i)
+    refStore(to, type, i, from ? from[i] : 0.0);
+  return to;
+}
+
+/// f32 data computed in f16 and bf16: the operands are read rounded and
+/// the result is rounded once, so the f32 output holds, bit for bit, the
+/// widened output of the same call on operands stored in that type; with
+/// the weights as column blocks of one matrix and the candidates in two
+/// pieces (the second NULL: zeros) as well.
+static void testIkboComputeType(embrtContext *ctx, Rng *rng) {
+  const embrtDtype computes[] = {EMBRT_F16, EMBRT_BF16};
+  const int64_t shapes[][6] = {// B, U, M, Ku, Kc, N
+                               {6, 2, 3, 4, 5, 7},
+                               {9, 4, 8, 16, 3, 2},
+                               {1, 1, 1, 1, 1, 1}};
+  for (int c = 0; c < 2; ++c)
+    for (int s = 0; s < 3; ++s)
+      for (int split = 0; split < 2; ++split) {
+        TEST_CASE(split ? "ikbo_lce computeDtype, views and pieces"
+                        : "ikbo_lce computeDtype");
+        embrtDtype ct = computes[c];
+        Ikbo p = {.dtype = EMBRT_F32,
+                  .indexDtype = EMBRT_I32,
+                  .B = shapes[s][0],
+                  .U = shapes[s][1],
+                  .M = shapes[s][2],
+                  .Ku = shapes[s][3],
+                  .Kc = shapes[s][4],
+                  .N = shapes[s][5]};
+        makeIkbo(&p, rng);
+        int64_t M = p.M, Ku = p.Ku, Kc = p.Kc, N = p.N, B = p.B;
+        // Piece 0: the first k0 rows of K; piece 1 (NULL) reads zeros.
+        int64_t k0 = split ? (Kc + 1) / 2 : Kc;
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t i = k0 * N; i < Kc * N; ++i)
+            ((float *)p.cand)[b * Kc * N + i] = 0.0f;
+        embrtIkboLceArgs a = ikboArgs(&p);
+        a.computeDtype = ct;
+        float *wAll = NULL, *piece = NULL;
+        if (split) {
+          int64_t S = Ku + Kc + 1;
+          wAll = randomTensor(rng, EMBRT_F32, M * S);
+          piece = malloc((size_t)(B * k0 * N) * sizeof(float) + 1);
+          for (int64_t m = 0; m < M; ++m) {
+            memcpy(wAll + m * S, (float *)p.wUser + m * Ku, Ku * 4);
+            memcpy(wAll + m * S + Ku, (float *)p.wCand + m * Kc, Kc * 4);
+          }
+          for (int64_t b = 0; b < B; ++b)
+            memcpy(piece + b * k0 * N, (float *)p.cand + b * Kc * N,
+                   k0 * N * 4);
+          a.wUser = wAll;
+          a.wCand = wAll + Ku;
+          a.wUserStride = a.wCandStride = S;
+          a.cand = NULL;
+          a.numCandPieces = 2;
+          a.candPieces[0] = piece;
+          a.candPieceK[0] = k0;
+          a.candPieces[1] = NULL;
+          a.candPieceK[1] = Kc - k0;
+        }
+        EXPECT_STATUS(embrtIkboLce(ctx, &a), EMBRT_OK, ctx);
+
+        Ikbo q = p; // the same problem stored in the compute type
+        q.dtype = ct;
+        q.wUser = narrowed(p.wUser, ct, M * Ku);
+        q.wCand = narrowed(p.wCand, ct, M * Kc);
+        q.user = narrowed(p.user, ct, p.U * Ku * N);
+        q.cand = narrowed(p.cand, ct, B * Kc * N);
+        q.out = poisoned((size_t)(B * M * N) * 2);
+        embrtIkboLceArgs qa = ikboArgs(&q);
+        EXPECT_STATUS(embrtIkboLce(ctx, &qa), EMBRT_OK, ctx);
+        for (int64_t b = 0; b < B; ++b)
+          if (!checkProduct(q.out, b * M * N, q.wCand, q.cand, b * Kc * N, Kc,
+                            q.wUser, q.user, q.users[b] * Ku * N, Ku, M, N, ct))
+            break;
+        int64_t differ = 0;
+        for (int64_t i = 0; i < B * M * N; ++i)
+          differ += ((float *)p.out)[i] != (float)refLoad(q.out, ct, i);
+        EXPECT_EQ_INT(differ, 0);
+        free(q.wUser);
+        free(q.wCand);
+        free(q.user);
+        free(q.cand);
+        free(q.out);
+        free(wAll);
+        free(piece);
+        freeIkbo(&p);
+      }
 }
 
 int main(void) {
@@ -390,6 +495,7 @@ int main(void) {
   testIkboLce(ctx, &rng);
   testIkboStridedWeights(ctx, &rng);
   testIkboPieces(ctx, &rng);
+  testIkboComputeType(ctx, &rng);
   testIkboOutOfRange(ctx, &rng);
   testInvalidArguments(ctx, &rng);
   embrtContextDestroy(ctx);
