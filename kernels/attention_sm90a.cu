@@ -85,13 +85,14 @@ template <typename T, int DH, int BN>
 __device__ __forceinline__ void issueQK(float (&s)[BN / 2], uint32_t qRows,
                                         uint32_t kTile) {
   wgmmaFence();
+  // Each step's descriptors are the block's plus a constant offset.
+  const uint64_t aBase = wgmmaDescSw128(qRows, 16, 8 * kPanelRow);
+  const uint64_t bBase = wgmmaDescSw128(kTile, 16, 8 * kPanelRow);
 #pragma unroll
   for (int kk = 0; kk < DH / 16; ++kk) {
     uint32_t panel = (uint32_t)(kk >> 2), inner = (uint32_t)(kk & 3) * 32;
-    uint64_t a = wgmmaDescSw128(qRows + panel * kBlockM * kPanelRow + inner, 16,
-                                8 * kPanelRow);
-    uint64_t b = wgmmaDescSw128(kTile + panel * BN * kPanelRow + inner, 16,
-                                8 * kPanelRow);
+    uint64_t a = aBase + ((panel * kBlockM * kPanelRow + inner) >> 4);
+    uint64_t b = bBase + ((panel * BN * kPanelRow + inner) >> 4);
     wgmmaSS<T, BN, 0, 0>(s, a, b, kk > 0);
   }
   wgmmaCommit();
@@ -102,10 +103,10 @@ template <typename T, int DH, int BN>
 __device__ __forceinline__ void
 issuePV(float (&o)[DH / 2], const uint32_t (&pf)[BN / 4], uint32_t vTile) {
   wgmmaFence();
+  const uint64_t vBase = wgmmaDescSw128(vTile, BN * kPanelRow, 8 * kPanelRow);
 #pragma unroll
   for (int kk = 0; kk < BN / 16; ++kk) {
-    uint64_t b = wgmmaDescSw128(vTile + (uint32_t)kk * 16 * kPanelRow,
-                                BN * kPanelRow, 8 * kPanelRow);
+    uint64_t b = vBase + (((uint32_t)kk * 16 * kPanelRow) >> 4);
     wgmmaRS<T, DH, 1>(o, pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2],
                       pf[4 * kk + 3], b);
   }
@@ -361,7 +362,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnregInc<240>();
   else
     setmaxnregInc<232>();
-  const int cw = wg - 1;
+  // Warp-uniform by construction; the shuffle lets the compiler keep what
+  // derives from it (shared addresses, wgmma descriptors) in uniform
+  // registers: no R2UR moves between the wgmma issues (7 % faster, NOTES v14).
+  const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);
   const int wt = threadIdx.x - 128 * wg;
   const int warp = wt >> 5, lane = wt & 31, g8 = lane >> 2, tq = lane & 3;
   const uint32_t qRows = qSmem + cw * 64 * kPanelRow;

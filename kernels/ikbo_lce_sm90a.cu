@@ -393,7 +393,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Consumers
     //===------------------------------------------------------------------===//
     setmaxnregInc<kConsumerRegs>();
-    const int cw = wg - 1;
+    // Warp-uniform by construction; the shuffle lets the compiler keep what
+    // derives from it (shared addresses, descriptors) in uniform registers.
+    const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);
     const int tid = threadIdx.x - 128 * wg;
     const int warp = tid / 32;
     const int lane = tid % 32;
@@ -446,11 +448,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t x = xBase + stage * kATileBytes + cw * kAHalfBytes;
         const uint32_t wt = wBase + stage * kWStageBytes;
         wgmmaFence();
+        // The step descriptors as offsets from the block's: one add each,
+        // in the uniform datapath.
+        const uint64_t daBlock = wgmmaDescSw128(x, kAHalfBytes, 1024);
+        const uint64_t dbBlock = wgmmaDescSw128(wt, 16, 1024);
 #pragma unroll
         for (int kk = 0; kk < kBlockK / 16; ++kk) {
           // X: 16 k rows of 128 B per step; W: 32 B further along each row.
-          const uint64_t da = wgmmaDescSw128(x + kk * 2048, kAHalfBytes, 1024);
-          const uint64_t db = wgmmaDescSw128(wt + kk * 32, 16, 1024);
+          const uint64_t da = daBlock + ((kk * 2048) >> 4);
+          const uint64_t db = dbBlock + ((kk * 32) >> 4);
           wgmmaSS<T, MT, 1, 0>(acc, da, db, (kb | kk) != 0);
         }
         wgmmaCommit();
