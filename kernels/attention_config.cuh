@@ -60,10 +60,12 @@ typedef struct attentionConfig {
 static const attentionConfig attentionConfigs[] = {
     // name, path, minCc, maxCc, dtypes, headDim, maxHeadDim, needsAlign16,
     // pingpong, kvFirst, blockM, blockN, threads, maxKeys
-    // kvfirst first up to Lk 2048: 1-6 % faster there on an H200, 1.5-3 %
-    // slower at 4096 (bench/attention/NOTES.md, v7).
+    // kvfirst first at every Lk: since the uniform-datapath descriptors
+    // (v14) 1-13 % faster than pingpong alone up to Lk 8192 on an H200 and
+    // level at 16384 (bench/attention/NOTES.md, v14; before them it was
+    // slower past 2048, v7).
     {"wgmma_d128_pp_kvfirst", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
-     128, 1, 1, 1, 128, 128, 384, 2048},
+     128, 1, 1, 1, 128, 128, 384, 0},
     {"wgmma_d128_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128, 128, 1,
      1, 0, 128, 128, 384, 0},
     {"wgmma_d64_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 64, 64, 1, 1,

@@ -40,24 +40,21 @@ static int byName(const char *name) {
 
 int main(void) {
   // Hopper: the wgmma rows for 16-bit data, head dims 64 and 128.
-  // f16/bf16 head dim 128: kvfirst up to Lk 2048 (its maxKeys), pingpong past.
+  // f16/bf16 head dim 128: kvfirst at every Lk (no row has a maxKeys now).
   expectConfig("sm90 f16 d128 Lk 1024",
                attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1, 1024),
                "wgmma_d128_pp_kvfirst");
-  expectConfig("sm90 f16 d128 Lk 2048",
-               attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1, 2048),
-               "wgmma_d128_pp_kvfirst");
   expectConfig("sm90 f16 d128 Lk 2049",
                attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1, 2049),
-               "wgmma_d128_pp");
+               "wgmma_d128_pp_kvfirst");
   expectConfig("sm90 bf16 d128 Lk 16384",
                attentionSelectConfig(-1, 9, EMBRT_BF16, 128, 1, 16384),
-               "wgmma_d128_pp");
-  // A requested row ignores maxKeys.
-  expectConfig("requested kvfirst at Lk 8192",
-               attentionSelectConfig(byName("wgmma_d128_pp_kvfirst"), 9,
-                                     EMBRT_F16, 128, 1, 8192),
                "wgmma_d128_pp_kvfirst");
+  // A requested row is taken as it is.
+  expectConfig("requested pingpong at Lk 1024",
+               attentionSelectConfig(byName("wgmma_d128_pp"), 9, EMBRT_F16, 128,
+                                     1, 1024),
+               "wgmma_d128_pp");
   expectConfig("sm90 bf16 d64",
                attentionSelectConfig(-1, 9, EMBRT_BF16, 64, 1, 1024),
                "wgmma_d64_pp");
@@ -93,7 +90,7 @@ int main(void) {
   expectConfig(
       "requested d64 row for d128",
       attentionSelectConfig(byName("wgmma_d64_pp"), 9, EMBRT_F16, 128, 1, 4096),
-      "wgmma_d128_pp");
+      "wgmma_d128_pp_kvfirst");
   expectConfig(
       "requested past the table",
       attentionSelectConfig(ATTENTION_NUM_CONFIGS, 9, EMBRT_F16, 128, 1, 1024),
