@@ -1097,6 +1097,12 @@ static void verifyLce(Checker *c) {
   if (!checkSameElement(c, x, "x", w, "w") ||
       !checkSameElement(c, res, "the result", w, "w"))
     return;
+  // Its f32 product is cuBLAS's exact one; the compute types belong to
+  // emb.ikbo_lce (what emb-ikbo makes of a broadcast LCE).
+  if (!mlirAttributeIsNull(
+          mlirOperationGetAttributeByName(c->op, embStr("compute_type"))))
+    fail(c, "attribute 'compute_type' is not supported here (f32 emb.lce "
+            "is exact); emb.ikbo_lce takes it");
   checkDimsAgree(c, w, 1, "w has %lld columns (K)", x, 1,
                  "x has %lld rows per batch (K)");
   checkDimsAgree(c, res, 0, "the result has batch %lld", x, 0,

@@ -168,3 +168,12 @@ func.func @f(%wu: tensor<8x12xbf16>, %wc: tensor<8x16xbf16>, %u: tensor<3x12x4xb
   %0 = "emb.ikbo_lce"(%wu, %wc, %u, %c, %i) {compute_type = f16} : (tensor<8x12xbf16>, tensor<8x16xbf16>, tensor<3x12x4xbf16>, tensor<6x16x4xbf16>, tensor<6xi32>) -> tensor<6x8x4xbf16>
   return %0 : tensor<6x8x4xbf16>
 }
+
+// -----
+
+// lce: no compute_type (its f32 product is exact).
+func.func @f(%w: tensor<8x12xf32>, %x: tensor<6x12x4xf32>) -> tensor<6x8x4xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.lce' op attribute 'compute_type' is not supported here (f32 emb.lce is exact); emb.ikbo_lce takes it
+  %0 = "emb.lce"(%w, %x) {compute_type = bf16} : (tensor<8x12xf32>, tensor<6x12x4xf32>) -> tensor<6x8x4xf32>
+  return %0 : tensor<6x8x4xf32>
+}
