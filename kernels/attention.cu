@@ -15,7 +15,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_common.cuh"
-#include "kernels/convert.cuh"
 #include "kernels/sm90_sync.cuh"
 
 #include <limits.h>

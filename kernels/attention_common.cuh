@@ -24,6 +24,7 @@
 
 #include "emb/runtime.h"
 #include "kernels/attention_config.cuh"
+#include "kernels/convert.cuh"
 #include "kernels/device_errors.cuh"
 #include "kernels/launch.h"
 
@@ -156,25 +157,9 @@ attentionKeyOffset(const AttentionParams &p, int g, int j, int h) {
   return (((long long)g * p.lk + j) * p.heads + h) * p.headDim;
 }
 
-template <typename T> struct AttentionPack;
-template <> struct AttentionPack<__half> {
-  static __device__ __forceinline__ uint32_t pack(float a, float b) {
-    __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<uint32_t *>(&h);
-  }
-  static __device__ __forceinline__ float toFloat(__half x) {
-    return __half2float(x);
-  }
-};
-template <> struct AttentionPack<__nv_bfloat16> {
-  static __device__ __forceinline__ uint32_t pack(float a, float b) {
-    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<uint32_t *>(&h);
-  }
-  static __device__ __forceinline__ float toFloat(__nv_bfloat16 x) {
-    return __bfloat162float(x);
-  }
-};
+/// Two floats packed into a pair of T and back (kernels/convert.cuh); for
+/// f32 data only toFloat.
+template <typename T> struct AttentionPack : embrt::ConvertPack<T> {};
 template <> struct AttentionPack<float> {
   static __device__ __forceinline__ float toFloat(float x) { return x; }
 };

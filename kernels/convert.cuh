@@ -1,5 +1,4 @@
-//===- kernels/convert.cuh - The computeDtype conversion path ---*- CUDA
-//-*-===//
+//===- kernels/convert.cuh - computeDtype conversions ----------*- CUDA -*-===//
 //
 // A product of f32 data computed in f16 or bf16 (embrtAttentionArgs::
 // computeDtype, embrtIkboLceArgs::computeDtype) runs as three steps on the
