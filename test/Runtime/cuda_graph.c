@@ -4,7 +4,9 @@
 // CUDA graphs of a context's work on a real GPU: a TBE call, several calls
 // back to back, a compiled model's call (emb/compiled.h: a constant, stream-
 // ordered intermediates and workspace, a lookup, an elementwise op, a copy
-// into the result), an LCE through cuBLAS, a training step (the fused TBE
+// into the result), an LCE through cuBLAS, an exact f32 IKBO LCE (portable in
+// a capture before the context's first cuBLAS call, cuBLAS after), a training
+// step (the fused TBE
 // backward, tables updated in place) and a captured copy from page-locked
 // host memory are captured once and replayed; each replay is compared with
 // the direct call on the same inputs (bitwise where the op is deterministic)
@@ -508,6 +510,101 @@ static void testLce(Rng *rng) {
   embrtContextDestroy(fresh);
 }
 
+/// Exact f32 ikbo_lce: on a fresh context a capture before any cuBLAS call
+/// takes the portable kernel (no handle can be made while capturing); a
+/// direct call then makes the handle and runs cuBLAS, and a capture after it
+/// replays cuBLAS. Each result against an f64 product on the host.
+static void testIkboLceF32(Rng *rng) {
+  TEST_CASE("ikbo_lce f32: portable in a cold capture, cuBLAS once warm");
+  enum { B = 6, U = 2, M = 16, KU = 24, KC = 20, N = 8 };
+  static float wu[M * KU], wc[M * KC], user[U * KU * N], cand[B * KC * N];
+  static int32_t c2u[B];
+  static double want[B * M * N], mag[B * M * N];
+  for (int i = 0; i < M * KU; ++i)
+    wu[i] = (float)rngValue(rng);
+  for (int i = 0; i < M * KC; ++i)
+    wc[i] = (float)rngValue(rng);
+  for (int i = 0; i < U * KU * N; ++i)
+    user[i] = (float)rngValue(rng);
+  for (int i = 0; i < B * KC * N; ++i)
+    cand[i] = (float)rngValue(rng);
+  for (int b = 0; b < B; ++b)
+    c2u[b] = (int32_t)rngInt(rng, 0, U);
+  for (int b = 0; b < B; ++b)
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double acc = 0, a = 0;
+        for (int k = 0; k < KC; ++k) {
+          double t = (double)wc[m * KC + k] * cand[(b * KC + k) * N + n];
+          acc += t, a += fabs(t);
+        }
+        for (int k = 0; k < KU; ++k) {
+          double t = (double)wu[m * KU + k] * user[(c2u[b] * KU + k) * N + n];
+          acc += t, a += fabs(t);
+        }
+        want[(b * M + m) * N + n] = acc, mag[(b * M + m) * N + n] = a;
+      }
+  embrtContext *fresh = NULL;
+  require(embrtContextCreate(EMBRT_DEVICE_CUDA, 0, NULL, &fresh),
+          "a fresh context");
+  embrtIkboLceArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.dtype = EMBRT_F32;
+  a.batchSize = B, a.numUsers = U, a.m = M, a.kUser = KU, a.kCand = KC;
+  a.n = N;
+  a.indexDtype = EMBRT_I32;
+  a.configId = -1;
+  void *bufs[5] = {NULL};
+  const void *host[5] = {wu, wc, user, cand, c2u};
+  const size_t bytes[5] = {sizeof wu, sizeof wc, sizeof user, sizeof cand,
+                           sizeof c2u};
+  for (int i = 0; i < 5; ++i) {
+    require(embrtMalloc(fresh, bytes[i], &bufs[i]), "embrtMalloc");
+    require(embrtMemcpy(fresh, bufs[i], host[i], bytes[i],
+                        EMBRT_COPY_HOST_TO_DEVICE),
+            "upload");
+  }
+  a.wUser = bufs[0], a.wCand = bufs[1], a.user = bufs[2], a.cand = bufs[3];
+  a.candToUser = bufs[4];
+  void *dout = NULL;
+  size_t wsBytes = 0;
+  require(embrtMalloc(fresh, sizeof(float) * B * M * N, &dout), "embrtMalloc");
+  a.output = dout;
+  require(embrtIkboLceWorkspaceSize(fresh, &a, &wsBytes), "workspace size");
+  require(embrtMalloc(fresh, wsBytes, &a.workspace), "embrtMalloc");
+  a.workspaceBytes = wsBytes;
+  float got[B * M * N];
+  for (int round = 0; round < 3; ++round) {
+    // 0: a cold capture (portable), 1: direct (makes the cuBLAS handle),
+    // 2: a warm capture (cuBLAS).
+    require(embrtMemset(fresh, dout, 0xFF, sizeof got), "poison");
+    embrtGraph *graph = NULL;
+    if (round != 1) {
+      require(embrtContextBeginCapture(fresh, NULL), "begin capture");
+      require(embrtIkboLce(fresh, &a), "embrtIkboLce (captured)");
+      require(embrtContextEndCapture(fresh, &graph), "capturing ikbo_lce");
+      require(embrtGraphLaunch(fresh, graph), "embrtGraphLaunch");
+    } else {
+      require(embrtIkboLce(fresh, &a), "embrtIkboLce");
+    }
+    require(
+        embrtMemcpy(fresh, got, dout, sizeof got, EMBRT_COPY_DEVICE_TO_HOST),
+        "download");
+    require(embrtSynchronize(fresh), "embrtSynchronize");
+    for (int i = 0; i < B * M * N; ++i)
+      if (!EXPECT_NEAR("ikbo_lce out", i, got[i], want[i], mag[i], TOL_F32_ACC))
+        break;
+    if (graph)
+      embrtGraphDestroy(fresh, graph);
+  }
+  for (int i = 0; i < 5; ++i)
+    embrtFree(fresh, bufs[i]);
+  embrtFree(fresh, dout);
+  embrtFree(fresh, a.workspace);
+  embrtContextDestroy(fresh);
+}
+
 static void testTrainingStep(Rng *rng) {
   TEST_CASE("a training step (TBE backward, SGD) replayed");
   enum { T = 2, F = 3, B = 96, L = 5, E = 700, D = 32 };
@@ -737,6 +834,7 @@ int main(void) {
   testTbe(&rng);
   testCompiledModel(&rng);
   testLce(&rng);
+  testIkboLceF32(&rng);
   testTrainingStep(&rng);
   testMemoryAndRefusals();
   embrtContextDestroy(gpu);
