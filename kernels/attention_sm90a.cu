@@ -76,13 +76,22 @@ __device__ __forceinline__ float fastExp2(float x) {
 /// A compile-time flag passed to the consumer's generic lambdas.
 template <bool B> struct Flag { static constexpr bool value = B; };
 
+/// The first N elements of a register array, as an array (a half-width
+/// block works on the first half of S and of P).
+template <int N, typename T, int M>
+__device__ __forceinline__ T (&head(T (&a)[M]))[N] {
+  static_assert(N <= M, "head longer than the array");
+  return *reinterpret_cast<T(*)[N]>(&a[0]);
+}
+
 //===----------------------------------------------------------------------===//
 // Consumer pieces
 //===----------------------------------------------------------------------===//
 
-/// S = Q K^T for one block: DH/16 wgmmas over 64-column panels.
-template <typename T, int DH, int BN>
-__device__ __forceinline__ void issueQK(float (&s)[BN / 2], uint32_t qRows,
+/// S = Q K^T for one block: DH/16 wgmmas over 64-column panels; N keys (BN,
+/// or BN / 2 for a tile's only block with at most BN / 2 valid keys).
+template <typename T, int DH, int BN, int N = BN>
+__device__ __forceinline__ void issueQK(float (&s)[N / 2], uint32_t qRows,
                                         uint32_t kTile) {
   wgmmaFence();
   // Each step's descriptors are the block's plus a constant offset.
@@ -93,19 +102,20 @@ __device__ __forceinline__ void issueQK(float (&s)[BN / 2], uint32_t qRows,
     uint32_t panel = (uint32_t)(kk >> 2), inner = (uint32_t)(kk & 3) * 32;
     uint64_t a = aBase + ((panel * kBlockM * kPanelRow + inner) >> 4);
     uint64_t b = bBase + ((panel * BN * kPanelRow + inner) >> 4);
-    wgmmaSS<T, BN, 0, 0>(s, a, b, kk > 0);
+    wgmmaSS<T, N, 0, 0>(s, a, b, kk > 0);
   }
   wgmmaCommit();
 }
 
-/// O += P V for one block: BN/16 wgmmas, P from registers.
-template <typename T, int DH, int BN>
+/// O += P V for the first N keys of a block of BN: N/16 wgmmas, P from
+/// registers.
+template <typename T, int DH, int BN, int N = BN>
 __device__ __forceinline__ void
-issuePV(float (&o)[DH / 2], const uint32_t (&pf)[BN / 4], uint32_t vTile) {
+issuePV(float (&o)[DH / 2], const uint32_t (&pf)[N / 4], uint32_t vTile) {
   wgmmaFence();
   const uint64_t vBase = wgmmaDescSw128(vTile, BN * kPanelRow, 8 * kPanelRow);
 #pragma unroll
-  for (int kk = 0; kk < BN / 16; ++kk) {
+  for (int kk = 0; kk < N / 16; ++kk) {
     uint64_t b = vBase + (((uint32_t)kk * 16 * kPanelRow) >> 4);
     wgmmaRS<T, DH, 1>(o, pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2],
                       pf[4 * kk + 3], b);
@@ -251,6 +261,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                          const __grid_constant__ CUtensorMap tmO,
                          const AttentionParams p) {
   using L = Sm90Layout<DH, BN>;
+  // A last block with at most BN / 2 valid keys runs its softmax and P V at
+  // half width where wgmma has that N (BN 128: N 64).
+  constexpr bool kHalfBlock = kWgmmaN<BN / 2>;
   extern __shared__ uint8_t smemRaw[];
   const uint32_t raw = smemAddr(smemRaw);
   const uint32_t base = (raw + 1023u) & ~1023u;
@@ -413,32 +426,45 @@ __global__ void __launch_bounds__(kThreads, 1)
       // new P into the product's registers early: v7-v10).
       auto keyBlocks = [&](auto negFlag) {
         constexpr bool NEG = decltype(negFlag)::value;
+        // The tile's last block at half width when at most BN / 2 of its
+        // keys are valid (user lengths, short Lk): half the exponentials and
+        // half of P V (and of S when it is the only block).
+        const bool halfLast = kHalfBlock && tailValid <= BN / 2;
         // Block 0: S only (nothing in flight during its softmax).
-        {
+        auto first = [&](auto halfFlag) {
+          constexpr int N = decltype(halfFlag)::value ? BN / 2 : BN;
           const uint32_t st = kv % kStages, ph = (kv / kStages) & 1;
           mbarWait(kFull + 8 * st, ph);
           if (PINGPONG)
             namedBarrierSync(kScheduleBarrier + cw, 256);
-          issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
+          issueQK<T, DH, BN, N>(head<N / 2>(s), qRows,
+                                kSmem + st * L::kKVBytes);
           if (PINGPONG)
             namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
           wgmmaWait<0>();
-          fenceOperands(s);
+          fenceOperands(head<N / 2>(s));
           mbarArrive(kEmpty + 8 * st);
           if (blocks == 1) {
             mbarArrive(qEmpty);
-            if (tailValid < BN)
-              maskTail<BN, NEG>(s, tailValid, tq);
+            if (tailValid < N)
+              maskTail<N, NEG>(head<N / 2>(s), tailValid, tq);
           }
           // O is still zero: block 0's factors c are not applied.
-          softmaxBlock<BN, NEG>(s, m0, m1, l0, l1, c0, c1, sl2);
-          toFragments<T, BN>(s, pf);
-        }
+          softmaxBlock<N, NEG>(head<N / 2>(s), m0, m1, l0, l1, c0, c1, sl2);
+          toFragments<T, N>(head<N / 2>(s), head<N / 4>(pf));
+        };
+        if (blocks == 1 && halfLast)
+          first(Flag<kHalfBlock>());
+        else
+          first(Flag<false>());
         // Block j >= 1: S_j overlaps O += P_{j-1} V_{j-1}; the other
         // consumer's products hide this one's softmax (pingpong). LAST: the
-        // tile's last block when it is partly masked (past tailValid).
-        auto block = [&](int j, auto lastFlag) {
+        // tile's last block when it is partly masked (past tailValid); HALF:
+        // that block's softmax and P V for its first BN / 2 keys only.
+        auto block = [&](int j, auto lastFlag, auto halfFlag) {
           constexpr bool LAST = decltype(lastFlag)::value;
+          constexpr bool HALF = decltype(halfFlag)::value;
+          constexpr int N = HALF ? BN / 2 : BN;
           const uint32_t cur = kv + j, prev = cur - 1;
           const uint32_t st = cur % kStages, ph = (cur / kStages) & 1;
           const uint32_t sp = prev % kStages, pp = (prev / kStages) & 1;
@@ -446,24 +472,41 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (PINGPONG)
             namedBarrierSync(kScheduleBarrier + cw, 256);
           fenceOperands(s);
-          issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
-          mbarWait(vFull + 8 * sp, pp);
-          fenceOperands(o);
-          issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
-          if (PINGPONG)
-            namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-          wgmmaWait<1>();
-          fenceOperands(s);
+          if (HALF) {
+            // O += P V and its wait first, then S at full width: a
+            // half-width S, or S beside P V in flight, ahead of a
+            // half-width softmax makes ptxas serialize every wgmma of the
+            // kernel (C7511).
+            mbarWait(vFull + 8 * sp, pp);
+            fenceOperands(o);
+            issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
+            wgmmaWait<0>();
+            fenceOperands(o);
+            fenceOperands(pf);
+            issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
+            if (PINGPONG)
+              namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
+            wgmmaWait<0>();
+          } else {
+            issueQK<T, DH, BN>(s, qRows, kSmem + st * L::kKVBytes);
+            mbarWait(vFull + 8 * sp, pp);
+            fenceOperands(o);
+            issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
+            if (PINGPONG)
+              namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
+            wgmmaWait<1>();
+          }
+          fenceOperands(head<N / 2>(s));
           mbarArrive(kEmpty + 8 * st);
           mbarArriveIf(qEmpty, LAST || j == blocks - 1);
           if (LAST)
-            maskTail<BN, NEG>(s, tailValid, tq);
-          softmaxBlock<BN, NEG>(s, m0, m1, l0, l1, c0, c1, sl2);
+            maskTail<N, NEG>(head<N / 2>(s), tailValid, tq);
+          softmaxBlock<N, NEG>(head<N / 2>(s), m0, m1, l0, l1, c0, c1, sl2);
           wgmmaWait<0>();
           fenceOperands(o);
           fenceOperands(pf);
           mbarArrive(vEmpty + 8 * sp);
-          toFragments<T, BN>(s, pf);
+          toFragments<T, N>(head<N / 2>(s), head<N / 4>(pf));
           // O (through P_{j-1}) to the new reference before P_j V_j; a
           // warp-uniform branch, after every wgmma of the warpgroup is done.
           if (__any_sync(0xffffffffu, c0 != 1.f || c1 != 1.f))
@@ -471,21 +514,30 @@ __global__ void __launch_bounds__(kThreads, 1)
         };
         const int full = tailValid < BN ? blocks - 1 : blocks;
         for (int j = 1; j < full; ++j)
-          block(j, Flag<false>());
-        if (full < blocks && blocks > 1)
-          block(blocks - 1, Flag<true>());
+          block(j, Flag<false>(), Flag<false>());
+        if (full < blocks && blocks > 1) {
+          if (halfLast)
+            block(blocks - 1, Flag<true>(), Flag<kHalfBlock>());
+          else
+            block(blocks - 1, Flag<true>(), Flag<false>());
+        }
         // Tail: O += P_last V_last.
-        {
+        auto tail = [&](auto halfFlag) {
+          constexpr int N = decltype(halfFlag)::value ? BN / 2 : BN;
           const uint32_t last = kv + blocks - 1;
           const uint32_t sp = last % kStages, pp = (last / kStages) & 1;
           mbarWait(vFull + 8 * sp, pp);
           fenceOperands(o);
-          issuePV<T, DH, BN>(o, pf, vSmem + sp * L::kKVBytes);
+          issuePV<T, DH, BN, N>(o, head<N / 4>(pf), vSmem + sp * L::kKVBytes);
           wgmmaWait<0>();
           fenceOperands(o);
-          fenceOperands(pf);
+          fenceOperands(head<N / 4>(pf));
           mbarArrive(vEmpty + 8 * sp);
-        }
+        };
+        if (halfLast)
+          tail(Flag<kHalfBlock>());
+        else
+          tail(Flag<false>());
       };
       if (neg)
         keyBlocks(Flag<true>());

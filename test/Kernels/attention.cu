@@ -766,6 +766,23 @@ static std::vector<Case> fullCases() {
   neg64.scale = -0.1f;
   neg64.lengths = 1;
   v.push_back(neg64);
+  // The half-width last block (at most 64 valid keys: softmax and P V at
+  // N 64): the only block (Lk 64, 1), after full blocks (Lk 192: 64 valid,
+  // 130: 2), beside 65 valid keys at full width (Lk 193), with either sign,
+  // and user lengths (random last blocks) at Lk 192, on every Hopper row
+  // (n160 has no half width: it runs them at full width).
+  const char *halfBlockConfigs[] = {"wgmma_d128_pp", "wgmma_d128_pp_kvfirst",
+                                    "wgmma_d128", "wgmma_d64_pp",
+                                    "wgmma_d128_n160_pp"};
+  for (const char *cfg : halfBlockConfigs)
+    for (int Lk : {64, 1, 130, 192, 193})
+      for (float sc : {0.2f, -0.3f}) {
+        Case h = mk(300, 6, 5, Lk, 2, strstr(cfg, "_d64") ? 64 : 128,
+                    sc > 0.f ? EMBRT_F16 : EMBRT_BF16, cfg);
+        h.scale = sc;
+        h.lengths = Lk == 192;
+        v.push_back(h);
+      }
   // More groups than the plan kernel counts in shared memory (4096): its
   // counts and cursors in the workspace, sorted and unsorted.
   Case many = mk(6000, 4500, 2, 64, 2, 128, EMBRT_F16);
