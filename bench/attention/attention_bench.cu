@@ -7,8 +7,13 @@
 // 64 candidates a
 // user (B = 2048) and ragged 64-65 (B = 2066), Lk from 512 to 16384. Every
 // applicable row of the launch table is timed (or those --config lists).
-// CUDA events around each call, the L2 flushed (a 256 MB memset) before
-// each, 5 warm-up calls, the median of 30. The output is poisoned before the
+// Timed as the peers' triton.testing.do_bench times them: the L2 flushed (a
+// 256 MB memset) before every call, 25 ms of warm-up calls, then at least
+// --reps calls (30) and 100 ms, each between its own pair of CUDA events, no
+// host synchronisation between calls; the median. (With a few warm-up calls
+// and a host sync after each, a short point timed after a long one ran at
+// the clocks the long one left: the same kernel measured up to 14 % apart.)
+// The output is poisoned before the
 // first call and checked afterwards to be all finite (every element
 // written). One JSON object a line on stdout and in --out FILE.
 //
@@ -223,20 +228,46 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaMemset(env.deviceErrors, 0, sizeof(embrtDeviceErrors)));
         std::vector<float> times;
         bool failed = false;
-        for (int rep = 0; rep < reps + 5 && !failed; ++rep) {
-          CUDA_CHECK(cudaMemsetAsync(flush, rep, flushBytes, stream));
-          CUDA_CHECK(cudaEventRecord(e0, stream));
-          if (embrtCudaLaunchAttention(&env, &a) != EMBRT_OK) {
+        auto call = [&]() {
+          if (!failed && embrtCudaLaunchAttention(&env, &a) != EMBRT_OK) {
             fprintf(stderr, "%s: %s\n", cfg.name, env.message);
             failed = true;
           }
-          CUDA_CHECK(cudaEventRecord(e1, stream));
-          CUDA_CHECK(cudaEventSynchronize(e1));
-          float ms;
-          CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-          if (rep >= 5)
-            times.push_back(ms);
+        };
+        // The time of one flush and call, from 5 of them.
+        CUDA_CHECK(cudaEventRecord(e0, stream));
+        for (int i = 0; i < 5; ++i) {
+          CUDA_CHECK(cudaMemsetAsync(flush, i, flushBytes, stream));
+          call();
         }
+        CUDA_CHECK(cudaEventRecord(e1, stream));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float estimate;
+        CUDA_CHECK(cudaEventElapsedTime(&estimate, e0, e1));
+        estimate = std::max(estimate / 5.f, 1e-3f);
+        const int warm = (int)ceilf(25.f / estimate);
+        for (int i = 0; i < warm && !failed; ++i) {
+          CUDA_CHECK(cudaMemsetAsync(flush, i, flushBytes, stream));
+          call();
+        }
+        const int n = std::max(reps, (int)ceilf(100.f / estimate));
+        std::vector<cudaEvent_t> ev(2 * n);
+        for (cudaEvent_t &e : ev)
+          CUDA_CHECK(cudaEventCreate(&e));
+        for (int i = 0; i < n && !failed; ++i) {
+          CUDA_CHECK(cudaMemsetAsync(flush, i, flushBytes, stream));
+          CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
+          call();
+          CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (int i = 0; i < n && !failed; ++i) {
+          float ms;
+          CUDA_CHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+          times.push_back(ms);
+        }
+        for (cudaEvent_t &e : ev)
+          CUDA_CHECK(cudaEventDestroy(e));
         if (failed)
           continue;
         CUDA_CHECK(cudaMemset(bad, 0, sizeof *bad));
