@@ -33,7 +33,11 @@ const char *const embRunOptionsHelp =
     "                            0 makes every bag empty)\n"
     "  --output-dir DIR          Write the results there as .npy\n"
     "  --repeat N                Time N runs after a warm-up (median, "
-    "spread)\n"
+    "spread);\n"
+    "                            on a GPU as do_bench times: L2 flushed, "
+    "25 ms of\n"
+    "                            warm-up, at least N runs and 100 ms, no "
+    "host sync\n"
     "  --atol X, --rtol X        Comparison tolerance (default: per dtype)\n"
     "  --print                   Print a summary of each result on stdout\n"
     "  --cuda-graph              Also capture one call into a CUDA graph,\n"
@@ -564,6 +568,122 @@ static int compareDoubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/// One timed step: a call of the model or a replay of its graph.
+typedef struct TimedStep {
+  Call *c;
+  const EmbModelSpec *m;
+  EmbArray *out;     ///< a call's results (dynamic ones are taken each call)
+  embrtGraph *graph; ///< a replay: the graph; else NULL
+} TimedStep;
+
+static int takeStep(TimedStep *s) {
+  if (s->graph)
+    return embrtGraphLaunch(s->c->ctx, s->graph) == EMBRT_OK ? 0 : -1;
+  s->m->invoke(s->c->args);
+  return takeDynamicResults(s->c, s->m, s->out);
+}
+
+enum { kMaxTimedSteps = 4096 };
+
+/// Times steps as triton's do_bench times the torch peers, so that both sides
+/// of a comparison run under the same conditions. On a GPU: the L2 flushed (a
+/// 256 MiB memset, outside the timed region) before each step, 25 ms of
+/// warm-up steps, then at least `repeat` steps and 100 ms (at most
+/// kMaxTimedSteps), each between its own pair of events, with no host
+/// synchronisation between steps. (A few synchronised steps finish before the
+/// card's power cap lowers its clocks; do_bench's sustained steps do not.)
+/// On the CPU: `repeat` steps. The times, sorted, go to *msOut (*nOut of
+/// them); returns 0, or -1 after printing why.
+static int timeSteps(TimedStep *s, int repeat, double **msOut, int *nOut) {
+  embrtContext *ctx = s->c->ctx;
+  const bool gpu = embrtContextGetDevice(ctx) == EMBRT_DEVICE_CUDA;
+  void *flush = NULL;
+  const size_t flushBytes = (size_t)256 << 20;
+  embrtEvent **ev = NULL;
+  double *ms = NULL;
+  int n = repeat, made = 0, status = -1;
+  if (gpu && embrtMalloc(ctx, flushBytes, &flush) != EMBRT_OK) {
+    checkStatus(ctx, "allocating the L2 flush buffer");
+    return -1;
+  }
+  if (gpu) {
+    // The time of one flush and step, from 5 of them.
+    embrtEvent *e0 = NULL, *e1 = NULL;
+    float t = 0;
+    bool ok = embrtEventCreate(ctx, &e0) == EMBRT_OK &&
+              embrtEventCreate(ctx, &e1) == EMBRT_OK &&
+              embrtEventRecord(ctx, e0) == EMBRT_OK;
+    for (int r = 0; ok && r < 5; ++r)
+      ok = embrtMemset(ctx, flush, r & 0xff, flushBytes) == EMBRT_OK &&
+           takeStep(s) == 0;
+    ok = ok && embrtEventRecord(ctx, e1) == EMBRT_OK &&
+         embrtEventElapsedMs(ctx, e0, e1, &t) == EMBRT_OK;
+    embrtEventDestroy(ctx, e0);
+    embrtEventDestroy(ctx, e1);
+    if (!ok) {
+      checkStatus(ctx, s->m->name);
+      goto done;
+    }
+    const double each = t / 5 > 1e-3 ? t / 5 : 1e-3;
+    for (int r = 0; r < (int)ceil(25.0 / each); ++r)
+      if (embrtMemset(ctx, flush, r & 0xff, flushBytes) != EMBRT_OK ||
+          takeStep(s)) {
+        checkStatus(ctx, s->m->name);
+        goto done;
+      }
+    if (n < (int)ceil(100.0 / each))
+      n = (int)ceil(100.0 / each);
+    if (n > kMaxTimedSteps)
+      n = repeat > kMaxTimedSteps ? repeat : kMaxTimedSteps;
+  }
+  ms = malloc((size_t)n * sizeof(double));
+  ev = calloc(2 * (size_t)n, sizeof *ev);
+  if (!ms || !ev) {
+    fprintf(stderr, "emb-run: error: out of memory\n");
+    goto done;
+  }
+  for (; made < 2 * n; ++made)
+    if (embrtEventCreate(ctx, &ev[made]) != EMBRT_OK) {
+      checkStatus(ctx, "creating timing events");
+      goto done;
+    }
+  for (int r = 0; r < n; ++r) {
+    if ((flush && embrtMemset(ctx, flush, r & 0xff, flushBytes) != EMBRT_OK) ||
+        embrtEventRecord(ctx, ev[2 * r]) != EMBRT_OK || takeStep(s) ||
+        embrtEventRecord(ctx, ev[2 * r + 1]) != EMBRT_OK) {
+      checkStatus(ctx, s->m->name);
+      goto done;
+    }
+    // On the CPU an event is read at once; on a GPU after the last step.
+    if (!gpu) {
+      float t = 0;
+      if (embrtEventElapsedMs(ctx, ev[2 * r], ev[2 * r + 1], &t) != EMBRT_OK)
+        goto done;
+      ms[r] = t;
+    }
+  }
+  for (int r = 0; gpu && r < n; ++r) {
+    float t = 0;
+    if (embrtEventElapsedMs(ctx, ev[2 * r], ev[2 * r + 1], &t) != EMBRT_OK) {
+      checkStatus(ctx, s->m->name);
+      goto done;
+    }
+    ms[r] = t;
+  }
+  qsort(ms, (size_t)n, sizeof(double), compareDoubles);
+  *msOut = ms;
+  *nOut = n;
+  ms = NULL;
+  status = 0;
+done:
+  for (int i = 0; i < made; ++i)
+    embrtEventDestroy(ctx, ev[i]);
+  free(ev);
+  free(ms);
+  embrtFree(ctx, flush);
+  return status;
+}
+
 /// Runs the call once, then `repeat` timed times; copies results back.
 static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
   char stage[512];
@@ -581,57 +701,21 @@ static int runCall(Call *c, const EmbModelSpec *m, EmbArray *out, int repeat) {
   if (takeDynamicResults(c, m, out))
     return -1;
   if (repeat > 0) {
-    // Each run is timed with events on the stream (device time, as CUDA
-    // events and triton's do_bench measure it), after the warm-up above.
-    double *ms = malloc((size_t)repeat * sizeof(double));
-    embrtEvent *start = NULL, *end = NULL;
-    if (!ms) {
-      fprintf(stderr, "emb-run: error: out of memory\n");
+    TimedStep step = {c, m, out, NULL};
+    double *ms = NULL;
+    int n = 0;
+    if (timeSteps(&step, repeat, &ms, &n)) {
+      dropDynamicResults(c, m);
       return -1;
     }
-    if (embrtEventCreate(c->ctx, &start) != EMBRT_OK ||
-        embrtEventCreate(c->ctx, &end) != EMBRT_OK) {
-      free(ms);
-      embrtEventDestroy(c->ctx, start);
-      return checkStatus(c->ctx, "creating timing events");
-    }
-    // On a GPU, every run starts with a cold L2 (as do_bench's peers do):
-    // a 256 MiB memset, outside the timed region, evicts the model's data.
-    void *flush = NULL;
-    size_t flushBytes = (size_t)256 << 20;
-    if (embrtContextGetDevice(c->ctx) == EMBRT_DEVICE_CUDA &&
-        embrtMalloc(c->ctx, flushBytes, &flush) != EMBRT_OK)
-      flush = NULL;
-    for (int r = 0; r < repeat; ++r) {
-      float t = 0;
-      if (flush)
-        embrtMemset(c->ctx, flush, r & 0xff, flushBytes);
-      embrtEventRecord(c->ctx, start);
-      m->invoke(c->args);
-      embrtEventRecord(c->ctx, end);
-      embrtEventElapsedMs(c->ctx, start, end, &t);
-      ms[r] = t;
-      if (takeDynamicResults(c, m, out)) {
-        free(ms);
-        embrtEventDestroy(c->ctx, start);
-        embrtEventDestroy(c->ctx, end);
-        embrtFree(c->ctx, flush);
-        return -1;
-      }
-    }
-    embrtEventDestroy(c->ctx, start);
-    embrtEventDestroy(c->ctx, end);
-    embrtFree(c->ctx, flush);
-    if (checkStatus(c->ctx, m->name)) {
-      free(ms);
-      return -1;
-    }
-    qsort(ms, (size_t)repeat, sizeof(double), compareDoubles);
+    const bool gpu = embrtContextGetDevice(c->ctx) == EMBRT_DEVICE_CUDA;
     fprintf(stderr,
             "emb-run: @%s: median %.4f ms over %d runs (min %.4f, max "
             "%.4f), events around each call on the stream%s\n",
-            m->name, ms[repeat / 2], repeat, ms[0], ms[repeat - 1],
-            flush ? ", L2 flushed before each" : "");
+            m->name, ms[n / 2], n, ms[0], ms[n - 1],
+            gpu ? ", L2 flushed before each, after 25 ms of warm-up, no "
+                  "host sync between runs"
+                : "");
     free(ms);
   }
   for (int i = 0; i < m->numResults; ++i) {
@@ -831,41 +915,19 @@ static int downloadResults(Call *c, const EmbModelSpec *m, EmbArray *host) {
 /// Times `repeat` launches of `graph` like runCall times calls.
 static int timeReplays(Call *c, const EmbModelSpec *m, embrtGraph *graph,
                        int repeat) {
-  double *ms = malloc((size_t)repeat * sizeof(double));
-  embrtEvent *start = NULL, *end = NULL;
-  void *flush = NULL;
-  size_t flushBytes = (size_t)256 << 20;
-  int status = -1;
-  if (embrtEventCreate(c->ctx, &start) != EMBRT_OK ||
-      embrtEventCreate(c->ctx, &end) != EMBRT_OK ||
-      embrtMalloc(c->ctx, flushBytes, &flush) != EMBRT_OK) {
-    checkStatus(c->ctx, "timing graph replays");
-    goto done;
-  }
-  for (int r = 0; r < repeat; ++r) {
-    float t = 0;
-    embrtMemset(c->ctx, flush, r & 0xff, flushBytes);
-    embrtEventRecord(c->ctx, start);
-    embrtGraphLaunch(c->ctx, graph);
-    embrtEventRecord(c->ctx, end);
-    embrtEventElapsedMs(c->ctx, start, end, &t);
-    ms[r] = t;
-  }
-  if (checkStatus(c->ctx, "graph replay"))
-    goto done;
-  qsort(ms, (size_t)repeat, sizeof(double), compareDoubles);
+  TimedStep step = {c, m, NULL, graph};
+  double *ms = NULL;
+  int n = 0;
+  if (timeSteps(&step, repeat, &ms, &n))
+    return -1;
   fprintf(stderr,
           "emb-run: @%s: graph replay: median %.4f ms over %d replays (min "
           "%.4f, max %.4f), events around each replay on the stream, L2 "
-          "flushed before each\n",
-          m->name, ms[repeat / 2], repeat, ms[0], ms[repeat - 1]);
-  status = 0;
-done:
-  embrtEventDestroy(c->ctx, start);
-  embrtEventDestroy(c->ctx, end);
-  embrtFree(c->ctx, flush);
+          "flushed before each, after 25 ms of warm-up, no host sync "
+          "between replays\n",
+          m->name, ms[n / 2], n, ms[0], ms[n - 1]);
   free(ms);
-  return status;
+  return 0;
 }
 
 /// Captures one call of `m` into a CUDA graph (after runCall's warm-up),
