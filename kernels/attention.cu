@@ -725,13 +725,13 @@ embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
   const int aligned = aligned16(args->q) && aligned16(args->k) &&
                       aligned16(args->v) && aligned16(args->output);
   int id = attentionSelectConfig(args->configId, env->ccMajor, args->dtype, Dh,
-                                 aligned);
+                                 aligned, Lk);
   // TMA maps need a non-empty K/V tensor; these degenerate shapes only write
   // zeros, which the SIMT path does.
   if (id >= 0 && attentionConfigs[id].path != ATTENTION_PATH_SIMT &&
       (Lk == 0 || groups == 0))
     id = attentionSelectConfig(ATTENTION_NUM_CONFIGS - 1, env->ccMajor,
-                               args->dtype, Dh, aligned);
+                               args->dtype, Dh, aligned, Lk);
 #ifdef EMB_ATTENTION_NO_SM90A
   // Built without kernels/attention_sm90a.cu (a CUDA before 12.0): the first
   // applicable row of another path.

@@ -11,8 +11,8 @@
 //          differ in the keys a block (128 or 160), whether the two consumer
 //          warpgroups take turns (pingpong) and whether a tile's first K
 //          block is loaded before its Q (kvfirst); the first row of each head
-//          dim is the fastest measured on an H200 at every Lk
-//          (bench/attention/NOTES.md).
+//          dim that applies to the keys (maxKeys) is the fastest measured on
+//          an H200 (bench/attention/NOTES.md).
 //   MMA    sm_80 and later: flash attention on mma.sync m16n8k16, f16/bf16,
 //          head dim 64 or 128.
 //   SIMT   any GPU, any float dtype, head dim up to 256: f32 FMA arithmetic
@@ -53,33 +53,35 @@ typedef struct attentionConfig {
   int blockM;   ///< query rows of one tile (one CTA's work unit)
   int blockN;   ///< keys per main-loop step
   int threads;  ///< threads per CTA
+  int maxKeys;  ///< the automatic choice takes the row only for Lk <= maxKeys
+                ///< (0: any Lk); a requested row ignores it
 } attentionConfig;
 
 static const attentionConfig attentionConfigs[] = {
     // name, path, minCc, maxCc, dtypes, headDim, maxHeadDim, needsAlign16,
-    // pingpong, kvFirst, blockM, blockN, threads
-    // kvfirst first at every Lk: since the uniform-datapath descriptors
-    // (v14) 1-13 % faster than pingpong alone up to Lk 8192 on an H200 and
-    // level at 16384 (bench/attention/NOTES.md, v14; before them it was
-    // slower past 2048, v7).
+    // pingpong, kvFirst, blockM, blockN, threads, maxKeys
+    // kvfirst up to Lk 4096, pingpong alone past it: timed as the peers
+    // time (sustained, do_bench's method), kvfirst is 1-8 % faster up to
+    // Lk 2048 and pingpong 1-3 % faster from 8192 on an H200, at 4096 the
+    // two trade places from call to call (bench/attention/NOTES.md, v15).
     {"wgmma_d128_pp_kvfirst", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
-     128, 1, 1, 1, 128, 128, 384},
+     128, 1, 1, 1, 128, 128, 384, 4096},
     {"wgmma_d128_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128, 128, 1,
-     1, 0, 128, 128, 384},
+     1, 0, 128, 128, 384, 0},
     {"wgmma_d64_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 64, 64, 1, 1,
-     0, 128, 128, 384},
+     0, 128, 128, 384, 0},
     {"wgmma_d128_n160_pp", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128,
-     128, 1, 1, 0, 128, 160, 384},
+     128, 1, 1, 0, 128, 160, 384, 0},
     {"wgmma_d128", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 128, 128, 1, 0,
-     0, 128, 128, 384},
+     0, 128, 128, 384, 0},
     {"wgmma_d64", ATTENTION_PATH_WGMMA, 9, 9, ATTENTION_HALVES, 64, 64, 1, 0, 0,
-     128, 128, 384},
+     128, 128, 384, 0},
     {"mma_d128", ATTENTION_PATH_MMA, 8, 1000, ATTENTION_HALVES, 128, 128, 1, 0,
-     0, 64, 64, 128},
+     0, 64, 64, 128, 0},
     {"mma_d64", ATTENTION_PATH_MMA, 8, 1000, ATTENTION_HALVES, 64, 64, 1, 0, 0,
-     64, 64, 128},
+     64, 64, 128, 0},
     {"simt", ATTENTION_PATH_SIMT, 0, 1000, ATTENTION_FLOATS, 0, 256, 0, 0, 0,
-     16, 32, 128},
+     16, 32, 128, 0},
 };
 
 #define ATTENTION_NUM_CONFIGS                                                  \
@@ -110,13 +112,14 @@ static inline int attentionConfigApplies(int id, int ccMajor, embrtDtype dtype,
 /// when it applies, else the first applicable row, else -1 (unsupported).
 static inline int attentionSelectConfig(int64_t requested, int ccMajor,
                                         embrtDtype dtype, int64_t headDim,
-                                        int aligned16) {
+                                        int aligned16, int64_t lk) {
   if (requested >= 0 && requested < ATTENTION_NUM_CONFIGS &&
       attentionConfigApplies((int)requested, ccMajor, dtype, headDim,
                              aligned16))
     return (int)requested;
   for (int id = 0; id < ATTENTION_NUM_CONFIGS; ++id)
-    if (attentionConfigApplies(id, ccMajor, dtype, headDim, aligned16))
+    if (attentionConfigApplies(id, ccMajor, dtype, headDim, aligned16) &&
+        (!attentionConfigs[id].maxKeys || lk <= attentionConfigs[id].maxKeys))
       return id;
   return -1;
 }

@@ -292,23 +292,23 @@ int main(int argc, char **argv) {
         std::sort(times.begin(), times.end());
         const float ms = times[times.size() / 2];
         char line[640];
-        snprintf(
-            line, sizeof line,
-            "{\"case\": \"ikbo_attention_%s\", \"B\": %d, \"U\": %d, "
-            "\"H\": %d, \"Lq\": %d, \"Lk\": %d, \"Dh\": %d, \"dtype\": "
-            "\"%s\", \"compute\": \"%s\", \"ragged\": %s, \"masked\": %s, "
-            "\"impl\": "
-            "\"emb_%s\", \"auto\": %s, \"run\": %d, \"ms\": %.5f, "
-            "\"ms_min\": %.5f, \"tflops\": %.1f, \"useful_tflops\": "
-            "%.1f, \"nonfinite\": %llu}",
-            ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh, dtypeName,
-            computeName, ragged ? "true" : "false", masked ? "true" : "false",
-            cfg.name,
-            id == attentionSelectConfig(-1, env.ccMajor, kernelDtype, 128, 1)
-                ? "true"
-                : "false",
-            run, ms, times[0], flops / ms / 1e9, usefulFlops / ms / 1e9,
-            nonFinite);
+        snprintf(line, sizeof line,
+                 "{\"case\": \"ikbo_attention_%s\", \"B\": %d, \"U\": %d, "
+                 "\"H\": %d, \"Lq\": %d, \"Lk\": %d, \"Dh\": %d, \"dtype\": "
+                 "\"%s\", \"compute\": \"%s\", \"ragged\": %s, \"masked\": %s, "
+                 "\"impl\": "
+                 "\"emb_%s\", \"auto\": %s, \"run\": %d, \"ms\": %.5f, "
+                 "\"ms_min\": %.5f, \"tflops\": %.1f, \"useful_tflops\": "
+                 "%.1f, \"nonfinite\": %llu}",
+                 ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh, dtypeName,
+                 computeName, ragged ? "true" : "false",
+                 masked ? "true" : "false", cfg.name,
+                 id == attentionSelectConfig(-1, env.ccMajor, kernelDtype, 128,
+                                             1, Lk)
+                     ? "true"
+                     : "false",
+                 run, ms, times[0], flops / ms / 1e9, usefulFlops / ms / 1e9,
+                 nonFinite);
         printf("%s\n", line);
         if (out)
           fprintf(out, "%s\n", line);

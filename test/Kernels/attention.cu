@@ -808,8 +808,8 @@ static std::vector<Case> fullCases() {
   Case big64 = mk(512, 8, 7, 2048, 4, 64, EMBRT_F16, "wgmma_d64_pp");
   big64.scale = 0.9f;
   v.push_back(big64);
-  // The automatic choice past Lk 2048 (a different row than below it).
-  v.push_back(mk(512, 8, 4, 3000, 2, 128, EMBRT_F16));
+  // The automatic choice past Lk 4096 (a different row than below it).
+  v.push_back(mk(512, 8, 4, 5000, 2, 128, EMBRT_F16));
   Case longLen = mk(700, 10, 65, 2500, 2, 128, EMBRT_BF16);
   longLen.lengths = 1;
   longLen.unsorted = 1;
@@ -848,10 +848,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   embrtLaunchEnv env = gpuTestEnv();
-  const int autoId = attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1);
-  printf("device cc %d.%d, %d SMs; automatic f16 Dh=128 config: %s\n",
+  const int autoShort =
+      attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1, 4096);
+  const int autoLong =
+      attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1, 4097);
+  printf("device cc %d.%d, %d SMs; automatic f16 Dh=128 config: %s up to "
+         "Lk 4096, %s past it\n",
          env.ccMajor, env.ccMinor, env.smCount,
-         autoId >= 0 ? attentionConfigs[autoId].name : "(none)");
+         autoShort >= 0 ? attentionConfigs[autoShort].name : "(none)",
+         autoLong >= 0 ? attentionConfigs[autoLong].name : "(none)");
 
   // The reference first: against the CPU on small cases.
   std::vector<Case> refCases;

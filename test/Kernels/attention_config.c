@@ -40,53 +40,69 @@ static int byName(const char *name) {
 
 int main(void) {
   // Hopper: the wgmma rows for 16-bit data, head dims 64 and 128.
-  // f16/bf16 head dim 128: kvfirst (whatever Lk: the selection does not
-  // look at it).
-  expectConfig("sm90 f16 d128", attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1),
+  // f16/bf16 head dim 128: kvfirst up to Lk 4096 (its maxKeys), pingpong
+  // alone past it.
+  expectConfig("sm90 f16 d128 Lk 1024",
+               attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1, 1024),
                "wgmma_d128_pp_kvfirst");
-  expectConfig("sm90 bf16 d128",
-               attentionSelectConfig(-1, 9, EMBRT_BF16, 128, 1),
+  expectConfig("sm90 f16 d128 Lk 4096",
+               attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1, 4096),
+               "wgmma_d128_pp_kvfirst");
+  expectConfig("sm90 f16 d128 Lk 4097",
+               attentionSelectConfig(-1, 9, EMBRT_F16, 128, 1, 4097),
+               "wgmma_d128_pp");
+  expectConfig("sm90 bf16 d128 Lk 16384",
+               attentionSelectConfig(-1, 9, EMBRT_BF16, 128, 1, 16384),
+               "wgmma_d128_pp");
+  // A requested row ignores maxKeys.
+  expectConfig("requested kvfirst at Lk 16384",
+               attentionSelectConfig(byName("wgmma_d128_pp_kvfirst"), 9,
+                                     EMBRT_F16, 128, 1, 16384),
                "wgmma_d128_pp_kvfirst");
   // A requested row is taken as it is.
-  expectConfig(
-      "requested pingpong",
-      attentionSelectConfig(byName("wgmma_d128_pp"), 9, EMBRT_F16, 128, 1),
-      "wgmma_d128_pp");
-  expectConfig("sm90 bf16 d64", attentionSelectConfig(-1, 9, EMBRT_BF16, 64, 1),
+  expectConfig("requested pingpong at Lk 1024",
+               attentionSelectConfig(byName("wgmma_d128_pp"), 9, EMBRT_F16, 128,
+                                     1, 1024),
+               "wgmma_d128_pp");
+  expectConfig("sm90 bf16 d64",
+               attentionSelectConfig(-1, 9, EMBRT_BF16, 64, 1, 1024),
                "wgmma_d64_pp");
   // Unaligned tensors cannot use TMA or 16-byte copies: SIMT.
   expectConfig("sm90 f16 d128 unaligned",
-               attentionSelectConfig(-1, 9, EMBRT_F16, 128, 0), "simt");
+               attentionSelectConfig(-1, 9, EMBRT_F16, 128, 0, 1024), "simt");
   // Other GPUs: mma.sync from sm_80, SIMT before; f32 always SIMT.
-  expectConfig("sm80 f16 d128", attentionSelectConfig(-1, 8, EMBRT_F16, 128, 1),
+  expectConfig("sm80 f16 d128",
+               attentionSelectConfig(-1, 8, EMBRT_F16, 128, 1, 1024),
                "mma_d128");
   expectConfig("sm100 bf16 d64",
-               attentionSelectConfig(-1, 10, EMBRT_BF16, 64, 1), "mma_d64");
-  expectConfig("sm75 f16 d128", attentionSelectConfig(-1, 7, EMBRT_F16, 128, 1),
-               "simt");
-  expectConfig("sm90 f32 d128", attentionSelectConfig(-1, 9, EMBRT_F32, 128, 1),
-               "simt");
-  expectConfig("sm90 f16 d96", attentionSelectConfig(-1, 9, EMBRT_F16, 96, 1),
-               "simt");
-  expectConfig("sm90 f16 d512", attentionSelectConfig(-1, 9, EMBRT_F16, 512, 1),
-               "(none)");
-  expectConfig("sm90 i32", attentionSelectConfig(-1, 9, EMBRT_I32, 128, 1),
-               "(none)");
+               attentionSelectConfig(-1, 10, EMBRT_BF16, 64, 1, 1024),
+               "mma_d64");
+  expectConfig("sm75 f16 d128",
+               attentionSelectConfig(-1, 7, EMBRT_F16, 128, 1, 1024), "simt");
+  expectConfig("sm90 f32 d128",
+               attentionSelectConfig(-1, 9, EMBRT_F32, 128, 1, 1024), "simt");
+  expectConfig("sm90 f16 d96",
+               attentionSelectConfig(-1, 9, EMBRT_F16, 96, 1, 1024), "simt");
+  expectConfig("sm90 f16 d512",
+               attentionSelectConfig(-1, 9, EMBRT_F16, 512, 1, 1024), "(none)");
+  expectConfig("sm90 i32",
+               attentionSelectConfig(-1, 9, EMBRT_I32, 128, 1, 1024), "(none)");
   // A requested row is kept where it applies, else the automatic choice.
-  expectConfig("requested mma on sm90",
-               attentionSelectConfig(byName("mma_d128"), 9, EMBRT_F16, 128, 1),
+  expectConfig(
+      "requested mma on sm90",
+      attentionSelectConfig(byName("mma_d128"), 9, EMBRT_F16, 128, 1, 1024),
+      "mma_d128");
+  expectConfig("requested wgmma on sm80",
+               attentionSelectConfig(byName("wgmma_d128_pp"), 8, EMBRT_F16, 128,
+                                     1, 1024),
                "mma_d128");
   expectConfig(
-      "requested wgmma on sm80",
-      attentionSelectConfig(byName("wgmma_d128_pp"), 8, EMBRT_F16, 128, 1),
-      "mma_d128");
-  expectConfig(
       "requested d64 row for d128",
-      attentionSelectConfig(byName("wgmma_d64_pp"), 9, EMBRT_F16, 128, 1),
+      attentionSelectConfig(byName("wgmma_d64_pp"), 9, EMBRT_F16, 128, 1, 4096),
       "wgmma_d128_pp_kvfirst");
   expectConfig(
       "requested past the table",
-      attentionSelectConfig(ATTENTION_NUM_CONFIGS, 9, EMBRT_F16, 128, 1),
+      attentionSelectConfig(ATTENTION_NUM_CONFIGS, 9, EMBRT_F16, 128, 1, 1024),
       "wgmma_d128_pp_kvfirst");
   // Every row's blockM is at least the workspace's ATTENTION_MIN_BLOCK_M.
   for (int i = 0; i < ATTENTION_NUM_CONFIGS; ++i)
