@@ -657,8 +657,10 @@ static int timeSteps(TimedStep *s, int repeat, double **msOut, int *nOut) {
     // On the CPU an event is read at once; on a GPU after the last step.
     if (!gpu) {
       float t = 0;
-      if (embrtEventElapsedMs(ctx, ev[2 * r], ev[2 * r + 1], &t) != EMBRT_OK)
+      if (embrtEventElapsedMs(ctx, ev[2 * r], ev[2 * r + 1], &t) != EMBRT_OK) {
+        checkStatus(ctx, s->m->name);
         goto done;
+      }
       ms[r] = t;
     }
   }
