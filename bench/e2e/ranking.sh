@@ -15,9 +15,10 @@
 # 2. Meanwhile the inputs (ranking.py gen, from one seed; the tables as
 #    sparse .npy files).
 # 3. Once all of that is done, nothing else on the GPU: ours, RUNS times the
-#    whole model (median of 30 direct calls and of 30 CUDA graph replays,
-#    events, L2 flushed before each; the first run writes its output), each
-#    stage once (median of 30); then the peers (ranking.py bench: outputs
+#    whole model (`--repeat 30`: timed as do_bench times the peers, at least
+#    30 direct calls and 100 ms, then the same of CUDA graph replays, events,
+#    L2 flushed before each; the first run writes its output), each stage
+#    once (the same); then the peers (ranking.py bench: outputs
 #    checked against ours, do_bench RUNS times, the stage breakdown).
 # 4. $OUT/e2e_ranking.json and the table (ranking.py report).
 #

@@ -10,7 +10,9 @@ set -uo pipefail
 out=${OUT:-/tmp/emb-e2e}
 mkdir -p "$out"
 build=${BUILD:-build-gpu}
-# Each model is run RUNS times (default 3), each run a median of 30.
+# Each model is run RUNS times (default 3), each run the median of
+# `--repeat 30` (on a GPU: 25 ms of warm-up, at least 30 calls and 100 ms, as
+# do_bench times the peers).
 for model in ikbo_benchmark target_attention_benchmark; do
   : > "$out/$model.txt"
   for run in $(seq "${RUNS:-3}"); do

@@ -2,7 +2,8 @@
 Inductor, in one call on the GPU machine (bench/ikbo_lce/heldout.sh runs it).
 
 Ours: the JSON lines of `ikbo_lce_bench --set heldout` (three runs of it,
-each a median of 30 calls); the shapes are read from them. The peer of
+each the median of at least 30 calls and 100 ms, timed as do_bench times the
+peers); the shapes are read from them. The peer of
 record: Inductor max-autotune on the hand-decomposed, hand-padded form
 (W[:, Ku:] @ cand + (W[:, :Ku] @ user).index_select(0, c2u), K padded to
 multiples of 8, as for the benchmark shape), each shape compiled in a child
