@@ -7,15 +7,14 @@
 // 64 candidates a
 // user (B = 2048) and ragged 64-65 (B = 2066), Lk from 512 to 16384. Every
 // applicable row of the launch table is timed (or those --config lists).
-// Timed as the peers' triton.testing.do_bench times them: the L2 flushed (a
-// 256 MB memset) before every call, 25 ms of warm-up calls, then at least
-// --reps calls (30) and 100 ms, each between its own pair of CUDA events, no
-// host synchronisation between calls; the median. --burst times as this
-// benchmark did before (no warm-up past the first 5 calls, --reps calls, a
-// host sync after each): a burst ends before the card's power cap lowers its
-// clocks ("SW power cap", 1500-1650 MHz against 1980), so it ran ours up to
-// 12 % faster than the peers' sustained timing runs theirs, and a point
-// timed after a long one ran at the clocks the long one left.
+// Timed as the peers' triton.testing.do_bench times them (BenchTimer in
+// test/Kernels/gpu_test.cuh): the L2 flushed before every call, 25 ms of
+// warm-up calls, then at least --reps calls (30) and 100 ms, each between
+// its own pair of CUDA events, no host synchronisation between calls; the
+// median. --burst times as this benchmark did before 2026-12-04 (5 warm-up
+// calls, --reps timed, no flush): a burst ends before the card's power cap
+// lowers its clocks ("SW power cap", 1500-1650 MHz against 1980), so it ran
+// ours up to 12 % faster than the peers' sustained timing runs theirs.
 // The output is poisoned before the
 // first call and checked afterwards to be all finite (every element
 // written). One JSON object a line on stdout and in --out FILE.
@@ -140,14 +139,12 @@ int main(int argc, char **argv) {
   cudaStream_t stream = (cudaStream_t)env.stream;
 
   const int U = 32, Lq = 64, H = 2, Dh = 128;
-  const size_t flushBytes = 256u << 20;
-  void *flush;
-  CUDA_CHECK(cudaMalloc(&flush, flushBytes));
+  BenchTimer timer(stream);
+  timer.minCalls = reps;
+  if (burst)
+    timer.burst(reps);
   unsigned long long *bad;
   CUDA_CHECK(cudaMalloc(&bad, sizeof *bad));
-  cudaEvent_t e0, e1;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
 
   for (int ragged = 0; ragged <= (uniformOnly ? 0 : 1); ++ragged) {
     // Uniform: 64 candidates a user. Ragged: 64 or 65 (18 users get 65).
@@ -231,7 +228,6 @@ int main(int argc, char **argv) {
         a.configId = id;
         CUDA_CHECK(cudaMemset(o, 0xff, nq * es));
         CUDA_CHECK(cudaMemset(env.deviceErrors, 0, sizeof(embrtDeviceErrors)));
-        std::vector<float> times;
         bool failed = false;
         auto call = [&]() {
           if (!failed && embrtCudaLaunchAttention(&env, &a) != EMBRT_OK) {
@@ -239,43 +235,7 @@ int main(int argc, char **argv) {
             failed = true;
           }
         };
-        // The time of one flush and call, from 5 of them.
-        CUDA_CHECK(cudaEventRecord(e0, stream));
-        for (int i = 0; i < 5; ++i) {
-          CUDA_CHECK(cudaMemsetAsync(flush, i, flushBytes, stream));
-          call();
-        }
-        CUDA_CHECK(cudaEventRecord(e1, stream));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float estimate;
-        CUDA_CHECK(cudaEventElapsedTime(&estimate, e0, e1));
-        estimate = std::max(estimate / 5.f, 1e-3f);
-        const int warm = burst ? 0 : (int)ceilf(25.f / estimate);
-        for (int i = 0; i < warm && !failed; ++i) {
-          CUDA_CHECK(cudaMemsetAsync(flush, i, flushBytes, stream));
-          call();
-        }
-        const int n =
-            burst ? reps : std::max(reps, (int)ceilf(100.f / estimate));
-        std::vector<cudaEvent_t> ev(2 * n);
-        for (cudaEvent_t &e : ev)
-          CUDA_CHECK(cudaEventCreate(&e));
-        for (int i = 0; i < n && !failed; ++i) {
-          CUDA_CHECK(cudaMemsetAsync(flush, i, flushBytes, stream));
-          CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
-          call();
-          CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
-          if (burst)
-            CUDA_CHECK(cudaStreamSynchronize(stream));
-        }
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        for (int i = 0; i < n && !failed; ++i) {
-          float ms;
-          CUDA_CHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-          times.push_back(ms);
-        }
-        for (cudaEvent_t &e : ev)
-          CUDA_CHECK(cudaEventDestroy(e));
+        const std::vector<float> times = timer.times(call, 100.0);
         if (failed)
           continue;
         CUDA_CHECK(cudaMemset(bad, 0, sizeof *bad));
@@ -289,8 +249,7 @@ int main(int argc, char **argv) {
         unsigned long long nonFinite;
         CUDA_CHECK(cudaMemcpy(&nonFinite, bad, sizeof nonFinite,
                               cudaMemcpyDeviceToHost));
-        std::sort(times.begin(), times.end());
-        const float ms = times[times.size() / 2];
+        const float ms = (float)BenchTimer::medianOf(times);
         char line[640];
         snprintf(line, sizeof line,
                  "{\"case\": \"ikbo_attention_%s\", \"B\": %d, \"U\": %d, "

@@ -1,12 +1,13 @@
 //===- bench/ikbo_lce/ikbo_lce_bench.cu - Timing of emb.ikbo_lce ----------===//
 //
 // Times embrtCudaLaunchIkboLce (user product + candidate product with the
-// fused broadcast-add) as the peers' triton.testing.do_bench times them: the
-// L2 flushed (a 256 MB memset) before every call, 25 ms of warm-up calls,
-// then at least `reps` calls and 100 ms, each between its own pair of CUDA
-// events, no host synchronisation between calls; the median is reported
-// (the portable f32 kernel and the single-call sets: one warm-up call, no
-// flush). --burst times as this benchmark did before: 5 warm-up calls, then
+// fused broadcast-add) as the peers' triton.testing.do_bench times them
+// (BenchTimer in test/Kernels/gpu_test.cuh): the L2 flushed before every
+// call, 25 ms of warm-up calls, then at least `reps` calls and 100 ms, each
+// between its own pair of CUDA events, no host synchronisation between
+// calls; the median is reported (the portable f32 kernel: 1 warm-up call
+// and 3 timed; the single-call sets: 1 and 1; neither flushed). --burst
+// times as this benchmark did before 2026-12-04: 5 warm-up calls, then
 // `reps`, no flush. A burst ends before the card's power cap lowers its
 // clocks (nvidia-smi: "SW power cap", 1500-1650 MHz against 1980), so
 // timing ours in bursts against the peers' sustained runs flattered ours by
@@ -103,9 +104,7 @@ struct Shape {
 };
 
 static embrtLaunchEnv gEnv;
-static int gWarm = 5; // 1: one warm-up call, no flush (ncu sets)
-static void *gFlush;  // flushes L2 before each timed call
-static const size_t kFlushBytes = 256u << 20;
+static bool gProfile; // one warm-up call, no flush (the profiler's sets)
 static int gForceConfig = -1; // --config: for every shape without its own
 static std::string gSkip;     // --skip-configs: ",name,name,"
 static Shape gOne;            // --shape
@@ -196,59 +195,30 @@ static void run(const Shape &s, int reps) {
 
   cudaStream_t stream = (cudaStream_t)gEnv.stream;
   CUDA_CHECK(cudaDeviceSynchronize());
-  const bool slow = kIkboLceConfigs[config].path == IKBO_LCE_PATH_PORTABLE;
-  const bool sustained = !slow && gWarm > 1 && !gBurst;
-  auto call = [&](int i) {
-    if (sustained)
-      CUDA_CHECK(cudaMemsetAsync(gFlush, i, kFlushBytes, stream));
-    if (embrtCudaLaunchIkboLce(&gEnv, &a) != EMBRT_OK) {
-      fprintf(stderr, "launch failed: %s\n", gEnv.message);
-      exit(1);
-    }
-  };
-  int warm = slow ? 1 : gWarm, n = slow ? 3 : reps;
-  if (sustained) {
-    // The time of one flush and call, from 5 of them: 25 ms of warm-up,
-    // at least 100 ms timed.
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
-    CUDA_CHECK(cudaEventRecord(e0, stream));
-    for (int i = 0; i < 5; ++i)
-      call(i);
-    CUDA_CHECK(cudaEventRecord(e1, stream));
-    waitOrDie(stream, kWatchdogSeconds, kIkboLceConfigs[config].name, stderr);
-    float estimate;
-    CUDA_CHECK(cudaEventElapsedTime(&estimate, e0, e1));
-    CUDA_CHECK(cudaEventDestroy(e0));
-    CUDA_CHECK(cudaEventDestroy(e1));
-    estimate = std::max(estimate / 5.f, 1e-3f);
-    warm = (int)ceilf(25.f / estimate);
-    n = std::max(reps, (int)ceilf(100.f / estimate));
+  BenchTimer timer(stream);
+  timer.minCalls = reps;
+  timer.watchdogSeconds = kWatchdogSeconds;
+  timer.what = kIkboLceConfigs[config].name;
+  if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_PORTABLE) {
+    timer.fixed(1, 3); // seconds a call
+    timer.flushOn = false;
+  } else if (gProfile) {
+    timer.fixed(1, reps);
+    timer.flushOn = false;
+  } else if (gBurst) {
+    timer.burst(reps);
   }
-  for (int i = 0; i < warm; ++i)
-    call(i);
-  waitOrDie(stream, kWatchdogSeconds, kIkboLceConfigs[config].name, stderr);
-  std::vector<cudaEvent_t> ev(2 * n);
-  for (auto &e : ev)
-    CUDA_CHECK(cudaEventCreate(&e));
-  for (int i = 0; i < n; ++i) {
-    if (sustained)
-      CUDA_CHECK(cudaMemsetAsync(gFlush, i, kFlushBytes, stream));
-    CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
-    embrtCudaLaunchIkboLce(&gEnv, &a);
-    CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
-  }
-  waitOrDie(stream, kWatchdogSeconds, kIkboLceConfigs[config].name, stderr);
+  const std::vector<float> sorted = timer.times(
+      [&]() {
+        if (embrtCudaLaunchIkboLce(&gEnv, &a) != EMBRT_OK) {
+          fprintf(stderr, "launch failed: %s\n", gEnv.message);
+          exit(1);
+        }
+      },
+      100.0);
   CUDA_CHECK(cudaGetLastError());
-  std::vector<float> ms(n);
-  for (int i = 0; i < n; ++i)
-    CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
-  for (auto &e : ev)
-    CUDA_CHECK(cudaEventDestroy(e));
-  std::vector<float> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  const float med = sorted[n / 2];
+  const int n = (int)sorted.size();
+  const float med = (float)BenchTimer::medianOf(sorted);
   const double flops = 2.0 * s.M * s.N * (double)(s.B * s.Kc + s.U * s.Ku);
   // What the op must move at least: W, the users and candidates read once,
   // the output written once.
@@ -318,7 +288,6 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   gEnv = gpuTestEnv();
-  CUDA_CHECK(cudaMalloc(&gFlush, kFlushBytes));
   // A cuBLAS handle on the launch stream, as the runtime's CUDA backend
   // gives f32 calls (the cuBLAS path).
   cublasHandle_t blas = nullptr;
@@ -336,7 +305,7 @@ int main(int argc, char **argv) {
           prop.multiProcessorCount);
 
   if (set == "shape") { // one call of --shape, for a profiler
-    gWarm = 1;
+    gProfile = true;
     run(gOne, 1);
     gEnv.scheduleCounter = counter;
     gEnv.blasHandle = nullptr;
@@ -346,7 +315,7 @@ int main(int argc, char **argv) {
   }
   const bool all = set == "all";
   if (set == "one") { // one call of the main shape, for a profiler
-    gWarm = 1;
+    gProfile = true;
     run({"main", EMBRT_F16, 1024, 15, 433, 1184, 872, 256, -1}, 1);
   }
   auto want = [&](const char *x) {
@@ -415,7 +384,6 @@ int main(int argc, char **argv) {
   gEnv.scheduleCounter = counter;
   gEnv.blasHandle = nullptr;
   cublasDestroy(blas);
-  CUDA_CHECK(cudaFree(gFlush));
   gpuTestEnvDestroy(&gEnv);
   return 0;
 }

@@ -7,7 +7,8 @@
 // output in the table dtype; the single-table mean shapes draw ids in
 // [1, V) and set 25% of them to the padding id 0.
 //
-// Method (as triton.testing.do_bench): 5 timed calls estimate the time, then
+// Method (as triton.testing.do_bench; BenchTimer in test/Kernels/
+// gpu_test.cuh): 5 timed calls estimate the time, then
 // 25 ms of warm-up calls and 100 ms of measured calls (at most 2000), each
 // after a 256 MB memset that flushes L2 and timed alone with CUDA events;
 // the median is reported. Bytes are counted as peers_gpu.py counts them:
@@ -182,63 +183,6 @@ struct Zipf {
 };
 
 //===----------------------------------------------------------------------===//
-// Timing as do_bench: flush L2, time each call alone, median
-//===----------------------------------------------------------------------===//
-
-struct Timer {
-  void *flush = nullptr;
-  size_t flushBytes = 256ull << 20;
-  bool flushOn = true; ///< off: L2 and the TLBs stay warm (probes)
-  cudaStream_t stream;
-  explicit Timer(cudaStream_t s) : stream(s) {
-    CUDA_CHECK(cudaMalloc(&flush, flushBytes));
-  }
-  ~Timer() { cudaFree(flush); }
-
-  template <typename F> double median(F call, double repMs = 100.0) {
-    cudaEvent_t a, b;
-    CUDA_CHECK(cudaEventCreate(&a));
-    CUDA_CHECK(cudaEventCreate(&b));
-    call();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    CUDA_CHECK(cudaEventRecord(a, stream));
-    for (int i = 0; i < 5; ++i) {
-      CUDA_CHECK(cudaMemsetAsync(flush, 0, flushBytes, stream));
-      call();
-    }
-    CUDA_CHECK(cudaEventRecord(b, stream));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float est = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&est, a, b));
-    est /= 5;
-    int warm = std::max(1, (int)(25.0 / est));
-    int reps = std::min(2000, std::max(1, (int)(repMs / est)));
-    for (int i = 0; i < warm; ++i)
-      call();
-    std::vector<cudaEvent_t> ev(2 * reps);
-    for (auto &e : ev)
-      CUDA_CHECK(cudaEventCreate(&e));
-    for (int i = 0; i < reps; ++i) {
-      if (flushOn)
-        CUDA_CHECK(cudaMemsetAsync(flush, 0, flushBytes, stream));
-      CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
-      call();
-      CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<float> ms(reps);
-    for (int i = 0; i < reps; ++i)
-      CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
-    for (auto &e : ev)
-      cudaEventDestroy(e);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(ms.begin(), ms.end());
-    return reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-  }
-};
-
-//===----------------------------------------------------------------------===//
 // One shape
 //===----------------------------------------------------------------------===//
 
@@ -350,7 +294,8 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
                  : (double)T * B * L * (8 + D * esz + (sh.weighted ? esz : 0)) +
                        (double)T * B * D * esz;
   int64_t autoConfig = embrtTbeSelectConfig(sh.dtype, D, L, numBags);
-  Timer timer(stream);
+  BenchTimer timer(stream);
+  timer.maxCalls = 2000;
 
   // Checks 256 sampled bags of the last run against the host reference.
   auto check = [&]() -> std::string {
@@ -580,7 +525,8 @@ static void runProbes(cudaStream_t stream, FILE *out) {
   CUDA_CHECK(cudaDeviceSynchronize());
   const long long *tab = (const long long *)table, *o = offs, *x = ids,
                   *w = (const long long *)dOut;
-  Timer timer(stream);
+  BenchTimer timer(stream);
+  timer.maxCalls = 2000;
   auto probe = [&](const char *name, bool noflush, auto launch) {
     for (int f = 0; f < (noflush ? 2 : 1); ++f) {
       timer.flushOn = f == 0;
@@ -669,7 +615,8 @@ int main(int argc, char **argv) {
   FILE *out = outPath ? fopen(outPath, "w") : nullptr;
   {
     // The floor of this method: an empty kernel, timed the same way.
-    Timer timer(dev.stream);
+    BenchTimer timer(dev.stream);
+    timer.maxCalls = 2000;
     double ms =
         timer.median([&]() { emptyKernel<<<1, 32, 0, dev.stream>>>(); });
     char line[256];

@@ -8,9 +8,10 @@
 // uniformly or Zipf(alpha) with the hot rows scattered, i64 ids and
 // offsets, a fixed random output gradient, learning rate 0.01.
 //
-// Method (as triton.testing.do_bench, and as bench/tbe/tbe_bench.cu): 3
-// timed steps estimate the time, then 25 ms of warm-up steps and 100 ms of
-// measured steps (at most 500), each after a 256 MB memset that flushes L2,
+// Method (as triton.testing.do_bench; BenchTimer in test/Kernels/
+// gpu_test.cuh): 5 timed steps estimate the time, then 25 ms of warm-up
+// steps (at most 200) and 100 ms of measured steps (at least 5, at most
+// 500), each after a 256 MB memset that flushes L2,
 // timed alone with CUDA events; the median is reported. The forward and the
 // backward are also timed alone (fwd_ms, bwd_ms). The tables train while
 // they are timed (every step updates them), as they would.
@@ -177,61 +178,6 @@ __global__ void rangeOffsets(long long *offs, long long n, long long L) {
        i += (long long)gridDim.x * blockDim.x)
     offs[i] = i * L;
 }
-
-//===----------------------------------------------------------------------===//
-// Timing as do_bench: flush L2, time each step alone, median
-//===----------------------------------------------------------------------===//
-
-struct Timer {
-  void *flush = nullptr;
-  size_t flushBytes = 256ull << 20;
-  cudaStream_t stream;
-  explicit Timer(cudaStream_t s) : stream(s) {
-    CUDA_CHECK(cudaMalloc(&flush, flushBytes));
-  }
-  ~Timer() { cudaFree(flush); }
-
-  template <typename F> double median(F call, double repMs = 100.0) {
-    cudaEvent_t a, b;
-    CUDA_CHECK(cudaEventCreate(&a));
-    CUDA_CHECK(cudaEventCreate(&b));
-    call();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    CUDA_CHECK(cudaEventRecord(a, stream));
-    for (int i = 0; i < 3; ++i) {
-      CUDA_CHECK(cudaMemsetAsync(flush, 0, flushBytes, stream));
-      call();
-    }
-    CUDA_CHECK(cudaEventRecord(b, stream));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float est = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&est, a, b));
-    est /= 3;
-    int warm = std::max(1, std::min(200, (int)(25.0 / est)));
-    int reps = std::min(500, std::max(5, (int)(repMs / est)));
-    for (int i = 0; i < warm; ++i)
-      call();
-    std::vector<cudaEvent_t> ev(2 * reps);
-    for (auto &e : ev)
-      CUDA_CHECK(cudaEventCreate(&e));
-    for (int i = 0; i < reps; ++i) {
-      CUDA_CHECK(cudaMemsetAsync(flush, 0, flushBytes, stream));
-      CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
-      call();
-      CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<float> ms(reps);
-    for (int i = 0; i < reps; ++i)
-      CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
-    for (auto &e : ev)
-      cudaEventDestroy(e);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(ms.begin(), ms.end());
-    return reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-  }
-};
 
 struct Rng {
   uint64_t s;
@@ -601,7 +547,11 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   });
 
   // Timing: the step, then the forward and the backward alone.
-  Timer timer(stream);
+  // Steps are short: at most 200 warm-up calls and 500 timed, at least 5.
+  BenchTimer timer(stream);
+  timer.maxWarm = 200;
+  timer.minCalls = 5;
+  timer.maxCalls = 500;
   auto forward = [&]() {
     if (embrtTbeForward(ctx, &f) != EMBRT_OK) {
       fprintf(stderr, "%s: %s\n", sh.name, embrtContextGetLastError(ctx));
