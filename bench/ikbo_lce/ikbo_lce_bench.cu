@@ -45,7 +45,8 @@
 //            peers;
 //   one      one call of the main shape after one warm-up (for ncu);
 //   --shape B,U,M,Ku,Kc,N  one call of that shape (f16) after one warm-up,
-//            instead of a set (for ncu);
+//            instead of a set (for ncu); with --reps N, N calls back to
+//            back, no flush (bench/ikbo_lce/power.py);
 //   --config forces a configuration (by name) wherever it applies;
 //   --static-schedule  runs the sm90a kernel on its static tile schedule
 //            (no counter), for an A/B of the dynamic one.
@@ -252,6 +253,7 @@ int main(int argc, char **argv) {
   std::string set = "all";
   bool staticSchedule = false;
   int reps = 30;
+  bool repsGiven = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--set") && i + 1 < argc)
       set = argv[++i];
@@ -267,7 +269,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--burst")) {
       gBurst = true;
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-      reps = atoi(argv[++i]);
+      reps = atoi(argv[++i]), repsGiven = true;
     else if (!strcmp(argv[i], "--static-schedule"))
       staticSchedule = true;
     else if (!strcmp(argv[i], "--skip-configs") && i + 1 < argc)
@@ -306,7 +308,7 @@ int main(int argc, char **argv) {
 
   if (set == "shape") { // one call of --shape, for a profiler
     gProfile = true;
-    run(gOne, 1);
+    run(gOne, repsGiven ? reps : 1);
     gEnv.scheduleCounter = counter;
     gEnv.blasHandle = nullptr;
     cublasDestroy(blas);
