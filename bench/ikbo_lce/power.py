@@ -1,26 +1,31 @@
-"""The card's SM clock and power while emb.ikbo_lce and its Inductor peer run
+"""The card's SM clock and power while emb's IKBO kernels and their peers run
 sustained, in one call on the GPU machine: what bounds the sustained ratios
 (docs/benchmarks.md, "Clock and power under sustained load").
 
   python3 bench/ikbo_lce/power.py --bench BUILD/ikbo_lce_bench \
-      [--shape B,U,M,Ku,Kc,N ...] [--seconds 2] [--runs 3] [--out F.jsonl]
+      [--attention-bench BUILD/attention_bench] [--shape B,U,M,Ku,Kc,N ...]
+      [--lk N ...] [--seconds 2] [--runs 3] [--out F.jsonl]
 
-Per shape (f16, K as given; default the IKBO benchmark shape padded and the
-held-apart B 512 U 51 M 433 K 1024/1024): the peer of record (Inductor
-max-autotune on the hand-decomposed form, as heldout.py compiles it) is
-compiled first; then RUNS times, alternating, a phase of ours
-(`ikbo_lce_bench --set shape --shape ... --reps n`: n calls back to back
-after one warm-up, each between its own events, no L2 flush; the median
-call) and a phase of the peer (n calls back to back between two events,
-no flush; the mean call), each about SECONDS long. `nvidia-smi` samples the
-SM clock, the power draw and whether the software power cap is holding the
-clock, every 20 ms, through the whole call. Each phase reports its time a
-call, the median clock and power of the samples in its second half (the
-steady part: ours starts a process and fills its inputs first), the share
-of those samples under the power cap, and the energy a call (power x
-time). Inputs: random on both sides (ours uniform in [-1, 1), the peer's
-normal, W scaled by 1/sqrt(K)); zeros would draw less power. One JSON line a
-phase on stdout and --out; the table last.
+Cases (f16): the IKBO LCE on each --shape (K as given; default the IKBO
+benchmark shape padded and the held-apart B 512 U 51 M 433 K 1024/1024)
+against its peer of record, Inductor max-autotune on the hand-decomposed form
+(compiled as heldout.py compiles it); with --attention-bench, the IKBO
+attention (uniform, 32 users of 64 candidates, 64 query rows, 2 heads, head
+dim 128) at each --lk (default 2048) against cuDNN SDPA reading the grouped
+queries through strided views (bench/attention/peers.py's
+torch_sdpa_grouped_cudnn_native); and a plain cuBLAS product (torch.matmul,
+8192 x 8192 x 8192), the energy a FLOP of the matrix units at their best.
+RUNS times, alternating, a phase of ours (the benchmark binary timing n calls
+back to back after its warm-up, each between its own events, no L2 flush;
+the median call) and a phase of the peer (n calls back to back between two
+events, no flush; the mean call), each about SECONDS long. `nvidia-smi`
+samples the SM clock, the power draw and whether the software power cap is
+holding the clock, every 20 ms, through the whole call. Each phase reports
+its time a call, the median clock and power of the samples in its second
+half (the steady part: ours starts a process and fills its inputs first),
+the share of those samples under the power cap, the energy a call (power x
+time) and a FLOP. Inputs are random on both sides (zeros would draw less
+power). One JSON line a phase on stdout and --out; the table last.
 """
 import argparse
 import datetime
@@ -31,6 +36,8 @@ import sys
 import time
 
 import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from run_bench import inputs  # noqa: E402  (the peers' inputs)
@@ -79,7 +86,7 @@ def steady(samples, t0, t1):
             sum(x[3] for x in s) / len(s), len(s))
 
 
-def compile_peer(B, U, M, Ku, Kc, N):
+def lce_peer(B, U, M, Ku, Kc, N):
     W, user, cand, c2u = inputs(B, U, M, Ku, Kc, N, torch.float16)
 
     def decomposed(W, user, cand, c2u):
@@ -88,8 +95,27 @@ def compile_peer(B, U, M, Ku, Kc, N):
     cf = torch.compile(decomposed, mode="max-autotune-no-cudagraphs",
                        dynamic=False)
     cf(W, user, cand, c2u)
-    torch.cuda.synchronize()
     return lambda: cf(W, user, cand, c2u)
+
+
+def attention_peer(Lk):
+    U, C, Lq, H, Dh = 32, 64, 64, 2, 128
+    q = torch.randn(U * C, Lq, H, Dh, dtype=torch.float16, device="cuda")
+    k = torch.randn(U, Lk, H, Dh, dtype=torch.float16, device="cuda")
+    v = torch.randn(U, Lk, H, Dh, dtype=torch.float16, device="cuda")
+
+    def grouped_native():
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            return F.scaled_dot_product_attention(
+                q.view(U, C * Lq, H, Dh).transpose(1, 2), k.transpose(1, 2),
+                v.transpose(1, 2)).transpose(1, 2)
+    return grouped_native
+
+
+def gemm_peer():
+    x = torch.randn(8192, 8192, dtype=torch.float16, device="cuda")
+    y = torch.randn(8192, 8192, dtype=torch.float16, device="cuda")
+    return lambda: x @ y
 
 
 def peer_phase(fn, n):
@@ -104,45 +130,74 @@ def peer_phase(fn, n):
     return a.elapsed_time(b) / n
 
 
-def ours_phase(bench, shape, n):
-    r = subprocess.run([bench, "--set", "shape", "--shape", shape,
-                        "--reps", str(n)], capture_output=True, text=True,
-                       timeout=120)
+def ours_phase(cmd, n, match):
+    r = subprocess.run(cmd + ["--reps", str(n)], capture_output=True,
+                       text=True, timeout=120)
     if r.returncode != 0:
-        sys.exit("ikbo_lce_bench failed: " + r.stderr[-500:])
-    line = [x for x in r.stdout.splitlines() if x.startswith("{")][-1]
-    return json.loads(line)["ms"]
+        sys.exit("%s failed: %s" % (cmd[0], r.stderr[-500:]))
+    lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    got = [x["ms"] for x in lines if all(x.get(k) == v for k, v in match.items())]
+    if not got:
+        sys.exit("%s printed no line matching %s" % (cmd[0], match))
+    return got[-1]
+
+
+def cases(a):
+    """(name, GFLOP a call, peer name, build the peer, ours(n) or None)."""
+    out = []
+    for shape in a.shape or ["1024,15,433,1184,872,256",
+                             "512,51,433,1024,1024,256"]:
+        B, U, M, Ku, Kc, N = map(int, shape.split(","))
+        cmd = [a.bench, "--set", "shape", "--shape", shape]
+        out.append(("ikbo_lce " + shape, 2e-9 * M * N * (B * Kc + U * Ku),
+                    "inductor_maxautotune_decomposed",
+                    lambda s=(B, U, M, Ku, Kc, N): lce_peer(*s),
+                    lambda n, c=cmd: ours_phase(c, n, {})))
+    if a.attention_bench:
+        for Lk in a.lk or [2048]:
+            cmd = [a.attention_bench, "--uniform", "--lk", str(Lk), "--dtype",
+                   "f16", "--config", a.attention_config, "--burst"]
+            out.append(("ikbo_attention Lk %d" % Lk,
+                        4e-9 * 2048 * 2 * 64 * Lk * 128,
+                        "torch_sdpa_grouped_cudnn_native",
+                        lambda Lk=Lk: attention_peer(Lk),
+                        lambda n, c=cmd, Lk=Lk: ours_phase(c, n, {"Lk": Lk})))
+    out.append(("gemm 8192^3", 2e-9 * 8192 ** 3, "cublas_matmul", gemm_peer,
+                None))
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bench", required=True)
+    ap.add_argument("--bench", required=True, help="ikbo_lce_bench")
+    ap.add_argument("--attention-bench")
+    ap.add_argument("--attention-config", default="wgmma_d128_pp_kvfirst")
     ap.add_argument("--shape", action="append")
+    ap.add_argument("--lk", type=int, action="append")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out")
     ap.add_argument("--commit", default="unknown")
     a = ap.parse_args()
-    shapes = a.shape or ["1024,15,433,1184,872,256",
-                         "512,51,433,1024,1024,256"]
     out = open(a.out, "w") if a.out else None
     log = "/tmp/emb-power-samples.csv"
     smi = sampler(log)
     rows = []
     try:
-        for shape in shapes:
-            B, U, M, Ku, Kc, N = map(int, shape.split(","))
-            fn = compile_peer(B, U, M, Ku, Kc, N)
+        for name, gflop, peer, build, ours in cases(a):
+            fn = build()
             est = peer_phase(fn, 20)
             n = max(50, int(a.seconds / (est * 1e-3)))
             for run in range(1, a.runs + 1):
-                for impl in ("emb", "inductor"):
+                for impl in ("emb", peer) if ours else (peer,):
                     time.sleep(1.0)  # the card cools between phases alike
                     t0 = time.time()
-                    ms = (ours_phase(a.bench, shape, n) if impl == "emb"
-                          else peer_phase(fn, n))
-                    rows.append(dict(shape=shape, impl=impl, run=run, n=n,
-                                     ms=ms, t0=t0, t1=time.time()))
+                    ms = ours(n) if impl == "emb" else peer_phase(fn, n)
+                    rows.append(dict(case=name, impl=impl, run=run, n=n,
+                                     ms=ms, gflop=gflop, t0=t0,
+                                     t1=time.time()))
+            del fn
+            torch.cuda.empty_cache()
     finally:
         time.sleep(0.2)
         smi.terminate()
@@ -154,21 +209,25 @@ def main():
     for r in rows:
         mhz, w, capped, k = steady(samples, r.pop("t0"), r.pop("t1"))
         r.update(sm_mhz=mhz, watts=w, power_capped=capped, samples=k,
-                 mj_per_call=w * r["ms"] if w else None, device=device,
+                 mj_per_call=w * r["ms"] if w else None,
+                 pj_per_flop=w * r["ms"] / r["gflop"] if w else None,
+                 tflops=r["gflop"] / r["ms"], device=device,
                  commit=a.commit, date=datetime.date.today().isoformat())
         line = json.dumps(r)
         print(line, flush=True)
         if out:
             out.write(line + "\n")
-    print("\n%-26s %-9s %3s %6s %8s %7s %6s %6s %8s" % (
-        "shape", "impl", "run", "n", "ms", "SM MHz", "W", "capped", "mJ/call"))
+    print("\n%-34s %-32s %3s %6s %8s %7s %7s %6s %6s %8s %7s" % (
+        "case", "impl", "run", "n", "ms", "TFLOP/s", "SM MHz", "W", "capped",
+        "mJ/call", "pJ/FLOP"))
     for r in rows:
-        print("%-26s %-9s %3d %6d %8.4f %7s %6s %6s %8s" % (
-            r["shape"], r["impl"], r["run"], r["n"], r["ms"],
+        print("%-34s %-32s %3d %6d %8.4f %7.0f %7s %6s %6s %8s %7s" % (
+            r["case"], r["impl"], r["run"], r["n"], r["ms"], r["tflops"],
             "%.0f" % r["sm_mhz"] if r["sm_mhz"] else "-",
             "%.0f" % r["watts"] if r["watts"] else "-",
             "%.0f%%" % (100 * r["power_capped"]) if r["samples"] else "-",
-            "%.3f" % r["mj_per_call"] if r["mj_per_call"] else "-"))
+            "%.1f" % r["mj_per_call"] if r["mj_per_call"] else "-",
+            "%.3f" % r["pj_per_flop"] if r["pj_per_flop"] else "-"))
 
 
 if __name__ == "__main__":
