@@ -4,7 +4,7 @@ sustained, in one call on the GPU machine: what bounds the sustained ratios
 
   python3 bench/ikbo_lce/power.py --bench BUILD/ikbo_lce_bench \
       [--attention-bench BUILD/attention_bench] [--shape B,U,M,Ku,Kc,N ...]
-      [--lk N ...] [--seconds 2] [--runs 3] [--out F.jsonl]
+      [--lk N ...] [--seconds 2] [--runs 3] [--out F.json]
 
 Cases (f16): the IKBO LCE on each --shape (K as given; default the IKBO
 benchmark shape padded and the held-apart B 512 U 51 M 433 K 1024/1024)
@@ -25,7 +25,8 @@ its time a call, the median clock and power of the samples in its second
 half (the steady part: ours starts a process and fills its inputs first),
 the share of those samples under the power cap, the energy a call (power x
 time) and a FLOP. Inputs are random on both sides (zeros would draw less
-power). One JSON line a phase on stdout and --out; the table last.
+power). One JSON line a phase on stdout, all of them as a JSON list in
+--out; the table last.
 """
 import argparse
 import datetime
@@ -179,7 +180,6 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--commit", default="unknown")
     a = ap.parse_args()
-    out = open(a.out, "w") if a.out else None
     log = "/tmp/emb-power-samples.csv"
     smi = sampler(log)
     rows = []
@@ -213,10 +213,10 @@ def main():
                  pj_per_flop=w * r["ms"] / r["gflop"] if w else None,
                  tflops=r["gflop"] / r["ms"], device=device,
                  commit=a.commit, date=datetime.date.today().isoformat())
-        line = json.dumps(r)
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
+        print(json.dumps(r), flush=True)
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(rows, f, indent=1)
     print("\n%-34s %-32s %3s %6s %8s %7s %7s %6s %6s %8s %7s" % (
         "case", "impl", "run", "n", "ms", "TFLOP/s", "SM MHz", "W", "capped",
         "mJ/call", "pJ/FLOP"))
