@@ -279,6 +279,10 @@ int main(int argc, char **argv) {
       for (int c = 0; c < IKBO_LCE_NUM_CONFIGS; ++c)
         if (!strcmp(kIkboLceConfigs[c].name, name))
           gForceConfig = c;
+      if (gForceConfig < 0) {
+        fprintf(stderr, "--config: no configuration named '%s'\n", name);
+        return 2;
+      }
     } else {
       fprintf(stderr, "usage: ikbo_lce_bench [--set "
                       "main|sweep|configs|pad|ranking|heldout|all] "

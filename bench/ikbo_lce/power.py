@@ -4,6 +4,7 @@ sustained, in one call on the GPU machine: what bounds the sustained ratios
 
   python3 bench/ikbo_lce/power.py --bench BUILD/ikbo_lce_bench \
       [--attention-bench BUILD/attention_bench] [--shape B,U,M,Ku,Kc,N ...]
+      [--lce-configs NAME,NAME]
       [--lk N ...] [--seconds 2] [--runs 3] [--out F.json]
 
 Cases (f16): the IKBO LCE on each --shape (K as given; default the IKBO
@@ -15,6 +16,8 @@ dim 128) at each --lk (default 2048) against cuDNN SDPA reading the grouped
 queries through strided views (bench/attention/peers.py's
 torch_sdpa_grouped_cudnn_native); and a plain cuBLAS product (torch.matmul,
 8192 x 8192 x 8192), the energy a FLOP of the matrix units at their best.
+With --lce-configs, the LCE's ours phases are one a named configuration,
+forced (`ikbo_lce_bench --config`), instead of the selection's.
 RUNS times, alternating, a phase of ours (the benchmark binary timing n calls
 back to back after its warm-up, each between its own events, no L2 flush;
 the median call) and a phase of the peer (n calls back to back between two
@@ -144,16 +147,19 @@ def ours_phase(cmd, n, match):
 
 
 def cases(a):
-    """(name, GFLOP a call, peer name, build the peer, ours(n) or None)."""
+    """(name, GFLOP a call, peer name, build the peer, {our impl: ours(n)})."""
     out = []
     for shape in a.shape or ["1024,15,433,1184,872,256",
                              "512,51,433,1024,1024,256"]:
         B, U, M, Ku, Kc, N = map(int, shape.split(","))
         cmd = [a.bench, "--set", "shape", "--shape", shape]
+        ours = {"emb": lambda n, c=cmd: ours_phase(c, n, {})}
+        if a.lce_configs:  # forced configurations instead of the selection
+            ours = {"emb " + x: lambda n, c=cmd + ["--config", x]:
+                    ours_phase(c, n, {}) for x in a.lce_configs.split(",")}
         out.append(("ikbo_lce " + shape, 2e-9 * M * N * (B * Kc + U * Ku),
                     "inductor_maxautotune_decomposed",
-                    lambda s=(B, U, M, Ku, Kc, N): lce_peer(*s),
-                    lambda n, c=cmd: ours_phase(c, n, {})))
+                    lambda s=(B, U, M, Ku, Kc, N): lce_peer(*s), ours))
     if a.attention_bench:
         for Lk in a.lk or [2048]:
             cmd = [a.attention_bench, "--uniform", "--lk", str(Lk), "--dtype",
@@ -162,9 +168,10 @@ def cases(a):
                         4e-9 * 2048 * 2 * 64 * Lk * 128,
                         "torch_sdpa_grouped_cudnn_native",
                         lambda Lk=Lk: attention_peer(Lk),
-                        lambda n, c=cmd, Lk=Lk: ours_phase(c, n, {"Lk": Lk})))
+                        {"emb": lambda n, c=cmd, Lk=Lk:
+                         ours_phase(c, n, {"Lk": Lk})}))
     out.append(("gemm 8192^3", 2e-9 * 8192 ** 3, "cublas_matmul", gemm_peer,
-                None))
+                {}))
     return out
 
 
@@ -174,6 +181,7 @@ def main():
     ap.add_argument("--attention-bench")
     ap.add_argument("--attention-config", default="wgmma_d128_pp_kvfirst")
     ap.add_argument("--shape", action="append")
+    ap.add_argument("--lce-configs", help="NAME,NAME: ours forced to each")
     ap.add_argument("--lk", type=int, action="append")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--runs", type=int, default=3)
@@ -189,10 +197,10 @@ def main():
             est = peer_phase(fn, 20)
             n = max(50, int(a.seconds / (est * 1e-3)))
             for run in range(1, a.runs + 1):
-                for impl in ("emb", peer) if ours else (peer,):
+                for impl in list(ours) + [peer]:
                     time.sleep(1.0)  # the card cools between phases alike
                     t0 = time.time()
-                    ms = ours(n) if impl == "emb" else peer_phase(fn, n)
+                    ms = ours[impl](n) if impl in ours else peer_phase(fn, n)
                     rows.append(dict(case=name, impl=impl, run=run, n=n,
                                      ms=ms, gflop=gflop, t0=t0,
                                      t1=time.time()))
