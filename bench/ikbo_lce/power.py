@@ -5,7 +5,7 @@ sustained, in one call on the GPU machine: what bounds the sustained ratios
   python3 bench/ikbo_lce/power.py --bench BUILD/ikbo_lce_bench \
       [--attention-bench BUILD/attention_bench] [--shape B,U,M,Ku,Kc,N ...]
       [--lce-configs NAME,NAME]
-      [--lk N ...] [--seconds 2] [--runs 3] [--out F.json]
+      [--lk N ...] [--energy-probes] [--seconds 2] [--runs 3] [--out F.json]
 
 Cases (f16): the IKBO LCE on each --shape (K as given; default the IKBO
 benchmark shape padded and the held-apart B 512 U 51 M 433 K 1024/1024)
@@ -16,6 +16,11 @@ dim 128) at each --lk (default 2048) against cuDNN SDPA reading the grouped
 queries through strided views (bench/attention/peers.py's
 torch_sdpa_grouped_cudnn_native); and a plain cuBLAS product (torch.matmul,
 8192 x 8192 x 8192), the energy a FLOP of the matrix units at their best.
+With --energy-probes, three probes that split a call's energy into its parts:
+the card idle (a 2 s sleep), a device-to-device copy of 1 GiB (2 GiB of HBM
+traffic a call: the energy a byte read or written in HBM) and a copy of 16 MiB
+into 16 MiB that stays in L2 (50 copies a CUDA graph replay: the energy a byte
+moved between L2 and the SMs).
 With --lce-configs, the LCE's ours phases are one a named configuration,
 forced (`ikbo_lce_bench --config`), instead of the selection's.
 RUNS times, alternating, a phase of ours (the benchmark binary timing n calls
@@ -122,6 +127,30 @@ def gemm_peer():
     return lambda: x @ y
 
 
+def idle_probe():
+    return lambda: time.sleep(0.04)
+
+
+def copy_probe(nbytes, per_call):
+    """per_call copies of nbytes into nbytes, one CUDA graph replay: a small
+    copy alone would time its launch."""
+    src = torch.randint(-2 ** 31, 2 ** 31 - 1, (nbytes // 4,),
+                        dtype=torch.int32, device="cuda")
+    dst = torch.empty_like(src)
+    if per_call == 1:
+        return lambda: dst.copy_(src)
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        dst.copy_(src)
+        with torch.cuda.graph(g):
+            for _ in range(per_call):
+                dst.copy_(src)
+    torch.cuda.current_stream().wait_stream(s)
+    return g.replay
+
+
 def peer_phase(fn, n):
     a = torch.cuda.Event(enable_timing=True)
     b = torch.cuda.Event(enable_timing=True)
@@ -147,8 +176,16 @@ def ours_phase(cmd, n, match):
 
 
 def cases(a):
-    """(name, GFLOP a call, peer name, build the peer, {our impl: ours(n)})."""
+    """(name, GFLOP a call, peer name, build the peer, {our impl: ours(n)},
+    GB a call); a probe's work is its bytes (GFLOP 0)."""
     out = []
+    if a.energy_probes:
+        out.append(("idle 2 s", 0.0, "sleep", idle_probe, {}, 0.0))
+        out.append(("copy 1 GiB (HBM)", 0.0, "torch_copy",
+                    lambda: copy_probe(1 << 30, 1), {}, 2 * 2 ** 30 / 1e9))
+        out.append(("copy 16 MiB x 50 (L2)", 0.0, "torch_copy_graph",
+                    lambda: copy_probe(16 << 20, 50), {},
+                    50 * 2 * 2 ** 24 / 1e9))
     for shape in a.shape or ["1024,15,433,1184,872,256",
                              "512,51,433,1024,1024,256"]:
         B, U, M, Ku, Kc, N = map(int, shape.split(","))
@@ -159,7 +196,9 @@ def cases(a):
                     ours_phase(c, n, {}) for x in a.lce_configs.split(",")}
         out.append(("ikbo_lce " + shape, 2e-9 * M * N * (B * Kc + U * Ku),
                     "inductor_maxautotune_decomposed",
-                    lambda s=(B, U, M, Ku, Kc, N): lce_peer(*s), ours))
+                    lambda s=(B, U, M, Ku, Kc, N): lce_peer(*s), ours,
+                    1e-9 * 2 * (M * (Ku + Kc) + U * Ku * N + B * Kc * N +
+                                B * M * N)))
     if a.attention_bench:
         for Lk in a.lk or [2048]:
             cmd = [a.attention_bench, "--uniform", "--lk", str(Lk), "--dtype",
@@ -169,9 +208,11 @@ def cases(a):
                         "torch_sdpa_grouped_cudnn_native",
                         lambda Lk=Lk: attention_peer(Lk),
                         {"emb": lambda n, c=cmd, Lk=Lk:
-                         ours_phase(c, n, {"Lk": Lk})}))
+                         ours_phase(c, n, {"Lk": Lk})},
+                        1e-9 * 2 * (2 * 2048 * 64 * 2 * 128 +
+                                    2 * 32 * Lk * 2 * 128)))
     out.append(("gemm 8192^3", 2e-9 * 8192 ** 3, "cublas_matmul", gemm_peer,
-                {}))
+                {}, 3 * 2 * 8192 ** 2 / 1e9))
     return out
 
 
@@ -183,6 +224,8 @@ def main():
     ap.add_argument("--shape", action="append")
     ap.add_argument("--lce-configs", help="NAME,NAME: ours forced to each")
     ap.add_argument("--lk", type=int, action="append")
+    ap.add_argument("--energy-probes", action="store_true",
+                    help="idle, HBM copy and L2 copy phases first")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out")
@@ -192,7 +235,7 @@ def main():
     smi = sampler(log)
     rows = []
     try:
-        for name, gflop, peer, build, ours in cases(a):
+        for name, gflop, peer, build, ours, gbytes in cases(a):
             fn = build()
             est = peer_phase(fn, 20)
             n = max(50, int(a.seconds / (est * 1e-3)))
@@ -202,7 +245,7 @@ def main():
                     t0 = time.time()
                     ms = ours[impl](n) if impl in ours else peer_phase(fn, n)
                     rows.append(dict(case=name, impl=impl, run=run, n=n,
-                                     ms=ms, gflop=gflop, t0=t0,
+                                     ms=ms, gflop=gflop, gbytes=gbytes, t0=t0,
                                      t1=time.time()))
             del fn
             torch.cuda.empty_cache()
@@ -218,24 +261,30 @@ def main():
         mhz, w, capped, k = steady(samples, r.pop("t0"), r.pop("t1"))
         r.update(sm_mhz=mhz, watts=w, power_capped=capped, samples=k,
                  mj_per_call=w * r["ms"] if w else None,
-                 pj_per_flop=w * r["ms"] / r["gflop"] if w else None,
-                 tflops=r["gflop"] / r["ms"], device=device,
+                 pj_per_flop=(w * r["ms"] / r["gflop"]
+                              if w and r["gflop"] else None),
+                 pj_per_byte=(w * r["ms"] / r["gbytes"]
+                              if w and r["gbytes"] else None),
+                 tflops=r["gflop"] / r["ms"], gbs=r["gbytes"] / r["ms"] * 1e3,
+                 device=device,
                  commit=a.commit, date=datetime.date.today().isoformat())
         print(json.dumps(r), flush=True)
     if a.out:
         with open(a.out, "w") as f:
             json.dump(rows, f, indent=1)
-    print("\n%-34s %-32s %3s %6s %8s %7s %7s %6s %6s %8s %7s" % (
-        "case", "impl", "run", "n", "ms", "TFLOP/s", "SM MHz", "W", "capped",
-        "mJ/call", "pJ/FLOP"))
+    print("\n%-34s %-32s %3s %6s %8s %7s %6s %7s %6s %6s %8s %7s %7s" % (
+        "case", "impl", "run", "n", "ms", "TFLOP/s", "GB/s", "SM MHz", "W",
+        "capped", "mJ/call", "pJ/FLOP", "pJ/B"))
     for r in rows:
-        print("%-34s %-32s %3d %6d %8.4f %7.0f %7s %6s %6s %8s %7s" % (
+        print("%-34s %-32s %3d %6d %8.4f %7.0f %6.0f %7s %6s %6s %8s %7s %7s" % (
             r["case"], r["impl"], r["run"], r["n"], r["ms"], r["tflops"],
+            r["gbs"],
             "%.0f" % r["sm_mhz"] if r["sm_mhz"] else "-",
             "%.0f" % r["watts"] if r["watts"] else "-",
             "%.0f%%" % (100 * r["power_capped"]) if r["samples"] else "-",
             "%.1f" % r["mj_per_call"] if r["mj_per_call"] else "-",
-            "%.3f" % r["pj_per_flop"] if r["pj_per_flop"] else "-"))
+            "%.3f" % r["pj_per_flop"] if r["pj_per_flop"] else "-",
+            "%.1f" % r["pj_per_byte"] if r["pj_per_byte"] else "-"))
 
 
 if __name__ == "__main__":
