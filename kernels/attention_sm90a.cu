@@ -453,72 +453,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           softmaxBlock<N, NEG>(head<N / 2>(s), m0, m1, l0, l1, c0, c1, sl2);
           toFragments<T, N>(head<N / 2>(s), head<N / 4>(pf));
         };
-        // Blocks 0 and 1 together, where O has the shape of S (DH == BN):
-        // S_0 is computed into O's registers (O is still zero) and S_1 into
-        // S's, so block 0's softmax (on O's registers) overlaps S_1, a
-        // product of its own, as every later block's overlaps P V; then O
-        // is zeroed, O += P_0 V_0 starts and block 1's softmax overlaps it.
-        // Turns of the pingpong: {S_0, S_1}, then {P_0 V_0}: as many as
-        // block 0 and block 1 take apart. Block 1 must not be a partly
-        // masked last block (its mask and half width stay on the path
-        // below).
-        auto firstPair = [&]() {
-          if constexpr (DH == BN) {
-            const uint32_t s0 = kv % kStages, ph0 = (kv / kStages) & 1;
-            const uint32_t s1 = (kv + 1) % kStages,
-                           ph1 = ((kv + 1) / kStages) & 1;
-            mbarWait(kFull + 8 * s0, ph0);
-            mbarWait(kFull + 8 * s1, ph1);
-            if (PINGPONG)
-              namedBarrierSync(kScheduleBarrier + cw, 256);
-            issueQK<T, DH, BN>(o, qRows, kSmem + s0 * L::kKVBytes);
-            if (PINGPONG)
-              namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-            wgmmaWait<0>();
-            fenceOperands(o);
-            mbarArrive(kEmpty + 8 * s0);
-            if (PINGPONG)
-              namedBarrierSync(kScheduleBarrier + cw, 256);
-            issueQK<T, DH, BN>(s, qRows, kSmem + s1 * L::kKVBytes);
-            if (PINGPONG)
-              namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-            // S_0 is ready before S_1's issue: without this fence ptxas
-            // moves block 0's exponentials in among S_1's wgmmas and the
-            // turn's arrive after them, holding the other consumer back.
-            fenceOperands(o);
-            // Block 0's factors c are not applied (there is no O yet).
-            softmaxBlock<BN, NEG>(o, m0, m1, l0, l1, c0, c1, sl2);
-            if (PINGPONG)
-              namedBarrierSync(kScheduleBarrier + cw, 256);
-            wgmmaWait<0>();
-            fenceOperands(s);
-            mbarArrive(kEmpty + 8 * s1);
-            mbarArriveIf(qEmpty, blocks == 2);
-            toFragments<T, BN>(o, pf);
-#pragma unroll
-            for (int i = 0; i < DH / 2; ++i)
-              o[i] = 0.f;
-            mbarWait(vFull + 8 * s0, ph0);
-            fenceOperands(o);
-            issuePV<T, DH, BN>(o, pf, vSmem + s0 * L::kKVBytes);
-            if (PINGPONG)
-              namedBarrierArrive(kScheduleBarrier + 1 - cw, 256);
-            fenceOperands(s); // the same for block 1's, against P_0 V_0
-            softmaxBlock<BN, NEG>(s, m0, m1, l0, l1, c0, c1, sl2);
-            wgmmaWait<0>();
-            fenceOperands(o);
-            fenceOperands(pf);
-            mbarArrive(vEmpty + 8 * s0);
-            toFragments<T, BN>(s, pf);
-            if (__any_sync(0xffffffffu, c0 != 1.f || c1 != 1.f))
-              rescale<DH>(o, c0, c1);
-          }
-        };
-        const bool pair =
-            DH == BN && (blocks > 2 || (blocks == 2 && tailValid == BN));
-        if (pair)
-          firstPair();
-        else if (blocks == 1 && halfLast)
+        if (blocks == 1 && halfLast)
           first(Flag<kHalfBlock>());
         else
           first(Flag<false>());
@@ -578,7 +513,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             rescale<DH>(o, c0, c1);
         };
         const int full = tailValid < BN ? blocks - 1 : blocks;
-        for (int j = pair ? 2 : 1; j < full; ++j)
+        for (int j = 1; j < full; ++j)
           block(j, Flag<false>(), Flag<false>());
         if (full < blocks && blocks > 1) {
           if (halfLast)
