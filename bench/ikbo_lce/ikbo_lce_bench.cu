@@ -46,7 +46,8 @@
 //   one      one call of the main shape after one warm-up (for ncu);
 //   --shape B,U,M,Ku,Kc,N  one call of that shape (f16) after one warm-up,
 //            instead of a set (for ncu); with --reps N, N calls back to
-//            back, no flush (bench/ikbo_lce/power.py);
+//            back, no flush (bench/ikbo_lce/power.py), or with --flush each
+//            after an L2 flush as do_bench times (power.py --do-bench);
 //   --config forces a configuration (by name) wherever it applies;
 //   --static-schedule  runs the sm90a kernel on its static tile schedule
 //            (no counter), for an A/B of the dynamic one.
@@ -110,6 +111,7 @@ static int gForceConfig = -1; // --config: for every shape without its own
 static std::string gSkip;     // --skip-configs: ",name,name,"
 static Shape gOne;            // --shape
 static bool gBurst; // --burst: 5 warm-up calls, `reps` timed, no flush
+static bool gFlush; // --flush: --shape's calls each after an L2 flush
 
 /// A launch that has not finished after this many seconds is a hang.
 static const double kWatchdogSeconds = 20;
@@ -205,7 +207,7 @@ static void run(const Shape &s, int reps) {
     timer.flushOn = false;
   } else if (gProfile) {
     timer.fixed(1, reps);
-    timer.flushOn = false;
+    timer.flushOn = gFlush;
   } else if (gBurst) {
     timer.burst(reps);
   }
@@ -268,6 +270,8 @@ int main(int argc, char **argv) {
       set = "shape";
     } else if (!strcmp(argv[i], "--burst")) {
       gBurst = true;
+    } else if (!strcmp(argv[i], "--flush")) {
+      gFlush = true;
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]), repsGiven = true;
     else if (!strcmp(argv[i], "--static-schedule"))
@@ -287,7 +291,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "usage: ikbo_lce_bench [--set "
                       "main|sweep|configs|pad|ranking|heldout|all] "
                       "[--reps N] [--config NAME] [--skip-configs A,B] "
-                      "[--static-schedule] [--burst]\n");
+                      "[--static-schedule] [--burst] [--flush]\n");
       return 2;
     }
   }

@@ -21,6 +21,10 @@ the card idle (a 2 s sleep), a device-to-device copy of 1 GiB (2 GiB of HBM
 traffic a call: the energy a byte read or written in HBM) and a copy of 16 MiB
 into 16 MiB that stays in L2 (50 copies a CUDA graph replay: the energy a byte
 moved between L2 and the SMs).
+With --do-bench, every LCE phase runs as do_bench times (each call after an
+L2 flush, a 256 MB memset, events around the call alone, the median; ours
+with `ikbo_lce_bench --flush`): the regime of the tables, where the card
+spends part of each call's period in the flush.
 With --lce-configs, the LCE's ours phases are one a named configuration,
 forced (`ikbo_lce_bench --config`), instead of the selection's.
 RUNS times, alternating, a phase of ours (the benchmark binary timing n calls
@@ -163,6 +167,22 @@ def peer_phase(fn, n):
     return a.elapsed_time(b) / n
 
 
+def flushed_phase(fn, n):
+    """n calls, each after a 256 MB memset, as triton's do_bench times: the
+    median of events around each call alone."""
+    cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    ev = [(torch.cuda.Event(enable_timing=True),
+           torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+    fn()
+    for a, b in ev:
+        cache.zero_()
+        a.record()
+        fn()
+        b.record()
+    torch.cuda.synchronize()
+    return statistics.median(a.elapsed_time(b) for a, b in ev)
+
+
 def ours_phase(cmd, n, match):
     r = subprocess.run(cmd + ["--reps", str(n)], capture_output=True,
                        text=True, timeout=120)
@@ -189,7 +209,8 @@ def cases(a):
     for shape in a.shape or ["1024,15,433,1184,872,256",
                              "512,51,433,1024,1024,256"]:
         B, U, M, Ku, Kc, N = map(int, shape.split(","))
-        cmd = [a.bench, "--set", "shape", "--shape", shape]
+        cmd = [a.bench, "--set", "shape", "--shape", shape] + (
+            ["--flush"] if a.do_bench else [])
         ours = {"emb": lambda n, c=cmd: ours_phase(c, n, {})}
         if a.lce_configs:  # forced configurations instead of the selection
             ours = {"emb " + x: lambda n, c=cmd + ["--config", x]:
@@ -224,6 +245,8 @@ def main():
     ap.add_argument("--shape", action="append")
     ap.add_argument("--lce-configs", help="NAME,NAME: ours forced to each")
     ap.add_argument("--lk", type=int, action="append")
+    ap.add_argument("--do-bench", action="store_true",
+                    help="LCE phases with an L2 flush before each call")
     ap.add_argument("--energy-probes", action="store_true",
                     help="idle, HBM copy and L2 copy phases first")
     ap.add_argument("--seconds", type=float, default=2.0)
@@ -237,14 +260,18 @@ def main():
     try:
         for name, gflop, peer, build, ours, gbytes in cases(a):
             fn = build()
-            est = peer_phase(fn, 20)
+            flushed = a.do_bench and name.startswith("ikbo_lce")
+            est = peer_phase(fn, 20) + (0.07 if flushed else 0)  # memset
             n = max(50, int(a.seconds / (est * 1e-3)))
             for run in range(1, a.runs + 1):
                 for impl in list(ours) + [peer]:
                     time.sleep(1.0)  # the card cools between phases alike
                     t0 = time.time()
-                    ms = ours[impl](n) if impl in ours else peer_phase(fn, n)
+                    ms = (ours[impl](n) if impl in ours else
+                          flushed_phase(fn, n) if flushed else
+                          peer_phase(fn, n))
                     rows.append(dict(case=name, impl=impl, run=run, n=n,
+                                     flushed=flushed,
                                      ms=ms, gflop=gflop, gbytes=gbytes, t0=t0,
                                      t1=time.time()))
             del fn
@@ -259,12 +286,12 @@ def main():
     device = torch.cuda.get_device_name()
     for r in rows:
         mhz, w, capped, k = steady(samples, r.pop("t0"), r.pop("t1"))
+        # A flushed phase's draw is shared with its flushes: no energy.
+        e = None if r["flushed"] or not w else w * r["ms"]
         r.update(sm_mhz=mhz, watts=w, power_capped=capped, samples=k,
-                 mj_per_call=w * r["ms"] if w else None,
-                 pj_per_flop=(w * r["ms"] / r["gflop"]
-                              if w and r["gflop"] else None),
-                 pj_per_byte=(w * r["ms"] / r["gbytes"]
-                              if w and r["gbytes"] else None),
+                 mj_per_call=e,
+                 pj_per_flop=e / r["gflop"] if e and r["gflop"] else None,
+                 pj_per_byte=e / r["gbytes"] if e and r["gbytes"] else None,
                  tflops=r["gflop"] / r["ms"], gbs=r["gbytes"] / r["ms"] * 1e3,
                  device=device,
                  commit=a.commit, date=datetime.date.today().isoformat())
