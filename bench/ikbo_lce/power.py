@@ -5,7 +5,8 @@ sustained, in one call on the GPU machine: what bounds the sustained ratios
   python3 bench/ikbo_lce/power.py --bench BUILD/ikbo_lce_bench \
       [--attention-bench BUILD/attention_bench] [--shape B,U,M,Ku,Kc,N ...]
       [--lce-configs NAME,NAME]
-      [--lk N ...] [--energy-probes] [--seconds 2] [--runs 3] [--out F.json]
+      [--lk N ...] [--energy-probes] [--do-bench] [--seconds 2] [--runs 3]
+      [--out F.json]
 
 Cases (f16): the IKBO LCE on each --shape (K as given; default the IKBO
 benchmark shape padded and the held-apart B 512 U 51 M 433 K 1024/1024)
