@@ -142,20 +142,133 @@ static const char *descrOf(embrtDtype d) {
   return "?";
 }
 
-/// Finds the value text after 'key': in a header dict.
-static const char *findKey(const char *header, const char *key) {
-  char pattern[32];
-  snprintf(pattern, sizeof pattern, "'%s'", key);
-  const char *p = strstr(header, pattern);
-  if (!p)
-    return NULL;
-  p = strchr(p + strlen(pattern), ':');
-  if (!p)
-    return NULL;
-  ++p;
-  while (isspace((unsigned char)*p))
+//===----------------------------------------------------------------------===//
+// The header: a Python dict literal
+//
+// NumPy reads the header with ast.literal_eval and then insists on exactly
+// the keys descr, fortran_order and shape, and on a bool fortran_order. A
+// dict literal with a key twice is valid Python (the last one wins), so
+// NumPy would read what a first-match search here does not: a key twice is
+// refused, as are other keys, a missing one and a fortran_order other than
+// the literals True and False (1 and 'True' are not bools).
+//===----------------------------------------------------------------------===//
+
+enum { KEY_DESCR, KEY_FORTRAN, KEY_SHAPE, NUM_KEYS };
+static const char *const keyNames[NUM_KEYS] = {"descr", "fortran_order",
+                                               "shape"};
+
+/// The values of the header's keys: where each starts and its length.
+typedef struct {
+  const char *at[NUM_KEYS];
+  size_t len[NUM_KEYS];
+} HeaderDict;
+
+static const char *skipSpace(const char *p) {
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
     ++p;
   return p;
+}
+
+/// The end of the value at `p`: a quoted string, a bracketed tuple or list
+/// (strings inside may hold brackets), or a bare word (True, 1, None).
+/// NULL if it is none of them or is not terminated.
+static const char *valueEnd(const char *p) {
+  if (*p == '\'' || *p == '"') {
+    const char *q = strchr(p + 1, *p);
+    return q ? q + 1 : NULL;
+  }
+  if (*p == '(' || *p == '[') {
+    int depth = 0;
+    for (const char *q = p; *q; ++q) {
+      if (*q == '\'' || *q == '"') {
+        q = strchr(q + 1, *q);
+        if (!q)
+          return NULL;
+      } else if (*q == '(' || *q == '[') {
+        ++depth;
+      } else if ((*q == ')' || *q == ']') && --depth == 0) {
+        return q + 1;
+      }
+    }
+    return NULL;
+  }
+  const char *q = p;
+  while (isalnum((unsigned char)*q) || *q == '_' || *q == '.' || *q == '-' ||
+         *q == '+')
+    ++q;
+  return q > p ? q : NULL;
+}
+
+/// Reads the header dict into `d`. Returns NULL, or what is wrong with it
+/// (written into `why`).
+static const char *readHeaderDict(const char *header, HeaderDict *d, char *why,
+                                  size_t whySize) {
+  memset(d, 0, sizeof *d);
+  const char *p = skipSpace(header);
+  if (*p != '{')
+    return "it is not a dict";
+  p = skipSpace(p + 1);
+  while (*p != '}') {
+    if (*p != '\'' && *p != '"')
+      return "a key is not a string";
+    const char *keyEnd = valueEnd(p);
+    if (!keyEnd)
+      return "a key is not terminated";
+    size_t keyLen = (size_t)(keyEnd - p) - 2;
+    int k = 0;
+    while (k < NUM_KEYS && !(strlen(keyNames[k]) == keyLen &&
+                             !strncmp(keyNames[k], p + 1, keyLen)))
+      ++k;
+    if (k == NUM_KEYS) {
+      snprintf(why, whySize,
+               "it has the key %.*s: NumPy's header has descr, fortran_order "
+               "and shape alone",
+               (int)(keyLen < 40 ? keyLen + 2 : 42), p);
+      return why;
+    }
+    if (d->at[k]) {
+      snprintf(why, whySize, "it has the key '%s' twice", keyNames[k]);
+      return why;
+    }
+    p = skipSpace(keyEnd);
+    if (*p != ':')
+      return "a key has no ':' and value";
+    p = skipSpace(p + 1);
+    const char *end = valueEnd(p);
+    if (!end) {
+      snprintf(why, whySize, "the value of '%s' is not a literal", keyNames[k]);
+      return why;
+    }
+    d->at[k] = p;
+    d->len[k] = (size_t)(end - p);
+    p = skipSpace(end);
+    if (*p == ',')
+      p = skipSpace(p + 1);
+    else if (*p != '}')
+      return "its entries are not separated by commas";
+  }
+  if (*skipSpace(p + 1))
+    return "text follows the dict";
+  for (int k = 0; k < NUM_KEYS; ++k)
+    if (!d->at[k]) {
+      snprintf(why, whySize, "it has no key '%s'", keyNames[k]);
+      return why;
+    }
+  return NULL;
+}
+
+/// The header as it reads in a message: its padding dropped, control
+/// characters shown as '?', cut after 160 characters.
+static void headerText(const char *header, char *out, size_t size) {
+  size_t n = strlen(header);
+  while (n > 0 && isspace((unsigned char)header[n - 1]))
+    --n;
+  size_t k = 0, cut = n > 160 ? 160 : n;
+  for (size_t i = 0; i < cut && k + 4 < size; ++i)
+    out[k++] = isprint((unsigned char)header[i]) ? header[i] : '?';
+  if (cut < n && k + 4 < size)
+    out[k++] = '.', out[k++] = '.', out[k++] = '.';
+  out[k] = '\0';
 }
 
 void embNpyClose(EmbNpyReader *r) {
@@ -253,21 +366,39 @@ int embNpyOpen(const char *path, embrtDtype want, EmbNpyReader *r, char *err,
                 "'%s' is truncated: it ends inside its header", path);
   header[headerLen] = '\0';
 
-  const char *descr = findKey(header, "descr");
-  const char *fortran = findKey(header, "fortran_order");
-  const char *shape = findKey(header, "shape");
-  if (!descr || !shape || *descr != '\'' || *shape != '(')
-    return fail(r, header, err, errSize, "'%s' has a malformed header", path);
-  if (fortran && !strncmp(fortran, "True", 4))
+  HeaderDict dict;
+  char why[128], text[200];
+  const char *wrong = readHeaderDict(header, &dict, why, sizeof why);
+  const char *descr = dict.at[KEY_DESCR], *fortran = dict.at[KEY_FORTRAN];
+  size_t fortranLen = dict.len[KEY_FORTRAN];
+  if (!wrong && *descr != '\'' && *descr != '"')
+    wrong = "its descr is not a string (a structured dtype?)";
+  if (!wrong && *dict.at[KEY_SHAPE] != '(')
+    wrong = "its shape is not a tuple";
+  if (!wrong && !(fortranLen == 4 && !strncmp(fortran, "True", 4)) &&
+      !(fortranLen == 5 && !strncmp(fortran, "False", 5))) {
+    snprintf(why, sizeof why, "its fortran_order is %.*s, not True or False",
+             (int)(fortranLen < 40 ? fortranLen : 40), fortran);
+    wrong = why;
+  }
+  if (wrong) {
+    headerText(header, text, sizeof text);
+    return fail(r, header, err, errSize, "'%s' has a malformed header (%s): %s",
+                path, wrong, text);
+  }
+  if (fortranLen == 4)
     return fail(r, header, err, errSize,
                 "'%s' is in Fortran order; save it in C order", path);
   char d[16] = "";
-  sscanf(descr + 1, "%15[^']", d);
+  size_t descrLen = dict.len[KEY_DESCR] - 2;
+  snprintf(d, sizeof d, "%.*s", (int)(descrLen < 15 ? descrLen : 15),
+           descr + 1);
+  const char *shape = dict.at[KEY_SHAPE];
   char bad[64] = "";
-  const char *why = parseShape(shape, r, bad, sizeof bad);
-  if (why)
+  const char *badShape = parseShape(shape, r, bad, sizeof bad);
+  if (badShape)
     return fail(r, header, err, errSize, "'%s': the shape in its header %s%s%s",
-                path, why, *bad ? ": " : "", bad);
+                path, badShape, *bad ? ": " : "", bad);
   free(header);
 
   // The file's element type, and whether it converts to `want`.
