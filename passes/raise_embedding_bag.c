@@ -29,7 +29,8 @@
 //
 // Preconditions: none. Postconditions: the forms above are raised; a
 // generic with the embedding bag's loops and maps whose body computes
-// something else is left alone with a remark. The pass never fails.
+// something else, or that has more inputs (a hand-written weighted bag), is
+// left alone with a remark. The pass never fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,13 +179,22 @@ static bool readMask(MlirValue mask, MlirValue id, MlirValue off, Bag *bag) {
 static bool readBag(MlirOperation op, Bag *bag) {
   EmbGeneric *g = &bag->g;
   static const int64_t byId[] = {1}, byBag[] = {0}, out[] = {0, 2};
-  if (!embReadGeneric(op, g) || g->numInputs != 2 || g->numInits != 1 ||
+  if (!embReadGeneric(op, g) || g->numInputs < 2 || g->numInits != 1 ||
       g->numLoops != 3 || strncmp(g->iterators, "prp", 3) != 0 ||
       !embMapIs(embGenericMap(g, 0), 1, byId) ||
       !embMapIs(embGenericMap(g, 1), 1, byBag) ||
-      !embMapIs(embGenericMap(g, 2), 2, out))
+      !embMapIs(embGenericMap(g, g->numInputs), 2, out))
     return false;
   MlirLocation loc = mlirOperationGetLocation(op);
+  if (g->numInputs != 2) {
+    // A weighted bag written by hand (torch-mlir drops per_sample_weights):
+    // what the other inputs do to a row is not read.
+    embEmitRemarkf(loc,
+                   "%s: it has %lld inputs where the sum bag has 2 (ids and "
+                   "offsets): per-sample weights are not raised",
+                   passName, (long long)g->numInputs);
+    return false;
+  }
   bag->indices = embGenericOperand(g, 0);
   bag->offsets = embGenericOperand(g, 1);
   MlirValue id = mlirBlockGetArgument(g->body, 0);

@@ -22,7 +22,8 @@
 //
 // Preconditions: none. Postconditions: every gather of rows of a tensor
 // captured from above is raised, or left as it was with a remark saying
-// why (another gathered dim, an unknown assert, a body that does more).
+// why (another gathered dim, several index tensors, an unknown assert, a
+// body that does more).
 // The pass never fails.
 //
 //===----------------------------------------------------------------------===//
@@ -103,19 +104,44 @@ static bool isGatherBodyOp(MlirOperation op) {
          embOpIs(op, "cf.assert");
 }
 
+/// True if `v`, an index of the extract, is an element of one of `g`'s
+/// inputs: the block argument through casts, or its wrap select(id < 0,
+/// id + n, id).
+static bool readsIndexInput(const EmbGeneric *g, MlirValue v) {
+  v = embStripIntCasts(v);
+  MlirOperation select;
+  if (embMadeBy(v, "arith.select", &select))
+    v = embStripIntCasts(mlirOperationGetOperand(select, 2));
+  intptr_t operand = embGenericArgOperand(g, v);
+  return operand >= 0 && operand < g->numInputs;
+}
+
 /// Reads `op` as a gather into `*out`. Returns false without a word when it
 /// is no gather of rows of a captured tensor, and after a remark when it is
 /// one that cannot be raised.
 static bool readGather(MlirOperation op, Gather *out) {
   EmbGeneric *g = &out->g;
   MlirOperation extract;
-  if (!embReadGeneric(op, g) || g->numInputs != 1 || g->numInits != 1 ||
+  if (!embReadGeneric(op, g) || g->numInputs < 1 || g->numInits != 1 ||
       !embMadeBy(embGenericYielded(g, 0), "tensor.extract", &extract))
     return false;
   MlirValue source = mlirOperationGetOperand(extract, 0);
   if (!embDefinedAbove(g, source))
     return false;
   MlirLocation loc = mlirOperationGetLocation(op);
+  if (g->numInputs != 1) {
+    // x[i, j] (aten.index.Tensor with several index tensors): each picks
+    // one dim of the element, so no input is a row id.
+    int indexed = 0;
+    for (intptr_t j = 1; j < mlirOperationGetNumOperands(extract); ++j)
+      indexed += readsIndexInput(g, mlirOperationGetOperand(extract, j));
+    if (indexed > 1)
+      embEmitRemarkf(loc,
+                     "%s: %d index tensors pick the element together (x[i, "
+                     "j]): not a row gather",
+                     passName, indexed);
+    return false;
+  }
   MlirValue id = mlirBlockGetArgument(g->body, 0);
   MlirType sourceType = mlirValueGetType(source);
   intptr_t rank = mlirShapedTypeGetRank(sourceType);

@@ -334,3 +334,49 @@ func.func @padded_mean(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offse
   } -> tensor<6x16xf32>
   return %mean : tensor<6x16xf32>
 }
+
+// -----
+
+// A weighted sum bag written by hand: a third input (per-sample weights)
+// scales each row. torch-mlir never writes it (it drops per_sample_weights),
+// and the raise reads the unweighted form alone.
+// CHECK-LABEL: func.func @weighted
+// CHECK: linalg.generic
+// CHECK-NOT: "emb.embedding_bag"
+#ids = affine_map<(d0, d1, d2) -> (d1)>
+#bag = affine_map<(d0, d1, d2) -> (d0)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @weighted(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<6xi64>, %psw: tensor<20xf32>) -> tensor<6x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %num_ids = arith.constant 20 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  // REMARK: [[@LINE+1]]:10: remark: emb-raise-embedding-bag: it has 3 inputs where the sum bag has 2 (ids and offsets): per-sample weights are not raised
+  %sum = linalg.generic {indexing_maps = [#ids, #bag, #ids, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%ids, %offsets, %psw : tensor<20xi64>, tensor<6xi64>, tensor<20xf32>) outs(%acc : tensor<6x16xf32>) {
+  ^bb0(%in: i64, %in_0: i64, %w: f32, %out: f32):
+    %3 = linalg.index 0 : index
+    %4 = arith.index_cast %3 : index to i64
+    %5 = arith.addi %4, %c1_i64 : i64
+    %6 = arith.index_cast %5 : i64 to index
+    %7 = arith.cmpi eq, %c6_i64, %5 : i64
+    %8 = arith.select %7, %c0, %6 : index
+    %extracted = tensor.extract %offsets[%8] : tensor<6xi64>
+    %9 = arith.select %7, %num_ids, %extracted : i64
+    %10 = linalg.index 1 : index
+    %11 = arith.index_cast %10 : index to i64
+    %12 = arith.cmpi sle, %in_0, %11 : i64
+    %15 = arith.cmpi slt, %11, %9 : i64
+    %16 = arith.andi %12, %15 : i1
+    %17 = arith.index_cast %in : i64 to index
+    %18 = linalg.index 2 : index
+    %extracted_1 = tensor.extract %weight[%17, %18] : tensor<100x16xf32>
+    %scaled = arith.mulf %extracted_1, %w : f32
+    %19 = arith.addf %scaled, %out : f32
+    %20 = arith.select %16, %19, %out : f32
+    linalg.yield %20 : f32
+  } -> tensor<6x16xf32>
+  return %sum : tensor<6x16xf32>
+}

@@ -172,3 +172,57 @@ func.func @wrong_wrap(%user: tensor<4x16xf32>, %c2u: tensor<24xi64>) -> tensor<2
   } -> tensor<24x16xf32>
   return %1 : tensor<24x16xf32>
 }
+
+// -----
+
+// Z[:, li, lj]: two index tensors pick dims 1 and 2 of Z together, an
+// element gather (torch-mlir's aten.index.Tensor with several indices), not
+// rows of a table or of a per-request tensor.
+// CHECK-LABEL: func.func @two_index_tensors
+// CHECK: linalg.generic
+// CHECK-NOT: "emb.
+#li7 = affine_map<(d0, d1) -> (d1)>
+#out7 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two_index_tensors(%z: tensor<4x5x6xf32>, %li: tensor<3xi64>, %lj: tensor<3xi64>) -> tensor<4x3xf32> {
+  %0 = tensor.empty() : tensor<4x3xf32>
+  // REMARK: [[@LINE+1]]:8: remark: emb-raise-gather: 2 index tensors pick the element together (x[i, j]): not a row gather
+  %1 = linalg.generic {indexing_maps = [#li7, #li7, #out7], iterator_types = ["parallel", "parallel"]} ins(%li, %lj : tensor<3xi64>, tensor<3xi64>) outs(%0 : tensor<4x3xf32>) {
+  ^bb0(%i: i64, %j: i64, %out: f32):
+    %2 = linalg.index 0 : index
+    %3 = arith.index_cast %i : i64 to index
+    %4 = arith.index_cast %j : i64 to index
+    %extracted = tensor.extract %z[%2, %3, %4] : tensor<4x5x6xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<4x3xf32>
+  return %1 : tensor<4x3xf32>
+}
+
+// -----
+
+// x[i, j] of a 2-D tensor with negative ids wrapped, as torch-mlir writes
+// x[i, j] for two 1-D index tensors.
+// CHECK-LABEL: func.func @two_index_tensors_wrapped
+// CHECK: linalg.generic
+// CHECK-NOT: "emb.
+#ij8 = affine_map<(d0) -> (d0)>
+func.func @two_index_tensors_wrapped(%x: tensor<4x5xf32>, %i: tensor<3xi64>, %j: tensor<3xi64>) -> tensor<3xf32> {
+  %c0_i64 = arith.constant 0 : i64
+  %c4_i64 = arith.constant 4 : i64
+  %c5_i64 = arith.constant 5 : i64
+  %0 = tensor.empty() : tensor<3xf32>
+  // REMARK: [[@LINE+1]]:8: remark: emb-raise-gather: 2 index tensors pick the element together (x[i, j]): not a row gather
+  %1 = linalg.generic {indexing_maps = [#ij8, #ij8, #ij8], iterator_types = ["parallel"]} ins(%i, %j : tensor<3xi64>, tensor<3xi64>) outs(%0 : tensor<3xf32>) {
+  ^bb0(%a: i64, %b: i64, %out: f32):
+    %2 = arith.cmpi slt, %a, %c0_i64 : i64
+    %3 = arith.addi %a, %c4_i64 : i64
+    %4 = arith.select %2, %3, %a : i64
+    %5 = arith.index_cast %4 : i64 to index
+    %6 = arith.cmpi slt, %b, %c0_i64 : i64
+    %7 = arith.addi %b, %c5_i64 : i64
+    %8 = arith.select %6, %7, %b : i64
+    %9 = arith.index_cast %8 : i64 to index
+    %extracted = tensor.extract %x[%5, %9] : tensor<4x5xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
