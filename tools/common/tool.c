@@ -1,5 +1,7 @@
 //===- tools/common/tool.c - What emb's command-line tools share ----------===//
 
+#define _POSIX_C_SOURCE 200809L
+
 #include "tool.h"
 #include "upstream.h"
 
@@ -8,10 +10,12 @@
 #include "mlir-c/BuiltinAttributes.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
@@ -50,17 +54,40 @@ int embToolRead(const char *tool, const char *path, EmbToolSource *src) {
     fprintf(stderr, "%s: error: cannot open input file '%s'\n", tool, path);
     return -1;
   }
+  // fopen opens a directory for reading, and fread then reads nothing: it
+  // would pass for an empty module.
+  struct stat st;
+  if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "%s: error: '%s': is a directory\n", tool, path);
+    if (in != stdin)
+      fclose(in);
+    return -1;
+  }
   if (in == stdin)
     src->name = "<stdin>";
   embCrashSetInput(src->name);
+  errno = 0;
   src->text = readAll(in, &src->size);
+  int readError = ferror(in) ? errno : 0;
   if (in != stdin)
     fclose(in);
-  if (!src->text) {
-    fprintf(stderr, "%s: error: cannot read input file '%s'\n", tool, path);
+  if (!src->text || readError) {
+    fprintf(stderr, "%s: error: cannot read input file '%s'%s%s\n", tool, path,
+            readError ? ": " : "", readError ? strerror(readError) : "");
+    free(src->text);
+    src->text = NULL;
     return -1;
   }
   return 0;
+}
+
+MlirContext embToolCreateContext(bool allowUnregistered) {
+  MlirContext ctx = embContextCreate();
+  // As mlir-opt's flag: torch-mlir's tm_tensor ops parse (in generic form)
+  // for the raise passes to read, without the TMTensor dialect.
+  if (!mlirContextIsNull(ctx) && allowUnregistered)
+    mlirContextSetAllowUnregisteredDialects(ctx, true);
+  return ctx;
 }
 
 /// Prints line `line` of the source and a caret under column `col`.

@@ -17,6 +17,7 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /// One input file (or stdin), kept whole for quoting source lines.
@@ -28,8 +29,15 @@ typedef struct EmbToolSource {
 } EmbToolSource;
 
 /// Reads `path` ("-" for stdin). Returns 0, or -1 after printing
-/// "<tool>: error: ..." to stderr.
+/// "<tool>: error: ..." to stderr (a file that cannot be opened or read, a
+/// directory).
 int embToolRead(const char *tool, const char *path, EmbToolSource *src);
+
+/// emb's context (embContextCreate); with `allowUnregistered`, as mlir-opt's
+/// --allow-unregistered-dialect, ops of dialects emb does not load
+/// (torch-mlir's tm_tensor) parse in generic form. Null if emb's dialect
+/// cannot be loaded.
+MlirContext embToolCreateContext(bool allowUnregistered);
 
 /// Prints "file:line:col: <severity>: message", the source line and a caret.
 /// `diag` (if set) supplies the message, else `text`.

@@ -38,8 +38,9 @@ static const char *const usage =
     "--list-passes)\n"
     "                               or any upstream pass (--canonicalize, "
     "--cse)\n"
-    "  --split-input-file[=<sep>]   Process chunks separated by '// -----' "
-    "on their own\n"
+    "  --split-input-file[=<sep>]   Process chunks separated by <sep> "
+    "(default, and\n"
+    "                               when empty: '// -----') on their own\n"
     "  --verify-each=<bool>         Verify after every pass (default: true)\n"
     "  --mlir-print-ir-after-all    Print the IR after every pass (stderr)\n"
     "  --mlir-print-ir-before-all   Print the IR before every pass (stderr)\n"
@@ -175,8 +176,10 @@ static int parseArgs(int argc, char **argv, Options *o) {
     } else if (!strcmp(a, "--split-input-file")) {
       o->split = true;
     } else if (!strncmp(a, "--split-input-file=", 19)) {
+      // An empty marker would match every line: as mlir-opt does, it means
+      // the default one.
       o->split = true;
-      o->splitMarker = a + 19;
+      o->splitMarker = a[19] ? a + 19 : NULL;
     } else if (!strcmp(a, "--verify-each")) {
       o->verifyEach = true;
     } else if (!strncmp(a, "--verify-each=", 14)) {
@@ -345,15 +348,11 @@ int main(int argc, char **argv) {
   if (embToolRead("emb-opt", o.input, &src))
     return 1;
 
-  MlirContext ctx = embContextCreate();
+  MlirContext ctx = embToolCreateContext(o.allowUnregistered);
   if (mlirContextIsNull(ctx))
     return toolError("%s", "cannot load the emb dialect");
   if (o.noThreading || o.printAfterAll || o.printBeforeAll)
     mlirContextEnableMultithreading(ctx, false);
-  // As mlir-opt's flag: torch-mlir's tm_tensor.attention parses (in generic
-  // form) for emb-raise-attention to read, without the TMTensor dialect.
-  if (o.allowUnregistered)
-    mlirContextSetAllowUnregisteredDialects(ctx, true);
   MlirDiagnosticHandlerID handler = embToolAttachDiagnostics(ctx, &src);
 
   FILE *out = stdout;

@@ -18,6 +18,7 @@
 #include "ranks.h"
 #include "runner.h"
 
+#include "../common/flags.h"
 #include "../common/tool.h"
 #include "emb/emb.h"
 
@@ -46,13 +47,19 @@ static const char *const usage =
     "rank\n"
     "                            (one a GPU with --device cuda), each rank's\n"
     "                            program checked against the unsharded one on\n"
-    "                            the CPU (needs --random-inputs)\n";
+    "                            the CPU (needs --random-inputs)\n"
+    "  --allow-unregistered-dialect\n"
+    "                            Accept ops of dialects emb does not load\n"
+    "                            (tm_tensor from torch-mlir), in generic "
+    "form, for\n"
+    "                            --pipeline to raise\n";
 
 typedef struct {
   const char *input;
   const char *entry;
   const char *pipeline;
   bool compare;
+  bool allowUnregistered;
   int ranks;               ///< --ranks N; 0 without
   const char *rankProcess; ///< --rank-process R:FDS (internal: a rank)
   EmbRunOptions run;
@@ -79,11 +86,12 @@ static int parseArgs(int argc, char **argv, Options *o) {
       o->pipeline = a + 11;
     } else if (!strcmp(a, "--compare-unoptimized")) {
       o->compare = true;
+    } else if (!strcmp(a, "--allow-unregistered-dialect")) {
+      o->allowUnregistered = true;
     } else if (!strcmp(a, "--ranks") || !strncmp(a, "--ranks=", 8)) {
       const char *v = a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : NULL;
-      char *end = NULL;
-      long n = v ? strtol(v, &end, 10) : 0;
-      if (!v || *end || n < 1 || n > EMB_RUN_MAX_RANKS) {
+      int64_t n = 0;
+      if (!embParseFlagInt(v, 1, EMB_RUN_MAX_RANKS, &n)) {
         fprintf(stderr,
                 "emb-run: error: --ranks: bad value '%s' (1 to %d ranks)\n",
                 v ? v : "(missing)", EMB_RUN_MAX_RANKS);
@@ -113,6 +121,21 @@ static int parseArgs(int argc, char **argv, Options *o) {
     return 1;
   }
   return -1;
+}
+
+static MlirStringRef str(const char *s) {
+  return mlirStringRefCreateFromCString(s);
+}
+
+/// True if `entry` is still a func.func whose type is `signature`: a
+/// pipeline kept the entry that the inputs are made for.
+static bool keepsSignature(MlirOperation entry, MlirType signature) {
+  if (mlirOperationIsNull(entry))
+    return false;
+  MlirAttribute type =
+      mlirOperationGetAttributeByName(entry, str("function_type"));
+  return !mlirAttributeIsNull(type) && mlirAttributeIsAType(type) &&
+         mlirTypeEqual(mlirTypeAttrGetValue(type), signature);
 }
 
 /// Lowers `module` and JIT-compiles it.
@@ -333,7 +356,7 @@ int main(int argc, char **argv) {
   if (o.compare && !o.pipeline)
     o.pipeline = "emb-ikbo";
 
-  MlirContext ctx = embContextCreate();
+  MlirContext ctx = embToolCreateContext(o.allowUnregistered);
   embToolAttachDiagnostics(ctx, &src);
   status = 1;
   MlirModule module = embToolParse(ctx, &src, src.text), reference = {NULL};
@@ -385,9 +408,20 @@ int main(int argc, char **argv) {
 
   fprintf(stderr, "emb-run: compiling @%s%s%s\n", spec.name,
           o.pipeline ? " after " : "", o.pipeline ? o.pipeline : "");
+  MlirType signature = mlirTypeAttrGetValue(
+      mlirOperationGetAttributeByName(entry, str("function_type")));
   if (o.pipeline && embToolRunPipeline("emb-run", module, o.pipeline))
     goto done;
   entry = embToolFindEntry(module, spec.name);
+  if (o.pipeline && !keepsSignature(entry, signature)) {
+    fprintf(stderr,
+            "emb-run: error: after --pipeline '%s', @%s is no longer a "
+            "func.func of the same tensors: emb-run lowers the module "
+            "itself (emb-lower-to-llvm), so --pipeline takes passes on "
+            "tensors, not a lowering\n",
+            o.pipeline, spec.name);
+    goto done;
+  }
   if (mlirOperationIsNull(entry) || checkShardedEntry(entry, &o, spec.name))
     goto done;
   jit = lowerAndJit(module, o.run.device);

@@ -5,6 +5,7 @@
 #include "runner.h"
 
 #include "../common/crash.h"
+#include "../common/flags.h"
 #include "npy.h"
 
 #include "emb/compiled.h"
@@ -119,19 +120,18 @@ int embRunParseOption(int argc, char **argv, int *i, EmbRunOptions *o,
   } else if (IS("--cuda-graph")) {
     o->cudaGraph = true;
   } else if (IS("--seed")) {
-    o->seed = strtoull(v, &end, 10);
-    if (*end)
+    if (!embParseFlagUnsigned(v, UINT64_MAX, &o->seed))
       return badValue(tool, "--seed", v);
   } else if (IS("--output-dir")) {
     o->outputDir = v;
   } else if (IS("--repeat")) {
-    long r = strtol(v, &end, 10);
-    if (*end || r < 0 || r > 1000000)
+    int64_t r;
+    if (!embParseFlagInt(v, 0, 1000000, &r))
       return badValue(tool, "--repeat", v);
     o->repeat = (int)r;
   } else if (IS("--dynamic-size")) {
-    long r = strtol(v, &end, 10);
-    if (*end || r < 0 || r > 1 << 20)
+    int64_t r;
+    if (!embParseFlagInt(v, 0, 1 << 20, &r))
       return badValue(tool, "--dynamic-size", v);
     o->dynamicSize = r;
   } else if (IS("--atol") || IS("--rtol")) {

@@ -3,6 +3,10 @@
 // exit status is 1 if any chunk failed.
 // RUN: not emb-opt --split-input-file %s 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
+// An empty separator (--split-input-file=) is the default one, as in
+// mlir-opt: it would match every line.
+// RUN: not emb-opt --split-input-file= %s 2>%t.empty.err | FileCheck %s
+// RUN: FileCheck %s --check-prefix=ERR < %t.empty.err
 // REQUIRES: emb-compiler
 
 // CHECK-LABEL: func.func @first
