@@ -6,9 +6,18 @@
 // that declares its entries and describes them (EmbModelSpec). A C or C++
 // program links the object with libembrt and needs no MLIR at run time.
 //
+// The object exports its entries alone, each under a prefixed name
+// (`emb_<entry>` by default): torch-mlir names every model `main`, and a
+// function the object exported under the model's own name would collide
+// with the program's `main` (or with any C function of that name). Every
+// other function it defines is internal.
+//
 //===----------------------------------------------------------------------===//
 
+#define _POSIX_C_SOURCE 200809L
+
 #include "ir.h"
+#include "pass.h"
 
 #include "emb/emb.h"
 #include "emb/runtime.h"
@@ -20,12 +29,46 @@
 #include "llvm-c/TargetMachine.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 //===----------------------------------------------------------------------===//
 // Object files
 //===----------------------------------------------------------------------===//
+
+/// Writes `size` bytes to `path`, reporting a failure to open, write or
+/// close it (ENOSPC shows at fclose when the data sits in stdio's buffer).
+static MlirLogicalResult writeFile(const char *path, const char *data,
+                                   size_t size, EmbErrorCallback onError,
+                                   void *userData) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    embReportf(onError, userData, "cannot write '%s': %s", path,
+               strerror(errno));
+    return mlirLogicalResultFailure();
+  }
+  errno = 0;
+  bool ok = fwrite(data, 1, size, f) == size;
+  int err = errno;
+  if (fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    embReportf(onError, userData, "cannot write '%s': %s", path,
+               err ? strerror(err) : "write failed");
+    // A truncated object must not pass for a build's output; a device or
+    // link given as the path stays.
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+      remove(path);
+    return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+}
 
 MlirLogicalResult embEmitObjectFile(MlirModule module, const char *path,
                                     EmbErrorCallback onError, void *userData) {
@@ -60,15 +103,17 @@ MlirLogicalResult embEmitObjectFile(MlirModule module, const char *path,
     char *layoutText = LLVMCopyStringRepOfTargetData(layout);
     LLVMSetTarget(llvmModule, triple);
     LLVMSetDataLayout(llvmModule, layoutText);
-    if (LLVMTargetMachineEmitToFile(tm, llvmModule, path, LLVMObjectFile,
-                                    &error)) {
-      if (onError) {
-        char msg[EMB_MAX_MESSAGE];
-        snprintf(msg, sizeof msg, "cannot write '%s': %s", path, error);
-        onError(msg, userData);
-      }
+    // Emitted into memory and written here: LLVM's own file stream ends the
+    // process with "LLVM ERROR" when a write fails (a full disk).
+    LLVMMemoryBufferRef object = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, llvmModule, LLVMObjectFile,
+                                            &error, &object)) {
+      embReportf(onError, userData, "cannot compile the object file: %s",
+                 error);
     } else {
-      result = mlirLogicalResultSuccess();
+      result = writeFile(path, LLVMGetBufferStart(object),
+                         LLVMGetBufferSize(object), onError, userData);
+      LLVMDisposeMemoryBuffer(object);
     }
     LLVMDisposeMessage(layoutText);
     LLVMDisposeTargetData(layout);
@@ -80,6 +125,108 @@ MlirLogicalResult embEmitObjectFile(MlirModule module, const char *path,
   LLVMDisposeModule(llvmModule);
   LLVMContextDispose(llvmCtx);
   return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Exported entries
+//===----------------------------------------------------------------------===//
+
+/// True if `s` is `[A-Za-z_][A-Za-z0-9_]*` (`first`) or `[A-Za-z0-9_]+`: a C
+/// identifier, or what may follow one.
+static bool isIdentifier(const char *s, bool first) {
+  if (!*s || (first && isdigit((unsigned char)*s)))
+    return false;
+  for (; *s; ++s)
+    if (!isalnum((unsigned char)*s) && *s != '_')
+      return false;
+  return true;
+}
+
+bool embIsSymbolPrefix(const char *prefix) {
+  return prefix && isIdentifier(prefix, true);
+}
+
+static MlirOperation lookupFunction(MlirModule module, const char *name) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, embStr("sym_name"));
+    if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
+      MlirStringRef s = mlirStringAttrGetValue(sym);
+      if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+        return op;
+    }
+  }
+  return (MlirOperation){NULL};
+}
+
+MlirLogicalResult embExportEntries(MlirModule module, const char *const *names,
+                                   int numNames, const char *prefix,
+                                   EmbErrorCallback onError, void *userData) {
+  enum { MAX_ENTRIES = 8 };
+  if (!embIsSymbolPrefix(prefix)) {
+    embReportf(onError, userData,
+               "the symbol prefix '%s' does not begin a C identifier (letters, "
+               "digits and '_', not a digit first)",
+               prefix ? prefix : "");
+    return mlirLogicalResultFailure();
+  }
+  if (numNames < 0 || numNames > MAX_ENTRIES) {
+    embReportf(onError, userData, "at most %d entries are exported",
+               MAX_ENTRIES);
+    return mlirLogicalResultFailure();
+  }
+  MlirOperation wrappers[MAX_ENTRIES];
+  char name[512];
+  for (int i = 0; i < numNames; ++i) {
+    if (!isIdentifier(names[i], false)) {
+      embReportf(onError, userData,
+                 "@%s cannot be exported: the C name '%s%s' is not an "
+                 "identifier (a function name of letters, digits and '_' "
+                 "is)",
+                 names[i], prefix, names[i]);
+      return mlirLogicalResultFailure();
+    }
+    snprintf(name, sizeof name, "_mlir_ciface_%s", names[i]);
+    wrappers[i] = lookupFunction(module, name);
+    if (mlirOperationIsNull(wrappers[i])) {
+      embReportf(onError, userData,
+                 "@%s has no C interface in the lowered module (is it "
+                 "lowered by emb-lower-to-llvm?)",
+                 names[i]);
+      return mlirLogicalResultFailure();
+    }
+    snprintf(name, sizeof name, "%s%s", prefix, names[i]);
+    if (!mlirOperationIsNull(lookupFunction(module, name))) {
+      embReportf(onError, userData,
+                 "@%s cannot be exported as '%s': the module has a function "
+                 "of that name (choose another symbol prefix)",
+                 names[i], name);
+      return mlirLogicalResultFailure();
+    }
+  }
+  // Every function the object defines, but the entries' C interfaces, is
+  // internal: the model's own functions (`main`, `main__reference`) and
+  // their helpers may have any name.
+  MlirContext ctx = mlirModuleGetContext(module);
+  MlirAttribute internal =
+      mlirAttributeParseGet(ctx, embStr("#llvm.linkage<internal>"));
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    if (!embOpIs(op, "llvm.func") ||
+        mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+      continue;
+    bool entry = false;
+    for (int i = 0; i < numNames; ++i)
+      entry |= mlirOperationEqual(op, wrappers[i]);
+    if (!entry)
+      mlirOperationSetInherentAttributeByName(op, embStr("linkage"), internal);
+  }
+  for (int i = 0; i < numNames; ++i) {
+    snprintf(name, sizeof name, "%s%s", prefix, names[i]);
+    mlirOperationSetAttributeByName(wrappers[i], embStr("sym_name"),
+                                    mlirStringAttrGet(ctx, embStr(name)));
+  }
+  return mlirLogicalResultSuccess();
 }
 
 //===----------------------------------------------------------------------===//
@@ -110,31 +257,46 @@ static void writeSpecs(FILE *f, const char *array, const EmbArgSpec *specs,
   fprintf(f, "};\n");
 }
 
+/// `s` in upper case, for macro names.
+static void upper(const char *s, char *out, size_t size) {
+  size_t k = 0;
+  for (; *s && k + 1 < size; ++s)
+    out[k++] = isalnum((unsigned char)*s) ? (char)toupper(*s) : '_';
+  out[k] = '\0';
+}
+
 MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
-                                const char *guard, const char *path,
+                                const char *prefix, const char *path,
                                 EmbErrorCallback onError, void *userData) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    if (onError) {
-      char msg[EMB_MAX_MESSAGE];
-      snprintf(msg, sizeof msg, "cannot write '%s'", path);
-      onError(msg, userData);
-    }
+  if (!embIsSymbolPrefix(prefix) || numSpecs < 1) {
+    embReportf(onError, userData,
+               "a header needs an entry and a symbol prefix that begins a C "
+               "identifier");
     return mlirLogicalResultFailure();
   }
-  char macro[128];
-  size_t k = 0;
-  for (const char *p = guard; *p && k + 1 < sizeof macro; ++p)
-    macro[k++] = isalnum((unsigned char)*p) ? (char)toupper(*p) : '_';
-  macro[k] = '\0';
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    embReportf(onError, userData, "cannot write '%s': %s", path,
+               strerror(errno));
+    return mlirLogicalResultFailure();
+  }
+  errno = 0;
+  // Every name the header defines starts with the prefix (its macros with
+  // the prefix in upper case): headers of models compiled with different
+  // prefixes go into one program, one translation unit even.
+  char macro[512], macroPrefix[128], name[128];
+  upper(prefix, macroPrefix, sizeof macroPrefix);
+  upper(specs[0].name, name, sizeof name);
+  snprintf(macro, sizeof macro, "%sMODEL_%s_H", macroPrefix, name);
   fprintf(f,
           "// Generated by emb-compile. Do not edit.\n"
           "//\n"
           "// Link the object file beside this header with libembrt and -lm\n"
           "// (and -lcudart -lcublas -lstdc++ when the runtime has CUDA). "
-          "Each entry\n"
-          "// takes a runtime context, then one memref descriptor per input "
-          "and\n"
+          "Entry @f\n"
+          "// is the function %sf; it takes a runtime context, then one "
+          "memref\n"
+          "// descriptor per input and\n"
           "// per result: {void *allocated, *aligned; int64_t offset, "
           "sizes[rank],\n"
           "// strides[rank];} of a dense row-major buffer on the context's\n"
@@ -146,17 +308,17 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
           "// allocated, which the caller frees with embrtCompiledFree.\n"
           "// Errors stay in the context: check\n"
           "// embrtSynchronize and embrtContextGetStatus after a call.\n"
-          "#ifndef EMB_MODEL_%s_H\n#define EMB_MODEL_%s_H\n\n"
+          "#ifndef %s\n#define %s\n\n"
           "#include \"emb/compiled.h\"\n#include \"emb/model.h\"\n"
           "#include \"emb/runtime.h\"\n\n"
           "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
-          macro, macro);
+          prefix, macro, macro);
   for (int s = 0; s < numSpecs; ++s) {
     const EmbModelSpec *m = &specs[s];
     int nargs = m->numInputs + m->numResults;
     fprintf(f, "/// @%s (target %s): %d inputs, %d results.\n", m->name,
             m->target, m->numInputs, m->numResults);
-    fprintf(f, "void _mlir_ciface_%s(embrtContext *ctx", m->name);
+    fprintf(f, "void %s%s(embrtContext *ctx", prefix, m->name);
     for (int i = 0; i < nargs; ++i) {
       bool dynamic = false;
       for (int d = 0;
@@ -167,30 +329,44 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
               i < m->numInputs ? i : i - m->numInputs);
     }
     fprintf(f, ");\n\n");
-    fprintf(f, "static inline void emb_invoke_%s(void **args) {\n", m->name);
-    fprintf(f, "  _mlir_ciface_%s(*(embrtContext **)args[0]", m->name);
+    fprintf(f, "static inline void %sinvoke_%s(void **args) {\n", prefix,
+            m->name);
+    fprintf(f, "  %s%s(*(embrtContext **)args[0]", prefix, m->name);
     for (int i = 0; i < nargs; ++i)
       fprintf(f, ", *(void **)args[%d]", i + 1);
     fprintf(f, ");\n}\n\n");
     char array[256];
-    snprintf(array, sizeof array, "emb_inputs_%s", m->name);
+    snprintf(array, sizeof array, "%sinputs_%s", prefix, m->name);
     writeSpecs(f, array, m->inputs, m->numInputs);
-    snprintf(array, sizeof array, "emb_results_%s", m->name);
+    snprintf(array, sizeof array, "%sresults_%s", prefix, m->name);
     writeSpecs(f, array, m->results, m->numResults);
     fprintf(f,
-            "static const EmbModelSpec emb_model_%s = {\"%s\", \"%s\", %d, "
-            "%d, emb_inputs_%s, emb_results_%s, emb_invoke_%s};\n\n",
-            m->name, m->name, m->target, m->numInputs, m->numResults, m->name,
-            m->name, m->name);
+            "static const EmbModelSpec %smodel_%s = {\"%s\", \"%s\", %d, "
+            "%d, %sinputs_%s, %sresults_%s, %sinvoke_%s};\n\n",
+            prefix, m->name, m->name, m->target, m->numInputs, m->numResults,
+            prefix, m->name, prefix, m->name, prefix, m->name);
   }
   fprintf(f, "/// Every entry of this object, for runners.\n");
-  fprintf(f, "#define EMB_MODEL_LIST");
+  fprintf(f, "#define %sMODEL_LIST", macroPrefix);
   for (int s = 0; s < numSpecs; ++s)
-    fprintf(f, "%s &emb_model_%s", s ? "," : "", specs[s].name);
-  fprintf(f, "\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
-  if (fclose(f) != 0) {
-    if (onError)
-      onError("cannot finish writing the header", userData);
+    fprintf(f, "%s &%smodel_%s", s ? "," : "", prefix, specs[s].name);
+  fprintf(f, "\n");
+  // The runner (tools/emb-run/aot_main.c) reads EMB_MODEL_LIST.
+  if (strcmp(macroPrefix, "EMB_"))
+    fprintf(f,
+            "#ifndef EMB_MODEL_LIST\n#define EMB_MODEL_LIST %sMODEL_LIST\n"
+            "#endif\n",
+            macroPrefix);
+  fprintf(f, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+  bool ok = !ferror(f);
+  int err = ok ? 0 : errno;
+  if (fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    embReportf(onError, userData, "cannot write '%s': %s", path,
+               err ? strerror(err) : "write failed");
     return mlirLogicalResultFailure();
   }
   return mlirLogicalResultSuccess();

@@ -188,17 +188,37 @@ void embJitDestroy(EmbJit *jit);
 
 /// Writes `module` (in the LLVM dialect) as a position-independent object
 /// file for this machine's architecture and a generic CPU, so that it links
-/// on other machines of the architecture. Its entries are the
-/// `_mlir_ciface_<name>` functions of the lowering.
+/// on other machines of the architecture (embExportEntries says what it
+/// exports). A failure to write the file (a full disk) is reported.
 MlirLogicalResult embEmitObjectFile(MlirModule module, const char *path,
                                     EmbErrorCallback onError, void *userData);
 
+/// The prefix emb-compile gives the C names of compiled entries.
+#define EMB_DEFAULT_SYMBOL_PREFIX "emb_"
+
+/// True if `prefix` begins a C identifier (letters, digits and '_', not a
+/// digit first, not empty).
+bool embIsSymbolPrefix(const char *prefix);
+
+/// Makes `module` (lowered to the LLVM dialect) export the entries `names`
+/// (at most 8) alone: the C interface of entry `f` (`_mlir_ciface_f`, which
+/// takes memref descriptors) is renamed `<prefix>f`, and every other
+/// function the module defines becomes internal, so that an object of a
+/// model named `main` (torch-mlir's name for every model) links into a
+/// program. Fails, reporting why, on a prefix that does not begin a C
+/// identifier, an entry whose C name is not one, or a name taken.
+MlirLogicalResult embExportEntries(MlirModule module, const char *const *names,
+                                   int numNames, const char *prefix,
+                                   EmbErrorCallback onError, void *userData);
+
 /// Writes a C header that declares the entries `specs` of an object file
-/// and describes each (static const EmbModelSpec emb_model_<name>, with an
-/// invoke wrapper), plus EMB_MODEL_LIST listing them. `guard` names the
-/// include guard.
+/// exported with `prefix` (embExportEntries): `void <prefix><name>(...)`,
+/// and describes each (static const EmbModelSpec <prefix>model_<name>, with
+/// an invoke wrapper), plus <PREFIX>MODEL_LIST listing them (and
+/// EMB_MODEL_LIST, if not defined yet, naming it). Every name it defines
+/// starts with the prefix, its include guard too.
 MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
-                                const char *guard, const char *path,
+                                const char *prefix, const char *path,
                                 EmbErrorCallback onError, void *userData);
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,7 @@
 //
 // Calling convention of a lowered entry `f` (see emb-lower-to-runtime):
 //   void _mlir_ciface_f(embrtContext *ctx, Memref *in0, ..., Memref *out0, ...)
+// (an object of emb-compile exports it as `emb_f`, see --symbol-prefix),
 // where each Memref is a descriptor {allocated, aligned, offset, sizes[rank],
 // strides[rank]} of a dense row-major buffer on the context's device.
 //

@@ -5,6 +5,8 @@
 // --pipeline) first if asked, then emb-lower-to-llvm. --with-reference also
 // compiles the function as written, as `<entry>__reference`, into the same
 // object, so that the runner there can check the rewrite on the device.
+// The object exports the entries alone, as `<prefix><entry>` (emb_ by
+// default, --symbol-prefix): a model named `main` links into a program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +26,9 @@ static const char *const usage =
     "\n"
     "USAGE: emb-compile [options] <input.mlir> -o <prefix>\n"
     "\n"
-    "Writes <prefix>.o and <prefix>.h.\n"
+    "Writes <prefix>.o and <prefix>.h. Entry @f is the C function emb_f "
+    "(and\n"
+    "@f__reference emb_f__reference), declared in <prefix>.h.\n"
     "\n"
     "OPTIONS:\n"
     "  --entry NAME        The function to compile (default: the first "
@@ -37,7 +41,17 @@ static const char *const usage =
     "  --reference-target cpu|cuda\n"
     "                      The target of <entry>__reference (default: "
     "--target); a\n"
-    "                      cpu reference of a cuda model runs on the CPU\n";
+    "                      cpu reference of a cuda model runs on the CPU\n"
+    "  --symbol-prefix P   Name the C functions of the entries P<entry> "
+    "(default\n"
+    "                      emb_); every name the header defines starts "
+    "with P\n"
+    "  --allow-unregistered-dialect\n"
+    "                      Accept ops of dialects emb does not load "
+    "(tm_tensor\n"
+    "                      from torch-mlir), in generic form, for --pipeline "
+    "to\n"
+    "                      raise\n";
 
 static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
@@ -47,8 +61,8 @@ int main(int argc, char **argv) {
   embCrashInstall("emb-compile", argc, argv);
   const char *input = NULL, *output = NULL, *entryName = NULL, *pipeline = NULL,
              *target = "cpu";
-  const char *refTarget = NULL;
-  bool withReference = false;
+  const char *refTarget = NULL, *prefix = EMB_DEFAULT_SYMBOL_PREFIX;
+  bool withReference = false, allowUnregistered = false;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -75,7 +89,25 @@ int main(int argc, char **argv) {
                 "emb-compile: error: --reference-target must be cpu or cuda\n");
         return 1;
       }
+    } else if (!strcmp(a, "--symbol-prefix") && i + 1 < argc) {
+      prefix = argv[++i];
+      if (!embIsSymbolPrefix(prefix)) {
+        fprintf(stderr,
+                "emb-compile: error: --symbol-prefix '%s' does not begin a C "
+                "identifier (letters, digits and '_', not a digit first)\n",
+                prefix);
+        return 1;
+      }
+    } else if (!strcmp(a, "--allow-unregistered-dialect")) {
+      allowUnregistered = true;
     } else if (a[0] != '-' || !strcmp(a, "-")) {
+      if (input) {
+        fprintf(stderr,
+                "emb-compile: error: more than one input file ('%s' and "
+                "'%s')\n",
+                input, a);
+        return 1;
+      }
       input = a;
     } else {
       fprintf(stderr, "emb-compile: error: unknown option '%s'\n", a);
@@ -91,7 +123,7 @@ int main(int argc, char **argv) {
   EmbToolSource src;
   if (embToolRead("emb-compile", input, &src))
     return 1;
-  MlirContext ctx = embContextCreate();
+  MlirContext ctx = embToolCreateContext(allowUnregistered);
   embToolAttachDiagnostics(ctx, &src);
   int status = 1;
   EmbModelSpec specs[2];
@@ -138,6 +170,12 @@ int main(int argc, char **argv) {
   snprintf(lower, sizeof lower, "emb-lower-to-llvm{target=%s}", target);
   if (embToolRunPipeline("emb-compile", module, lower))
     goto done;
+  const char *names[] = {specs[0].name, refName};
+  embCrashSetStage("exporting the entries", NULL);
+  if (mlirLogicalResultIsFailure(
+          embExportEntries(module, names, withReference ? 2 : 1, prefix,
+                           embToolReportError, "emb-compile")))
+    goto done;
   size_t pathSize = strlen(output) + sizeof ".o";
   if (!(path = malloc(pathSize))) {
     fprintf(stderr, "emb-compile: error: out of memory\n");
@@ -150,13 +188,17 @@ int main(int argc, char **argv) {
     goto done;
   snprintf(path, pathSize, "%s.h", output);
   embCrashSetStage("writing the header", NULL);
-  if (mlirLogicalResultIsFailure(
-          embEmitHeader(specs, withReference ? 2 : 1, specs[0].name, path,
-                        embToolReportError, "emb-compile")))
+  if (mlirLogicalResultIsFailure(embEmitHeader(specs, withReference ? 2 : 1,
+                                               prefix, path, embToolReportError,
+                                               "emb-compile")))
     goto done;
-  fprintf(stderr, "emb-compile: wrote %s.o and %s.h (@%s%s%s, target %s)\n",
-          output, output, specs[0].name, withReference ? ", @" : "", refName,
-          target);
+  char refText[600] = "";
+  if (withReference)
+    snprintf(refText, sizeof refText, ", @%s as %s%s", refName, prefix,
+             refName);
+  fprintf(
+      stderr, "emb-compile: wrote %s.o and %s.h (@%s as %s%s%s, target %s)\n",
+      output, output, specs[0].name, prefix, specs[0].name, refText, target);
   status = 0;
 
 done:

@@ -5,6 +5,9 @@
 // and linked with x.o, libembrun and libembrt. It runs the first entry (or
 // --entry), and with --compare-unoptimized also `<entry>__reference` (the
 // function as written, compiled with --with-reference) on the same inputs.
+// It finds the entries through the header's EMB_MODEL_LIST and calls them
+// by their prefixed C names (emb_<entry>): the object exports nothing named
+// after a model, so a model named `main` links with the runner's main.
 //
 //===----------------------------------------------------------------------===//
 
