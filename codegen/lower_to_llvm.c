@@ -31,9 +31,11 @@ static const char *const upstreamPasses[] = {
     "convert-bufferization-to-memref",
     NULL,
     "func.func(convert-linalg-to-loops)",
+    // expand-strided-metadata computes the sizes and strides of a reshape
+    // of dynamic size with affine.apply: lower-affine comes after it.
+    "expand-strided-metadata",
     "lower-affine",
     "convert-scf-to-cf",
-    "expand-strided-metadata",
     "finalize-memref-to-llvm",
     "convert-math-to-llvm",
     "convert-math-to-libm",
