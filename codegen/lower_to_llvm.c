@@ -31,6 +31,17 @@ static const char *const upstreamPasses[] = {
     "convert-bufferization-to-memref",
     NULL,
     "func.func(convert-linalg-to-loops)",
+    // bf16 without a call into the compiler runtime: LLVM lowers a bf16
+    // operation, or a conversion from f32 to bf16, to __truncsfbf2 on a CPU
+    // without AVX512-BF16, which libgcc 12 lacks (a linked program does not
+    // link) and the JIT gets as an instruction only on a host that has it
+    // (which flushes subnormals). Math and arith on bf16 are computed in
+    // f32, and the conversions between f32 and bf16 become integer code
+    // (round to nearest even), the same in the JIT and in a linked program.
+    // f16 keeps LLVM's lowering: libgcc has its conversions.
+    "math-extend-to-supported-types{extra-types=f16 target-type=f32}",
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}",
+    "arith-expand{include-bf16=true}",
     // expand-strided-metadata computes the sizes and strides of a reshape
     // of dynamic size with affine.apply: lower-affine comes after it.
     "expand-strided-metadata",
