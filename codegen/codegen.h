@@ -30,6 +30,9 @@ extern const EmbPassDef embLowerToRuntimePassDef;
 /// emb-lower-strided-copies (lower_strided_copies.c).
 extern const EmbPassDef embLowerStridedCopiesPassDef;
 
+/// emb-expand-f64-to-bf16 (expand_f64_to_bf16.c).
+extern const EmbPassDef embExpandF64ToBF16PassDef;
+
 /// emb-lower-to-llvm: the pipeline from emb-level IR to the LLVM dialect
 /// (lower_to_llvm.c).
 extern const EmbPassDef embLowerToLlvmPipelineDef;

@@ -160,6 +160,21 @@ bool embIsSkipped(EmbLowering *l, MlirOperation op) {
   return false;
 }
 
+void embReplaceInPlans(EmbLowering *l, MlirValue from, MlirValue to) {
+  for (size_t i = 0; i < l->numPlans; ++i) {
+    EmbIkboPlan *p = &l->plans[i];
+    for (int s = 0; s < 2; ++s) {
+      if (mlirValueEqual(p->w[s], from))
+        p->w[s] = to;
+      if (mlirValueEqual(p->x[s], from))
+        p->x[s] = to;
+    }
+    for (int q = 0; q < p->numPieces; ++q)
+      if (mlirValueEqual(p->pieces[q], from))
+        p->pieces[q] = to;
+  }
+}
+
 /// Whether a plan reads `v` itself (then its producer must be lowered).
 static bool readByPlan(EmbLowering *l, MlirValue v) {
   for (size_t i = 0; i < l->numPlans; ++i) {

@@ -16,42 +16,64 @@
 
 #include "codegen.h"
 
-/// What follows emb-lower-to-runtime, in order; NULL marks where
-/// emb-lower-strided-copies goes.
-static const char *const upstreamPasses[] = {
-    "canonicalize",
-    "func.func(convert-elementwise-to-linalg)",
+/// One pass of what follows emb-lower-to-runtime: MLIR's, by its textual
+/// form, or emb's.
+typedef struct Step {
+  const char *upstream;
+  const EmbPassDef *emb;
+} Step;
+
+/// What follows emb-lower-to-runtime, in order.
+static const Step steps[] = {
+    {"canonicalize", NULL},
+    {"func.func(convert-elementwise-to-linalg)", NULL},
     // LLVM 22's one-shot-bufferize allocates for a tensor.empty itself:
     // empty-tensor-to-alloc-tensor is not needed.
-    "eliminate-empty-tensors",
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}",
-    "canonicalize",
-    "buffer-deallocation-pipeline",
-    "convert-bufferization-to-memref",
-    NULL,
-    "func.func(convert-linalg-to-loops)",
-    "lower-affine",
-    "convert-scf-to-cf",
-    "expand-strided-metadata",
-    "finalize-memref-to-llvm",
-    "convert-math-to-llvm",
-    "convert-math-to-libm",
-    "convert-to-llvm",
-    "reconcile-unrealized-casts",
+    {"eliminate-empty-tensors", NULL},
+    {"one-shot-bufferize{bufferize-function-boundaries "
+     "function-boundary-type-conversion=identity-layout-map}",
+     NULL},
+    {"canonicalize", NULL},
+    {"buffer-deallocation-pipeline", NULL},
+    {"convert-bufferization-to-memref", NULL},
+    {NULL, &embLowerStridedCopiesPassDef},
+    {"func.func(convert-linalg-to-loops)", NULL},
+    // bf16 without a call into the compiler runtime: LLVM lowers a bf16
+    // operation, or a conversion from f32 to bf16, to __truncsfbf2 on a CPU
+    // without AVX512-BF16, which libgcc 12 lacks (a linked program does not
+    // link) and the JIT gets as an instruction only on a host that has it
+    // (which flushes subnormals). Math and arith on bf16 are computed in
+    // f32, and the conversions between f32 and bf16 become integer code
+    // (round to nearest even), the same in the JIT and in a linked program.
+    // f16 keeps LLVM's lowering: libgcc has its conversions. A conversion
+    // from f64 rounds to odd f32 first (one rounding, not two).
+    {NULL, &embExpandF64ToBF16PassDef},
+    {"math-extend-to-supported-types{extra-types=f16 target-type=f32}", NULL},
+    {"arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}",
+     NULL},
+    {"arith-expand{include-bf16=true}", NULL},
+    // expand-strided-metadata computes the sizes and strides of a reshape
+    // of dynamic size with affine.apply: lower-affine comes after it.
+    {"expand-strided-metadata", NULL},
+    {"lower-affine", NULL},
+    {"convert-scf-to-cf", NULL},
+    {"finalize-memref-to-llvm", NULL},
+    {"convert-math-to-llvm", NULL},
+    {"convert-math-to-libm", NULL},
+    {"convert-to-llvm", NULL},
+    {"reconcile-unrealized-casts", NULL},
 };
 
 static MlirLogicalResult build(EmbPipelineBuilder *b, const void *options) {
   if (mlirLogicalResultIsFailure(
           embPipelineAdd(b, &embLowerToRuntimePassDef, options)))
     return mlirLogicalResultFailure();
-  for (size_t i = 0; i < sizeof upstreamPasses / sizeof upstreamPasses[0];
-       ++i) {
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i) {
     MlirLogicalResult r =
-        upstreamPasses[i]
+        steps[i].upstream
             ? embPipelineAddUpstream(
-                  b, mlirStringRefCreateFromCString(upstreamPasses[i]))
-            : embPipelineAdd(b, &embLowerStridedCopiesPassDef, NULL);
+                  b, mlirStringRefCreateFromCString(steps[i].upstream))
+            : embPipelineAdd(b, steps[i].emb, NULL);
     if (mlirLogicalResultIsFailure(r))
       return r;
   }

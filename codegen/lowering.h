@@ -330,6 +330,11 @@ EmbIkboPlan *embFindIkboPlan(EmbLowering *l, MlirOperation op);
 /// Whether `op` is a producer the plans made unnecessary.
 bool embIsSkipped(EmbLowering *l, MlirOperation op);
 
+/// Makes the plans read `to` where they read `from`: a mixed function
+/// replaces an emb op's result (which a plan may read: an unfused
+/// emb.broadcast among the candidate pieces) once the op is lowered.
+void embReplaceInPlans(EmbLowering *l, MlirValue from, MlirValue to);
+
 //===----------------------------------------------------------------------===//
 // linalg matmul chains as embrtGemm calls (gemm.c)
 //===----------------------------------------------------------------------===//

@@ -419,6 +419,8 @@ static void lowerEmbOp(EmbLowering *l, MlirOperation op) {
     MlirOperation t =
         buildBefore(l, block, op, "bufferization.to_tensor", 1, &m->memref,
                     mlirValueGetType(r), restrictWritable, 2);
+    // A plan that reads `r` (the op is destroyed below) reads its tensor.
+    embReplaceInPlans(l, r, mlirOperationGetResult(t, 0));
     mlirValueReplaceAllUsesOfWith(r, mlirOperationGetResult(t, 0));
   }
   mlirOperationDestroy(op);

@@ -36,6 +36,7 @@ static const EmbPassDef *const entries[] = {
     &embLowerToRuntimePassDef,
     &embLowerToLlvmPipelineDef,
     &embLowerStridedCopiesPassDef,
+    &embExpandF64ToBF16PassDef,
 };
 // clang-format on
 

@@ -3,7 +3,7 @@
 // linalg.copy, which convert-linalg-to-loops makes into loops; a copy
 // between contiguous buffers stays a memcpy-to-be.
 // RUN: emb-opt --split-input-file --emb-lower-strided-copies %s | FileCheck %s
-// RUN: emb-opt --split-input-file --pass-pipeline='builtin.module(emb-lower-strided-copies,func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,expand-strided-metadata,finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts)' %s | FileCheck %s --check-prefix=LLVM
+// RUN: emb-opt --split-input-file --pass-pipeline='builtin.module(emb-lower-strided-copies,func.func(convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts)' %s | FileCheck %s --check-prefix=LLVM
 // REQUIRES: emb-compiler
 
 // Into a column block (what the bufferization of tensor.concat along dim 1

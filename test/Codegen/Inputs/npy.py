@@ -1,7 +1,7 @@
 """Writes and prints small NumPy .npy files without NumPy, for tests that
 feed emb-run known inputs and check its results by hand.
 
-  npy.py write PATH DTYPE SHAPE VALUES   DTYPE f4 or i8; SHAPE 5x2 (or
+  npy.py write PATH DTYPE SHAPE VALUES   DTYPE f4, f8 or i8; SHAPE 5x2 (or
                                          'scalar'); VALUES comma-separated,
                                          or 'iota' for 0, 1, 2, ...
   npy.py print PATH                      one row (the last dim) per line
@@ -10,7 +10,7 @@ import ast
 import struct
 import sys
 
-FORMATS = {"<f4": "f", "<f2": "e", "<i8": "q", "<i4": "i"}
+FORMATS = {"<f4": "f", "<f8": "d", "<f2": "e", "<i8": "q", "<i4": "i"}
 
 
 def write(path, dtype, shape, values):
@@ -20,7 +20,7 @@ def write(path, dtype, shape, values):
         count *= d
     if values == "iota":
         values = ",".join(str(i) for i in range(count))
-    vals = [float(v) if dtype == "f4" else int(v)
+    vals = [float(v) if dtype in ("f4", "f8") else int(v)
             for v in values.split(",") if v != ""]
     if len(vals) != count:
         sys.exit(f"npy.py: {len(vals)} values for shape {shape}")
