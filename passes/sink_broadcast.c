@@ -10,7 +10,8 @@
 //   - an elementwise arith or math op on tensors whose every tensor operand
 //     is a broadcast by the same cand_to_user value or a splat (arith.constant
 //     splat or static tensor.splat, re-made at the user shape); scalar
-//     operands (arith.select's condition) are fine;
+//     operands (arith.select's condition) are fine; not integer division or
+//     remainder, which may trap on a row no candidate reads;
 //   - emb.lce(w, broadcast(u, idx)) -> broadcast(emb.lce(w, u), idx);
 //   - emb.attention whose q, k and v (and key lengths) are all broadcast by
 //     one cand_to_user, the key lengths (if any) in 0..Lk whatever the
@@ -28,18 +29,19 @@
 //
 // A rewrite keeps the errors of the model as well as its numbers. On user
 // rows an op reads every user row, where as written it reads only the rows
-// some candidate selects; of the ops above only two checks could see the
-// difference. Attention's key lengths: on user rows every user's length is
-// checked against Lk, so the attention sinks only when no length can be out
-// of range (a constant, or emb.jagged_to_padded's lengths of max_length <=
-// Lk); otherwise emb-fuse-broadcast makes it an emb.ikbo_attention, which
-// checks the lengths its candidates read. A broadcast of a broadcast: the
-// inner broadcast checks every entry of i1 against U, the composed one only
-// the entries i2 selects, so it composes only when i1 is provably in range
-// (a constant of rows of a static U). The alternative, a check of all of i1
-// kept beside the composed broadcast, would be an op whose result nothing
-// reads, which erasing dead ops drops; and composing an input i1 saves only
-// the i1-sized copy of u, which emb-fuse-broadcast can fuse as it is.
+// some candidate selects; of the ops above only integer division (a zero
+// divisor traps) and two checks could see the difference. Attention's key
+// lengths: on user rows every user's length is checked against Lk, so the
+// attention sinks only when no length can be out of range (a constant, or
+// emb.jagged_to_padded's lengths of max_length <= Lk); otherwise
+// emb-fuse-broadcast makes it an emb.ikbo_attention, which checks the lengths
+// its candidates read. A broadcast of a broadcast: the inner broadcast checks
+// every entry of i1 against U, the composed one only the entries i2 selects, so
+// it composes only when i1 is provably in range (a constant of rows of a static
+// U). The alternative, a check of all of i1 kept beside the composed broadcast,
+// would be an op whose result nothing reads, which erasing dead ops drops; and
+// composing an input i1 saves only the i1-sized copy of u, which
+// emb-fuse-broadcast can fuse as it is.
 //
 // Preconditions: the IR verifies. Tensors broadcast by one cand_to_user value
 // share the request's user count U; where two such counts are static and
@@ -200,7 +202,23 @@ static bool isSmallTensorOp(MlirOperation op) {
 // Elementwise arith and math ops
 //===----------------------------------------------------------------------===//
 
+/// Integer division and remainder (and math.ipowi, which divides for a
+/// negative exponent) trap or are undefined for some operands (a zero
+/// divisor, INT_MIN / -1). On user rows they would also run on the rows of
+/// users no candidate selects, which as written they never see.
+static bool mayTrap(MlirOperation op) {
+  static const char *const names[] = {
+      "arith.divsi",     "arith.divui",     "arith.remsi",      "arith.remui",
+      "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi", "math.ipowi"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (embOpIs(op, names[i]))
+      return true;
+  return false;
+}
+
 static bool sinkElementwise(MlirOperation op) {
+  if (mayTrap(op))
+    return false;
   intptr_t n = mlirOperationGetNumOperands(op);
   Batch batch = {{NULL}, {NULL}};
   bool splat[maxOperands] = {false};

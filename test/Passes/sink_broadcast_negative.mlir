@@ -243,3 +243,23 @@ func.func @compose_dynamic_users(%u: tensor<?x8xf16>, %i2: tensor<64xi64>) -> te
   %b2 = "emb.broadcast"(%b1, %i2) : (tensor<2x8xf16>, tensor<64xi64>) -> tensor<64x8xf16>
   return %b2 : tensor<64x8xf16>
 }
+
+// -----
+
+// Integer division and remainder of broadcasts stay per candidate: on user
+// rows they would divide the rows of users no candidate selects too, by a
+// divisor that may be 0 there.
+// CHECK-LABEL: func.func @integer_division
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xi64>, %[[B:.+]]: tensor<4x8xi64>, %[[C2U:.+]]: tensor<16xi32>)
+// CHECK: %[[BA:.+]] = "emb.broadcast"(%[[A]], %[[C2U]])
+// CHECK: %[[BB:.+]] = "emb.broadcast"(%[[B]], %[[C2U]])
+// CHECK: %[[Q:.+]] = arith.divsi %[[BA]], %[[BB]] : tensor<16x8xi64>
+// CHECK: %[[R:.+]] = arith.remui %[[BA]], %[[BB]] : tensor<16x8xi64>
+// CHECK: return %[[Q]], %[[R]]
+func.func @integer_division(%a: tensor<4x8xi64>, %b: tensor<4x8xi64>, %c2u: tensor<16xi32>) -> (tensor<16x8xi64>, tensor<16x8xi64>) {
+  %ba = "emb.broadcast"(%a, %c2u) : (tensor<4x8xi64>, tensor<16xi32>) -> tensor<16x8xi64>
+  %bb = "emb.broadcast"(%b, %c2u) : (tensor<4x8xi64>, tensor<16xi32>) -> tensor<16x8xi64>
+  %q = arith.divsi %ba, %bb : tensor<16x8xi64>
+  %r = arith.remui %ba, %bb : tensor<16x8xi64>
+  return %q, %r : tensor<16x8xi64>, tensor<16x8xi64>
+}
