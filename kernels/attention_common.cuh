@@ -105,6 +105,9 @@ __device__ __forceinline__ int attentionNumTiles(const AttentionParams &p) {
 
 /// Decodes tile `tile` (without the head) for a kernel of `blockM` rows.
 /// Checks the group's length (a bad length is recorded and gives no keys).
+/// Only a group with candidates has tiles, so only the lengths some
+/// candidate reads are checked, as emb.ikbo_attention's rule says: the
+/// length of a user no candidate maps to is never read.
 __device__ __forceinline__ AttentionTile
 attentionDecodeTile(const AttentionParams &p, int tile, int blockM) {
   AttentionTile t;

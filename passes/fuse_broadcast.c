@@ -14,7 +14,9 @@
 //   - emb.attention(q, broadcast(k, idx), broadcast(v, idx)) ->
 //     emb.ikbo_attention(q, k, v, idx) (Type II, memory only), keeping scale;
 //     with key lengths broadcast(len, idx) too, -> ikbo_attention(q, k, v,
-//     idx, len).
+//     idx, len), which reads and checks the same lengths as the broadcast
+//     (len[idx[b]] per candidate, not the lengths of users no candidate
+//     selects).
 //   - arith.addf of a broadcast and a candidate tensor, either order ->
 //     emb.broadcast_add(u, idx, cand).
 //

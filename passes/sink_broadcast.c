@@ -10,19 +10,38 @@
 //   - an elementwise arith or math op on tensors whose every tensor operand
 //     is a broadcast by the same cand_to_user value or a splat (arith.constant
 //     splat or static tensor.splat, re-made at the user shape); scalar
-//     operands (arith.select's condition) are fine;
+//     operands (arith.select's condition) are fine; not integer division or
+//     remainder, which may trap on a row no candidate reads;
 //   - emb.lce(w, broadcast(u, idx)) -> broadcast(emb.lce(w, u), idx);
 //   - emb.attention whose q, k and v (and key lengths) are all broadcast by
-//     one cand_to_user;
+//     one cand_to_user, the key lengths (if any) in 0..Lk whatever the
+//     inputs;
 //   - tensor.concat along a dim other than 0 of broadcasts by one
 //     cand_to_user;
 //   - tensor.collapse_shape and tensor.expand_shape that keep dim 0 alone;
 //   - emb.broadcast itself: broadcast(broadcast(u, i1), i2) ->
 //     broadcast(u, broadcast(i1, i2)), since broadcasting the rank-1 index
-//     i1 by i2 gives i1[i2[b]], the composed map;
+//     i1 by i2 gives i1[i2[b]], the composed map, when i1 is a constant of
+//     rows of u;
 //   - tensor.dim of a broadcast reads cand_to_user's length (dim 0) or the
 //     user tensor's dim instead, so shape computations keep no broadcast
 //     alive.
+//
+// A rewrite keeps the errors of the model as well as its numbers. On user
+// rows an op reads every user row, where as written it reads only the rows
+// some candidate selects; of the ops above only integer division (a zero
+// divisor traps) and two checks could see the difference. Attention's key
+// lengths: on user rows every user's length is checked against Lk, so the
+// attention sinks only when no length can be out of range (a constant, or
+// emb.jagged_to_padded's lengths of max_length <= Lk); otherwise
+// emb-fuse-broadcast makes it an emb.ikbo_attention, which checks the lengths
+// its candidates read. A broadcast of a broadcast: the inner broadcast checks
+// every entry of i1 against U, the composed one only the entries i2 selects, so
+// it composes only when i1 is provably in range (a constant of rows of a static
+// U). The alternative, a check of all of i1 kept beside the composed broadcast,
+// would be an op whose result nothing reads, which erasing dead ops drops; and
+// composing an input i1 saves only the i1-sized copy of u, which
+// emb-fuse-broadcast can fuse as it is.
 //
 // Preconditions: the IR verifies. Tensors broadcast by one cand_to_user value
 // share the request's user count U; where two such counts are static and
@@ -105,6 +124,45 @@ static MlirValue resplat(MlirOperation before, MlirValue v, MlirType type) {
                                 mlirDenseElementsAttrGetSplatValue(value));
 }
 
+/// True if every element of `v` is in lo..hi whatever the inputs: an
+/// arith.constant of dense integers (a splat or not) whose entries all are.
+static bool constantWithin(MlirValue v, int64_t lo, int64_t hi) {
+  MlirOperation c = embDefiningOp(v, "arith.constant");
+  if (mlirOperationIsNull(c))
+    return false;
+  MlirAttribute value = mlirOperationGetAttributeByName(c, embStr("value"));
+  if (mlirAttributeIsNull(value) || !mlirAttributeIsADenseIntElements(value))
+    return false;
+  MlirType element = mlirShapedTypeGetElementType(mlirAttributeGetType(value));
+  if (!embIsIndexInt(element))
+    return false;
+  bool i64 = mlirIntegerTypeGetWidth(element) == 64;
+  intptr_t n = mlirDenseElementsAttrIsSplat(value)
+                   ? 1
+                   : mlirElementsAttrGetNumElements(value);
+  for (intptr_t i = 0; i < n; ++i) {
+    int64_t x = i64 ? mlirDenseElementsAttrGetInt64Value(value, i)
+                    : mlirDenseElementsAttrGetInt32Value(value, i);
+    if (x < lo || x > hi)
+      return false;
+  }
+  return true;
+}
+
+/// True if the key lengths `len` (one per user) are in 0..lk whatever the
+/// inputs: a constant whose entries are, or the lengths of an
+/// emb.jagged_to_padded whose max_length is at most lk (it clamps them).
+static bool lengthsWithin(MlirValue len, int64_t lk) {
+  if (lk < 0)
+    return false;
+  MlirOperation j = embDefiningOp(len, EMB_OP_JAGGED_TO_PADDED);
+  int64_t maxLength = 0;
+  if (!mlirOperationIsNull(j))
+    return mlirOpResultGetResultNumber(len) == 1 &&
+           embGetIntAttr(j, "max_length", &maxLength) && maxLength <= lk;
+  return constantWithin(len, 0, lk);
+}
+
 //===----------------------------------------------------------------------===//
 // The rewrite: run a copy of the op on user rows, broadcast its result
 //===----------------------------------------------------------------------===//
@@ -144,7 +202,23 @@ static bool isSmallTensorOp(MlirOperation op) {
 // Elementwise arith and math ops
 //===----------------------------------------------------------------------===//
 
+/// Integer division and remainder (and math.ipowi, which divides for a
+/// negative exponent) trap or are undefined for some operands (a zero
+/// divisor, INT_MIN / -1). On user rows they would also run on the rows of
+/// users no candidate selects, which as written they never see.
+static bool mayTrap(MlirOperation op) {
+  static const char *const names[] = {
+      "arith.divsi",     "arith.divui",     "arith.remsi",      "arith.remui",
+      "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi", "math.ipowi"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (embOpIs(op, names[i]))
+      return true;
+  return false;
+}
+
 static bool sinkElementwise(MlirOperation op) {
+  if (mayTrap(op))
+    return false;
   intptr_t n = mlirOperationGetNumOperands(op);
   Batch batch = {{NULL}, {NULL}};
   bool splat[maxOperands] = {false};
@@ -225,6 +299,29 @@ static bool sinkBatchedOperands(MlirOperation op, unsigned batched,
                             : embWithDim(result, 0, embDim(batch.userType, 0));
   sinkInto(op, n, operands, userResult, batch.candToUser);
   return true;
+}
+
+/// q, k, v and the key lengths are all per row; the result has q's type.
+/// With key lengths, the attention on user rows would read (and check) the
+/// length of every user, where the model as written reads only those of the
+/// users some candidate maps to: a length outside 0..Lk of a user no
+/// candidate reads would make a valid model fail. So it sinks only when the
+/// lengths are in range whatever the inputs; otherwise it stays per
+/// candidate, for emb-fuse-broadcast to make an emb.ikbo_attention (which
+/// checks the lengths its candidates read).
+static bool sinkAttention(MlirOperation op) {
+  if (mlirOperationGetNumOperands(op) == 3)
+    return sinkBatchedOperands(op, 7u, 0);
+  MlirOperation k =
+      embDefiningOp(mlirOperationGetOperand(op, 1), EMB_OP_BROADCAST);
+  MlirOperation len =
+      embDefiningOp(mlirOperationGetOperand(op, 3), EMB_OP_BROADCAST);
+  if (mlirOperationIsNull(k) || mlirOperationIsNull(len) ||
+      !lengthsWithin(
+          mlirOperationGetOperand(len, 0),
+          embDim(mlirValueGetType(mlirOperationGetOperand(k, 0)), 1)))
+    return false;
+  return sinkBatchedOperands(op, 15u, 0);
 }
 
 static bool sinkConcat(MlirOperation op) {
@@ -333,6 +430,14 @@ static bool sinkExpand(MlirOperation op) {
 // emb.broadcast of a broadcast
 //===----------------------------------------------------------------------===//
 
+/// broadcast(broadcast(u, i1), i2) -> broadcast(u, broadcast(i1, i2)) when
+/// every entry of i1 is a row of u whatever the inputs (a constant i1 and a
+/// static U). As written, the inner broadcast checks every entry of i1; the
+/// composed form checks only the entries i2 selects (i1[i2[b]] against U),
+/// so an out-of-range entry that i2 does not read would no longer be an
+/// error. Keeping a check of all of i1 would need an op that only checks
+/// (nothing else reads its result), which erasing dead ops would drop; a
+/// provably valid i1 needs no check.
 static bool composeBroadcasts(MlirOperation op) {
   MlirOperation inner =
       embDefiningOp(mlirOperationGetOperand(op, 0), EMB_OP_BROADCAST);
@@ -340,6 +445,9 @@ static bool composeBroadcasts(MlirOperation op) {
     return false;
   MlirValue u = mlirOperationGetOperand(inner, 0);
   MlirValue i1 = mlirOperationGetOperand(inner, 1);
+  int64_t users = embDim(mlirValueGetType(u), 0);
+  if (users < 0 || !constantWithin(i1, 0, users - 1))
+    return false;
   MlirValue i2 = mlirOperationGetOperand(op, 1);
   MlirType i1Type = mlirValueGetType(i1);
   MlirType composedType =
@@ -391,8 +499,7 @@ static bool sinkOne(MlirOperation op, const void *options) {
   else if (embOpIs(op, EMB_OP_LCE))
     sinkBatchedOperands(op, 1u << 1, -1);
   else if (embOpIs(op, EMB_OP_ATTENTION))
-    // q, k, v and the key lengths are all per row; the result has q's type.
-    sinkBatchedOperands(op, mlirOperationGetNumOperands(op) == 4 ? 15u : 7u, 0);
+    sinkAttention(op);
   else if (embOpIs(op, "tensor.concat"))
     sinkConcat(op);
   else if (embOpIs(op, "tensor.collapse_shape"))

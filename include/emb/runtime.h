@@ -660,8 +660,10 @@ embrtStatus embrtIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args);
 /// row b attends to its first userLengths[b] keys when userLengths is given
 /// (emb.attention's key_lengths). For emb.ikbo_attention, k and v are
 /// [U, Lk, H, Dh]: candidate b attends to user candToUser[b]'s keys, the
-/// first userLengths[u] of them when userLengths is given. A length is in
-/// 0..Lk; a row with no keys gives zeros.
+/// first userLengths[u] of them when userLengths is given. A length that a
+/// row reads must be in 0..Lk (EMBRT_OUT_OF_RANGE otherwise); the length of
+/// a user no candidate maps to is not read, so it may hold anything. A row
+/// with no keys gives zeros.
 typedef struct embrtAttentionArgs {
   size_t structSize;
   embrtDtype dtype;  ///< F32, F16 or BF16 for q, k, v and out

@@ -13,7 +13,9 @@
 // CUDA backend's conversion path does.
 //
 // The score row (Lk doubles) lives in the caller's workspace. cand_to_user
-// and user_lengths are checked before anything is written.
+// and the lengths some candidate reads (user_lengths[cand_to_user[b]]) are
+// checked before anything is written; the length of a user no candidate
+// maps to is not read, so it may hold anything.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,8 +44,14 @@ static embrtStatus checkIndices(embrtContext *ctx,
                              op, (long long)b, (long long)u,
                              (long long)args->numUsers);
     }
+  // Only the lengths that some row reads: a user no candidate maps to is
+  // never read, as in the broadcast form `attention(..., broadcast(len,
+  // cand_to_user))` that emb-fuse-broadcast rewrites into this op.
   if (args->userLengths)
-    for (int64_t u = 0; u < args->numUsers; ++u) {
+    for (int64_t b = 0; b < args->batchSize; ++b) {
+      int64_t u = args->candToUser
+                      ? embrtLoadIndex(args->candToUser, args->indexDtype, b)
+                      : b;
       int64_t length = embrtLoadIndex(args->userLengths, args->indexDtype, u);
       if (length < 0 || length > args->lk)
         return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,

@@ -202,7 +202,8 @@ struct Case {
   int unsorted;       ///< cand_to_user shuffled
   int lengths;        ///< random user lengths in [0, Lk]
   int i64;            ///< int64 indices
-  int bad;            ///< 1: bad cand_to_user entries, 2: bad lengths
+  int bad;            ///< 1: bad cand_to_user entries, 2: bad lengths,
+                      ///< 3: bad lengths of users no candidate reads only
   int gaps;           ///< only even users have candidates
   const char *config; ///< config row name, or NULL for the automatic choice
   float scale;        ///< 0: 1/sqrt(Dh)
@@ -365,10 +366,20 @@ static int runCase(embrtLaunchEnv *env, const Case &cin, bool cpuCheck) {
     c2u = makeCandToUser(c, seed ^ 4);
     dc2u = uploadIndices(c2u, c.i64);
   }
-  if (c.lengths || c.bad == 2) {
+  if (c.lengths || c.bad >= 2) {
     Case lc = c;
     lc.users = U;
     len = makeLengths(lc, seed ^ 5);
+    // Lengths outside 0..Lk for the users no candidate maps to: never read,
+    // so no error and the same output (the op's rule, docs/dialect.md).
+    if (c.bad == 3) {
+      std::vector<char> read(U, 0);
+      for (long long u : c2u)
+        read[u] = 1;
+      for (int u = 0; u < U; ++u)
+        if (!read[u])
+          len[u] = u % 2 ? c.Lk + 1 : -3;
+    }
     dlen = uploadIndices(len, c.i64);
   }
   const float scale = c.scale != 0.f ? c.scale : 1.f / sqrtf((float)c.Dh);
@@ -583,6 +594,7 @@ static std::string caseName(const Case &c) {
            c.lengths ? "_lengths" : "", c.i64 ? "_i64" : "",
            c.bad == 1   ? "_badc2u"
            : c.bad == 2 ? "_badlen"
+           : c.bad == 3 ? "_badlen_unread"
                         : "",
            c.gaps ? "_gaps" : "", c.config ? c.config : "auto");
   return buf;
@@ -630,6 +642,9 @@ static std::vector<Case> quickCases() {
   bad.bad = 1;
   v.push_back(bad);
   bad.bad = 2;
+  v.push_back(bad);
+  bad.gaps = 1; // users 1 and 3 have no candidates
+  bad.bad = 3;
   v.push_back(bad);
   return v;
 }
@@ -819,9 +834,10 @@ static std::vector<Case> fullCases() {
   // Bad data on every path.
   const char *badConfigs[] = {nullptr, "mma_d128", "simt"};
   for (const char *cfg : badConfigs)
-    for (int kind = 1; kind <= 2; ++kind) {
+    for (int kind = 1; kind <= 3; ++kind) {
       Case b = mk(300, 6, 5, 500, 2, 128, EMBRT_F16, cfg);
       b.bad = kind;
+      b.gaps = kind == 3; // odd users have no candidates
       v.push_back(b);
     }
   return v;

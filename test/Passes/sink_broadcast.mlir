@@ -112,16 +112,36 @@ func.func @lce(%w: tensor<8x12xf16>, %u: tensor<4x12x16xf16>, %c2u: tensor<16xi3
 
 // -----
 
-// A broadcast of a broadcast: the index maps compose into one, i1[i2[b]],
-// which is the broadcast of the rank-1 i1 by i2; u is read once.
+// A broadcast of a broadcast whose inner index is a constant inside the 4
+// users: the index maps compose into one, i1[i2[b]], which is the broadcast
+// of the rank-1 i1 by i2; u is read once. (Every entry of i1 is valid, so
+// checking only those i2 reads drops no error.)
 // CHECK-LABEL: func.func @compose
-// CHECK-SAME: (%[[U:.+]]: tensor<4x8xf16>, %[[I1:.+]]: tensor<16xi32>, %[[I2:.+]]: tensor<64xi64>)
-// CHECK: %[[COMPOSED:.+]] = "emb.broadcast"(%[[I1]], %[[I2]]) : (tensor<16xi32>, tensor<64xi64>) -> tensor<64xi32>
+// CHECK-SAME: (%[[U:.+]]: tensor<4x8xf16>, %[[I2:.+]]: tensor<64xi64>)
+// CHECK: %[[I1:.+]] = arith.constant dense<[0, 3, 1, 2, 3, 0]> : tensor<6xi32>
+// CHECK: %[[COMPOSED:.+]] = "emb.broadcast"(%[[I1]], %[[I2]]) : (tensor<6xi32>, tensor<64xi64>) -> tensor<64xi32>
 // CHECK: %[[B:.+]] = "emb.broadcast"(%[[U]], %[[COMPOSED]]) : (tensor<4x8xf16>, tensor<64xi32>) -> tensor<64x8xf16>
 // CHECK-NOT: "emb.broadcast"
 // CHECK: return %[[B]]
-func.func @compose(%u: tensor<4x8xf16>, %i1: tensor<16xi32>, %i2: tensor<64xi64>) -> tensor<64x8xf16> {
-  %b1 = "emb.broadcast"(%u, %i1) : (tensor<4x8xf16>, tensor<16xi32>) -> tensor<16x8xf16>
+func.func @compose(%u: tensor<4x8xf16>, %i2: tensor<64xi64>) -> tensor<64x8xf16> {
+  %i1 = arith.constant dense<[0, 3, 1, 2, 3, 0]> : tensor<6xi32>
+  %b1 = "emb.broadcast"(%u, %i1) : (tensor<4x8xf16>, tensor<6xi32>) -> tensor<6x8xf16>
+  %b2 = "emb.broadcast"(%b1, %i2) : (tensor<6x8xf16>, tensor<64xi64>) -> tensor<64x8xf16>
+  return %b2 : tensor<64x8xf16>
+}
+
+// -----
+
+// A splat inner index inside the users composes too.
+// CHECK-LABEL: func.func @compose_splat
+// CHECK-SAME: (%[[U:.+]]: tensor<4x8xf16>, %[[I2:.+]]: tensor<64xi64>)
+// CHECK: %[[I1:.+]] = arith.constant dense<3> : tensor<16xi64>
+// CHECK: %[[COMPOSED:.+]] = "emb.broadcast"(%[[I1]], %[[I2]]) : (tensor<16xi64>, tensor<64xi64>) -> tensor<64xi64>
+// CHECK: %[[B:.+]] = "emb.broadcast"(%[[U]], %[[COMPOSED]]) : (tensor<4x8xf16>, tensor<64xi64>) -> tensor<64x8xf16>
+// CHECK: return %[[B]]
+func.func @compose_splat(%u: tensor<4x8xf16>, %i2: tensor<64xi64>) -> tensor<64x8xf16> {
+  %i1 = arith.constant dense<3> : tensor<16xi64>
+  %b1 = "emb.broadcast"(%u, %i1) : (tensor<4x8xf16>, tensor<16xi64>) -> tensor<16x8xf16>
   %b2 = "emb.broadcast"(%b1, %i2) : (tensor<16x8xf16>, tensor<64xi64>) -> tensor<64x8xf16>
   return %b2 : tensor<64x8xf16>
 }
@@ -222,19 +242,44 @@ func.func @attention(%q: tensor<4x2x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tenso
 
 // -----
 
-// With key lengths, the lengths must be broadcast too (they are per row):
-// the attention runs on user rows with the users' lengths.
+// With key lengths, the lengths must be broadcast too (they are per row),
+// and in 0..Lk whatever the inputs (on user rows every user's length is
+// read, where per candidate only those some candidate selects are): the
+// lengths of an emb.jagged_to_padded of max_length Lk. The attention runs on
+// user rows with the users' lengths.
 // CHECK-LABEL: func.func @attention_key_lengths
-// CHECK-SAME: (%[[Q:.+]]: tensor<4x1x1x8xf16>, %[[K:.+]]: tensor<4x6x1x8xf16>, %[[V:.+]]: tensor<4x6x1x8xf16>, %[[LEN:.+]]: tensor<4xi32>, %[[C2U:.+]]: tensor<16xi32>)
-// CHECK: %[[O:.+]] = "emb.attention"(%[[Q]], %[[K]], %[[V]], %[[LEN]]) : (tensor<4x1x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4xi32>) -> tensor<4x1x1x8xf16>
+// CHECK-SAME: (%[[Q:.+]]: tensor<4x1x1x8xf16>, %[[SEQ:.+]]: tensor<?x8xf16>, %[[OFF:.+]]: tensor<5xi32>, %[[C2U:.+]]: tensor<16xi32>)
+// CHECK: %[[PADDED:.+]]:2 = "emb.jagged_to_padded"(%[[SEQ]], %[[OFF]])
+// CHECK: %[[K:.+]] = tensor.expand_shape %[[PADDED]]#0
+// CHECK: %[[O:.+]] = "emb.attention"(%[[Q]], %[[K]], %[[K]], %[[PADDED]]#1) : (tensor<4x1x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4xi32>) -> tensor<4x1x1x8xf16>
 // CHECK: %[[B:.+]] = "emb.broadcast"(%[[O]], %[[C2U]])
 // CHECK: return %[[B]]
-func.func @attention_key_lengths(%q: tensor<4x1x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tensor<4x6x1x8xf16>, %len: tensor<4xi32>, %c2u: tensor<16xi32>) -> tensor<16x1x1x8xf16> {
+func.func @attention_key_lengths(%q: tensor<4x1x1x8xf16>, %seq: tensor<?x8xf16>, %off: tensor<5xi32>, %c2u: tensor<16xi32>) -> tensor<16x1x1x8xf16> {
+  %padded, %len = "emb.jagged_to_padded"(%seq, %off) {max_length = 6 : i64} : (tensor<?x8xf16>, tensor<5xi32>) -> (tensor<4x6x8xf16>, tensor<4xi32>)
+  %k = tensor.expand_shape %padded [[0], [1], [2, 3]] output_shape [4, 6, 1, 8] : tensor<4x6x8xf16> into tensor<4x6x1x8xf16>
   %bq = "emb.broadcast"(%q, %c2u) : (tensor<4x1x1x8xf16>, tensor<16xi32>) -> tensor<16x1x1x8xf16>
   %bk = "emb.broadcast"(%k, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi32>) -> tensor<16x6x1x8xf16>
-  %bv = "emb.broadcast"(%v, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi32>) -> tensor<16x6x1x8xf16>
   %bl = "emb.broadcast"(%len, %c2u) : (tensor<4xi32>, tensor<16xi32>) -> tensor<16xi32>
-  %o = "emb.attention"(%bq, %bk, %bv, %bl) : (tensor<16x1x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16xi32>) -> tensor<16x1x1x8xf16>
+  %o = "emb.attention"(%bq, %bk, %bk, %bl) : (tensor<16x1x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16xi32>) -> tensor<16x1x1x8xf16>
+  return %o : tensor<16x1x1x8xf16>
+}
+
+// -----
+
+// Constant key lengths, all in 0..Lk: the attention runs on user rows.
+// CHECK-LABEL: func.func @attention_constant_lengths
+// CHECK-SAME: (%[[Q:.+]]: tensor<4x1x1x8xf16>, %[[K:.+]]: tensor<4x6x1x8xf16>, %[[V:.+]]: tensor<4x6x1x8xf16>, %[[C2U:.+]]: tensor<16xi64>)
+// CHECK: %[[LEN:.+]] = arith.constant dense<[0, 6, 2, 5]> : tensor<4xi64>
+// CHECK: %[[O:.+]] = "emb.attention"(%[[Q]], %[[K]], %[[V]], %[[LEN]]) : (tensor<4x1x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4x6x1x8xf16>, tensor<4xi64>) -> tensor<4x1x1x8xf16>
+// CHECK: %[[B:.+]] = "emb.broadcast"(%[[O]], %[[C2U]])
+// CHECK: return %[[B]]
+func.func @attention_constant_lengths(%q: tensor<4x1x1x8xf16>, %k: tensor<4x6x1x8xf16>, %v: tensor<4x6x1x8xf16>, %c2u: tensor<16xi64>) -> tensor<16x1x1x8xf16> {
+  %len = arith.constant dense<[0, 6, 2, 5]> : tensor<4xi64>
+  %bq = "emb.broadcast"(%q, %c2u) : (tensor<4x1x1x8xf16>, tensor<16xi64>) -> tensor<16x1x1x8xf16>
+  %bk = "emb.broadcast"(%k, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi64>) -> tensor<16x6x1x8xf16>
+  %bv = "emb.broadcast"(%v, %c2u) : (tensor<4x6x1x8xf16>, tensor<16xi64>) -> tensor<16x6x1x8xf16>
+  %bl = "emb.broadcast"(%len, %c2u) : (tensor<4xi64>, tensor<16xi64>) -> tensor<16xi64>
+  %o = "emb.attention"(%bq, %bk, %bv, %bl) : (tensor<16x1x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16x6x1x8xf16>, tensor<16xi64>) -> tensor<16x1x1x8xf16>
   return %o : tensor<16x1x1x8xf16>
 }
 

@@ -303,7 +303,10 @@ static void testOutOfRange(embrtContext *ctx, Rng *rng) {
   EXPECT_STATUS(embrtIkboAttention(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
   EXPECT_CONTAINS(embrtContextGetLastError(ctx),
                   "ikbo_attention: cand_to_user[2] is -3, outside the 3 users");
-  ((int32_t *)p.c2u)[2] = 0;
+  // Candidates 0, 1 read user 0, 2 and 3 user 1; none reads user 2.
+  const int64_t users[] = {0, 0, 1, 1};
+  for (int64_t b = 0; b < p.B; ++b)
+    ((int32_t *)p.c2u)[b] = (int32_t)(p.users[b] = users[b]);
   const int32_t badLengths[] = {6, -1};
   for (int k = 0; k < 2; ++k) {
     TEST_CASE("user length out of range");
@@ -317,6 +320,18 @@ static void testOutOfRange(embrtContext *ctx, Rng *rng) {
   for (int64_t i = 0; i < p.B * p.Lq * p.H * p.Dh; ++i)
     EXPECT_TRUE(((uint16_t *)p.out)[i] == 0xFFFF);
   embrtContextClearError(ctx);
+  // The length of a user no candidate reads is not read, so not checked:
+  // as emb.attention over broadcast(user_lengths, cand_to_user) reads it.
+  ((int32_t *)p.lengths)[0] = 5, p.lens[0] = 5;
+  ((int32_t *)p.lengths)[1] = 3, p.lens[1] = 3;
+  const int32_t unreadLengths[] = {6, -1, INT32_MIN};
+  for (int k = 0; k < 3; ++k) {
+    TEST_CASE("length of a user no candidate reads");
+    ((int32_t *)p.lengths)[2] = unreadLengths[k];
+    memset(p.out, 0xFF, (size_t)(p.B * p.Lq * p.H * p.Dh) * sizeof(uint16_t));
+    EXPECT_STATUS(embrtIkboAttention(ctx, &a), EMBRT_OK, ctx);
+    checkOutput(&p);
+  }
   freeProblem(&p);
 
   // emb.attention's key_lengths: one per row, named as such.
