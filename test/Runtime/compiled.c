@@ -227,6 +227,23 @@ static void testTbe(embrtContext *ctx) {
                     "emb.tbe: the result has 5 columns but the tables of its "
                     "2 features have 6 in all");
 
+  // A table of no rows may have any width as a tensor: a huge one is the
+  // entry point's named error, and never overflows the result's width.
+  TEST_CASE("tbe: huge table width");
+  dims[EMB_ABI_TBE_DIM_TABLES] = 0;
+  dims[EMB_ABI_TBE_DIM_TABLES + 2] = INT64_MAX;
+  fillSentinel(&c);
+  embrtContextClearError(ctx);
+  embrtCompiledTbe(ctx, attrs, buffers, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "tbe: tableDims[0] is 9223372036854775807, must be in "
+                  "1..2048");
+  EXPECT_TRUE(output[0] == SENTINEL && output[11] == SENTINEL);
+  dims[EMB_ABI_TBE_DIM_TABLES] = 10;
+  dims[EMB_ABI_TBE_DIM_TABLES + 2] = 4;
+  embrtContextClearError(ctx);
+
   // The warning's note names the op, the feature, the table, the id and its
   // position.
   TEST_CASE("tbe: bounds check warning");
