@@ -1,12 +1,13 @@
 //===- kernels/device_errors.h - The device error record ----------*- C -*-===//
 //
 // Data errors that device code finds (an id outside its table under
-// EMBRT_BOUNDS_FATAL, a bad offset, cand_to_user entry or user length) cannot
-// be returned from a kernel: kernels write them into this record, in device
-// memory, through the functions of kernels/device_errors.cuh. The runtime's
-// CUDA backend allocates one record a context (runtime/cuda/context.c), hands
-// it to launchers in embrtLaunchEnv::deviceErrors (kernels/launch.h), and
-// reads it back, reports and resets it in embrtSynchronize.
+// EMBRT_BOUNDS_FATAL, a bad offset, cand_to_user entry, user length or Adam
+// step) cannot be returned from a kernel: kernels write them into this
+// record, in device memory, through the functions of kernels/device_errors.cuh.
+// The runtime's CUDA backend allocates one record a context
+// (runtime/cuda/context.c), hands it to launchers in
+// embrtLaunchEnv::deviceErrors (kernels/launch.h), and reads it back, reports
+// and resets it in embrtSynchronize.
 //
 // Plain C, so that the runtime's host code and CPU-side tests can include it.
 //
@@ -58,6 +59,8 @@ typedef enum embrtDeviceErrorCode {
   /// offset it makes, limit = 0 or the largest offset the type holds
   /// (emb.lengths_to_offsets).
   EMBRT_DEVERR_BAD_LENGTHS = 6,
+  /// value = the step, limit = 1 (an Adam step below 1: emb.tbe_backward).
+  EMBRT_DEVERR_BAD_STEP = 7,
 } embrtDeviceErrorCode;
 
 #ifdef __cplusplus

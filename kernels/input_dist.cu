@@ -93,6 +93,15 @@ __device__ __forceinline__ void bagRange(const void *offsets, bool is64,
   *first = *last = 0;
 }
 
+/// Id `id` as slot `m`'s shard numbers it: id - begin, saturated at the
+/// least value of the index type (as runtime/cpu/input_dist.c), compared
+/// before subtracting so that an id near INT64_MIN cannot overflow.
+__device__ __forceinline__ long long localId(const SlotMeta &m, bool is64,
+                                             long long id) {
+  long long least = is64 ? INT64_MIN : INT32_MIN;
+  return id < least + m.begin ? least : id - m.begin;
+}
+
 /// Whether id `id` of a bag goes to slot `m`.
 __device__ __forceinline__ bool inSlot(const SlotMeta &m, long long id) {
   long long c = id < m.lo ? m.lo : id > m.hi - 1 ? m.hi - 1 : id;
@@ -166,7 +175,7 @@ __global__ void bucketizeScatterKernel(
       unsigned mask = __ballot_sync(0xffffffffu, mine);
       if (mine) {
         long long k = at + __popc(mask & ((1u << lane) - 1u));
-        storeIndex(ids, is64, k, id - m.begin);
+        storeIndex(ids, is64, k, localId(m, is64, id));
         if (psw)
           out[k] = psw[i];
       }

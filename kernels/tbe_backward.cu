@@ -806,6 +806,19 @@ __device__ __forceinline__ void loadHyper(const Shared &s, Hyper &h) {
   h.c2 = 1.0f - powf(h.b2, (float)h.step);
 }
 
+/// Adam counts steps from 1 (runtime/tbe_backward.c): at step 0 its bias
+/// correction is 0. A step below 1 is recorded (embrtSynchronize reports
+/// it) and the kernels that update rows return before touching any: the
+/// CTA's Hyper is shared, so the whole CTA, and every CTA, leaves alike.
+__device__ __forceinline__ bool badStep(const Shared &s, const Hyper &h) {
+  if (s.optimizer != EMBRT_OPTIMIZER_ADAM || h.step >= 1)
+    return false;
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_STEP, -1, -1, -1, h.step,
+                           1);
+  return true;
+}
+
 /// The first gradient element of the row of a position whose sort value is
 /// v, and its scale (generic modes; MODE_ROW is inlined in gather).
 __device__ __forceinline__ unsigned long long
@@ -1670,6 +1683,8 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
   if (threadIdx.x == 0)
     loadHyper(s, h);
   __syncthreads();
+  if (badStep(s, h))
+    return;
   const Group g = makeGroup(p.buckets[bucket].lanes);
   const int groupsPerCta = kThreads / g.lanes;
   const long long gid = (long long)blockIdx.x * groupsPerCta + g.index;
@@ -1946,6 +1961,8 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   if (threadIdx.x == 0)
     loadHyper(s, h);
   __syncthreads();
+  if (badStep(s, h))
+    return;
   const Group g = makeGroup(p.buckets[bucket].lanes);
   // Runs and positions fit 31 bits (the entry points check N).
   const unsigned groupsPerCta = kThreads / (unsigned)g.lanes;

@@ -109,7 +109,8 @@ static inline int64_t tbeMulSat(int64_t a, int64_t b) {
 /// Lanes the kernel gives one bag of `maxDim` columns: one 16-byte chunk a
 /// lane, a power of two, at most a warp.
 static inline int64_t tbeLanesPerBag(embrtDtype dtype, int64_t maxDim) {
-  int64_t chunks = (maxDim * tbeElementBytes(dtype) + 15) / 16, lanes = 1;
+  int64_t bytes = tbeMulSat(maxDim, tbeElementBytes(dtype)); // no overflow
+  int64_t chunks = bytes / 16 + (bytes % 16 != 0), lanes = 1;
   while (lanes < chunks && lanes < 32)
     lanes *= 2;
   return lanes;
@@ -126,7 +127,7 @@ static inline int64_t tbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
   if (bytes < kTbeSmallLaunchBytes) {
     if (tbeMulSat(numBags, lanes) <= kTbeOneWaveThreads)
       return TBE_CONFIG_SMALL_BAGS1;
-    if (tbeMulSat((numBags + 1) / 2, lanes) <= kTbeOneWaveThreads)
+    if (tbeMulSat(numBags / 2 + numBags % 2, lanes) <= kTbeOneWaveThreads)
       return TBE_CONFIG_SMALL_BAGS2;
     return TBE_CONFIG_SMALL;
   }

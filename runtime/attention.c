@@ -37,9 +37,11 @@ static embrtStatus checkAttention(embrtContext *ctx,
   EMBRT_TRY(embrtCheckNonNegative(ctx, op, "headDim", args->headDim));
   EMBRT_TRY(embrtCheckConfigId(ctx, op, args->configId));
   EMBRT_TRY(embrtCheckComputeDtype(ctx, op, args->dtype, args->computeDtype));
-  if (isIkbo) {
+  // indexDtype types candToUser and userLengths: read whenever either is
+  // given (plain attention without key lengths reads no index).
+  if (isIkbo || args->userLengths)
     EMBRT_TRY(embrtCheckIndexDtype(ctx, op, "indexDtype", args->indexDtype));
-  } else {
+  if (!isIkbo) {
     if (args->numUsers != args->batchSize)
       return embrtInvalid(
           ctx, "%s: numUsers is %lld, must equal batchSize %lld", op,

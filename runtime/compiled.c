@@ -10,15 +10,23 @@
 
 #include "emb/compiled.h"
 #include "runtime/backend.h"
+#include "runtime/check.h"
 #include "runtime/context.h"
 #include "runtime/status.h"
 
 #include <stdlib.h>
 
+/// Every NULL return leaves its error in the context (embrtMallocAsync and
+/// the backends record theirs), so that a failed allocation never goes
+/// unreported.
 void *embrtCompiledAlloc(embrtContext *ctx, int64_t bytes) {
   void *p = NULL;
-  if (bytes < 0)
+  if (!ctx)
     return NULL;
+  if (bytes < 0) {
+    embrtInvalid(ctx, "alloc: bytes is %lld, must be >= 0", (long long)bytes);
+    return NULL;
+  }
   // A zero-byte tensor still gets a unique, valid pointer.
   if (embrtMallocAsync(ctx, bytes ? (size_t)bytes : 1, &p) != EMBRT_OK)
     return NULL;
@@ -31,6 +39,11 @@ void embrtCompiledFree(embrtContext *ctx, void *ptr) {
 
 void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
                        const void *src, int64_t bytes) {
+  if (bytes < 0) {
+    if (ctx)
+      embrtInvalid(ctx, "copy: bytes is %lld, must be >= 0", (long long)bytes);
+    return;
+  }
   if (bytes > 0)
     embrtMemcpy(ctx, dst, src, (size_t)bytes, (embrtCopyKind)kind);
 }

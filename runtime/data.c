@@ -78,9 +78,12 @@ static embrtStatus checkStridedCopy(embrtContext *ctx,
     int64_t low = args->inputOffset, high = args->inputOffset;
     for (int64_t d = 0; d < args->rank; ++d) {
       int64_t stride = args->inputStrides[d], reach;
+      // INT64_MIN has no magnitude in int64: refused before it is negated.
+      if (stride == INT64_MIN)
+        return embrtInvalid(ctx, "%s: inputStrides[%lld] is too large", op,
+                            (long long)d);
       int64_t magnitude = stride < 0 ? -stride : stride;
-      if (stride == INT64_MIN ||
-          !embrtMulOk(args->sizes[d] - 1, magnitude, &reach) ||
+      if (!embrtMulOk(args->sizes[d] - 1, magnitude, &reach) ||
           (stride > 0 && reach > INT64_MAX - high))
         return embrtInvalid(ctx, "%s: inputStrides[%lld] is too large", op,
                             (long long)d);

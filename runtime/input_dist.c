@@ -232,12 +232,19 @@ static embrtStatus decodeBucketize(embrtContext *ctx, const int64_t *attrs,
     EMBRT_TRY(embrtCheckExtent(ctx, op, "per_sample_weights",
                                dims[EMB_ABI_BUCKETIZE_DIM_PSW], "entries",
                                "indices", N, "entries"));
-  if (dims[EMB_ABI_BUCKETIZE_DIM_LENGTHS] != S * B)
+  int64_t slotBags = 0;
+  if (!embrtMulOk(S, B, &slotBags))
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "%s: lengths has %lld entries but %lld slots of %lld "
+                         "bags need more than int64 counts",
+                         op, (long long)dims[EMB_ABI_BUCKETIZE_DIM_LENGTHS],
+                         (long long)S, (long long)B);
+  if (dims[EMB_ABI_BUCKETIZE_DIM_LENGTHS] != slotBags)
     return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
                          "%s: lengths has %lld entries but %lld slots of %lld "
                          "bags need %lld",
                          op, (long long)dims[EMB_ABI_BUCKETIZE_DIM_LENGTHS],
-                         (long long)S, (long long)B, (long long)(S * B));
+                         (long long)S, (long long)B, (long long)slotBags);
   if (dims[EMB_ABI_BUCKETIZE_DIM_COUNTS] != attrs[EMB_ABI_BUCKETIZE_WORLD_SIZE])
     return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
                          "%s: counts has %lld entries but world_size is %lld",

@@ -112,6 +112,13 @@ static embrtStatus checkIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args,
       EMBRT_TRY(embrtCheckCount(ctx, op, "a candidate piece", args->dtype,
                                 &pieceCount[p], args->batchSize,
                                 args->candPieceK[p], args->n, 1));
+      // In an empty batch a piece holds no element whatever its K, so the
+      // sum itself must be checked.
+      if (args->candPieceK[p] > INT64_MAX - k)
+        return embrtInvalid(ctx,
+                            "%s: candPieceK[%lld] is %lld, which takes the "
+                            "candidate pieces' K past int64",
+                            op, (long long)p, (long long)args->candPieceK[p]);
       k += args->candPieceK[p];
     }
     if (k != args->kCand)

@@ -443,7 +443,10 @@ embrtStatus embrtCheckCompiledLookup(embrtContext *ctx, const char *op,
   int64_t width = 0;
   for (int64_t f = 0; f < F; ++f) {
     int64_t t = a->featureTables[f];
-    if (t < 0 || t >= a->numTables)
+    // A width outside 1..EMBRT_MAX_TABLE_DIM (a table of no rows may be
+    // any) is the entry point's to report, and must not overflow the sum.
+    if (t < 0 || t >= a->numTables || a->tableDims[t] < 1 ||
+        a->tableDims[t] > EMBRT_MAX_TABLE_DIM)
       return EMBRT_OK;
     width += a->tableDims[t];
   }

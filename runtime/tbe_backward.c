@@ -128,6 +128,17 @@ static embrtStatus checkBackwardFields(embrtContext *ctx, const char *op,
                         op);
   if (args->step && (uintptr_t)args->step % 8 != 0)
     return embrtInvalid(ctx, "%s: step is not 8-byte aligned (i64)", op);
+  // Adam counts steps from 1, as PyTorch's does: at step 0 its bias
+  // correction 1 - beta^0 is 0 and every touched row would become NaN. The
+  // step is data in device memory: a backend on host memory checks it here,
+  // before anything is touched; CUDA's update kernels check it on the device
+  // (reported by embrtSynchronize) and then touch nothing.
+  if (args->optimizer == EMBRT_OPTIMIZER_ADAM && ctx->backend->usesHostMemory &&
+      *args->step < 1)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "%s: step is %lld, adam counts steps from 1 (its bias "
+                         "correction 1 - beta^step must not be 0)",
+                         op, (long long)*args->step);
   EMBRT_TRY(checkState(ctx, op, args, 1));
   return checkState(ctx, op, args, 2);
 }

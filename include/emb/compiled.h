@@ -59,8 +59,9 @@ EMB_EXPORTS_BEGIN
 //===----------------------------------------------------------------------===//
 
 /// Allocates `bytes` on the context's device, ordered on its stream (no
-/// synchronisation). Returns NULL and records the error on failure. Zero
-/// bytes gives a unique non-NULL pointer.
+/// synchronisation). Returns NULL and records the error on failure (a
+/// negative size: EMBRT_INVALID_ARGUMENT). Zero bytes gives a unique
+/// non-NULL pointer.
 void *embrtCompiledAlloc(embrtContext *ctx, int64_t bytes);
 
 /// Frees memory from embrtCompiledAlloc, ordered on the stream.
@@ -84,7 +85,8 @@ typedef struct embrtCompiledResult {
   int64_t dims[EMBRT_MAX_RANK];
 } embrtCompiledResult;
 
-/// Copies `bytes` (EMBRT_COPY_* kind) on the context's stream.
+/// Copies `bytes` (EMBRT_COPY_* kind) on the context's stream; a negative
+/// size records EMBRT_INVALID_ARGUMENT and copies nothing.
 void embrtCompiledCopy(embrtContext *ctx, int64_t kind, void *dst,
                        const void *src, int64_t bytes);
 

@@ -478,7 +478,9 @@ typedef struct embrtTbeBackwardArgs {
   const float *hyperParams;
   /// One i64 in the context's device memory: the step t >= 1 (ADAM's bias
   /// correction; mixed into the stochastic rounding). May be NULL for SGD
-  /// and ROWWISE_ADAGRAD.
+  /// and ROWWISE_ADAGRAD, which take any value. ADAM with t < 1 is
+  /// EMBRT_OUT_OF_RANGE and updates nothing (on CUDA reported by
+  /// embrtSynchronize: the step is not read on the host).
   const int64_t *step;
   /// Seed of the stochastic rounding with which f16 and bf16 rows are
   /// written back (f32 tables are rounded to nearest).
@@ -676,8 +678,10 @@ typedef struct embrtAttentionArgs {
   const void *v;
   const void *candToUser;  ///< [B] or NULL
   const void *userLengths; ///< [U] (ikbo) or [B] (plain), or NULL
-  embrtDtype indexDtype;   ///< of candToUser and userLengths
-  void *output;            ///< [B, Lq, H, Dh]
+  /// I32 or I64: of candToUser and userLengths, checked whenever either is
+  /// given (plain attention without userLengths does not read it).
+  embrtDtype indexDtype;
+  void *output; ///< [B, Lq, H, Dh]
   int64_t configId;
   void *workspace;
   size_t workspaceBytes;
@@ -876,8 +880,8 @@ const embrtTbeConfig *embrtTbeGetConfig(int64_t configId);
 /// The configuration the runtime uses for a TBE whose tables have `tableDtype`
 /// and at most `maxDim` columns, with `numBags` bags (features * batch) of
 /// `avgBagSize` ids on average (round down). A pure function of its
-/// arguments: the compiler stores its answer in embrtTbeArgs::configId when
-/// the shapes are static.
+/// arguments, any int64 values (its products saturate): the compiler stores
+/// its answer in embrtTbeArgs::configId when the shapes are static.
 int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
                              int64_t avgBagSize, int64_t numBags);
 
@@ -889,10 +893,11 @@ int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
 /// as embrtTbe takes them: offsets[0] = 0, never decreasing, offsets[F*B] =
 /// N) into S slots, the send buffer of an all-to-all. Slot s takes bag b of
 /// feature slotFeatures[s] for rank slotRanks[s]: the bag's ids i with
-/// slotRowBegin[s] <= i' < slotRowEnd[s], written as i - slotRowBegin[s],
-/// where i' is i clamped to [lo, hi - 1], lo and hi the least begin and the
-/// largest end of that feature's slots (an id outside the table goes to its
-/// first or last row shard, whose lookup's bounds check then sees it).
+/// slotRowBegin[s] <= i' < slotRowEnd[s], written as i - slotRowBegin[s]
+/// (saturated at the least value of indexDtype), where i' is i clamped to
+/// [lo, hi - 1], lo and hi the least begin and the largest end of that
+/// feature's slots (an id outside the table goes to its first or last row
+/// shard, whose lookup's bounds check then sees it).
 /// lengths[s*B + b] counts slot s's ids of bag b; ids holds them slot by
 /// slot, bag by bag, in their order within the bag; counts[r] (i64) sums the
 /// lengths of rank r's slots. slotRanks does not decrease (each rank's slots

@@ -31,6 +31,10 @@ embrtStatus embrtCpuBroadcast(embrtContext *ctx,
   if (status != EMBRT_OK)
     return status;
   size_t rowBytes = (size_t)args->rowElements * embrtDtypeSize(args->dtype);
+  // Rows of no element may come with NULL buffers, which memcpy may not
+  // be given even for 0 bytes.
+  if (rowBytes == 0)
+    return EMBRT_OK;
   for (int64_t b = 0; b < args->batchSize; ++b) {
     int64_t u = embrtLoadIndex(args->candToUser, args->indexDtype, b);
     memcpy((char *)args->output + (size_t)b * rowBytes,

@@ -54,12 +54,15 @@ embrtStatus embrtCpuStridedCopy(embrtContext *ctx,
     memcpy((char *)args->output + (size_t)n * elementSize,
            (const char *)args->input + (size_t)source * elementSize,
            elementSize);
-    // Step the multi-index like an odometer, innermost dim fastest.
+    // Step the multi-index like an odometer, innermost dim fastest. The
+    // source never leaves the window (a step past a dim's last element
+    // could overflow where the window's end does not).
     for (int64_t d = args->rank - 1; d >= 0; --d) {
-      source += args->inputStrides[d];
-      if (++position[d] < args->sizes[d])
+      if (++position[d] < args->sizes[d]) {
+        source += args->inputStrides[d];
         break;
-      source -= position[d] * args->inputStrides[d];
+      }
+      source -= (position[d] - 1) * args->inputStrides[d];
       position[d] = 0;
     }
   }

@@ -46,6 +46,15 @@ static embrtStatus checkOffsets(embrtContext *ctx,
   return EMBRT_OK;
 }
 
+/// Id `id` of a slot whose rows start at `begin`, as the slot's shard
+/// numbers it: id - begin, saturated at the least value of `dtype` (an id
+/// below the table, clamped into its first shard, stays below the shard).
+/// Compared before subtracting: id - begin overflows for ids near INT64_MIN.
+static int64_t localId(int64_t id, int64_t begin, embrtDtype dtype) {
+  int64_t least = dtype == EMBRT_I32 ? INT32_MIN : INT64_MIN;
+  return id < least + begin ? least : id - begin;
+}
+
 static void storeIndex(void *p, embrtDtype dtype, int64_t i, int64_t v) {
   if (dtype == EMBRT_I32)
     ((int32_t *)p)[i] = (int32_t)v;
@@ -83,7 +92,7 @@ embrtStatus embrtCpuBucketize(embrtContext *ctx,
         int64_t c = id < lo ? lo : id > hi - 1 ? hi - 1 : id;
         if (c < begin || c >= end)
           continue;
-        storeIndex(args->ids, dt, at + n, id - begin);
+        storeIndex(args->ids, dt, at + n, localId(id, begin, dt));
         if (weightBytes)
           memcpy((char *)args->weights + (size_t)(at + n) * weightBytes,
                  (const char *)args->perSampleWeights + (size_t)i * weightBytes,

@@ -39,12 +39,16 @@ embrtStatus embrtCpuJaggedToPadded(embrtContext *ctx,
     int64_t begin = embrtLoadIndex(args->offsets, args->indexDtype, u);
     int64_t end = embrtLoadIndex(args->offsets, args->indexDtype, u + 1);
     int64_t kept = end - begin < Lk ? end - begin : Lk;
-    char *out = (char *)args->padded + (size_t)(u * Lk) * rowBytes;
-    if (kept > 0)
-      memcpy(out, (const char *)args->values + (size_t)begin * rowBytes,
-             (size_t)kept * rowBytes);
-    for (int64_t i = kept * D; i < Lk * D; ++i)
-      embrtCpuStore(out, args->dtype, i, args->paddingValue);
+    // Rows of no element may come with NULL values and padded, which are
+    // neither offset nor given to memcpy.
+    if (rowBytes > 0) {
+      char *out = (char *)args->padded + (size_t)(u * Lk) * rowBytes;
+      if (kept > 0)
+        memcpy(out, (const char *)args->values + (size_t)begin * rowBytes,
+               (size_t)kept * rowBytes);
+      for (int64_t i = kept * D; i < Lk * D; ++i)
+        embrtCpuStore(out, args->dtype, i, args->paddingValue);
+    }
     if (args->lengths) {
       if (args->indexDtype == EMBRT_I64)
         ((int64_t *)args->lengths)[u] = kept;

@@ -189,6 +189,11 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                          "offset %lld, past the largest value of its type "
                          "(%lld)",
                          r->index, r->value, r->limit);
+  case EMBRT_DEVERR_BAD_STEP:
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "device: tbe_backward: step is %lld, adam counts "
+                         "steps from 1 (nothing was updated)",
+                         r->value);
   case EMBRT_DEVERR_NONE:
     break;
   }

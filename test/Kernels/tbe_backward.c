@@ -14,9 +14,10 @@
 // ids the same, every id distinct, mostly empty bags, tables of one row,
 // D = 1 and D = 2048, groups of several warps (D = 256, 1000), more tables
 // and features than the parameter block holds, no ids at all, several steps
-// in a row (states carried). Every routing configuration is forced too, and
-// the all-short and all-long routings are compared with each other; one
-// routing sorts 64-bit keys (which otherwise need 2^32 rows).
+// in a row (states carried); Adam at a step below 1 (refused, nothing
+// changed). Every routing configuration is forced too, and the all-short
+// and all-long routings are compared with each other; one routing sorts
+// 64-bit keys (which otherwise need 2^32 rows).
 //
 // Tables and states are compared element by element after the step(s).
 // Tolerance per row: f32 results within 1e-5 of the row's largest |w| plus
@@ -618,6 +619,62 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
   freeInputs(c, &in);
 }
 
+/// Adam counts steps from 1: a step below 1 is refused on both sides, the
+/// CPU from the call, the GPU at embrtSynchronize (the step is device data),
+/// under every routing; neither changes a table or a state.
+static void testAdamStepBelowOne(embrtContext *gpu, embrtContext *cpu,
+                                 const Case *c, int64_t step) {
+  TEST_CASE(c->name);
+  fprintf(stderr, "@%s\n", c->name);
+  ++casesRun;
+  Rng rng = rngSeed(99);
+  Inputs in;
+  makeInputs(c, &rng, &in);
+  in.step = step;
+  char want[160], message[1024];
+  snprintf(want, sizeof want, "step is %lld, adam counts steps from 1",
+           (long long)step);
+  Side host = makeSide(cpu, c, &in);
+  allocWorkspace(cpu, c, &in, &host, -1);
+  embrtStatus status =
+      runSteps(cpu, c, &in, &host, -1, 5, message, sizeof message);
+  if (status != EMBRT_OUT_OF_RANGE)
+    HARNESS_FAIL("the CPU returned %s (%s)", embrtStatusName(status), message);
+  EXPECT_CONTAINS(message, want);
+  embrtContextClearError(cpu);
+  static const int64_t configs[] = {-1, 1, 2, 5};
+  for (int k = -1; k < 4; ++k) {
+    // k = -1: the CPU's side, then the GPU under each routing.
+    embrtContext *ctx = k < 0 ? cpu : gpu;
+    Side dev;
+    memset(&dev, 0, sizeof dev);
+    if (k >= 0) {
+      dev = makeSide(gpu, c, &in);
+      allocWorkspace(gpu, c, &in, &dev, configs[k]);
+      status =
+          runSteps(gpu, c, &in, &dev, configs[k], 5, message, sizeof message);
+      if (status != EMBRT_OUT_OF_RANGE)
+        HARNESS_FAIL("config %lld: the GPU returned %s (%s)",
+                     (long long)configs[k], embrtStatusName(status), message);
+      EXPECT_CONTAINS(message, want);
+      embrtContextClearError(gpu);
+    }
+    Result got = fetch(ctx, c, k < 0 ? &host : &dev);
+    for (int t = 0; t < c->numTables; ++t) {
+      size_t n = (size_t)(c->rows[t] * c->dims[t]);
+      EXPECT_TRUE(memcmp(got.tables[t], in.tables[t],
+                         n * embrtDtypeSize(c->tableDtype)) == 0);
+      EXPECT_TRUE(memcmp(got.m1[t], in.m1[t], n * 4) == 0);
+      EXPECT_TRUE(memcmp(got.m2[t], in.m2[t], n * 4) == 0);
+    }
+    freeResult(c, &got);
+    if (k >= 0)
+      freeSide(gpu, c, &dev);
+  }
+  freeSide(cpu, c, &host);
+  freeInputs(c, &in);
+}
+
 /// A case with the defaults: f32 tables and gradients, i64 ids and offsets,
 /// sum pooling, fatal bounds checks, rowwise Adagrad, one step.
 static Case base(const char *name) {
@@ -812,6 +869,29 @@ int main(int argc, char **argv) {
     c.paddingPercent = 25;
     c.steps = 3;
     runCase(gpu, cpu, &c, seed++, auto1, 1);
+  }
+
+  // Adam at a step below 1: refused, nothing changed (the CPU from the
+  // call, the GPU at embrtSynchronize).
+  {
+    Case c = base(NAME("adam at step 0"));
+    c.optimizer = EMBRT_OPTIMIZER_ADAM;
+    setTables(&c, 8, mixedDims, 300);
+    c.numFeatures = 11;
+    c.batch = B;
+    c.maxBag = 12;
+    testAdamStepBelowOne(gpu, cpu, &c, 0);
+    c = base(NAME("adam at step -1, embedding_bag_backward, bf16"));
+    c.optimizer = EMBRT_OPTIMIZER_ADAM;
+    c.viaEmbeddingBag = 1;
+    c.tableDtype = c.gradDtype = EMBRT_BF16;
+    static const int64_t dims[] = {64};
+    setTables(&c, 1, dims, 500);
+    c.numFeatures = 1;
+    c.batch = quick ? 64 : 2048;
+    c.minBag = 1;
+    c.maxBag = 8;
+    testAdamStepBelowOne(gpu, cpu, &c, -1);
   }
 
   // Bounds-check modes with bad ids; bad offsets.

@@ -4,7 +4,7 @@
 // softmax(q k^T * scale) v: f32, f16 and bf16, f32 data computed in f16 or
 // bf16 (computeDtype), masked user lengths (zero included) and
 // emb.attention's key lengths per row, the workspace protocol, out-of-range
-// indices and malformed arguments.
+// indices and malformed arguments (key lengths of no index dtype included).
 
 #include "harness.h"
 
@@ -354,6 +354,56 @@ static void testOutOfRange(embrtContext *ctx, Rng *rng) {
   freeProblem(&plain);
 }
 
+/// emb.attention's key lengths are typed by indexDtype, which is checked
+/// whenever they are given: i32 lengths with the field left at its zero
+/// value (f32, a memset struct) are refused, never read as i64. Without key
+/// lengths plain attention reads no index, and the field is not read.
+static void testKeyLengthDtype(embrtContext *ctx, Rng *rng) {
+  Problem p = {.dtype = EMBRT_F32,
+               .indexDtype = EMBRT_I32,
+               .B = 3,
+               .Lq = 2,
+               .Lk = 4,
+               .H = 2,
+               .Dh = 2,
+               .hasLengths = 1};
+  makeProblem(&p, rng);
+  const embrtDtype bad[] = {EMBRT_F32, EMBRT_I8};
+  const char *messages[] = {"attention: indexDtype is f32, must be i32 or i64",
+                            "attention: indexDtype is i8, must be i32 or i64"};
+  for (int i = 0; i < 2; ++i) {
+    TEST_CASE("key lengths of no index dtype");
+    embrtAttentionArgs a = argsOf(&p);
+    a.indexDtype = bad[i];
+    size_t bytes = 0;
+    EXPECT_STATUS(embrtAttentionWorkspaceSize(ctx, &a, &bytes),
+                  EMBRT_INVALID_ARGUMENT, ctx);
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), messages[i]);
+    embrtContextClearError(ctx);
+    EXPECT_STATUS(embrtAttention(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), messages[i]);
+    embrtContextClearError(ctx);
+  }
+  size_t outBytes = (size_t)(p.B * p.Lq * p.H * p.Dh) * sizeof(float);
+  for (size_t i = 0; i < outBytes; ++i)
+    EXPECT_TRUE(((unsigned char *)p.out)[i] == 0xFF);
+  freeProblem(&p);
+
+  TEST_CASE("no key lengths, index dtype unset");
+  Problem plain = {.dtype = EMBRT_F32,
+                   .indexDtype = EMBRT_F32,
+                   .B = 3,
+                   .Lq = 2,
+                   .Lk = 4,
+                   .H = 2,
+                   .Dh = 2};
+  makeProblem(&plain, rng);
+  embrtAttentionArgs a = argsOf(&plain);
+  EXPECT_STATUS(embrtAttention(ctx, &a), EMBRT_OK, ctx);
+  checkOutput(&plain);
+  freeProblem(&plain);
+}
+
 static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
   Problem p = {.dtype = EMBRT_F32,
                .indexDtype = EMBRT_I32,
@@ -414,6 +464,7 @@ int main(void) {
   testWorkspace(ctx, &rng);
   testOutOfRange(ctx, &rng);
   testInvalidArguments(ctx, &rng);
+  testKeyLengthDtype(ctx, &rng);
   embrtContextDestroy(ctx);
   return harnessFinish();
 }

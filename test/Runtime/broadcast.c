@@ -2,7 +2,8 @@
 //
 // embrtBroadcast and embrtBroadcastAdd on the CPU against direct
 // computations: every dtype, i32 and i64 cand_to_user, odd row widths,
-// out-of-range cand_to_user and malformed arguments.
+// rows of no element with NULL buffers, out-of-range cand_to_user and
+// malformed arguments.
 
 #include "harness.h"
 
@@ -97,6 +98,31 @@ static void testShapes(embrtContext *ctx, Rng *rng) {
   empty.rowElements = 4, empty.batchSize = 0;
   runBroadcast(ctx, rng, empty);
   runBroadcastAdd(ctx, rng, empty);
+}
+
+/// Rows of no element: the checks let ro, nro and output be NULL, and no
+/// NULL reaches memcpy (not even for 0 bytes). cand_to_user is still
+/// checked.
+static void testNullRowsOfNothing(embrtContext *ctx) {
+  const int64_t users[] = {1, 0, 1};
+  for (int ix = 0; ix < 2; ++ix)
+    for (int add = 0; add < 2; ++add) {
+      TEST_CASE(add ? "broadcast_add of empty rows, NULL buffers"
+                    : "broadcast of empty rows, NULL buffers");
+      embrtDtype indexDtype = ix ? EMBRT_I64 : EMBRT_I32;
+      void *c2u = indexTensor(indexDtype, users, 3);
+      embrtBroadcastArgs a = {sizeof a, NULL,       2, 0,    EMBRT_F32,
+                              c2u,      indexDtype, 3, NULL, NULL};
+      EXPECT_STATUS(add ? embrtBroadcastAdd(ctx, &a) : embrtBroadcast(ctx, &a),
+                    EMBRT_OK, ctx);
+      a.numUsers = 1; // user 1 is now out of range
+      EXPECT_STATUS(add ? embrtBroadcastAdd(ctx, &a) : embrtBroadcast(ctx, &a),
+                    EMBRT_OUT_OF_RANGE, ctx);
+      EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                      "cand_to_user[0] is 1, outside the 1 users");
+      embrtContextClearError(ctx);
+      free(c2u);
+    }
 }
 
 /// A cand_to_user entry outside [0, U) fails before anything is written.
@@ -196,6 +222,7 @@ int main(void) {
   testShapes(ctx, &rng);
   testOutOfRange(ctx, &rng);
   testInvalidArguments(ctx);
+  testNullRowsOfNothing(ctx);
   embrtContextDestroy(ctx);
   return harnessFinish();
 }

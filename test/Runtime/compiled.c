@@ -1,9 +1,10 @@
 // RUN: %runtime_test_dir/compiled
 //
-// The compiled-model ABI (emb/compiled.h) on the CPU: each op's decoder
-// checks the extents a call carries besides its sizes (what a model read
-// from `?` dims at run time). A good call of each op against numbers worked
-// out by hand, then every checked extent changed in turn: a named
+// The compiled-model ABI (emb/compiled.h) on the CPU: its memory functions
+// (a negative size is a named error, never a silent NULL), and each op's
+// decoder checks the extents a call carries besides its sizes (what a model
+// read from `?` dims at run time). A good call of each op against numbers
+// worked out by hand, then every checked extent changed in turn: a named
 // EMBRT_OUT_OF_RANGE error and an untouched output (the emb ops, elementwise
 // ops and tensor.concat). Also what the lookups' data errors and bounds-check
 // notes say for a compiled embedding bag and TBE: the entry point, the
@@ -226,6 +227,23 @@ static void testTbe(embrtContext *ctx) {
   expectExtentError(ctx, &c, "narrow result", EMB_ABI_TBE_DIM_OUTPUT_COLS, 5,
                     "emb.tbe: the result has 5 columns but the tables of its "
                     "2 features have 6 in all");
+
+  // A table of no rows may have any width as a tensor: a huge one is the
+  // entry point's named error, and never overflows the result's width.
+  TEST_CASE("tbe: huge table width");
+  dims[EMB_ABI_TBE_DIM_TABLES] = 0;
+  dims[EMB_ABI_TBE_DIM_TABLES + 2] = INT64_MAX;
+  fillSentinel(&c);
+  embrtContextClearError(ctx);
+  embrtCompiledTbe(ctx, attrs, buffers, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "tbe: tableDims[0] is 9223372036854775807, must be in "
+                  "1..2048");
+  EXPECT_TRUE(output[0] == SENTINEL && output[11] == SENTINEL);
+  dims[EMB_ABI_TBE_DIM_TABLES] = 10;
+  dims[EMB_ABI_TBE_DIM_TABLES + 2] = 4;
+  embrtContextClearError(ctx);
 
   // The warning's note names the op, the feature, the table, the id and its
   // position.
@@ -627,6 +645,34 @@ static void testStridedCopy(embrtContext *ctx) {
                     "dim 0 of the slice (offset 0, 2 elements, stride -1)");
 }
 
+/// Memory of compiled models: a zero-byte tensor gets a pointer; a negative
+/// size (of an allocation or a copy) records a named error, never a silent
+/// NULL or no-op.
+static void testMemory(embrtContext *ctx) {
+  TEST_CASE("alloc");
+  void *p = embrtCompiledAlloc(ctx, 0);
+  EXPECT_TRUE(p != NULL);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  embrtCompiledFree(ctx, p);
+  TEST_CASE("alloc of a negative size");
+  EXPECT_TRUE(embrtCompiledAlloc(ctx, -1) == NULL);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "alloc: bytes is -1, must be >= 0");
+  embrtContextClearError(ctx);
+  TEST_CASE("copy of a negative size");
+  float src[2] = {1.0f, 2.0f}, dst[2] = {0.0f, 0.0f};
+  embrtCompiledCopy(ctx, EMBRT_COPY_HOST_TO_DEVICE, dst, src, INT64_MIN);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "copy: bytes is -9223372036854775808, must be >= 0");
+  EXPECT_TRUE(dst[0] == 0.0f && dst[1] == 0.0f);
+  embrtContextClearError(ctx);
+  embrtCompiledCopy(ctx, EMBRT_COPY_HOST_TO_DEVICE, dst, src, sizeof src);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OK, ctx);
+  EXPECT_TRUE(dst[0] == 1.0f && dst[1] == 2.0f);
+}
+
 /// The static size a cast or reshape claims: 1 when it holds; otherwise 0
 /// and an error naming what and both sizes, unless an error came first.
 static void testCheckExtent(embrtContext *ctx) {
@@ -678,6 +724,7 @@ static void testCheckIndex(embrtContext *ctx) {
 
 int main(void) {
   embrtContext *ctx = newCpuContext();
+  testMemory(ctx);
   testCheckExtent(ctx);
   testCheckIndex(ctx);
   testStridedCopy(ctx);

@@ -147,6 +147,25 @@ static void testStridedCopy(embrtContext *ctx, Rng *rng) {
   a.rank = 1, a.sizes[0] = -1;
   EXPECT_STATUS(embrtStridedCopy(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
   EXPECT_CONTAINS(embrtContextGetLastError(ctx), "sizes[0] is -1");
+  // INT64_MIN has no magnitude: refused, never negated.
+  a.rank = 1, a.sizes[0] = 2, a.inputStrides[0] = INT64_MIN;
+  EXPECT_STATUS(embrtStridedCopy(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "strided_copy: inputStrides[0] is too large");
+  embrtContextClearError(ctx);
+
+  // A dim of one element may have any stride (the window does not move
+  // along it): the copy never steps past the window, where it would
+  // overflow.
+  TEST_CASE("strided_copy huge stride of a dim of one");
+  for (int i = 0; i < 8; ++i)
+    x[i] = (float)i + 0.5f, out[i] = -1.0f;
+  a.rank = 2, a.sizes[0] = 3, a.sizes[1] = 1;
+  a.inputStrides[0] = 2, a.inputStrides[1] = INT64_MAX;
+  a.inputOffset = 1;
+  EXPECT_STATUS(embrtStridedCopy(ctx, &a), EMBRT_OK, ctx);
+  EXPECT_TRUE(out[0] == 1.5f && out[1] == 3.5f && out[2] == 5.5f);
+  EXPECT_TRUE(out[3] == -1.0f);
   embrtContextClearError(ctx);
 }
 

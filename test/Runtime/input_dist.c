@@ -4,7 +4,8 @@
 // out by hand: emb.bucketize with table-wise and column-wise slots (a
 // feature's ids to two ranks), row-wise slots (ids clamped to the table's
 // rows and shifted to the shard's, per-sample weights following them, i32),
-// an empty batch; its depth (how many slots one id can fall in); and
+// ids at the ends of i32 and i64 (saturated, never overflowed), an empty
+// batch; its depth (how many slots one id can fall in); and
 // emb.lengths_to_offsets (offsets and block sums, i32 and i64, no lengths).
 // Then what they refuse: bad offsets and lengths (EMBRT_OUT_OF_RANGE, the
 // outputs untouched), malformed slots and a too small ids buffer
@@ -168,6 +169,51 @@ static void testRowSlots(void) {
   free(off);
 }
 
+/// Ids at the ends of the index type, in row-wise slots [5, 10) and
+/// [10, 20): an id below the table goes to the first shard and stays below
+/// it, saturated at the type's least value where id - begin does not fit
+/// (i64: it would overflow; i32: it would wrap to a large positive id).
+static void testExtremeIds(void) {
+  TEST_CASE("row-wise slots, ids at the ends of the type");
+  int64_t ranks[] = {0, 1}, feats[] = {0, 0}, begin[] = {5, 10},
+          end[] = {10, 20};
+  const embrtDtype dtypes[] = {EMBRT_I64, EMBRT_I32};
+  const int64_t least[] = {INT64_MIN, INT32_MIN},
+                most[] = {INT64_MAX, INT32_MAX};
+  for (int d = 0; d < 2; ++d) {
+    int64_t indices[] = {least[d], least[d] + 4, -1, 7, most[d]};
+    int64_t offsets[] = {0, 5};
+    void *idx = indexTensor(dtypes[d], indices, 5);
+    void *off = indexTensor(dtypes[d], offsets, 2);
+    int64_t ids[5], lengths[2], counts[2];
+    embrtBucketizeArgs a = {.structSize = sizeof a,
+                            .indexDtype = dtypes[d],
+                            .indices = idx,
+                            .numIndices = 5,
+                            .offsets = off,
+                            .numFeatures = 1,
+                            .batchSize = 1,
+                            .worldSize = 2,
+                            .numSlots = 2,
+                            .slotRanks = ranks,
+                            .slotFeatures = feats,
+                            .slotRowBegin = begin,
+                            .slotRowEnd = end,
+                            .ids = ids,
+                            .idsCapacity = 5,
+                            .lengths = lengths,
+                            .counts = counts};
+    EXPECT_STATUS(embrtBucketize(ctx, &a), EMBRT_OK, ctx);
+    const int64_t wantIds[] = {least[d], least[d], -6, 2, most[d] - 10};
+    const int64_t wantLengths[] = {4, 1}, wantCounts[] = {4, 1};
+    expectIndices("ids", ids, dtypes[d], wantIds, 5);
+    expectIndices("lengths", lengths, dtypes[d], wantLengths, 2);
+    expectIndices("counts", counts, EMBRT_I64, wantCounts, 2);
+    free(idx);
+    free(off);
+  }
+}
+
 /// Depth: disjoint rows 1, an empty range covers nothing, three column
 /// shards 3; features apart.
 static void testDepth(void) {
@@ -315,6 +361,17 @@ static void testCompiled(void) {
                   "emb.bucketize: lengths has 5 entries but 2 slots of 3 "
                   "bags need 6");
   embrtContextClearError(ctx);
+  // A batch whose slots' bags pass int64 (offsets of one entry fit any
+  // batch): refused, never multiplied out.
+  dims[EMB_ABI_BUCKETIZE_DIM_OFFSETS] = 1;
+  dims[EMB_ABI_BUCKETIZE_DIM_BATCH] = INT64_MAX / 2 + 1;
+  embrtCompiledBucketize(ctx, attrs, bufs, dims);
+  EXPECT_STATUS(embrtContextGetStatus(ctx), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "emb.bucketize: lengths has 5 entries but 2 slots of "
+                  "4611686018427387904 bags need more than int64 counts");
+  embrtContextClearError(ctx);
+  dims[EMB_ABI_BUCKETIZE_DIM_BATCH] = 3;
   dims[EMB_ABI_BUCKETIZE_DIM_LENGTHS] = 6;
   dims[EMB_ABI_BUCKETIZE_DIM_OFFSETS] = 5;
   embrtCompiledBucketize(ctx, attrs, bufs, dims);
@@ -362,6 +419,7 @@ int main(void) {
   ctx = newCpuContext();
   testTableAndColumnSlots();
   testRowSlots();
+  testExtremeIds();
   testDepth();
   testEmptyBatch();
   testLengthsToOffsets();

@@ -3,8 +3,9 @@
 // embrtJaggedToPadded on the CPU against a direct computation: f32, f16,
 // bf16 and f64 rows of odd and wide widths, i32 and i64 offsets, empty
 // users, users longer than max_length (truncated), a padding value, no
-// lengths buffer; bad offsets (out of order, negative, past the values)
-// fail before anything is written; malformed arguments get named errors.
+// lengths buffer, rows of no element with NULL values and padded; bad
+// offsets (out of order, negative, past the values) fail before anything is
+// written; malformed arguments get named errors.
 
 #include "harness.h"
 
@@ -78,6 +79,26 @@ static void testShapes(embrtContext *ctx, Rng *rng) {
   runCase(ctx, rng, (Case){EMBRT_F16, EMBRT_I32, 7, 16, 1, 1.0, 1});
   TEST_CASE("rows of zero elements");
   runCase(ctx, rng, (Case){EMBRT_F32, EMBRT_I32, 5, 0, 4, 0.0, 1});
+}
+
+/// Rows of no element: the checks let values and padded be NULL, and no
+/// NULL reaches memcpy (not even for 0 bytes); the lengths are still
+/// written.
+static void testNullRowsOfNothing(embrtContext *ctx) {
+  TEST_CASE("rows of zero elements, NULL buffers");
+  const int64_t off[] = {0, 2, 2, 9};
+  for (int ix = 0; ix < 2; ++ix) {
+    embrtDtype indexDtype = ix ? EMBRT_I64 : EMBRT_I32;
+    void *offsets = indexTensor(indexDtype, off, 4);
+    int64_t lengths[3] = {-1, -1, -1};
+    embrtJaggedToPaddedArgs a = {sizeof a,   NULL, 9, 0,   EMBRT_F32, offsets,
+                                 indexDtype, 3,    4, 0.0, NULL,      lengths};
+    EXPECT_STATUS(embrtJaggedToPadded(ctx, &a), EMBRT_OK, ctx);
+    const int64_t want[] = {2, 0, 4};
+    for (int u = 0; u < 3; ++u)
+      EXPECT_EQ_INT(ix ? lengths[u] : ((int32_t *)lengths)[u], want[u]);
+    free(offsets);
+  }
 }
 
 /// Offsets out of order, negative or past the values fail before anything
@@ -160,6 +181,7 @@ int main(void) {
   Rng rng = rngSeed(0x1A66ED);
   embrtContext *ctx = newCpuContext();
   testShapes(ctx, &rng);
+  testNullRowsOfNothing(ctx);
   testBadOffsets(ctx);
   testInvalidArguments(ctx);
   embrtContextDestroy(ctx);

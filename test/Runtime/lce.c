@@ -388,6 +388,14 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
   CASE("ikbo compute type not a float",
        "ikbo_lce: computeDtype is i32, must be f32",
        (ia.dtype = EMBRT_F32, ia.computeDtype = EMBRT_I32));
+  // In an empty batch a piece holds no element whatever its K: the pieces'
+  // K must not wrap around to kCand (2^64 + 2 is 2 mod 2^64).
+  CASE("ikbo pieces' K past int64",
+       "ikbo_lce: candPieceK[1] is 9223372036854775807, which takes the "
+       "candidate pieces' K past int64",
+       (ia.batchSize = 0, ia.cand = NULL, ia.numCandPieces = 3,
+        ia.candPieceK[0] = INT64_MAX, ia.candPieceK[1] = INT64_MAX,
+        ia.candPieceK[2] = 4));
 #undef CASE
   embrtContextClearError(ctx);
   freeIkbo(&p);

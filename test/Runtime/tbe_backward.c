@@ -6,8 +6,9 @@
 // some contributing id touched. Every optimizer x pooling x table dtype,
 // weighted (f32 and table-typed weights) and not, padding ids, shared
 // tables, empty bags, f32 and table-typed gradients, several steps in a row;
-// then the bounds-check modes, bad offsets, the compiled ABI and the named
-// errors of malformed arguments.
+// then the bounds-check modes, bad offsets, the compiled ABI, the named
+// errors of malformed arguments and Adam's step below 1 (refused, nothing
+// changed).
 //
 // f32 tables must match to f32 rounding. f16 and bf16 rows are rounded
 // stochastically: the direct computation rounds its f32 value with the same
@@ -595,6 +596,21 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
                   ctx);
     EXPECT_CONTAINS(embrtContextGetLastError(ctx),
                     "embedding_bag_backward: dim is 0");
+    l->dim = p.dims[0];
+    embrtContextClearError(ctx);
+    // Adam counts steps from 1: step 0 is refused before anything changes.
+    size_t tableBytes = (size_t)(p.rows[0] * p.dims[0]) * 2;
+    void *before = malloc(tableBytes);
+    memcpy(before, p.tables[0], tableBytes);
+    int64_t step = p.step;
+    p.step = 0;
+    EXPECT_STATUS(embrtEmbeddingBagBackward(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                    "embedding_bag_backward: step is 0, adam counts steps "
+                    "from 1");
+    EXPECT_TRUE(memcmp(before, p.tables[0], tableBytes) == 0);
+    p.step = step;
+    free(before);
     free(ws);
     embrtContextClearError(ctx);
   }
@@ -714,6 +730,62 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
   free(before);
   free(ws);
   freeProblem(&p);
+}
+
+/// Adam counts steps from 1 (as PyTorch's): at step 0 its bias correction
+/// 1 - beta^0 is 0 and every touched row would become NaN. A step below 1
+/// is a named EMBRT_OUT_OF_RANGE and nothing changes; the other optimizers
+/// read the step only for the rounding's seed and take any.
+static void testAdamStep(embrtContext *ctx, Rng *rng) {
+  const int64_t steps[] = {0, -1, INT64_MIN};
+  const char *messages[] = {
+      "tbe_backward: step is 0, adam counts steps from 1",
+      "tbe_backward: step is -1, adam counts steps from 1",
+      "tbe_backward: step is -9223372036854775808, adam counts steps from 1"};
+  for (int d = 0; d < 2; ++d) {
+    TEST_CASE(d ? "adam step below 1, bf16" : "adam step below 1, f32");
+    Problem p;
+    setUpMixed(&p, d ? EMBRT_BF16 : EMBRT_F32, EMBRT_POOLING_SUM,
+               EMBRT_OPTIMIZER_ADAM);
+    makeProblem(&p, rng, 4);
+    void *before[3][MAX_TABLES];
+    size_t bytes[3][MAX_TABLES];
+    for (int64_t t = 0; t < p.T; ++t) {
+      void *now[3] = {p.tables[t], p.m1[t], p.m2[t]};
+      size_t n = (size_t)(p.rows[t] * p.dims[t]);
+      bytes[0][t] = n * embrtDtypeSize(p.tableDtype);
+      bytes[1][t] = bytes[2][t] = n * 4;
+      for (int k = 0; k < 3; ++k) {
+        before[k][t] = malloc(bytes[k][t]);
+        memcpy(before[k][t], now[k], bytes[k][t]);
+      }
+    }
+    for (int s = 0; s < 3; ++s) {
+      p.step = steps[s];
+      embrtTbeBackwardArgs a = argsOf(&p);
+      EXPECT_STATUS(runBackward(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+      EXPECT_CONTAINS(embrtContextGetLastError(ctx), messages[s]);
+      embrtContextClearError(ctx);
+    }
+    for (int64_t t = 0; t < p.T; ++t) {
+      void *now[3] = {p.tables[t], p.m1[t], p.m2[t]};
+      for (int k = 0; k < 3; ++k) {
+        EXPECT_TRUE(memcmp(before[k][t], now[k], bytes[k][t]) == 0);
+        free(before[k][t]);
+      }
+    }
+    freeProblem(&p);
+  }
+
+  TEST_CASE("sgd and rowwise adagrad at step 0");
+  for (int o = 0; o < 2; ++o) {
+    Problem p;
+    setUpMixed(&p, EMBRT_F16, EMBRT_POOLING_MEAN, kOptimizers[o]);
+    makeProblem(&p, rng, 4);
+    p.step = 0;
+    runAndCheck(ctx, &p, rng, 1);
+    freeProblem(&p);
+  }
 }
 
 static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
@@ -857,6 +929,7 @@ int main(void) {
   testBadOffsets(ctx, &rng);
   testEntryPoints(ctx, &rng);
   testInvalidArguments(ctx, &rng);
+  testAdamStep(ctx, &rng);
   testStochasticRounding(&rng);
   embrtContextDestroy(ctx);
   return harnessFinish();

@@ -135,6 +135,20 @@ static void testSelection(void) {
   EXPECT_EQ_INT(
       embrtTbeSelectConfig(EMBRT_F16, 2048, INT64_MAX / 2, INT64_MAX / 2),
       bags8);
+  // So do the lanes of a huge width and the groups of a huge bag count
+  // (the selector is a public function of any int64): a huge D takes a
+  // warp a bag, a width of 0 or less one lane.
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, INT64_MAX, 1, 1), small1);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F32, INT64_MAX, 1, 1 << 20),
+                bags8r8);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 0, 1, INT64_MAX), small);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_BF16, INT64_MIN, 0, INT64_MAX),
+                small);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, -1, INT64_MIN, INT64_MIN),
+                small1);
+  // At the edge of two bags a group: an odd count rounds up.
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 1, 12673), small);
+  EXPECT_EQ_INT(embrtTbeSelectConfig(EMBRT_F16, 128, 1, 12671), small2);
 }
 
 int main(void) {
