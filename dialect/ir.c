@@ -24,6 +24,15 @@ bool embIsCollective(MlirOperation op) {
          embOpIs(op, EMB_OP_ALL_GATHER);
 }
 
+bool embUpdatesInPlace(MlirOperation op) {
+  return embOpIs(op, EMB_OP_TBE_BACKWARD) ||
+         embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD);
+}
+
+bool embHasEffects(MlirOperation op) {
+  return embUpdatesInPlace(op) || embIsCollective(op);
+}
+
 static void copyRef(MlirStringRef ref, char *buf, size_t size) {
   if (size == 0)
     return;

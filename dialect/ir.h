@@ -48,6 +48,20 @@ extern "C" {
 /// pass erases or reorders one, even when its result is unused.
 bool embIsCollective(MlirOperation op);
 
+/// True for the ops that update operands in place once lowered
+/// (emb.tbe_backward, emb.embedding_bag_backward: the tables and optimizer
+/// states they take, which the aliasing contract of docs/dialect.md makes
+/// the caller's buffers). Their results may go unused (a step run in a loop
+/// keeps its arguments) and the update still happens.
+bool embUpdatesInPlace(MlirOperation op);
+
+/// True for the emb ops with an effect besides their results: the in-place
+/// updates (embUpdatesInPlace) and the collectives (embIsCollective). Such
+/// an op is never dead, and no pass erases it, duplicates it or moves
+/// another op across it that reads what it writes. Every pass that erases
+/// or moves emb ops asks this, so a new op with effects is named here once.
+bool embHasEffects(MlirOperation op);
+
 /// The most ranks a sharding plan or a collective may name.
 enum { EMB_MAX_WORLD_SIZE = 65536 };
 

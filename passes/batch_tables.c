@@ -29,10 +29,10 @@
 //     forms ([B, 1, D] expands along dim 1, one D), reshaped to [B, k, D].
 //
 // A bag joins a group only if no bag already in the group is used before it,
-// so that the TBE, placed at the last bag, dominates every use, and no
-// backward op (emb.tbe_backward, emb.embedding_bag_backward) lies between
-// them: it may update a table of the group in place, which the TBE would then
-// read after the update.
+// so that the TBE, placed at the last bag, dominates every use, and no op
+// that updates operands in place (embUpdatesInPlace: emb.tbe_backward,
+// emb.embedding_bag_backward) lies between them: it may update a table of
+// the group, which the TBE would then read after the update.
 //
 // Preconditions: the IR verifies. Postconditions: the grouped bags and the
 // concats of their results are gone; other bags are left alone (a group of
@@ -657,8 +657,7 @@ static bool batchBlock(MlirContext ctx, MlirBlock block) {
        ok && !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
     if (embOpIs(op, EMB_OP_EMBEDDING_BAG))
       ok = addBag(&gs, block, op);
-    else if (embOpIs(op, EMB_OP_TBE_BACKWARD) ||
-             embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD))
+    else if (embUpdatesInPlace(op))
       for (size_t i = 0; i < gs.size; ++i)
         gs.groups[i].closed = true;
   for (size_t i = 0; ok && i < gs.size; ++i)

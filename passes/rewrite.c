@@ -130,6 +130,8 @@ static bool onTensorsOnly(MlirOperation op) {
 
 bool embIsPure(MlirOperation op) {
   static const char *const names[] = {EMB_OP_BROADCAST, "arith.constant", NULL};
+  if (embHasEffects(op))
+    return false;
   for (int i = 0; names[i]; ++i)
     if (embOpIs(op, names[i]))
       return true;

@@ -95,7 +95,8 @@ bool embEraseIfDead(MlirOperation op);
 void embReplaceOp(MlirOperation op, MlirValue with);
 
 /// True for the ops a dead-code cleanup may erase: they have no effects
-/// (emb.broadcast, tensor ops, linalg ops on tensors, arith and math).
+/// (emb.broadcast, tensor ops, linalg ops on tensors, arith and math; never
+/// an op of embHasEffects).
 bool embIsPure(MlirOperation op);
 
 /// Erases `op` if it has no uses and embIsPure accepts it, then does the
