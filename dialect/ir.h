@@ -43,6 +43,17 @@ extern "C" {
 #define EMB_OP_ALL_GATHER "emb.all_gather"
 #define EMB_OP_JAGGED_TO_PADDED "emb.jagged_to_padded"
 
+/// The unit attribute of an emb.tbe whose offsets carry, after their F*B+1
+/// entries, 2F feature ends: where each feature's ids end in indices (F
+/// cumulative counts), then each feature's own last offset. The lookup
+/// checks every feature's offsets against them as F separate bags would
+/// (emb-batch-tables makes them; docs/dialect.md).
+#define EMB_ATTR_FEATURE_ENDS "feature_ends"
+
+/// The trailing feature ends in `op`'s offsets: 2F for an emb.tbe with
+/// feature_ends, else 0.
+int64_t embTbeFeatureEndsEntries(MlirOperation op);
+
 /// True for the collective ops (emb.all_to_all, emb.reduce_scatter,
 /// emb.all_gather): every rank must issue them in the same order, so no
 /// pass erases or reorders one, even when its result is unused.

@@ -58,6 +58,12 @@ typedef enum embrtDeviceErrorCode {
   /// offset it makes, limit = 0 or the largest offset the type holds
   /// (emb.lengths_to_offsets).
   EMBRT_DEVERR_BAD_LENGTHS = 6,
+  /// A lookup with feature ends (embrtTbeArgs::featureEnds), in feature
+  /// `feature`'s own numbers: index = the position in its own offsets
+  /// (0..B), value = that offset, limit = its id count; bag = -1 when its
+  /// last offset is not its id count; index = -1 when the feature end itself
+  /// is out of order (value = the end, limit = N).
+  EMBRT_DEVERR_BAD_FEATURE_OFFSETS = 7,
 } embrtDeviceErrorCode;
 
 #ifdef __cplusplus
