@@ -284,9 +284,9 @@ static bool readSharded(MlirOperation op, int64_t rank, Sharded *s) {
     if (embTbeFeatureEndsEntries(op) > 0) {
       // The input dist re-buckets the offsets; it would drop the ends.
       embEmitErrorf(s->loc,
-                    "%s: an 'emb.tbe' with feature_ends (emb-batch-tables) is "
-                    "not sharded; plan and shard the lookups before batching "
-                    "them",
+                    "%s: an 'emb.tbe' with feature_ends (made by "
+                    "emb-batch-tables) is not sharded yet: its input dist "
+                    "would drop the per-feature offset checks",
                     passName);
       return false;
     }
