@@ -101,6 +101,8 @@ bool embHasUses(MlirValue v) {
 }
 
 bool embEraseIfDead(MlirOperation op) {
+  if (embHasEffects(op))
+    return false;
   for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
     if (embHasUses(mlirOperationGetResult(op, i)))
       return false;

@@ -88,7 +88,8 @@ MlirOperation embDefiningOp(MlirValue v, const char *name);
 /// True if `v` has at least one use.
 bool embHasUses(MlirValue v);
 
-/// Erases `op` if none of its results has a use; returns whether it did.
+/// Erases `op` if none of its results has a use and it has no effects
+/// (embHasEffects); returns whether it did.
 bool embEraseIfDead(MlirOperation op);
 
 /// Replaces every use of `op`'s single result by `with` and erases `op`.
