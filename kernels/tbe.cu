@@ -391,6 +391,12 @@ __device__ __forceinline__ long long loadEnd(const Shared &s, long long i) {
              : (long long)__ldg(static_cast<const int *>(s.featureEnds) + i);
 }
 
+/// `raw` less `start` (>= 0), saturated at INT64_MIN: an offset in a
+/// feature's own numbers.
+__device__ __forceinline__ long long ownOffset(long long raw, long long start) {
+  return raw < INT64_MIN + start ? (long long)INT64_MIN : raw - start;
+}
+
 /// With feature ends, the offsets of bags b0 .. b0 + nb - 1 of feature f,
 /// in the feature's own numbers (less where its ids start), as its own bag
 /// checked them: the first is 0, none decreases or passes the feature's id
@@ -409,14 +415,14 @@ __device__ __noinline__ void checkFeatureOffsets(const Shared &s, int f,
     return;
   }
   const long long first = (long long)f * B;
-  long long previous = loadOffset(s, first + b0) - start;
+  long long previous = ownOffset(loadOffset(s, first + b0), start);
   if (b0 == 0 && previous != 0) {
     embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_FEATURE_OFFSETS, f, 0, 0,
                            previous, 0);
     return;
   }
   for (long long b = b0 + 1; b <= b0 + nb; ++b) {
-    const long long v = b < B ? loadOffset(s, first + b) - start
+    const long long v = b < B ? ownOffset(loadOffset(s, first + b), start)
                               : loadEnd(s, s.numFeatures + f);
     if (v < previous || v > count) {
       embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_FEATURE_OFFSETS, f,

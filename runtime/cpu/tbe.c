@@ -34,6 +34,12 @@ embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
 /// featureEnds[F + f]) is its id count. The ends themselves must not
 /// decrease and must end at numIndices; every offset then lies in
 /// [0, numIndices] and none decreases, which the lookup relies on.
+/// `raw` less `start` (>= 0), saturated at INT64_MIN: an offset in a
+/// feature's own numbers.
+static int64_t ownOffset(int64_t raw, int64_t start) {
+  return raw < INT64_MIN + start ? INT64_MIN : raw - start;
+}
+
 static embrtStatus checkFeatureOffsets(embrtContext *ctx, const char *op,
                                        const embrtTbeArgs *args) {
   int64_t B = args->batchSize, F = args->numFeatures, N = args->numIndices;
@@ -54,7 +60,7 @@ static embrtStatus checkFeatureOffsets(embrtContext *ctx, const char *op,
   start = 0;
   for (int64_t f = 0; f < F; ++f) {
     int64_t end = embrtLoadIndex(ends, dt, f), count = end - start;
-    int64_t first = embrtLoadIndex(args->offsets, dt, f * B) - start;
+    int64_t first = ownOffset(embrtLoadIndex(args->offsets, dt, f * B), start);
     if (first != 0)
       return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
                            "%s: feature %lld: its offsets[0] is %lld, must be "
@@ -63,7 +69,7 @@ static embrtStatus checkFeatureOffsets(embrtContext *ctx, const char *op,
     int64_t previous = 0;
     for (int64_t b = 1; b <= B; ++b) {
       int64_t offset =
-          b < B ? embrtLoadIndex(args->offsets, dt, f * B + b) - start
+          b < B ? ownOffset(embrtLoadIndex(args->offsets, dt, f * B + b), start)
                 : embrtLoadIndex(ends, dt, F + f);
       if (offset < previous)
         return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,

@@ -549,6 +549,20 @@ static void testFeatureEnds(embrtContext *ctx, Rng *rng) {
     ends[cases[k].at] -= cases[k].delta;
     ends[cases[k].at2] -= cases[k].delta2;
   }
+  // An offset of INT64_MIN is not taken less where its feature starts
+  // (which would overflow): it is below, and named as it is.
+  TEST_CASE("an offset of INT64_MIN with feature ends");
+  int64_t saved = p.offs[B];
+  p.offs[B] = INT64_MIN;
+  encode(&p);
+  a = argsOf(&p);
+  a.featureEnds = ends;
+  EXPECT_STATUS(embrtTbeForward(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "feature 1: its offsets[0] is -9223372036854775808");
+  EXPECT_TRUE(untouched(&p));
+  embrtContextClearError(ctx);
+  p.offs[B] = saved;
   freeProblem(&p);
 }
 
