@@ -227,6 +227,9 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
       embValueDtype(mlirOperationGetOperand(op, lo->indices));
   attrs[EMB_ABI_TBE_PSW_DTYPE] =
       a->psw ? embValueDtype(mlirOperationGetOperand(op, lo->psw)) : -1;
+  int64_t numEnds = embTbeFeatureEndsEntries(op);
+  if (abi == &forwardAbi)
+    attrs[EMB_ABI_TBE_FEATURE_ENDS] = numEnds > 0;
   attrs[abi->numTablesAttr] = lo->numTables;
   attrs[abi->numFeaturesAttr] = lo->numFeatures;
   attrs[abi->isBagAttr] = !lo->isTbe;
@@ -239,7 +242,15 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   // / F, never negative (no offsets at all is the call's error).
   a->pooled = attrs[EMB_ABI_TBE_POOLING] != EMBRT_POOLING_NONE;
   int64_t staticB = embDim(out, 0);
-  EmbDim segments = embSegmentsOf(l, a->off->dims[0]);
+  // The bags' offsets: all but the trailing feature ends.
+  EmbDim offsets = a->off->dims[0];
+  if (numEnds > 0)
+    offsets = offsets.c >= 0
+                  ? embConstDim(offsets.c > numEnds ? offsets.c - numEnds : 0)
+                  : (EmbDim){embBuildAddI64(&l->b, embDimValue(l, &offsets),
+                                            embBuildConstI64(&l->b, -numEnds)),
+                             -1};
+  EmbDim segments = embSegmentsOf(l, offsets);
   if (a->pooled && staticB >= 0)
     a->batch = embConstDim(staticB);
   else if (segments.c >= 0)

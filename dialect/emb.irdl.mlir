@@ -57,7 +57,9 @@ irdl.dialect @emb {
   //         per_sample_weights[N]?) {pooling, feature_tables, bounds_check?,
   //         padding_idx?} -> [B, sum of D over features] ([N,D] for none).
   // weights_t is the !emb.table_handle of table t (see emb.table).
-  // Generic form: operandSegmentSizes = array<i32: 1, 1, T, 0 or 1>.
+  // Generic form: operandSegmentSizes = array<i32: 1, 1, T, 0 or 1>. The
+  // unit attribute feature_ends: offsets has 2F more entries, each
+  // feature's end in indices and its own last offset (docs/dialect.md).
   irdl.operation @tbe {
     %indices = irdl.any
     %offsets = irdl.any

@@ -24,6 +24,27 @@ bool embIsCollective(MlirOperation op) {
          embOpIs(op, EMB_OP_ALL_GATHER);
 }
 
+int64_t embTbeFeatureEndsEntries(MlirOperation op) {
+  if (!embOpIs(op, EMB_OP_TBE) ||
+      mlirAttributeIsNull(
+          mlirOperationGetAttributeByName(op, embStr(EMB_ATTR_FEATURE_ENDS))))
+    return 0;
+  MlirAttribute ft =
+      mlirOperationGetAttributeByName(op, embStr("feature_tables"));
+  return mlirAttributeIsNull(ft) || !mlirAttributeIsADenseI64Array(ft)
+             ? 0
+             : 2 * mlirDenseArrayGetNumElements(ft);
+}
+
+bool embUpdatesInPlace(MlirOperation op) {
+  return embOpIs(op, EMB_OP_TBE_BACKWARD) ||
+         embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD);
+}
+
+bool embHasEffects(MlirOperation op) {
+  return embUpdatesInPlace(op) || embIsCollective(op);
+}
+
 static void copyRef(MlirStringRef ref, char *buf, size_t size) {
   if (size == 0)
     return;

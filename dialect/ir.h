@@ -43,10 +43,35 @@ extern "C" {
 #define EMB_OP_ALL_GATHER "emb.all_gather"
 #define EMB_OP_JAGGED_TO_PADDED "emb.jagged_to_padded"
 
+/// The unit attribute of an emb.tbe whose offsets carry, after their F*B+1
+/// entries, 2F feature ends: where each feature's ids end in indices (F
+/// cumulative counts), then each feature's own last offset. The lookup
+/// checks every feature's offsets against them as F separate bags would
+/// (emb-batch-tables makes them; docs/dialect.md).
+#define EMB_ATTR_FEATURE_ENDS "feature_ends"
+
+/// The trailing feature ends in `op`'s offsets: 2F for an emb.tbe with
+/// feature_ends, else 0.
+int64_t embTbeFeatureEndsEntries(MlirOperation op);
+
 /// True for the collective ops (emb.all_to_all, emb.reduce_scatter,
 /// emb.all_gather): every rank must issue them in the same order, so no
 /// pass erases or reorders one, even when its result is unused.
 bool embIsCollective(MlirOperation op);
+
+/// True for the ops that update operands in place once lowered
+/// (emb.tbe_backward, emb.embedding_bag_backward: the tables and optimizer
+/// states they take, which the aliasing contract of docs/dialect.md makes
+/// the caller's buffers). Their results may go unused (a step run in a loop
+/// keeps its arguments) and the update still happens.
+bool embUpdatesInPlace(MlirOperation op);
+
+/// True for the emb ops with an effect besides their results: the in-place
+/// updates (embUpdatesInPlace) and the collectives (embIsCollective). Such
+/// an op is never dead, and no pass erases it, duplicates it or moves
+/// another op across it that reads what it writes. Every pass that erases
+/// or moves emb ops asks this, so a new op with effects is named here once.
+bool embHasEffects(MlirOperation op);
 
 /// The most ranks a sharding plan or a collective may name.
 enum { EMB_MAX_WORLD_SIZE = 65536 };

@@ -284,8 +284,9 @@ typedef struct {
   char pooling[16];
   MlirType table0; ///< the (first) table's tensor type
   int64_t numFeatures;
-  int64_t sumD;    ///< the pooled output's width; -1 if a D is dynamic
-  int64_t commonD; ///< every feature's D; -1 if they differ, -2 if unknown
+  int64_t sumD;        ///< the pooled output's width; -1 if a D is dynamic
+  int64_t commonD;     ///< every feature's D; -1 if they differ, -2 if unknown
+  int64_t endsEntries; ///< offsets' trailing feature ends: 2F or 0
 } Lookup;
 
 /// Per-sample weights: [N] floats, f32 or the table's type, only with sum
@@ -559,8 +560,37 @@ static bool checkTbeLookup(Checker *c, Lookup *lk) {
       lk->commonD = -1;
   }
 
-  // Offsets are feature-major: F*B+1 entries.
+  // feature_ends (emb.tbe only): offsets carries 2F more entries, the ends
+  // each feature's own offsets must have (emb-batch-tables).
+  MlirAttribute ends =
+      mlirOperationGetAttributeByName(c->op, embStr(EMB_ATTR_FEATURE_ENDS));
+  lk->endsEntries = 0;
+  if (!mlirAttributeIsNull(ends)) {
+    if (!embOpIs(c->op, EMB_OP_TBE)) {
+      fail(c, "feature_ends is an attribute of 'emb.tbe' only");
+      return false;
+    }
+    if (!mlirAttributeIsAUnit(ends)) {
+      char as[128];
+      embPrintAttribute(ends, as, sizeof as);
+      fail(c, "attribute 'feature_ends' must be a unit attribute, got %s", as);
+      return false;
+    }
+    lk->endsEntries = 2 * lk->numFeatures;
+  }
+
+  // Offsets are feature-major: F*B+1 entries (then 2F feature ends).
   int64_t o = embDim(off, 0);
+  if (o >= 0 && lk->endsEntries > 0) {
+    if (o < lk->endsEntries + 1) {
+      fail(c,
+           "offsets has %lld elements, fewer than F*B+1 offsets and the "
+           "2F = %lld feature ends (feature_ends)",
+           (long long)o, (long long)lk->endsEntries);
+      return false;
+    }
+    o -= lk->endsEntries;
+  }
   if (o == 0)
     fail(c, "offsets must have at least one element (F*B+1)");
   else if (o > 0 && (o - 1) % lk->numFeatures != 0)
@@ -585,6 +615,8 @@ static void checkTbeOutput(Checker *c, const Lookup *lk, MlirType out,
     return;
   checkF32OrSame(c, out, the, lk->table0, "weights_0");
   int64_t o = embDim(operandType(c, lk->offsets), 0), f = lk->numFeatures;
+  if (o > 0)
+    o -= lk->endsEntries; // checkTbeLookup: at least 1 remains
   int64_t cols = embDim(out, 1);
   if (strcmp(lk->pooling, "none") != 0) {
     if (lk->sumD >= 0 && cols >= 0 && cols != lk->sumD)
@@ -595,7 +627,13 @@ static void checkTbeOutput(Checker *c, const Lookup *lk, MlirType out,
     int64_t b = embDim(out, 0);
     // Compared as (o-1)/F against B: F*B+1 overflows at huge static B.
     if (o > 0 && (o - 1) % f == 0 && b >= 0 && (o - 1) / f != b) {
-      if (b <= (INT64_MAX - 1) / f)
+      if (b <= (INT64_MAX - 1) / f && lk->endsEntries > 0)
+        fail(c,
+             "offsets has %lld elements before its %lld feature ends but %s "
+             "has %lld rows (offsets must have F*B+1 = %lld)",
+             (long long)o, (long long)lk->endsEntries, the, (long long)b,
+             (long long)(f * b + 1));
+      else if (b <= (INT64_MAX - 1) / f)
         fail(c,
              "offsets has %lld elements but %s has %lld rows (offsets must "
              "have F*B+1 = %lld)",

@@ -61,6 +61,12 @@ typedef enum embrtDeviceErrorCode {
   EMBRT_DEVERR_BAD_LENGTHS = 6,
   /// value = the step, limit = 1 (an Adam step below 1: emb.tbe_backward).
   EMBRT_DEVERR_BAD_STEP = 7,
+  /// A lookup with feature ends (embrtTbeArgs::featureEnds), in feature
+  /// `feature`'s own numbers: index = the position in its own offsets
+  /// (0..B), value = that offset, limit = its id count; bag = -1 when its
+  /// last offset is not its id count; index = -1 when the feature end itself
+  /// is out of order (value = the end, limit = N).
+  EMBRT_DEVERR_BAD_FEATURE_OFFSETS = 8,
 } embrtDeviceErrorCode;
 
 #ifdef __cplusplus

@@ -170,6 +170,7 @@ struct Shared {
   void *output;
   embrtDeviceErrors *errors;
   const FeatureMeta *metaGlobal; ///< metadata in the workspace, or NULL
+  const void *featureEnds;       ///< [2F] of the offsets' type, or NULL
   long long batch;               ///< B
   long long numIndices;          ///< N
   long long outStride;           ///< elements per output row
@@ -381,6 +382,64 @@ __device__ __forceinline__ void prefetchL2(const void *p) {
 
 __device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
   return embrt::loadPerSampleWeight(s.weightKind, s.weights, i);
+}
+
+/// Entry i of the feature ends (embrtTbeArgs::featureEnds).
+__device__ __forceinline__ long long loadEnd(const Shared &s, long long i) {
+  return s.off64
+             ? __ldg(static_cast<const long long *>(s.featureEnds) + i)
+             : (long long)__ldg(static_cast<const int *>(s.featureEnds) + i);
+}
+
+/// `raw` less `start` (>= 0), saturated at INT64_MIN: an offset in a
+/// feature's own numbers.
+__device__ __forceinline__ long long ownOffset(long long raw, long long start) {
+  return raw < INT64_MIN + start ? (long long)INT64_MIN : raw - start;
+}
+
+/// With feature ends, the offsets of bags b0 .. b0 + nb - 1 of feature f,
+/// in the feature's own numbers (less where its ids start), as its own bag
+/// checked them: the first is 0, none decreases or passes the feature's id
+/// count, its own last offset (featureEnds[F + f]) is that count; and the
+/// ends themselves in order up to N. The first bad one goes to the error
+/// record (EMBRT_DEVERR_BAD_FEATURE_OFFSETS). Out of the hot loop: one lane
+/// of a group calls it, only when the lookup has feature ends.
+__device__ __noinline__ void checkFeatureOffsets(const Shared &s, int f,
+                                                 long long b0, long long nb) {
+  const long long B = s.batch, N = s.numIndices;
+  const long long start = f > 0 ? loadEnd(s, f - 1) : 0;
+  const long long end = loadEnd(s, f), count = end - start;
+  if (end < start || end > N || (f + 1 == s.numFeatures && end != N)) {
+    embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_FEATURE_OFFSETS, f, -1,
+                           -1, end, N);
+    return;
+  }
+  const long long first = (long long)f * B;
+  long long previous = ownOffset(loadOffset(s, first + b0), start);
+  if (b0 == 0 && previous != 0) {
+    embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_FEATURE_OFFSETS, f, 0, 0,
+                           previous, 0);
+    return;
+  }
+  for (long long b = b0 + 1; b <= b0 + nb; ++b) {
+    const long long v = b < B ? ownOffset(loadOffset(s, first + b), start)
+                              : loadEnd(s, s.numFeatures + f);
+    if (v < previous || v > count) {
+      embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_FEATURE_OFFSETS, f,
+                             b - 1, b, v, count);
+      return;
+    }
+    previous = v;
+  }
+  if (b0 + nb < B)
+    return;
+  if (previous != count)
+    embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_FEATURE_OFFSETS, f, -1, B,
+                           previous, count);
+  else if (f + 1 == s.numFeatures && loadOffset(s, first + B) != N)
+    // The lookup's own last offset, which ends the last bag.
+    embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_OFFSETS, f, B - 1,
+                           first + B, loadOffset(s, first + B), N);
 }
 
 /// Out of the hot loop: the error record helpers of device_errors.cuh.
@@ -829,8 +888,12 @@ copyPositions(const Shared &s, const FeatureMeta &m,
     } else if (hi < lo || hi > N || hi < 0 || (i + 1 == numBags && hi != N)) {
       index = i + 1, value = hi, limit = hi < lo ? lo : N;
     }
-    if (index >= 0 && g.leader)
+    if (s.featureEnds) {
+      if (g.leader)
+        checkFeatureOffsets(s, g.feature, k, 1);
+    } else if (index >= 0 && g.leader) {
       reportBadOffsets(s.errors, g.feature, k, index, value, limit);
+    }
   }
   const long long begin = min(max(loadOffset(s, g.g0), 0ll), N);
   const long long end = min(max(loadOffset(s, g.g0 + B), begin), N);
@@ -889,9 +952,13 @@ lookupBags(const Shared &s, const FeatureMeta &m,
     previous = e;
     segEnd = min(max(e, segEnd), N); // as bagEndAfter
   }
-  if (badBag >= 0 && g.leader)
+  if (s.featureEnds) {
+    if (g.leader)
+      checkFeatureOffsets(s, g.feature, g.b0, g.nb);
+  } else if (badBag >= 0 && g.leader) {
     reportBadOffsets(s.errors, g.feature, g.b0 + badBag, badIndex, badValue,
                      badLimit);
+  }
   g.segBeg = (Pos)segBeg;
   g.segEnd = (Pos)segEnd;
   if (s.pooling != EMBRT_POOLING_NONE)
@@ -1114,6 +1181,7 @@ embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
   s.output = a->output;
   s.errors = env->deviceErrors;
   s.metaGlobal = nullptr;
+  s.featureEnds = a->featureEnds;
   s.batch = a->batchSize;
   s.numIndices = a->numIndices;
   s.outStride = outStride;

@@ -15,13 +15,17 @@
 //   - indices (and per-sample weights) concatenated with tensor.concat;
 //   - feature-major offsets: each bag's offsets[0:B] shifted by the number of
 //     indices of the bags before it, the last bag's offsets[0:B+1] likewise,
-//     concatenated. The runtime requires offsets[0] == 0 and offsets[B] == N
-//     for each bag, so this is exactly the TBE's convention. With static
-//     index counts the pieces are one concat shifted by one dense
-//     arith.constant (two ops for any F); a bag's offsets[0:B] is read
-//     through the concat that appended the id count to torch's offsets.
-//     With dynamic counts each shift is tensor.dim + arith.addi +
-//     arith.index_cast + tensor.splat;
+//     concatenated, then the 2F feature ends (the emb.tbe gets the unit
+//     attribute feature_ends): where each feature's ids end in the
+//     concatenated indices (the counts summed), then each bag's own last
+//     offset. With static index counts the pieces are one concat shifted by
+//     one dense arith.constant (two ops for any F; the ends are one more
+//     constant piece, or its counts half and a one-entry slice per bag when
+//     the last offsets are not constants); a bag's offsets[0:B] and its last
+//     offset are read through the concat that appended the id count to
+//     torch's offsets. With dynamic counts each shift is tensor.dim +
+//     arith.addi + arith.index_cast + tensor.splat, and the ends a
+//     tensor.from_elements of the summed counts;
 //   - the emb.tbe, whose result gives each bag's result back as its column
 //     slice (rows, for mode none) with tensor.extract_slice. A run of the
 //     group's results, in order, along that dim in a tensor.concat becomes
@@ -29,10 +33,26 @@
 //     forms ([B, 1, D] expands along dim 1, one D), reshaped to [B, k, D].
 //
 // A bag joins a group only if no bag already in the group is used before it,
-// so that the TBE, placed at the last bag, dominates every use, and no
-// backward op (emb.tbe_backward, emb.embedding_bag_backward) lies between
-// them: it may update a table of the group in place, which the TBE would then
-// read after the update.
+// so that the TBE, placed at the last bag, dominates every use, and no op
+// that updates operands in place (embUpdatesInPlace: emb.tbe_backward,
+// emb.embedding_bag_backward) lies between them: it may update a table of
+// the group, which the TBE would then read after the update.
+//
+// Why the feature ends. Each bag checks its own offsets: the first is 0,
+// none decreases, the last is its id count (EMBRT_OUT_OF_RANGE otherwise).
+// The concatenated offsets alone cannot say the same: a feature's last
+// offset is dropped (the next feature's first takes its slot), and an
+// offsets[0] of 1 only shifts where the feature starts, so a feature whose
+// offsets are wrong would pool another feature's ids without an error. The
+// check needs, per feature, two numbers the concatenation does not hold:
+// where its ids truly end (from the shapes, which the data cannot fake) and
+// its own last offset (the data). They travel in the same offsets tensor,
+// behind the F*B+1 offsets, so the TBE keeps its operands and its one
+// launch, and the runtime checks each feature as its bag did, on both
+// targets, in the lookup itself (the GPU through the device error record,
+// with no host sync). Checking in IR instead would need a host read of the
+// offsets or a kernel for the GPU's cf.assert, which it has not; keeping
+// the bags apart would give up batching, since offsets[0] is always data.
 //
 // Preconditions: the IR verifies. Postconditions: the grouped bags and the
 // concats of their results are gone; other bags are left alone (a group of
@@ -236,49 +256,178 @@ static MlirValue firstOffsets(Emitter *e, MlirValue off, int64_t batch) {
   return embCreateSliceAlong(e->before, e->loc, off, 0, 0, batch);
 }
 
-/// The feature-major offsets of the group: [F*B+1]. With every count
-/// static, the pieces (each bag's offsets[0:B], the last bag's [0:B+1])
-/// concatenated and shifted by one dense constant (bag f's entries by the
-/// ids of the bags before it): two ops whatever F is.
-static MlirValue createOffsets(Emitter *e, MlirValue *pieces) {
+/// The integer `*value` of a one-element integer constant `v`; false
+/// otherwise.
+static bool constantScalar(MlirValue v, int64_t *value) {
+  MlirOperation def;
+  if (!embMadeBy(v, "arith.constant", &def) ||
+      embDim(mlirValueGetType(v), 0) != 1)
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(def, embStr("value"));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsADenseIntElements(a))
+    return false;
+  if (mlirDenseElementsAttrIsSplat(a)) {
+    MlirAttribute x = mlirDenseElementsAttrGetSplatValue(a);
+    if (!mlirAttributeIsAInteger(x))
+      return false;
+    *value = mlirIntegerAttrGetValueInt(x);
+    return true;
+  }
+  MlirType e = mlirShapedTypeGetElementType(mlirValueGetType(v));
+  if (!mlirTypeIsAInteger(e))
+    return false;
+  *value = mlirIntegerTypeGetWidth(e) == 32
+               ? mlirDenseElementsAttrGetInt32Value(a, 0)
+               : mlirDenseElementsAttrGetInt64Value(a, 0);
+  return true;
+}
+
+/// A bag's own last offset, offsets[B:B+1]: the piece that ends its
+/// offsets when they are a concat along dim 0 (torch's offsets with the id
+/// count appended, as emb-raise-embedding-bag makes them), else a slice.
+static MlirValue lastOffset(Emitter *e, MlirValue off, int64_t batch) {
+  MlirOperation concat;
+  int64_t dim;
+  if (embMadeBy(off, "tensor.concat", &concat) &&
+      embGetIntAttr(concat, "dim", &dim) && dim == 0) {
+    MlirValue last = mlirOperationGetOperand(
+        concat, mlirOperationGetNumOperands(concat) - 1);
+    if (embDim(mlirValueGetType(last), 0) == 1)
+      return last;
+  }
+  return embCreateSliceAlong(e->before, e->loc, off, 0, batch, 1);
+}
+
+/// Appends to `pieces` (room for F + 1 more) the group's 2F feature ends
+/// (EMB_ATTR_FEATURE_ENDS): where each feature's ids end in the
+/// concatenated indices (the id counts summed, static or through
+/// tensor.dim), then each bag's own last offset. When all of them are
+/// constants (static counts, torch's offsets with the count appended) they
+/// are one dense constant. The lookup checks each feature's offsets against
+/// them: its first is 0 and its last is its id count, as its bag checked.
+/// False if memory ran out.
+static bool appendFeatureEnds(Emitter *e, MlirValue *pieces,
+                              intptr_t *numPieces) {
+  const Group *g = e->g;
+  size_t n = g->size;
+  MlirType it = g->key.indexElement;
+  int64_t *values = malloc(2 * n * sizeof *values);
+  MlirValue *lasts = malloc(n * sizeof *lasts);
+  MlirValue *scalars = malloc(n * sizeof *scalars);
+  if (!values || !lasts || !scalars) {
+    free(values);
+    free(lasts);
+    free(scalars);
+    return false;
+  }
+  bool countsStatic = true, lastsConstant = true;
+  int64_t staticEnd = 0;
+  for (size_t f = 0; f < n; ++f) {
+    lasts[f] =
+        lastOffset(e, mlirOperationGetOperand(g->bags[f].op, 2), g->key.batch);
+    lastsConstant &= constantScalar(lasts[f], &values[n + f]);
+    countsStatic &= g->bags[f].numIndices >= 0;
+    staticEnd += g->bags[f].numIndices >= 0 ? g->bags[f].numIndices : 0;
+    values[f] = staticEnd;
+  }
+  int64_t len = (int64_t)n;
+  if (countsStatic) {
+    pieces[(*numPieces)++] = embCreateIntVector(
+        e->before, e->loc, it, lastsConstant ? 2 * len : len, values);
+  } else {
+    // The ends as index values, cast and gathered by tensor.from_elements.
+    MlirValue dynamicEnd = {NULL};
+    staticEnd = 0;
+    for (size_t f = 0; f < n; ++f) {
+      int64_t count = g->bags[f].numIndices;
+      if (count >= 0) {
+        staticEnd += count;
+      } else {
+        MlirValue dim = embCreateDim(
+            e->before, e->loc, mlirOperationGetOperand(g->bags[f].op, 1), 0);
+        dynamicEnd = mlirValueIsNull(dynamicEnd)
+                         ? dim
+                         : createBinary(e, "arith.addi", dynamicEnd, dim);
+      }
+      MlirValue end = dynamicEnd;
+      if (mlirValueIsNull(end) || staticEnd != 0) {
+        end = embCreateIndexConstant(e->before, e->loc, staticEnd);
+        if (!mlirValueIsNull(dynamicEnd))
+          end = createBinary(e, "arith.addi", dynamicEnd, end);
+      }
+      scalars[f] = mlirOperationGetResult(embCreateOp(e->before, e->loc,
+                                                      "arith.index_cast", 1,
+                                                      &end, it, 0, NULL),
+                                          0);
+    }
+    pieces[(*numPieces)++] = mlirOperationGetResult(
+        embCreateOp(e->before, e->loc, "tensor.from_elements", (intptr_t)n,
+                    scalars, embTensorType(1, &len, it), 0, NULL),
+        0);
+  }
+  if (!countsStatic || !lastsConstant)
+    for (size_t f = 0; f < n; ++f)
+      pieces[(*numPieces)++] = lasts[f];
+  free(values);
+  free(lasts);
+  free(scalars);
+  return true;
+}
+
+/// The feature-major offsets of the group, [F*B+1], followed by its 2F
+/// feature ends (appendFeatureEnds). With every count static, the pieces
+/// (each bag's offsets[0:B], the last bag's [0:B+1], the ends) concatenated
+/// and shifted by one dense constant (bag f's entries by the ids of the bags
+/// before it, the ends by 0): two ops whatever F is, three with a
+/// tensor.from_elements of the ends when a count is dynamic. Null if memory
+/// ran out.
+static MlirValue createOffsets(Emitter *e) {
   const Group *g = e->g;
   int64_t batch = g->key.batch, staticBase = 0;
+  int64_t numEnds = 2 * (int64_t)g->size;
+  // Each bag's piece, the last bag's (up to 4), the ends (up to F + 1).
+  MlirValue *pieces = malloc((2 * g->size + 5) * sizeof *pieces);
+  if (!pieces)
+    return (MlirValue){NULL};
+  intptr_t numPieces = 0;
   bool allStatic = true;
   for (size_t f = 0; f + 1 < g->size; ++f)
     allStatic &= g->bags[f].numIndices >= 0;
-  if (allStatic) {
-    int64_t n = (int64_t)g->size * batch + 1;
-    int64_t *shifts = malloc((size_t)n * sizeof(int64_t));
-    if (shifts) {
-      intptr_t numPieces = 0;
-      for (size_t f = 0; f < g->size; ++f) {
-        MlirValue off = mlirOperationGetOperand(g->bags[f].op, 2);
-        bool last = f + 1 == g->size;
-        MlirOperation concat;
-        int64_t dim = -1;
-        if (!last) {
-          pieces[numPieces++] = firstOffsets(e, off, batch);
-        } else if (embMadeBy(off, "tensor.concat", &concat) &&
-                   embGetIntAttr(concat, "dim", &dim) && dim == 0 &&
-                   mlirOperationGetNumOperands(concat) <= 4) {
-          // The last offsets' own pieces (torch's offsets and the count), in
-          // one concat with the others (`pieces` has room for 4 more).
-          for (intptr_t i = 0, n = mlirOperationGetNumOperands(concat); i < n;
-               ++i)
-            pieces[numPieces++] = mlirOperationGetOperand(concat, i);
-        } else {
-          pieces[numPieces++] = off;
-        }
-        for (int64_t b = 0; b < (last ? batch + 1 : batch); ++b)
-          shifts[(int64_t)f * batch + b] = staticBase;
-        staticBase += g->bags[f].numIndices;
+  int64_t n = (int64_t)g->size * batch + 1 + numEnds;
+  int64_t *shifts = allStatic ? calloc((size_t)n, sizeof(int64_t)) : NULL;
+  if (shifts) {
+    for (size_t f = 0; f < g->size; ++f) {
+      MlirValue off = mlirOperationGetOperand(g->bags[f].op, 2);
+      bool last = f + 1 == g->size;
+      MlirOperation concat;
+      int64_t dim = -1;
+      if (!last) {
+        pieces[numPieces++] = firstOffsets(e, off, batch);
+      } else if (embMadeBy(off, "tensor.concat", &concat) &&
+                 embGetIntAttr(concat, "dim", &dim) && dim == 0 &&
+                 mlirOperationGetNumOperands(concat) <= 4) {
+        // The last offsets' own pieces (torch's offsets and the count), in
+        // one concat with the others (`pieces` has room for 4).
+        for (intptr_t i = 0, m = mlirOperationGetNumOperands(concat); i < m;
+             ++i)
+          pieces[numPieces++] = mlirOperationGetOperand(concat, i);
+      } else {
+        pieces[numPieces++] = off;
       }
+      for (int64_t b = 0; b < (last ? batch + 1 : batch); ++b)
+        shifts[(int64_t)f * batch + b] = staticBase;
+      staticBase += g->bags[f].numIndices;
+    }
+    MlirValue result = {NULL};
+    if (appendFeatureEnds(e, pieces, &numPieces)) {
       MlirValue all = embCreateConcat(e->before, e->loc, 0, numPieces, pieces);
       MlirValue shift =
           embCreateIntVector(e->before, e->loc, g->key.indexElement, n, shifts);
-      free(shifts);
-      return createBinary(e, "arith.addi", all, shift);
+      result = createBinary(e, "arith.addi", all, shift);
     }
+    free(shifts);
+    free(pieces);
+    return result;
   }
   MlirValue dynamicBase = {NULL};
   staticBase = 0;
@@ -291,20 +440,24 @@ static MlirValue createOffsets(Emitter *e, MlirValue *pieces) {
     if (staticBase != 0 || !mlirValueIsNull(dynamicBase))
       piece = createBinary(e, "arith.addi", piece,
                            createShift(e, len, staticBase, dynamicBase));
-    pieces[f] = piece;
+    pieces[numPieces++] = piece;
     if (last)
       break;
     if (g->bags[f].numIndices >= 0) {
       staticBase += g->bags[f].numIndices;
       continue;
     }
-    MlirValue n =
+    MlirValue count =
         embCreateDim(e->before, e->loc, mlirOperationGetOperand(bag, 1), 0);
     dynamicBase = mlirValueIsNull(dynamicBase)
-                      ? n
-                      : createBinary(e, "arith.addi", dynamicBase, n);
+                      ? count
+                      : createBinary(e, "arith.addi", dynamicBase, count);
   }
-  return embCreateConcat(e->before, e->loc, 0, (intptr_t)g->size, pieces);
+  MlirValue result = {NULL};
+  if (appendFeatureEnds(e, pieces, &numPieces))
+    result = embCreateConcat(e->before, e->loc, 0, numPieces, pieces);
+  free(pieces);
+  return result;
 }
 
 /// The operand `i` of every bag, concatenated along dim 0.
@@ -357,7 +510,9 @@ static MlirValue createTbe(Emitter *e, MlirValue *scratch,
   }
   MlirValue *tmp = scratch + 2 * (g->size + 3);
   operands[0] = concatOperands(e, 1, tmp);
-  operands[1] = createOffsets(e, tmp);
+  operands[1] = createOffsets(e);
+  if (mlirValueIsNull(operands[1]))
+    return operands[1];
   bool weighted = !mlirTypeIsNull(g->key.weightElement);
   if (weighted)
     operands[2 + numTables] = concatOperands(e, 3, tmp);
@@ -372,7 +527,7 @@ static MlirValue createTbe(Emitter *e, MlirValue *scratch,
     shape[1] = g->key.noneDim;
   }
   int32_t segments[] = {1, 1, (int32_t)numTables, weighted ? 1 : 0};
-  MlirNamedAttribute attrs[5];
+  MlirNamedAttribute attrs[6];
   intptr_t numAttrs = 0;
   attrs[numAttrs++] = embNamedAttr(
       e->ctx, "pooling", mlirStringAttrGet(e->ctx, embStr(g->key.mode)));
@@ -381,6 +536,8 @@ static MlirValue createTbe(Emitter *e, MlirValue *scratch,
       mlirDenseI64ArrayGet(e->ctx, (intptr_t)g->size, featureTables));
   attrs[numAttrs++] = embNamedAttr(e->ctx, "operandSegmentSizes",
                                    mlirDenseI32ArrayGet(e->ctx, 4, segments));
+  attrs[numAttrs++] =
+      embNamedAttr(e->ctx, EMB_ATTR_FEATURE_ENDS, mlirUnitAttrGet(e->ctx));
   if (g->key.hasPadding)
     attrs[numAttrs++] = embNamedAttr(
         e->ctx, "padding_idx",
@@ -591,7 +748,7 @@ static bool emitGroup(MlirContext ctx, const Group *g) {
         mlirLocationFusedGet(ctx, (intptr_t)n, locs, mlirAttributeGetNull()),
         ctx, g};
     MlirValue tbe = createTbe(&e, scratch, featureTables);
-    ok = giveBack(&e, tbe);
+    ok = !mlirValueIsNull(tbe) && giveBack(&e, tbe);
   }
   free(scratch);
   free(featureTables);
@@ -657,8 +814,7 @@ static bool batchBlock(MlirContext ctx, MlirBlock block) {
        ok && !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
     if (embOpIs(op, EMB_OP_EMBEDDING_BAG))
       ok = addBag(&gs, block, op);
-    else if (embOpIs(op, EMB_OP_TBE_BACKWARD) ||
-             embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD))
+    else if (embUpdatesInPlace(op))
       for (size_t i = 0; i < gs.size; ++i)
         gs.groups[i].closed = true;
   for (size_t i = 0; ok && i < gs.size; ++i)

@@ -3,16 +3,19 @@
 // Erases the ops nobody reads: emb ops without uses (IRDL ops have no
 // traits, so MLIR's dead-code elimination never removes them) and the
 // effect-free ops (embIsPure: tensor, arith, math, linalg ops on tensors)
-// that only they read. emb ops compute values from tensors and write
+// that only they read. Most emb ops compute values from tensors and write
 // nothing else; an unused lookup is erased with its possible bounds error,
-// as MLIR erases an unused linalg.generic with its cf.assert. Collectives
-// (embIsCollective) stay: every rank must issue them.
+// as MLIR erases an unused linalg.generic with its cf.assert. The ops with
+// effects (embHasEffects) stay whether or not their results are read: a
+// backward updates its tables and states in place (a step run in a loop
+// keeps its arguments and leaves the results unused), and every rank must
+// issue a collective.
 //
 // It visits the ops in reverse pre-order, users before their producers, so
 // one sweep reaches the fixed point.
 //
-// Preconditions: none. Postconditions: no emb op and no effect-free op has
-// an unused result. The pass never fails.
+// Preconditions: none. Postconditions: no emb op without effects and no
+// effect-free op has an unused result. The pass never fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,8 +47,7 @@ static void run(MlirOperation root, MlirExternalPass pass,
   // ops already visited.
   for (size_t i = ops.size; i-- > 0;) {
     MlirOperation op = ops.ops[i];
-    if ((embIsEmbOp(op) || embIsPure(op)) && !embIsCollective(op) &&
-        isUnused(op))
+    if ((embIsEmbOp(op) || embIsPure(op)) && !embHasEffects(op) && isUnused(op))
       mlirOperationDestroy(op);
   }
   embOpListFree(&ops);

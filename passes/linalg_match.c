@@ -623,6 +623,8 @@ void embReplaceAndErase(MlirOperation op, intptr_t i, MlirValue with) {
 }
 
 void embEraseUnused(MlirOperation op) {
+  if (embHasEffects(op))
+    return;
   for (intptr_t r = 0, n = mlirOperationGetNumResults(op); r < n; ++r)
     if (embHasUses(mlirOperationGetResult(op, r)))
       return;

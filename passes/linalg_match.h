@@ -233,14 +233,14 @@ MlirOperation embCreateGeneric(MlirOperation before, MlirLocation loc,
 //===----------------------------------------------------------------------===//
 
 /// Replaces every use of `op`'s result `i` by `with`; then, if no result of
-/// `op` is used any more, erases `op` (whatever it is: the anchor of a
+/// `op` is used any more, erases `op` (as embEraseUnused: the anchor of a
 /// raise) and the producers of its operands that this left unused and that
 /// embIsPure (rewrite.h) accepts, transitively.
 void embReplaceAndErase(MlirOperation op, intptr_t i, MlirValue with);
 
-/// Erases `op` (whatever it is) if none of its results is used, and the
-/// producers of its operands that this left unused and that embIsPure
-/// accepts, transitively.
+/// Erases `op` (whatever it is, except an op with effects: embHasEffects)
+/// if none of its results is used, and the producers of its operands that
+/// this left unused and that embIsPure accepts, transitively.
 void embEraseUnused(MlirOperation op);
 
 /// The run of a raising pass: embRewriteNestedOpsSkipping that does not

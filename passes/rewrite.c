@@ -101,6 +101,8 @@ bool embHasUses(MlirValue v) {
 }
 
 bool embEraseIfDead(MlirOperation op) {
+  if (embHasEffects(op))
+    return false;
   for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
     if (embHasUses(mlirOperationGetResult(op, i)))
       return false;
@@ -130,6 +132,8 @@ static bool onTensorsOnly(MlirOperation op) {
 
 bool embIsPure(MlirOperation op) {
   static const char *const names[] = {EMB_OP_BROADCAST, "arith.constant", NULL};
+  if (embHasEffects(op))
+    return false;
   for (int i = 0; names[i]; ++i)
     if (embOpIs(op, names[i]))
       return true;

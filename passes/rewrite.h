@@ -88,14 +88,16 @@ MlirOperation embDefiningOp(MlirValue v, const char *name);
 /// True if `v` has at least one use.
 bool embHasUses(MlirValue v);
 
-/// Erases `op` if none of its results has a use; returns whether it did.
+/// Erases `op` if none of its results has a use and it has no effects
+/// (embHasEffects); returns whether it did.
 bool embEraseIfDead(MlirOperation op);
 
 /// Replaces every use of `op`'s single result by `with` and erases `op`.
 void embReplaceOp(MlirOperation op, MlirValue with);
 
 /// True for the ops a dead-code cleanup may erase: they have no effects
-/// (emb.broadcast, tensor ops, linalg ops on tensors, arith and math).
+/// (emb.broadcast, tensor ops, linalg ops on tensors, arith and math; never
+/// an op of embHasEffects).
 bool embIsPure(MlirOperation op);
 
 /// Erases `op` if it has no uses and embIsPure accepts it, then does the

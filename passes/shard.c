@@ -281,6 +281,15 @@ static bool readSharded(MlirOperation op, int64_t rank, Sharded *s) {
     MlirAttribute seg =
         mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));
     s->numTables = mlirDenseI32ArrayGetElement(seg, 2);
+    if (embTbeFeatureEndsEntries(op) > 0) {
+      // The input dist re-buckets the offsets; it would drop the ends.
+      embEmitErrorf(s->loc,
+                    "%s: an 'emb.tbe' with feature_ends (made by "
+                    "emb-batch-tables) is not sharded yet: its input dist "
+                    "would drop the per-feature offset checks",
+                    passName);
+      return false;
+    }
     if (mlirDenseI32ArrayGetElement(seg, 3) != 0)
       s->psw = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
   }

@@ -149,6 +149,9 @@ embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
     EMBRT_TRY(embrtCheckCount(ctx, op, "output", args->outputDtype,
                               &outputElements, B, sumDims, 1, 1));
   }
+  if (args->featureEnds && F > INT64_MAX / 2)
+    return embrtInvalid(ctx, "%s: numFeatures is too large for featureEnds",
+                        op);
   if (mode == EMBRT_CHECK_SHAPES)
     return EMBRT_OK;
   EMBRT_TRY(
@@ -462,10 +465,38 @@ embrtStatus embrtCheckCompiledLookup(embrtContext *ctx, const char *op,
   return EMBRT_OK;
 }
 
+/// The feature ends of an emb.tbe with feature_ends: the last 2F entries
+/// of its offsets buffer, whose extent the lookup's own offsets are then
+/// checked without (in `lookupDims`, the first EMB_ABI_TBE_DIM_TABLES
+/// entries of `dims`, which is all embrtCheckCompiledLookup reads of it
+/// besides the sizes in `a`). False with an error if they do not fit.
+static int splitFeatureEnds(embrtContext *ctx, embrtTbeArgs *a,
+                            const int64_t *dims, int64_t *lookupDims) {
+  memcpy(lookupDims, dims, EMB_ABI_TBE_DIM_TABLES * sizeof *dims);
+  int64_t entries = dims[EMB_ABI_TBE_DIM_OFFSETS], F = a->numFeatures;
+  if (F < 1 || F > (INT64_MAX - 1) / 2 || entries < 2 * F + 1) {
+    embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                  "emb.tbe: offsets has %lld entries, too few for its %lld "
+                  "features' 2F feature ends (feature_ends) and 1 offset",
+                  (long long)entries, (long long)F);
+    return 0;
+  }
+  lookupDims[EMB_ABI_TBE_DIM_OFFSETS] = entries - 2 * F;
+  a->featureEnds = (const char *)a->offsets +
+                   (size_t)(entries - 2 * F) * embrtDtypeSize(a->offsetDtype);
+  return 1;
+}
+
 void embrtCompiledTbe(embrtContext *ctx, const int64_t *attrs,
                       void *const *buffers, const int64_t *dims) {
   embrtTbeArgs a = decodeTbe(attrs, buffers, dims);
   int isBag = attrs[EMB_ABI_TBE_IS_BAG] != 0;
+  int64_t lookupDims[EMB_ABI_TBE_DIM_TABLES];
+  if (attrs[EMB_ABI_TBE_FEATURE_ENDS] && !isBag) {
+    if (!splitFeatureEnds(ctx, &a, dims, lookupDims))
+      return;
+    dims = lookupDims;
+  }
   if (embrtCheckCompiledLookup(ctx, isBag ? "emb.embedding_bag" : "emb.tbe",
                                isBag, attrs[EMB_ABI_TBE_PSW_DTYPE] >= 0,
                                "the result", &a, dims) != EMBRT_OK)

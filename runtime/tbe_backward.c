@@ -151,6 +151,11 @@ static embrtStatus checkTbeBackward(embrtContext *ctx,
                              sizeof(embrtTbeBackwardArgs),
                              "embrtTbeBackwardArgs"));
   EMBRT_TRY(embrtCheckTbeLookup(ctx, op, &args->lookup, mode, 0));
+  if (args->lookup.featureEnds)
+    return embrtInvalid(ctx,
+                        "%s: lookup.featureEnds must be NULL (feature ends "
+                        "are the forward's)",
+                        op);
   return checkBackwardFields(ctx, op, args, mode);
 }
 

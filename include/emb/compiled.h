@@ -191,7 +191,10 @@ enum {
   EMB_ABI_TBE_CONFIG_ID,
   EMB_ABI_TBE_NUM_TABLES,
   EMB_ABI_TBE_NUM_FEATURES,
-  EMB_ABI_TBE_IS_BAG,         ///< 1: emb.embedding_bag (messages name it)
+  EMB_ABI_TBE_IS_BAG, ///< 1: emb.embedding_bag (messages name it)
+  /// 1: the last 2F entries of offsets are the feature ends of an emb.tbe
+  /// with feature_ends (embrtTbeArgs::featureEnds)
+  EMB_ABI_TBE_FEATURE_ENDS,
   EMB_ABI_TBE_FEATURE_TABLES, ///< F entries follow
 };
 enum {
@@ -207,7 +210,7 @@ enum {
   EMB_ABI_TBE_DIM_BATCH,       ///< B
   EMB_ABI_TBE_DIM_WORKSPACE,   ///< bytes
   // Checked extents:
-  EMB_ABI_TBE_DIM_OFFSETS,     ///< entries of offsets: F * B + 1
+  EMB_ABI_TBE_DIM_OFFSETS,     ///< entries of offsets: F * B + 1 (+ 2F)
   EMB_ABI_TBE_DIM_PSW,         ///< entries of per_sample_weights: N
   EMB_ABI_TBE_DIM_OUTPUT_ROWS, ///< B pooled, N for pooling none
   EMB_ABI_TBE_DIM_OUTPUT_COLS, ///< the sum of D pooled, D for none

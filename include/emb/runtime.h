@@ -370,6 +370,17 @@ typedef struct embrtTbeArgs {
                     ///< at run time
   void *workspace;
   size_t workspaceBytes;
+  /// NULL, or [2F] entries of offsetDtype: featureEnds[f] is where feature
+  /// f's ids end in `indices` (feature f's ids are indices[featureEnds[f-1]
+  /// : featureEnds[f]], from 0), featureEnds[F + f] the last offset of
+  /// feature f's own offsets, which F separate bags would have had. With
+  /// them, each feature's offsets are checked as its bag's were: the first
+  /// is 0 (offsets[f*B] == featureEnds[f-1]) and the last its id count
+  /// (featureEnds[F + f] == featureEnds[f] - featureEnds[f-1]), and a bad
+  /// one is EMBRT_OUT_OF_RANGE naming the feature. emb-batch-tables makes
+  /// them when it batches bags into one lookup. The backward takes none
+  /// (embrtTbeBackwardArgs::lookup.featureEnds must be NULL).
+  const void *featureEnds;
 } embrtTbeArgs;
 
 /// Bytes of workspace embrtTbeForward needs for `args` (the workspace fields

@@ -27,8 +27,87 @@ embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
   return EMBRT_OK;
 }
 
+/// The offsets of a lookup with feature ends (embrtTbeArgs::featureEnds),
+/// feature by feature as F separate bags check theirs, in each feature's
+/// own numbers (offsets[f*B + b] less where its ids start): the first is
+/// 0, none decreases, none is past the feature's ids, the last (its own,
+/// featureEnds[F + f]) is its id count. The ends themselves must not
+/// decrease and must end at numIndices; every offset then lies in
+/// [0, numIndices] and none decreases, which the lookup relies on.
+/// `raw` less `start` (>= 0), saturated at INT64_MIN: an offset in a
+/// feature's own numbers.
+static int64_t ownOffset(int64_t raw, int64_t start) {
+  return raw < INT64_MIN + start ? INT64_MIN : raw - start;
+}
+
+static embrtStatus checkFeatureOffsets(embrtContext *ctx, const char *op,
+                                       const embrtTbeArgs *args) {
+  int64_t B = args->batchSize, F = args->numFeatures, N = args->numIndices;
+  const void *ends = args->featureEnds;
+  embrtDtype dt = args->offsetDtype;
+  int64_t start = 0;
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t end = embrtLoadIndex(ends, dt, f);
+    if (end < start || end > N || (f + 1 == F && end != N))
+      return embrtSetError(
+          ctx, EMBRT_OUT_OF_RANGE,
+          "%s: featureEnds[%lld] is %lld, outside %lld..%lld (the features' "
+          "ids end in order, the last at numIndices %lld)",
+          op, (long long)f, (long long)end, (long long)start, (long long)N,
+          (long long)N);
+    start = end;
+  }
+  start = 0;
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t end = embrtLoadIndex(ends, dt, f), count = end - start;
+    int64_t first = ownOffset(embrtLoadIndex(args->offsets, dt, f * B), start);
+    if (first != 0)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "%s: feature %lld: its offsets[0] is %lld, must be "
+                           "0",
+                           op, (long long)f, (long long)first);
+    int64_t previous = 0;
+    for (int64_t b = 1; b <= B; ++b) {
+      int64_t offset =
+          b < B ? ownOffset(embrtLoadIndex(args->offsets, dt, f * B + b), start)
+                : embrtLoadIndex(ends, dt, F + f);
+      if (offset < previous)
+        return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                             "%s: feature %lld bag %lld: its offsets[%lld] is "
+                             "%lld, below its offsets[%lld] = %lld",
+                             op, (long long)f, (long long)(b - 1), (long long)b,
+                             (long long)offset, (long long)(b - 1),
+                             (long long)previous);
+      if (offset > count)
+        return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                             "%s: feature %lld bag %lld: its offsets[%lld] is "
+                             "%lld, past its %lld indices",
+                             op, (long long)f, (long long)(b - 1), (long long)b,
+                             (long long)offset, (long long)count);
+      previous = offset;
+    }
+    if (previous != count)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "%s: feature %lld: its offsets[%lld] (the last) is "
+                           "%lld, must equal its %lld indices",
+                           op, (long long)f, (long long)B, (long long)previous,
+                           (long long)count);
+    start = end;
+  }
+  // The lookup's own last offset ends the last feature's last bag.
+  int64_t last = embrtLoadIndex(args->offsets, dt, F * B);
+  if (last != N)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "%s: offsets[%lld] (the last) is %lld, must equal "
+                         "numIndices %lld",
+                         op, (long long)(F * B), (long long)last, (long long)N);
+  return EMBRT_OK;
+}
+
 embrtStatus embrtCpuCheckTbeOffsets(embrtContext *ctx, const char *op,
                                     const embrtTbeArgs *args) {
+  if (args->featureEnds && args->numFeatures > 0)
+    return checkFeatureOffsets(ctx, op, args);
   int64_t B = args->batchSize, numBags = args->numFeatures * B;
   int64_t N = args->numIndices;
   int64_t previous = embrtLoadIndex(args->offsets, args->offsetDtype, 0);

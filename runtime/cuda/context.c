@@ -163,6 +163,26 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                          "device: feature %d bag %lld: offset %lld is out of "
                          "order or outside 0..%lld",
                          r->feature, r->bag, r->value, r->limit);
+  case EMBRT_DEVERR_BAD_FEATURE_OFFSETS:
+    if (r->index < 0)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "device: featureEnds[%d] is %lld, out of order or "
+                           "past numIndices %lld",
+                           r->feature, r->value, r->limit);
+    if (r->index == 0)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "device: feature %d: its offsets[0] is %lld, must "
+                           "be 0",
+                           r->feature, r->value);
+    if (r->bag < 0)
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "device: feature %d: its offsets[%lld] (the last) "
+                           "is %lld, must equal its %lld indices",
+                           r->feature, r->index, r->value, r->limit);
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "device: feature %d bag %lld: its offsets[%lld] is "
+                         "%lld, out of order or past its %lld indices",
+                         r->feature, r->bag, r->index, r->value, r->limit);
   case EMBRT_DEVERR_BAD_CAND_TO_USER:
     return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
                          "device: cand_to_user[%lld] is %lld, outside the "

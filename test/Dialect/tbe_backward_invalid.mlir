@@ -521,3 +521,13 @@ func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>
   %0 = "emb.embedding_bag"(%w, %idx, %off) {mode = "sum"} : (tensor<1000x16xf32>, tensor<96xi64>, tensor<33xi64>) -> tensor<32x16xf32>
   return
 }
+
+// -----
+
+// feature_ends is the forward's: the backward does not read feature ends.
+func.func @f(%ids: tensor<4xi64>, %offsets: tensor<3xi64>, %t0: tensor<5x2xf32>, %grad: tensor<1x4xf32>, %hyper: tensor<5xf32>) {
+  // CHECK: [[@LINE+2]]:10: error: 'emb.tbe_backward' op feature_ends is an attribute of 'emb.tbe' only
+  %h0 = "emb.table"(%t0) : (tensor<5x2xf32>) -> !emb.table_handle
+  %new = "emb.tbe_backward"(%ids, %offsets, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0, 0>, feature_ends, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xi64>, tensor<3xi64>, !emb.table_handle, tensor<1x4xf32>, tensor<5xf32>) -> !emb.table_handle
+  return
+}

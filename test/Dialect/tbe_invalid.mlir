@@ -136,6 +136,38 @@ func.func @f(%i: tensor<8xi64>, %o: tensor<7xi64>, %t0: tensor<100x16xf16>, %t1:
 
 // -----
 
+// feature_ends: the offsets hold 2F feature ends behind their F*B+1; 4
+// entries cannot hold 2 features' 4 ends and one offset.
+func.func @f(%i: tensor<8xi64>, %o: tensor<4xi64>, %t0: tensor<100x16xf16>) -> tensor<4x32xf16> {
+  // CHECK: [[@LINE+2]]:8: error: 'emb.tbe' op offsets has 4 elements, fewer than F*B+1 offsets and the 2F = 4 feature ends (feature_ends)
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf16>) -> !emb.table_handle
+  %0 = "emb.tbe"(%i, %o, %h0) {pooling = "sum", feature_tables = array<i64: 0, 0>, feature_ends, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<8xi64>, tensor<4xi64>, !emb.table_handle) -> tensor<4x32xf16>
+  return %0 : tensor<4x32xf16>
+}
+
+// -----
+
+// feature_ends: the batch is read from the offsets without the ends (13 =
+// 2*4+1 + 4, not 2*6+1).
+func.func @f(%i: tensor<8xi64>, %o: tensor<13xi64>, %t0: tensor<100x16xf16>) -> tensor<6x32xf16> {
+  // CHECK: [[@LINE+2]]:8: error: 'emb.tbe' op offsets has 9 elements before its 4 feature ends but the result has 6 rows (offsets must have F*B+1 = 13)
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf16>) -> !emb.table_handle
+  %0 = "emb.tbe"(%i, %o, %h0) {pooling = "sum", feature_tables = array<i64: 0, 0>, feature_ends, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<8xi64>, tensor<13xi64>, !emb.table_handle) -> tensor<6x32xf16>
+  return %0 : tensor<6x32xf16>
+}
+
+// -----
+
+// feature_ends is a unit attribute.
+func.func @f(%i: tensor<8xi64>, %o: tensor<9xi64>, %t0: tensor<100x16xf16>) -> tensor<2x32xf16> {
+  // CHECK: [[@LINE+2]]:8: error: 'emb.tbe' op attribute 'feature_ends' must be a unit attribute, got true
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf16>) -> !emb.table_handle
+  %0 = "emb.tbe"(%i, %o, %h0) {pooling = "sum", feature_tables = array<i64: 0, 0>, feature_ends = true, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<8xi64>, tensor<9xi64>, !emb.table_handle) -> tensor<2x32xf16>
+  return %0 : tensor<2x32xf16>
+}
+
+// -----
+
 // A batch too large for F*B+1 to be computed (found by emb-fuzz under UBSan).
 func.func @f(%i: tensor<8xi64>, %o: tensor<7xi64>, %t0: tensor<100x16xf16>, %t1: tensor<100x8xf16>) -> tensor<4611686018427387904x24xf16> {
   // CHECK: [[@LINE+3]]:8: error: 'emb.tbe' op offsets has 7 elements but the result has 4611686018427387904 rows (offsets must have F*B+1, more than INT64_MAX, for F = 2)

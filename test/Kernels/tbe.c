@@ -56,6 +56,11 @@ typedef struct Case {
   int64_t configId;
   int badOffsets; ///< 1: one decreasing offset, 2: last offset != N
   int viaEmbeddingBag;
+  /// Feature ends (embrtTbeArgs::featureEnds): 0 none, 1 valid, 2 feature
+  /// 1's own offsets start at 1, 3 feature 0's own last offset is short of
+  /// its ids (both in order as concatenated offsets; needs minBag >= 1).
+  int featureEnds;
+  const char *wantDevice; ///< what the GPU's message must say, or NULL
 } Case;
 
 typedef struct Inputs {
@@ -63,6 +68,7 @@ typedef struct Inputs {
   void *tables[MAX_TABLES]; ///< host, each with `misalign` leading elements
   int64_t *ids, *offs;
   void *indices, *offsets, *weights;
+  void *ends; ///< [2F] feature ends of offsetDtype, or NULL
   embrtDtype weightDtype;
   int64_t featureTables[2048];
 } Inputs;
@@ -125,6 +131,22 @@ static void makeInputs(const Case *c, Rng *rng, Inputs *in) {
     else
       ((int64_t *)in->offsets)[numBags] -= 1;
   }
+  if (c->featureEnds) {
+    // Where each feature's ids end, then its own last offset; a bad case
+    // moves one so that only that feature's own offsets are wrong.
+    int64_t F = c->numFeatures, B = c->batch;
+    int64_t *ends = malloc((size_t)(2 * F) * sizeof *ends);
+    for (int64_t f = 0; f < F; ++f) {
+      ends[f] = in->offs[(f + 1) * B];
+      ends[F + f] = in->offs[(f + 1) * B] - in->offs[f * B];
+    }
+    if (c->featureEnds == 2)
+      ends[0] -= 1, ends[F] -= 1;
+    if (c->featureEnds == 3)
+      ends[F] -= 1;
+    in->ends = indexTensor(c->offsetDtype, ends, 2 * F);
+    free(ends);
+  }
   in->weightDtype = c->weighted == 2 ? c->tableDtype : EMBRT_F32;
   if (c->weighted)
     in->weights = randomTensor(rng, in->weightDtype, in->N);
@@ -138,6 +160,7 @@ static void freeInputs(const Case *c, Inputs *in) {
   free(in->indices);
   free(in->offsets);
   free(in->weights);
+  free(in->ends);
 }
 
 /// The args of a lookup over `tables` (with misalignment applied).
@@ -252,6 +275,7 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
   void *ref = poisoned((size_t)outElems * osz);
   embrtTbeArgs ha =
       makeArgs(c, &in, hostTables, in.indices, in.offsets, in.weights, ref);
+  ha.featureEnds = in.ends;
   int64_t cpuInvalid = embrtContextGetInvalidIdCount(cpu);
   embrtStatus cpuStatus = lookup(cpu, c, &ha);
   char cpuMessage[1024];
@@ -279,8 +303,13 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
   void *dOut = toDevice(gpu, NULL, (size_t)outElems * osz);
   EXPECT_STATUS(embrtMemset(gpu, dOut, 0xFF, (size_t)outElems * osz), EMBRT_OK,
                 gpu);
+  void *dEnds = in.ends ? toDevice(gpu, in.ends,
+                                   (size_t)(2 * c->numFeatures) *
+                                       embrtDtypeSize(c->offsetDtype))
+                        : NULL;
   embrtTbeArgs da =
       makeArgs(c, &in, devTables, dIndices, dOffsets, dWeights, dOut);
+  da.featureEnds = dEnds;
   size_t wsBytes = 0;
   EXPECT_STATUS(embrtTbeWorkspaceSize(gpu, &da, &wsBytes), EMBRT_OK, gpu);
   void *dWs = NULL;
@@ -300,6 +329,8 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
                    embrtStatusName(gpuStatus), embrtStatusName(cpuStatus),
                    cpuMessage);
     const char *gpuMessage = embrtContextGetLastError(gpu);
+    if (c->wantDevice)
+      EXPECT_CONTAINS(gpuMessage, c->wantDevice);
     const char *where = strstr(cpuMessage, "feature");
     if (c->badPerMille < 0 && where) {
       // "feature F bag B: id I ... table"; the CPU also names the id's
@@ -354,6 +385,7 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
   embrtFree(gpu, dWeights);
   embrtFree(gpu, dOut);
   embrtFree(gpu, dWs);
+  embrtFree(gpu, dEnds);
   free(ref);
   freeInputs(c, &in);
 }
@@ -557,6 +589,35 @@ int main(int argc, char **argv) {
     c.badOffsets = kind;
     c.offsetDtype = kind == 1 ? EMBRT_I32 : EMBRT_I64;
     runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Feature ends (emb-batch-tables' batched bags): valid ones change
+  // nothing; a feature whose own offsets start at 1, or whose own last
+  // offset is short of its ids, is an error naming it, though the
+  // concatenated offsets are in order. Pooled (lookupBags) and pooling none
+  // (copyPositions).
+  for (int kind = 1; kind <= 3; ++kind) {
+    static const char *kinds[] = {"", "valid", "feature 1 starts at 1",
+                                  "feature 0 ends short"};
+    static const char *want[] = {NULL, NULL,
+                                 "device: feature 1: its offsets[0] is 1, "
+                                 "must be 0",
+                                 "device: feature 0: its offsets["};
+    for (int none = 0; none < 2; ++none) {
+      Case c = base(NAME("feature ends, %s%s", kinds[kind],
+                         none ? ", pooling none" : ""));
+      static const int64_t dims[] = {24, 24};
+      setTables(&c, 2, none ? dims : mixedDims, 50);
+      c.pooling = none ? EMBRT_POOLING_NONE : EMBRT_POOLING_SUM;
+      c.numFeatures = 3;
+      c.batch = B;
+      c.minBag = 1;
+      c.maxBag = 8;
+      c.offsetDtype = none ? EMBRT_I32 : EMBRT_I64;
+      c.featureEnds = kind;
+      c.wantDevice = want[kind];
+      runCase(gpu, cpu, &c, seed++);
+    }
   }
 
   // Pooling none over bags of one size.

@@ -18,10 +18,16 @@
 // CHECK: %[[IDS:.+]] = tensor.concat dim(0) %[[I0]], %[[I1]], %[[I2]] : (tensor<40xi64>, tensor<24xi64>, tensor<30xi64>) -> tensor<94xi64>
 // CHECK: %[[F0:.+]] = tensor.extract_slice %[[O0]][0] [8] [1] : tensor<9xi64> to tensor<8xi64>
 // CHECK: %[[F1:.+]] = tensor.extract_slice %[[O1]][0] [8] [1] : tensor<9xi64> to tensor<8xi64>
-// CHECK: %[[ALL:.+]] = tensor.concat dim(0) %[[F0]], %[[F1]], %[[O2]] : (tensor<8xi64>, tensor<8xi64>, tensor<9xi64>) -> tensor<25xi64>
-// CHECK: %[[SHIFT:.+]] = arith.constant dense<[0, 0, 0, 0, 0, 0, 0, 0, 40, 40, 40, 40, 40, 40, 40, 40, 64, 64, 64, 64, 64, 64, 64, 64, 64]> : tensor<25xi64>
-// CHECK: %[[OFFS:.+]] = arith.addi %[[ALL]], %[[SHIFT]] : tensor<25xi64>
-// CHECK: %[[TBE:.+]] = "emb.tbe"(%[[IDS]], %[[OFFS]], %[[H0]], %[[H1]]) {feature_tables = array<i64: 0, 1, 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0>, pooling = "sum"} : (tensor<94xi64>, tensor<25xi64>, !emb.table_handle, !emb.table_handle) -> tensor<8x40xf32>
+// The feature ends: where each feature's ids end (40, 64, 94), then each
+// bag's own last offset, which the lookup checks as the bags did.
+// CHECK: %[[L0:.+]] = tensor.extract_slice %[[O0]][8] [1] [1] : tensor<9xi64> to tensor<1xi64>
+// CHECK: %[[L1:.+]] = tensor.extract_slice %[[O1]][8] [1] [1] : tensor<9xi64> to tensor<1xi64>
+// CHECK: %[[L2:.+]] = tensor.extract_slice %[[O2]][8] [1] [1] : tensor<9xi64> to tensor<1xi64>
+// CHECK: %[[ENDS:.+]] = arith.constant dense<[40, 64, 94]> : tensor<3xi64>
+// CHECK: %[[ALL:.+]] = tensor.concat dim(0) %[[F0]], %[[F1]], %[[O2]], %[[ENDS]], %[[L0]], %[[L1]], %[[L2]] : (tensor<8xi64>, tensor<8xi64>, tensor<9xi64>, tensor<3xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<31xi64>
+// CHECK: %[[SHIFT:.+]] = arith.constant dense<[0, 0, 0, 0, 0, 0, 0, 0, 40, 40, 40, 40, 40, 40, 40, 40, 64, 64, 64, 64, 64, 64, 64, 64, 64, 0, 0, 0, 0, 0, 0]> : tensor<31xi64>
+// CHECK: %[[OFFS:.+]] = arith.addi %[[ALL]], %[[SHIFT]] : tensor<31xi64>
+// CHECK: %[[TBE:.+]] = "emb.tbe"(%[[IDS]], %[[OFFS]], %[[H0]], %[[H1]]) {feature_ends, feature_tables = array<i64: 0, 1, 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0>, pooling = "sum"} : (tensor<94xi64>, tensor<31xi64>, !emb.table_handle, !emb.table_handle) -> tensor<8x40xf32>
 // CHECK-NOT: tensor.concat dim(1)
 // CHECK: return %[[TBE]]
 func.func @shared_table_concat(%t0: tensor<100x16xf32>, %t1: tensor<50x8xf32>, %i0: tensor<40xi64>, %o0: tensor<9xi64>, %i1: tensor<24xi64>, %o1: tensor<9xi64>, %i2: tensor<30xi64>, %o2: tensor<9xi64>) -> tensor<8x40xf32> {
@@ -45,8 +51,16 @@ func.func @shared_table_concat(%t0: tensor<100x16xf32>, %t1: tensor<50x8xf32>, %
 // CHECK: %[[N0I:.+]] = arith.index_cast %[[N0]] : index to i32
 // CHECK: %[[BASE1:.+]] = tensor.splat %[[N0I]] : tensor<5xi32>
 // CHECK: %[[F1:.+]] = arith.addi %[[O1]], %[[BASE1]] : tensor<5xi32>
-// CHECK: %[[OFFS:.+]] = tensor.concat dim(0) %[[F0]], %[[F1]] : (tensor<4xi32>, tensor<5xi32>) -> tensor<9xi32>
-// CHECK: %[[TBE:.+]] = "emb.tbe"(%[[IDS]], %[[OFFS]], %{{.+}}, %{{.+}}) {feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 0>, pooling = "mean"} : (tensor<?xi32>, tensor<9xi32>, !emb.table_handle, !emb.table_handle) -> tensor<4x48xf32>
+// CHECK: %[[L0:.+]] = tensor.extract_slice %[[O0]][4] [1] [1] : tensor<5xi32> to tensor<1xi32>
+// CHECK: %[[L1:.+]] = tensor.extract_slice %[[O1]][4] [1] [1] : tensor<5xi32> to tensor<1xi32>
+// CHECK: %[[M0:.+]] = tensor.dim %[[I0]], %{{.+}} : tensor<?xi32>
+// CHECK: %[[E0:.+]] = arith.index_cast %[[M0]] : index to i32
+// CHECK: %[[M1:.+]] = tensor.dim %[[I1]], %{{.+}} : tensor<?xi32>
+// CHECK: %[[M01:.+]] = arith.addi %[[M0]], %[[M1]] : index
+// CHECK: %[[E1:.+]] = arith.index_cast %[[M01]] : index to i32
+// CHECK: %[[ENDS:.+]] = tensor.from_elements %[[E0]], %[[E1]] : tensor<2xi32>
+// CHECK: %[[OFFS:.+]] = tensor.concat dim(0) %[[F0]], %[[F1]], %[[ENDS]], %[[L0]], %[[L1]] : (tensor<4xi32>, tensor<5xi32>, tensor<2xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<13xi32>
+// CHECK: %[[TBE:.+]] = "emb.tbe"(%[[IDS]], %[[OFFS]], %{{.+}}, %{{.+}}) {feature_ends, feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 0>, pooling = "mean"} : (tensor<?xi32>, tensor<13xi32>, !emb.table_handle, !emb.table_handle) -> tensor<4x48xf32>
 // CHECK: %[[R0:.+]] = tensor.extract_slice %[[TBE]][0, 0] [4, 16] [1, 1] : tensor<4x48xf32> to tensor<4x16xf32>
 // CHECK: %[[R1:.+]] = tensor.extract_slice %[[TBE]][0, 16] [4, 32] [1, 1] : tensor<4x48xf32> to tensor<4x32xf32>
 // CHECK: return %[[R0]], %[[R1]]
@@ -63,7 +77,7 @@ func.func @dynamic_counts(%t0: tensor<100x16xf16>, %t1: tensor<50x32xf16>, %i0: 
 // CHECK-LABEL: func.func @weighted
 // CHECK-SAME: (%[[T0:.+]]: tensor<100x8xbf16>, %[[T1:.+]]: tensor<60x8xbf16>, %[[I0:.+]]: tensor<12xi64>, %[[O0:.+]]: tensor<4xi64>, %[[W0:.+]]: tensor<12xf32>, %[[I1:.+]]: tensor<6xi64>, %[[O1:.+]]: tensor<4xi64>, %[[W1:.+]]: tensor<6xf32>)
 // CHECK: %[[PSW:.+]] = tensor.concat dim(0) %[[W0]], %[[W1]] : (tensor<12xf32>, tensor<6xf32>) -> tensor<18xf32>
-// CHECK: %[[TBE:.+]] = "emb.tbe"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[PSW]]) {bounds_check = "warning", feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 1>, padding_idx = 0 : i64, pooling = "sum"} : (tensor<18xi64>, tensor<7xi64>, !emb.table_handle, !emb.table_handle, tensor<18xf32>) -> tensor<3x16xbf16>
+// CHECK: %[[TBE:.+]] = "emb.tbe"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[PSW]]) {bounds_check = "warning", feature_ends, feature_tables = array<i64: 0, 1>, operandSegmentSizes = array<i32: 1, 1, 2, 1>, padding_idx = 0 : i64, pooling = "sum"} : (tensor<18xi64>, tensor<11xi64>, !emb.table_handle, !emb.table_handle, tensor<18xf32>) -> tensor<3x16xbf16>
 // CHECK: return %[[TBE]]
 func.func @weighted(%t0: tensor<100x8xbf16>, %t1: tensor<60x8xbf16>, %i0: tensor<12xi64>, %o0: tensor<4xi64>, %w0: tensor<12xf32>, %i1: tensor<6xi64>, %o1: tensor<4xi64>, %w1: tensor<6xf32>) -> tensor<3x16xbf16> {
   %a = "emb.embedding_bag"(%t0, %i0, %o0, %w0) {mode = "sum", padding_idx = 0 : i64, bounds_check = "warning"} : (tensor<100x8xbf16>, tensor<12xi64>, tensor<4xi64>, tensor<12xf32>) -> tensor<3x8xbf16>
@@ -210,9 +224,11 @@ func.func @per_block(%t: tensor<100x8xf32>, %i0: tensor<10xi64>, %o0: tensor<5xi
 // CHECK-SAME: (%[[T0:.+]]: tensor<100x8xf16>, %[[T1:.+]]: tensor<50x8xf16>, %[[I0:.+]]: tensor<6xi64>, %[[O0:.+]]: tensor<3xi64>, %[[I1:.+]]: tensor<9xi64>, %[[O1:.+]]: tensor<3xi64>)
 // CHECK-NOT: tensor.extract_slice
 // CHECK: %[[N1:.+]] = arith.constant dense<9> : tensor<1xi64>
-// CHECK: %[[ALL:.+]] = tensor.concat dim(0) %[[O0]], %[[O1]], %[[N1]] : (tensor<3xi64>, tensor<3xi64>, tensor<1xi64>) -> tensor<7xi64>
-// CHECK: %[[SHIFT:.+]] = arith.constant dense<[0, 0, 0, 6, 6, 6, 6]> : tensor<7xi64>
-// CHECK: %[[OFFS:.+]] = arith.addi %[[ALL]], %[[SHIFT]] : tensor<7xi64>
+// The counts are constants: the feature ends are one constant too.
+// CHECK: %[[ENDS:.+]] = arith.constant dense<[6, 15, 6, 9]> : tensor<4xi64>
+// CHECK: %[[ALL:.+]] = tensor.concat dim(0) %[[O0]], %[[O1]], %[[N1]], %[[ENDS]] : (tensor<3xi64>, tensor<3xi64>, tensor<1xi64>, tensor<4xi64>) -> tensor<11xi64>
+// CHECK: %[[SHIFT:.+]] = arith.constant dense<[0, 0, 0, 6, 6, 6, 6, 0, 0, 0, 0]> : tensor<11xi64>
+// CHECK: %[[OFFS:.+]] = arith.addi %[[ALL]], %[[SHIFT]] : tensor<11xi64>
 // CHECK: %[[TBE:.+]] = "emb.tbe"(%{{.+}}, %[[OFFS]], %{{.+}}, %{{.+}})
 // CHECK-NOT: tensor.concat
 // CHECK: return %[[TBE]]

@@ -1,6 +1,8 @@
 // emb-erase-dead: emb ops nobody reads (IRDL gives them no DCE) are erased,
-// with the effect-free ops only they read; what is used stays.
+// with the effect-free ops only they read; what is used stays, and so do
+// the ops with effects (collectives, in-place updates of the backward ops).
 // RUN: emb-opt --emb-erase-dead %s | FileCheck %s
+// RUN: emb-opt --emb-from-torch %s | FileCheck %s --check-prefix=FROM-TORCH
 // REQUIRES: emb-compiler
 
 // An unused lookup goes with the concat and constant of its offsets; an
@@ -28,4 +30,39 @@ func.func @dead_chain(%w: tensor<10x4xf32>, %ids: tensor<6xi64>, %off: tensor<3x
 func.func @collective_stays(%x: tensor<16x8xf32>) {
   %unused = "emb.reduce_scatter"(%x) {world_size = 2 : i64} : (tensor<16x8xf32>) -> tensor<8x8xf32>
   return
+}
+
+// A training step run in a loop keeps its arguments and leaves the
+// backward's results unused: the tables are updated in place (the aliasing
+// contract), so the backward is not dead, and neither are the handles it
+// reads. The unused table_value of its result goes.
+// CHECK-LABEL: func.func @unused_tbe_backward_stays
+// CHECK-SAME: (%[[IDS:.+]]: tensor<4xi64>, %[[OFF:.+]]: tensor<3xi64>, %[[T0:.+]]: tensor<5x2xf32>, %[[GRAD:.+]]: tensor<1x4xf32>, %[[HYPER:.+]]: tensor<5xf32>)
+// CHECK-NEXT: %[[H0:.+]] = "emb.table"(%[[T0]])
+// CHECK-NEXT: "emb.tbe_backward"(%[[IDS]], %[[OFF]], %[[H0]], %[[GRAD]], %[[HYPER]])
+// CHECK-NEXT: return
+// FROM-TORCH-LABEL: func.func @unused_tbe_backward_stays
+// FROM-TORCH: "emb.tbe_backward"
+// FROM-TORCH-NEXT: return
+func.func @unused_tbe_backward_stays(%ids: tensor<4xi64>, %offsets: tensor<3xi64>, %t0: tensor<5x2xf32>, %grad: tensor<1x4xf32>, %hyper: tensor<5xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<5x2xf32>) -> !emb.table_handle
+  %new = "emb.tbe_backward"(%ids, %offsets, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xi64>, tensor<3xi64>, !emb.table_handle, tensor<1x4xf32>, tensor<5xf32>) -> !emb.table_handle
+  %unused = "emb.table_value"(%new) : (!emb.table_handle) -> tensor<5x2xf32>
+  return
+}
+
+// The same for the one-table backward, after the forward that the caller
+// reads: the lookup is used, the backward updates %w in place.
+// CHECK-LABEL: func.func @unused_bag_backward_stays
+// CHECK: %[[FWD:.+]] = "emb.embedding_bag"
+// CHECK-NEXT: "emb.embedding_bag_backward"
+// CHECK-NEXT: return %[[FWD]]
+// FROM-TORCH-LABEL: func.func @unused_bag_backward_stays
+// FROM-TORCH: "emb.embedding_bag"
+// FROM-TORCH-NEXT: "emb.embedding_bag_backward"
+// FROM-TORCH-NEXT: return
+func.func @unused_bag_backward_stays(%w: tensor<5x2xf32>, %ids: tensor<2xi64>, %offsets: tensor<2xi64>, %grad: tensor<1x2xf32>, %hyper: tensor<5xf32>) -> tensor<1x2xf32> {
+  %fwd = "emb.embedding_bag"(%w, %ids, %offsets) {mode = "sum"} : (tensor<5x2xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x2xf32>
+  %new = "emb.embedding_bag_backward"(%w, %ids, %offsets, %grad, %hyper) {optimizer = "sgd", mode = "sum", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<5x2xf32>, tensor<2xi64>, tensor<2xi64>, tensor<1x2xf32>, tensor<5xf32>) -> tensor<5x2xf32>
+  return %fwd : tensor<1x2xf32>
 }

@@ -22,6 +22,17 @@ func.func @row_wise_padding(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tenso
 
 // -----
 
+// The input dist re-buckets the offsets and would drop the feature ends that
+// emb-batch-tables put behind them.
+// CHECK: error: emb-shard: an 'emb.tbe' with feature_ends (made by emb-batch-tables) is not sharded yet: its input dist would drop the per-feature offset checks
+func.func @feature_ends(%idx: tensor<?xi64>, %off: tensor<9xi64>, %t0: tensor<100x8xf32>) -> tensor<2x16xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0, 0>, feature_ends, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<9xi64>, !emb.table_handle) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
 // The output dists move pooled rows.
 // CHECK: error: emb-shard: pooling none is not sharded (the output dists move pooled rows)
 func.func @pooling_none(%idx: tensor<12xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> tensor<12x8xf32> {

@@ -500,6 +500,72 @@ static void testInvalidOffsets(embrtContext *ctx, Rng *rng) {
   freeProblem(&p);
 }
 
+/// Feature ends (embrtTbeArgs::featureEnds): each feature's offsets are
+/// checked as its own bag's would be, even where the concatenated offsets
+/// are in order; valid ones change nothing.
+static void testFeatureEnds(embrtContext *ctx, Rng *rng) {
+  Problem p;
+  setUpMixed(&p, rng, EMBRT_F32, 0);
+  p.offsetDtype = EMBRT_I64;
+  p.indexDtype = EMBRT_I64;
+  makeData(&p, rng, 4);
+  makeBadBagsNonEmpty(&p, rng); // every last bag holds an id
+  encode(&p);
+  int64_t F = p.F, B = p.B, ends[2 * MAX_FEATURES];
+  for (int64_t f = 0; f < F; ++f) {
+    ends[f] = p.offs[(f + 1) * B];
+    ends[F + f] = p.offs[(f + 1) * B] - p.offs[f * B];
+  }
+  TEST_CASE("valid feature ends");
+  embrtTbeArgs a = argsOf(&p);
+  a.featureEnds = ends;
+  EXPECT_STATUS(embrtTbeForward(ctx, &a), EMBRT_OK, ctx);
+  checkOutput(&p);
+  struct {
+    const char *name;
+    int64_t at, delta, at2, delta2;
+    const char *needle;
+  } cases[] = {
+      // Feature 0's ids end one earlier (and so does its own last offset):
+      // feature 1's offsets start at 1, in order with feature 0's.
+      {"a feature's offsets start at 1", 0, -1, F, -1,
+       "feature 1: its offsets[0] is 1, must be 0"},
+      // Feature 0's own last offset is short of its ids.
+      {"a feature's last offset short of its ids", F, -1, F, 0,
+       "feature 0: its offsets[6] (the last) is"},
+      {"feature ends out of order", F - 1, -1, F - 1, 0, "featureEnds[3]"},
+  };
+  for (int k = 0; k < 3; ++k) {
+    TEST_CASE(cases[k].name);
+    ends[cases[k].at] += cases[k].delta;
+    ends[cases[k].at2] += cases[k].delta2;
+    encode(&p);
+    a = argsOf(&p);
+    a.featureEnds = ends;
+    EXPECT_STATUS(embrtTbeForward(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+    EXPECT_CONTAINS(embrtContextGetLastError(ctx), cases[k].needle);
+    EXPECT_TRUE(untouched(&p));
+    embrtContextClearError(ctx);
+    ends[cases[k].at] -= cases[k].delta;
+    ends[cases[k].at2] -= cases[k].delta2;
+  }
+  // An offset of INT64_MIN is not taken less where its feature starts
+  // (which would overflow): it is below, and named as it is.
+  TEST_CASE("an offset of INT64_MIN with feature ends");
+  int64_t saved = p.offs[B];
+  p.offs[B] = INT64_MIN;
+  encode(&p);
+  a = argsOf(&p);
+  a.featureEnds = ends;
+  EXPECT_STATUS(embrtTbeForward(ctx, &a), EMBRT_OUT_OF_RANGE, ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "feature 1: its offsets[0] is -9223372036854775808");
+  EXPECT_TRUE(untouched(&p));
+  embrtContextClearError(ctx);
+  p.offs[B] = saved;
+  freeProblem(&p);
+}
+
 /// Malformed arguments: EMBRT_INVALID_ARGUMENT with a message naming the
 /// field, and the first failure sticks.
 static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
@@ -712,6 +778,7 @@ int main(void) {
   testEmptyAndPaddingBags(ctx, &rng);
   testBoundsCheckModes(ctx, &rng);
   testInvalidOffsets(ctx, &rng);
+  testFeatureEnds(ctx, &rng);
   testInvalidArguments(ctx, &rng);
   testEmbeddingBag(ctx, &rng);
   testEmptyShapes(ctx, &rng);
