@@ -134,6 +134,23 @@ static EmbJit *compile(MlirModule module, const char *pipeline,
   return lowerAndJit(module, device);
 }
 
+/// The names the source gives `entry`'s `n` arguments (NULL where it gives
+/// none), for the comparison's messages; freed by freeNames.
+static char **argumentNames(MlirOperation entry, int n,
+                            const EmbToolSource *src) {
+  char **names = calloc((size_t)n + 1, sizeof(char *));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(entry, 0));
+  for (int i = 0; names && !mlirBlockIsNull(body) && i < n; ++i)
+    names[i] = embToolArgumentName(src, mlirBlockGetArgument(body, i));
+  return names;
+}
+
+static void freeNames(char **names, int n) {
+  for (int i = 0; names && i < n; ++i)
+    free(names[i]);
+  free(names);
+}
+
 /// What --ranks cannot be combined with; 0 when the options fit.
 static int checkRanksOptions(const Options *o) {
   const char *no = o->compare         ? "--compare-unoptimized"
@@ -339,7 +356,8 @@ int main(int argc, char **argv) {
   MlirModule module = embToolParse(ctx, &src, src.text), reference = {NULL};
   EmbJit *jit = NULL, *refJit = NULL;
   EmbModelSpec spec, refSpec;
-  char refName[512];
+  char refName[512], **names = NULL;
+  int numNames = 0;
   memset(&spec, 0, sizeof spec);
   memset(&refSpec, 0, sizeof refSpec);
   if (mlirModuleIsNull(module))
@@ -378,6 +396,9 @@ int main(int argc, char **argv) {
     goto done;
   }
   spec.target = o.run.device == EMBRT_DEVICE_CUDA ? "cuda" : "cpu";
+  numNames = spec.numInputs;
+  names = argumentNames(entry, numNames, &src);
+  o.run.inputNames = (const char *const *)names;
   refSpec = spec;
   if (o.compare)
     reference = mlirModuleFromOperation(
@@ -412,6 +433,7 @@ done:
   if (!mlirModuleIsNull(module))
     mlirModuleDestroy(module);
   embModelSpecDestroy(&spec);
+  freeNames(names, numNames);
   mlirContextDestroy(ctx);
   free(src.text);
   free((void *)o.run.inputs);
