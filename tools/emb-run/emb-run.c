@@ -3,8 +3,10 @@
 // Compiles an entry function of a .mlir file with the JIT and runs it on the
 // CPU or a CUDA GPU through the runtime: emb-ikbo (or any --pipeline) first
 // if asked, then emb-lower-to-llvm. With --compare-unoptimized it also runs
-// the module without that pipeline on the same inputs and reports the
-// largest difference per result: the check that a rewrite keeps the numbers.
+// the module without that pipeline on its own copies of the same inputs and
+// checks that a rewrite keeps what the model computes: the largest difference
+// per result and per argument updated in place, and when a side fails, that
+// both do.
 //
 // A sharded model runs with --ranks N (ranks.c): N processes, each making
 // its rank's program with emb-shard{rank=R}, running it joined to the world
@@ -41,7 +43,9 @@ static const char *const usage =
     "lowering\n"
     "  --compare-unoptimized     Also run without --pipeline (default "
     "emb-ikbo)\n"
-    "                            and report the difference per result\n"
+    "                            and compare results, arguments updated in\n"
+    "                            place and errors (an error on one side only\n"
+    "                            is a mismatch)\n"
     "  --ranks N                 Run a sharded model as N processes, one a "
     "rank\n"
     "                            (one a GPU with --device cuda), each rank's\n"
