@@ -835,8 +835,9 @@ static void diffAdd(Diff *d, const void *a, const void *b, int64_t first,
       d->maxAbs = e;
     if (fabs(y) > d->atol * d->scale && e / fabs(y) > d->maxRel)
       d->maxRel = e / fabs(y);
-    // Integers are compared exactly (an i64 past 2^53 has no exact double).
-    bool over = isInteger(d->dtype)
+    // Integers without a tolerance are compared exactly (an i64 past 2^53
+    // has no exact double).
+    bool over = isInteger(d->dtype) && d->atol == 0 && d->rtol == 0
                     ? memcmp((const char *)a + (size_t)k * es,
                              (const char *)b + (size_t)k * es, es) != 0
                     : e > d->atol * d->scale + d->rtol * fabs(y);
