@@ -1561,8 +1561,12 @@ def main():
                 crashes[p["key"]]["count"] += 1
             done += 1
             if not args.quiet and done % 1000 == 0:
-                print("emb-fuzz: %d executions, %d crashes, %.0f s" % (
-                    done, len(crashes), time.monotonic() - start), flush=True)
+                print("emb-fuzz: %d executions, %d crashes, %d mismatches, "
+                      "%.0f s" % (done, sum(c["outcome"] != "mismatch"
+                                            for c in crashes.values()),
+                                  sum(c["outcome"] == "mismatch"
+                                      for c in crashes.values()),
+                                  time.monotonic() - start), flush=True)
     elapsed = time.monotonic() - start
     if log:
         log.close()
