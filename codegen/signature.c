@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir.h"
+#include "linalg_match.h"
 #include "runtime_abi.h"
 
 #include "emb/emb.h"
@@ -55,9 +56,11 @@ static intptr_t argIndex(Describe *d, MlirValue v) {
   return mlirBlockArgumentGetArgNumber(v);
 }
 
+static intptr_t sourceArgument(Describe *d, MlirValue v);
+
 static void setRole(Describe *d, MlirValue v, int role, int64_t lo,
                     int64_t hi) {
-  intptr_t i = argIndex(d, v);
+  intptr_t i = sourceArgument(d, v);
   if (i < 0)
     return;
   EmbArgSpec *s = &d->inputs[i];
@@ -65,6 +68,145 @@ static void setRole(Describe *d, MlirValue v, int role, int64_t lo,
   s->lo = lo > s->lo ? lo : s->lo;
   if (hi >= 0 && hi < s->hi)
     s->hi = hi;
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments seen through what passes their values on
+//===----------------------------------------------------------------------===//
+
+/// True if `op` is a clamp or a cast of the integer operand `*v` (a
+/// bound that is a constant, or a value from outside the body of `g` when
+/// `g` is set); then `*v` is what it clamps or casts.
+static bool readClampOrCast(MlirOperation op, const EmbGeneric *g,
+                            MlirValue *v) {
+  static const char *const casts[] = {"arith.index_cast", "arith.extsi",
+                                      "arith.extui", "arith.trunci"};
+  static const char *const clamps[] = {"arith.maxsi", "arith.minsi",
+                                       "arith.maxui", "arith.minui"};
+  for (size_t i = 0; i < sizeof casts / sizeof casts[0]; ++i)
+    if (embOpIs(op, casts[i])) {
+      *v = mlirOperationGetOperand(op, 0);
+      return true;
+    }
+  for (size_t i = 0; i < sizeof clamps / sizeof clamps[0]; ++i) {
+    if (!embOpIs(op, clamps[i]))
+      continue;
+    for (int k = 0; k < 2; ++k) {
+      MlirValue bound = mlirOperationGetOperand(op, 1 - k);
+      int64_t c;
+      MlirAttribute splat = {NULL};
+      MlirOperation def = embProducer(bound);
+      if (!mlirOperationIsNull(def) && embOpIs(def, "arith.constant"))
+        splat = mlirOperationGetAttributeByName(def, embStr("value"));
+      if (embConstInt(bound, &c) ||
+          (!mlirAttributeIsNull(splat) &&
+           mlirAttributeIsADenseElements(splat) &&
+           mlirDenseElementsAttrIsSplat(splat)) ||
+          (g && embDefinedAbove(g, bound))) {
+        *v = mlirOperationGetOperand(op, k);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// The input of `g` whose elements it yields clamped or cast (an
+/// elementwise generic of identity maps, as torch.clamp or .to(dtype)
+/// become), or null.
+static MlirValue clampedInput(const EmbGeneric *g) {
+  MlirValue none = {NULL};
+  if (g->numInits != 1 || !embGenericAllParallel(g) ||
+      !embMapIsIdentityOf(embGenericMap(g, g->numInputs), g->numLoops))
+    return none;
+  MlirValue v = embGenericYielded(g, 0);
+  for (int depth = 0; depth < 8 && mlirValueIsAOpResult(v); ++depth)
+    if (!readClampOrCast(mlirOpResultGetOwner(v), g, &v))
+      return none;
+  intptr_t i = embGenericArgOperand(g, v);
+  if (i < 0 || i >= g->numInputs ||
+      !embMapIsIdentityOf(embGenericMap(g, i), g->numLoops))
+    return none;
+  return embGenericOperand(g, i);
+}
+
+/// The function argument whose values `v` holds, or -1: `v` itself, or seen
+/// back through what passes values on unchanged or clamped (casts, clamps
+/// with constant bounds, as tensor ops or elementwise generics, reshapes)
+/// and through emb.broadcast (a candidate's row is its user's). Random
+/// values in a role's range stay in it through all of these, so the role
+/// of what an op reads is that of the argument it comes from: key lengths
+/// that emb-raise-attention clamps to 0..Lk and broadcasts to the
+/// candidates are the users' lengths.
+static intptr_t sourceArgument(Describe *d, MlirValue v) {
+  for (int depth = 0; depth < 32; ++depth) {
+    intptr_t i = argIndex(d, v);
+    if (i >= 0 || !mlirValueIsAOpResult(v))
+      return i;
+    MlirOperation def = mlirOpResultGetOwner(v);
+    EmbGeneric g;
+    if (embOpIs(def, "tensor.cast") || embOpIs(def, "tensor.expand_shape") ||
+        embOpIs(def, "tensor.collapse_shape") ||
+        embOpIs(def, EMB_OP_BROADCAST)) {
+      v = mlirOperationGetOperand(def, 0);
+    } else if (embReadGeneric(def, &g)) {
+      v = clampedInput(&g);
+      if (mlirValueIsNull(v))
+        return -1;
+    } else if (!readClampOrCast(def, NULL, &v)) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+/// If `v` is `arange(n)` (a generic of no inputs over one loop yielding its
+/// index, through integer casts and an expand_shape), n; else -1.
+static int64_t arangeLength(MlirValue v) {
+  MlirOperation expand;
+  if (embMadeBy(v, "tensor.expand_shape", &expand))
+    v = mlirOperationGetOperand(expand, 0);
+  EmbGeneric g;
+  if (!embReadGenericOf(v, &g) || g.numInputs != 0 || g.numLoops != 1 ||
+      !embIsLoopIndex(embStripIntCasts(embGenericYielded(&g, 0)), 0))
+    return -1;
+  return embDim(mlirValueGetType(v), 0);
+}
+
+/// torch's mask of key lengths, `arange(Lk) < lengths.unsqueeze(1)` (as
+/// SDPA's attn_mask, before emb-raise-attention makes it emb.attention's
+/// key_lengths): a generic yielding `pos < len` where pos is the key
+/// position (linalg.index, or an input that is an arange) and len an
+/// element of an input. The lengths are in 1..Lk, so that every row keeps
+/// a key and none reads past the keys.
+static void keyMaskRoles(Describe *d, MlirOperation op) {
+  EmbGeneric g;
+  int pred;
+  MlirValue pos, len;
+  if (!embReadGeneric(op, &g) || g.numInits != 1 ||
+      !embReadCmpI(embGenericYielded(&g, 0), &pred, &pos, &len) ||
+      pred != EMB_CMPI_SLT)
+    return;
+  pos = embStripIntCasts(pos);
+  len = embStripIntCasts(len);
+  intptr_t li = embGenericArgOperand(&g, len);
+  intptr_t pi = embGenericArgOperand(&g, pos);
+  if (li < 0 || li >= g.numInputs)
+    return;
+  int64_t lk = -1;
+  if (pi >= 0 && pi < g.numInputs) {
+    lk = arangeLength(embGenericOperand(&g, pi));
+  } else if (pi < 0 && mlirValueIsAOpResult(pos) &&
+             embOpIs(mlirOpResultGetOwner(pos), "linalg.index")) {
+    MlirAttribute dim = mlirOperationGetAttributeByName(
+        mlirOpResultGetOwner(pos), embStr("dim"));
+    MlirAffineMap out = embGenericMap(&g, g.numInputs);
+    if (!mlirAttributeIsNull(dim) && embMapIsIdentityOf(out, g.numLoops))
+      lk = embDim(mlirValueGetType(embGenericOperand(&g, g.numInputs)),
+                  mlirIntegerAttrGetValueInt(dim));
+  }
+  if (lk >= 1)
+    setRole(d, embGenericOperand(&g, li), EMB_ARG_LENGTHS, 1, lk);
 }
 
 /// Rows of a table operand (through emb.table for handles), -1 if dynamic.
@@ -86,14 +228,15 @@ static void lookupRoles(Describe *d, MlirOperation op, intptr_t idx,
   MlirValue ids = mlirOperationGetOperand(op, idx);
   setRole(d, ids, EMB_ARG_IDS, 0, rows);
   setRole(d, mlirOperationGetOperand(op, off), EMB_ARG_OFFSETS, 0, -1);
-  intptr_t o = argIndex(d, mlirOperationGetOperand(op, off));
+  intptr_t o = sourceArgument(d, mlirOperationGetOperand(op, off));
   if (o >= 0)
-    d->inputs[o].ref = (int)argIndex(d, ids);
+    d->inputs[o].ref = (int)sourceArgument(d, ids);
   if (psw >= 0) {
     MlirValue w = mlirOperationGetOperand(op, psw);
     setRole(d, w, EMB_ARG_WEIGHTS, 0, -1);
-    if (argIndex(d, w) >= 0)
-      d->inputs[argIndex(d, w)].ref = (int)argIndex(d, ids);
+    intptr_t wi = sourceArgument(d, w);
+    if (wi >= 0)
+      d->inputs[wi].ref = (int)sourceArgument(d, ids);
   }
 }
 
@@ -218,6 +361,14 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
   } else if (embOpIs(op, EMB_OP_IKBO_LCE)) {
     int64_t users = embDim(mlirValueGetType(mlirOperationGetOperand(op, 2)), 0);
     setRole(d, mlirOperationGetOperand(op, 4), EMB_ARG_INDEX, 0, users);
+  } else if (embOpIs(op, "linalg.generic")) {
+    keyMaskRoles(d, op);
+  } else if (embOpIs(op, EMB_OP_ATTENTION)) {
+    // Key lengths in 1..Lk: every row keeps a key.
+    MlirType k = mlirValueGetType(mlirOperationGetOperand(op, 1));
+    if (n == 4)
+      setRole(d, mlirOperationGetOperand(op, 3), EMB_ARG_LENGTHS, 1,
+              embDim(k, 1));
   } else if (embOpIs(op, EMB_OP_IKBO_ATTENTION)) {
     MlirType k = mlirValueGetType(mlirOperationGetOperand(op, 1));
     setRole(d, mlirOperationGetOperand(op, 3), EMB_ARG_INDEX, 0, embDim(k, 0));

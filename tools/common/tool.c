@@ -374,3 +374,31 @@ MlirOperation embToolFindEntry(MlirModule module, const char *name) {
   }
   return (MlirOperation){NULL};
 }
+
+char *embToolArgumentName(const EmbToolSource *src, MlirValue arg) {
+  // MLIR's parser locates a function argument at its `%name` (unless the
+  // source gives it a loc of its own); the name itself is not kept.
+  MlirLocation loc = mlirValueGetLocation(arg);
+  if (!mlirLocationIsAFileLineColRange(loc) || !src->text)
+    return NULL;
+  int line = mlirLocationFileLineColRangeGetStartLine(loc);
+  int col = mlirLocationFileLineColRangeGetStartColumn(loc);
+  const char *p = src->text, *end = src->text + src->size;
+  for (int l = 1; l < line && p < end; ++l) {
+    p = memchr(p, '\n', (size_t)(end - p));
+    p = p ? p + 1 : end;
+  }
+  p += col > 0 ? col - 1 : 0;
+  if (p >= end || *p != '%')
+    return NULL;
+  size_t n = 1;
+  while (p + n < end && (isalnum((unsigned char)p[n]) || p[n] == '_' ||
+                         p[n] == '.' || p[n] == '$' || p[n] == '-'))
+    ++n;
+  char *name = n > 1 ? malloc(n + 1) : NULL;
+  if (name) {
+    memcpy(name, p, n);
+    name[n] = '\0';
+  }
+  return name;
+}

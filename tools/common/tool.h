@@ -70,4 +70,8 @@ int embToolRunPipeline(const char *tool, MlirModule module,
 /// one with a body; a null op if there is none.
 MlirOperation embToolFindEntry(MlirModule module, const char *name);
 
+/// The name `src` gives function argument `arg` (`%table`), read at the
+/// argument's location; NULL where it has none there. The caller frees it.
+char *embToolArgumentName(const EmbToolSource *src, MlirValue arg);
+
 #endif // EMB_TOOLS_COMMON_TOOL_H

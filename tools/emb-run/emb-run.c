@@ -3,8 +3,10 @@
 // Compiles an entry function of a .mlir file with the JIT and runs it on the
 // CPU or a CUDA GPU through the runtime: emb-ikbo (or any --pipeline) first
 // if asked, then emb-lower-to-llvm. With --compare-unoptimized it also runs
-// the module without that pipeline on the same inputs and reports the
-// largest difference per result: the check that a rewrite keeps the numbers.
+// the module without that pipeline on its own copies of the same inputs and
+// checks that a rewrite keeps what the model computes: the largest difference
+// per result and per argument updated in place, and when a side fails, that
+// both do.
 //
 // A sharded model runs with --ranks N (ranks.c): N processes, each making
 // its rank's program with emb-shard{rank=R}, running it joined to the world
@@ -42,7 +44,9 @@ static const char *const usage =
     "lowering\n"
     "  --compare-unoptimized     Also run without --pipeline (default "
     "emb-ikbo)\n"
-    "                            and report the difference per result\n"
+    "                            and compare results, arguments updated in\n"
+    "                            place and errors (an error on one side only\n"
+    "                            is a mismatch)\n"
     "  --ranks N                 Run a sharded model as N processes, one a "
     "rank\n"
     "                            (one a GPU with --device cuda), each rank's\n"
@@ -155,6 +159,23 @@ static EmbJit *compile(MlirModule module, const char *pipeline,
   if (pipeline && embToolRunPipeline("emb-run", module, pipeline))
     return NULL;
   return lowerAndJit(module, device);
+}
+
+/// The names the source gives `entry`'s `n` arguments (NULL where it gives
+/// none), for the comparison's messages; freed by freeNames.
+static char **argumentNames(MlirOperation entry, int n,
+                            const EmbToolSource *src) {
+  char **names = calloc((size_t)n + 1, sizeof(char *));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(entry, 0));
+  for (int i = 0; names && !mlirBlockIsNull(body) && i < n; ++i)
+    names[i] = embToolArgumentName(src, mlirBlockGetArgument(body, i));
+  return names;
+}
+
+static void freeNames(char **names, int n) {
+  for (int i = 0; names && i < n; ++i)
+    free(names[i]);
+  free(names);
 }
 
 /// What --ranks cannot be combined with; 0 when the options fit.
@@ -362,7 +383,8 @@ int main(int argc, char **argv) {
   MlirModule module = embToolParse(ctx, &src, src.text), reference = {NULL};
   EmbJit *jit = NULL, *refJit = NULL;
   EmbModelSpec spec, refSpec;
-  char refName[512];
+  char refName[512], **names = NULL;
+  int numNames = 0;
   memset(&spec, 0, sizeof spec);
   memset(&refSpec, 0, sizeof refSpec);
   if (mlirModuleIsNull(module))
@@ -401,6 +423,9 @@ int main(int argc, char **argv) {
     goto done;
   }
   spec.target = o.run.device == EMBRT_DEVICE_CUDA ? "cuda" : "cpu";
+  numNames = spec.numInputs;
+  names = argumentNames(entry, numNames, &src);
+  o.run.inputNames = (const char *const *)names;
   refSpec = spec;
   if (o.compare)
     reference = mlirModuleFromOperation(
@@ -446,6 +471,7 @@ done:
   if (!mlirModuleIsNull(module))
     mlirModuleDestroy(module);
   embModelSpecDestroy(&spec);
+  freeNames(names, numNames);
   mlirContextDestroy(ctx);
   free(src.text);
   free((void *)o.run.inputs);

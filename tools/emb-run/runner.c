@@ -418,13 +418,18 @@ static int64_t *makeDescriptor(void *data, int rank, const int64_t *dims) {
   return d;
 }
 
+/// The last error checkStatus reported (status and message), which
+/// --compare-unoptimized prints as the outcome of a side that failed.
+static char lastFailure[1024];
+
 static int checkStatus(embrtContext *ctx, const char *what) {
   embrtStatus st = embrtSynchronize(ctx);
   if (st == EMBRT_OK)
     st = embrtContextGetStatus(ctx);
   if (st != EMBRT_OK) {
-    fprintf(stderr, "emb-run: error: %s: %s: %s\n", what, embrtStatusName(st),
-            embrtContextGetLastError(ctx));
+    snprintf(lastFailure, sizeof lastFailure, "%s: %s", embrtStatusName(st),
+             embrtContextGetLastError(ctx));
+    fprintf(stderr, "emb-run: error: %s: %s\n", what, lastFailure);
     return -1;
   }
   return 0;
@@ -770,6 +775,107 @@ static void defaultTolerance(embrtDtype d, double *atol, double *rtol) {
   }
 }
 
+/// The difference between an array and the reference's under the
+/// comparison's tolerance, taken a piece at a time: a result is one piece,
+/// an argument is read back from both sides' buffers in chunks (a table
+/// may be most of the machine's memory).
+typedef struct Diff {
+  embrtDtype dtype;
+  double atol, rtol;
+  double scale; ///< the largest |reference value|, at least 1
+  double maxAbs, maxRel;
+  int64_t worst; ///< the first element over the tolerance, or -1
+  double worstA, worstB;
+  int64_t nanAt; ///< the first NaN of one side and not the other, or -1
+} Diff;
+
+static void diffInit(Diff *d, embrtDtype dtype, const EmbRunOptions *o) {
+  memset(d, 0, sizeof *d);
+  d->dtype = dtype;
+  defaultTolerance(dtype, &d->atol, &d->rtol);
+  if (o->atol >= 0)
+    d->atol = o->atol;
+  if (o->rtol >= 0)
+    d->rtol = o->rtol;
+  d->scale = 1;
+  d->worst = d->nanAt = -1;
+}
+
+/// Takes `n` elements of the reference into the scale. The tolerance
+/// scales with the array: an element may differ by rtol of itself plus
+/// atol of the array's largest magnitude (at least 1), since two correct
+/// computations that round in different places differ by ulps of the
+/// values they rounded, not of each element.
+static void diffScale(Diff *d, const void *b, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    double y = fabs(loadElement(b, d->dtype, k));
+    if (y > d->scale && y == y)
+      d->scale = y;
+  }
+}
+
+static bool isInteger(embrtDtype t) {
+  return t == EMBRT_I32 || t == EMBRT_I64 || t == EMBRT_I8;
+}
+
+/// Compares elements [first, first + n), which `a` and `b` point at.
+static void diffAdd(Diff *d, const void *a, const void *b, int64_t first,
+                    int64_t n) {
+  size_t es = embrtDtypeSize(d->dtype);
+  for (int64_t k = 0; k < n; ++k) {
+    double x = loadElement(a, d->dtype, k);
+    double y = loadElement(b, d->dtype, k);
+    double e = fabs(x - y);
+    if (x != x || y != y) {
+      if ((x != x) != (y != y) && d->nanAt < 0)
+        d->nanAt = first + k;
+      continue;
+    }
+    if (e > d->maxAbs)
+      d->maxAbs = e;
+    if (fabs(y) > d->atol * d->scale && e / fabs(y) > d->maxRel)
+      d->maxRel = e / fabs(y);
+    // Integers without a tolerance are compared exactly (an i64 past 2^53
+    // has no exact double).
+    bool over = isInteger(d->dtype) && d->atol == 0 && d->rtol == 0
+                    ? memcmp((const char *)a + (size_t)k * es,
+                             (const char *)b + (size_t)k * es, es) != 0
+                    : e > d->atol * d->scale + d->rtol * fabs(y);
+    if (over && d->worst < 0) {
+      d->worst = first + k;
+      d->worstA = x;
+      d->worstB = y;
+    }
+  }
+}
+
+static bool diffOk(const Diff *d) { return d->worst < 0 && d->nanAt < 0; }
+
+/// "(%name)" of input `i`, or "" where its name is not known.
+static void argumentName(const EmbRunOptions *o, int i, char *buf,
+                         size_t size) {
+  const char *name = o->inputNames ? o->inputNames[i] : NULL;
+  if (name && *name)
+    snprintf(buf, size, " (%s)", name);
+  else
+    buf[0] = '\0';
+}
+
+/// "[i, j]": element `flat` of `a` by its index in each dim.
+static void indexText(const EmbArray *a, int64_t flat, char *buf, size_t size) {
+  int64_t idx[EMB_NPY_MAX_RANK];
+  for (int d = a->rank - 1; d >= 0; --d) {
+    idx[d] = a->dims[d] > 0 ? flat % a->dims[d] : 0;
+    flat = a->dims[d] > 0 ? flat / a->dims[d] : 0;
+  }
+  size_t n = (size_t)snprintf(buf, size, "[");
+  for (int d = 0; d < a->rank && n < size; ++d)
+    n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? ", " : "",
+                          (long long)idx[d]);
+  if (n < size)
+    snprintf(buf + n, size - n, "]");
+}
+
 static int compareResults(const EmbModelSpec *m, const EmbModelSpec *ref,
                           const EmbArray *a, const EmbArray *b,
                           const EmbRunOptions *o) {
@@ -784,59 +890,160 @@ static int compareResults(const EmbModelSpec *m, const EmbModelSpec *ref,
       bad = 1;
       continue;
     }
-    double atol, rtol;
-    defaultTolerance(a[i].dtype, &atol, &rtol);
-    if (o->atol >= 0)
-      atol = o->atol;
-    if (o->rtol >= 0)
-      rtol = o->rtol;
-    // The tolerance scales with the result: an element may differ by
-    // rtol of itself plus atol of the result's largest magnitude (at least
-    // 1), since two correct computations that round in different places
-    // differ by ulps of the values they rounded, not of each element.
     int64_t n = embArrayElements(&a[i]);
-    double scale = 1;
-    for (int64_t k = 0; k < n; ++k) {
-      double y = fabs(loadElement(b[i].data, b[i].dtype, k));
-      if (y > scale && y == y)
-        scale = y;
-    }
-    double maxAbs = 0, maxRel = 0;
-    int64_t worst = -1;
-    bool nan = false;
-    for (int64_t k = 0; k < n; ++k) {
-      double x = loadElement(a[i].data, a[i].dtype, k);
-      double y = loadElement(b[i].data, b[i].dtype, k);
-      double d = fabs(x - y);
-      if (x != x || y != y) {
-        nan |= (x != x) != (y != y);
-        continue;
-      }
-      if (d > maxAbs)
-        maxAbs = d;
-      if (fabs(y) > atol * scale && d / fabs(y) > maxRel)
-        maxRel = d / fabs(y);
-      if (d > atol * scale + rtol * fabs(y) && worst < 0)
-        worst = k;
-    }
-    char shape[128];
-    embArrayShapeText(&a[i], shape, sizeof shape);
-    bool ok = worst < 0 && !nan;
+    Diff d;
+    diffInit(&d, a[i].dtype, o);
+    diffScale(&d, b[i].data, n);
+    diffAdd(&d, a[i].data, b[i].data, 0, n);
+    bool ok = diffOk(&d);
     printf("result #%d %s: max abs diff %.3g, max rel diff %.3g against "
            "@%s (atol %.3g x max |value| %.3g, rtol %.3g): %s\n",
-           i, shape, maxAbs, maxRel, ref->name, atol, scale, rtol,
+           i, shapeA, d.maxAbs, d.maxRel, ref->name, d.atol, d.scale, d.rtol,
            ok ? "ok" : "MISMATCH");
     if (!ok) {
-      if (nan)
+      if (d.nanAt >= 0)
         printf("  a NaN appears in one result and not the other\n");
       else
-        printf("  first mismatch at element %lld: %g vs %g\n", (long long)worst,
-               loadElement(a[i].data, a[i].dtype, worst),
-               loadElement(b[i].data, b[i].dtype, worst));
+        printf("  first mismatch at element %lld: %g vs %g\n",
+               (long long)d.worst, d.worstA, d.worstB);
       bad = 1;
     }
   }
   return bad;
+}
+
+/// The elements of an argument read back at a time.
+enum { kCompareChunk = 1 << 20 };
+
+/// Copies elements [first, first + n) of a buffer of `ctx` into `host`.
+static int readBack(embrtContext *ctx, const void *buffer, size_t es,
+                    int64_t first, int64_t n, void *host) {
+  if (embrtMemcpy(ctx, host, (const char *)buffer + (size_t)first * es,
+                  (size_t)n * es, EMBRT_COPY_DEVICE_TO_HOST) != EMBRT_OK)
+    return checkStatus(ctx, "copying an argument back");
+  return checkStatus(ctx, "copying an argument back");
+}
+
+/// Compares input `i` as the two calls left it in their own buffers (`bufA`
+/// on `ctxA`: the model's; `bufB` on `ctxB`: the reference's), both started
+/// from `start`: an argument a function updates in place (a table and its
+/// optimizer states under emb.tbe_backward) is as much what it computes as
+/// a result. Prints a line for an argument either side changed; sets *bad
+/// on a difference over the tolerance. Returns -1 if a copy failed.
+static int compareArgument(const EmbModelSpec *m, const EmbModelSpec *ref,
+                           int i, const EmbArray *start, embrtContext *ctxA,
+                           const void *bufA, embrtContext *ctxB,
+                           const void *bufB, const EmbRunOptions *o,
+                           bool *bad) {
+  int64_t n = embArrayElements(start);
+  size_t es = embrtDtypeSize(start->dtype);
+  int64_t chunk = n < kCompareChunk ? n : kCompareChunk;
+  char *a = malloc((size_t)chunk * es + 1), *b = malloc((size_t)chunk * es + 1);
+  int status = -1;
+  if (!a || !b) {
+    fprintf(stderr, "emb-run: error: out of memory\n");
+    goto done;
+  }
+  // Bit for bit first (and the reference's largest value): most arguments
+  // are read only, and left as they were on both sides.
+  bool same = true, changed = false;
+  Diff d;
+  diffInit(&d, start->dtype, o);
+  for (int64_t first = 0; first < n; first += chunk) {
+    int64_t k = n - first < chunk ? n - first : chunk;
+    const char *from = (const char *)start->data + (size_t)first * es;
+    if (readBack(ctxA, bufA, es, first, k, a) ||
+        readBack(ctxB, bufB, es, first, k, b))
+      goto done;
+    same = same && !memcmp(a, b, (size_t)k * es);
+    changed = changed || memcmp(a, from, (size_t)k * es) ||
+              memcmp(b, from, (size_t)k * es);
+    diffScale(&d, b, k);
+  }
+  status = 0;
+  if (!changed)
+    goto done;
+  for (int64_t first = 0; !same && first < n; first += chunk) {
+    int64_t k = n - first < chunk ? n - first : chunk;
+    if (readBack(ctxA, bufA, es, first, k, a) ||
+        readBack(ctxB, bufB, es, first, k, b)) {
+      status = -1;
+      goto done;
+    }
+    diffAdd(&d, a, b, first, k);
+  }
+  char name[256], shape[128], at[256];
+  argumentName(o, i, name, sizeof name);
+  embArrayShapeText(start, shape, sizeof shape);
+  bool ok = diffOk(&d);
+  printf("argument #%d%s %s, updated in place: max abs diff %.3g, max rel "
+         "diff %.3g against @%s (atol %.3g x max |value| %.3g, rtol %.3g): "
+         "%s\n",
+         i, name, shape, d.maxAbs, d.maxRel, ref->name, d.atol, d.scale, d.rtol,
+         ok ? "ok" : "MISMATCH");
+  if (ok)
+    goto done;
+  *bad = true;
+  int64_t at1 = d.nanAt >= 0 ? d.nanAt : d.worst;
+  indexText(start, at1, at, sizeof at);
+  if (d.nanAt >= 0) {
+    printf("  argument #%d%s: a NaN at %s on one side and not the other\n", i,
+           name, at);
+    goto done;
+  }
+  double was = loadElement(start->data, start->dtype, at1);
+  printf("  argument #%d%s differs at %s: %g vs %g; it started at %g", i, name,
+         at, d.worstA, d.worstB, was);
+  if (d.worstA == was || d.worstB == was)
+    printf(" (@%s left it as it was)", d.worstA == was ? m->name : ref->name);
+  printf("\n");
+done:
+  free(a);
+  free(b);
+  return status;
+}
+
+/// Warns when every result of a comparison on random inputs is zero on
+/// both sides: then it checks next to nothing (random inputs that mask
+/// every key, say, where an input's role was not recognised).
+static void warnAllZero(const EmbModelSpec *m, const EmbArray *a,
+                        const EmbArray *b, const EmbRunOptions *o) {
+  int64_t total = 0;
+  for (int i = 0; i < m->numResults; ++i) {
+    int64_t n = embArrayElements(&a[i]);
+    total += n;
+    for (int64_t k = 0; k < n; ++k)
+      if (loadElement(a[i].data, a[i].dtype, k) != 0 ||
+          loadElement(b[i].data, b[i].dtype, k) != 0)
+        return;
+  }
+  if (o->random && total > 0)
+    fprintf(stderr,
+            "emb-run: warning: every compared result is zero on both sides: "
+            "the comparison checks next to nothing on these random inputs "
+            "(an input whose role emb-run did not recognise, such as key "
+            "lengths of 0 that mask every key?); give inputs with "
+            "--inputs\n");
+}
+
+/// What --compare-unoptimized prints when a side failed: both outcomes,
+/// and whether they agree. A rewrite may not make a valid model fail nor
+/// an invalid one succeed; an error on both sides agrees whatever each
+/// message says. Returns 1 (the model did not run to the end).
+static int reportOutcomes(const EmbModelSpec *m, const EmbModelSpec *ref,
+                          const char *failure, const char *refFailure) {
+  printf("outcome of @%s: %s%s\n", m->name, failure ? "error: " : "",
+         failure ? failure : "succeeded");
+  printf("outcome of @%s: %s%s\n", ref->name, refFailure ? "error: " : "",
+         refFailure ? refFailure : "succeeded");
+  if (failure && refFailure)
+    printf("outcomes: both sides report an error: they agree (errors on "
+           "both sides agree, whatever each message says)\n");
+  else
+    printf("outcomes: only @%s reports an error: MISMATCH (a rewrite may not "
+           "make a valid model fail, nor an invalid one succeed)\n",
+           failure ? m->name : ref->name);
+  return 1;
 }
 
 static void printResults(const EmbModelSpec *m, const EmbArray *out) {
@@ -1034,6 +1241,19 @@ static int joinWorld(embrtContext *ctx, const EmbRunOptions *o) {
   return 0;
 }
 
+/// Input buffers of `ctx` for `m`'s inputs `in`, into `buffers`.
+static int allocInputs(embrtContext *ctx, const EmbModelSpec *m,
+                       const EmbArray *in, void **buffers) {
+  for (int i = 0; i < m->numInputs; ++i) {
+    if (embrtMalloc(ctx, embArrayBytes(&in[i]) + 1, &buffers[i]) != EMBRT_OK) {
+      fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
+              embrtContextGetLastError(ctx));
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
                 const EmbRunOptions *o) {
   int status = 1;
@@ -1041,13 +1261,14 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
   EmbArray *out = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
   EmbArray *refOut = calloc((size_t)m->numResults + 1, sizeof(EmbArray));
   void **inputBuffers = calloc((size_t)m->numInputs + 1, sizeof(void *));
-  void **cpuInputBuffers = calloc((size_t)m->numInputs + 1, sizeof(void *));
+  void **refInputBuffers = calloc((size_t)m->numInputs + 1, sizeof(void *));
   embrtContext *ctx = NULL, *cpuCtx = NULL, *refCtx = NULL;
   Call call, refCall;
   bool haveCall = false, haveRef = false;
+  char failure[sizeof lastFailure], refFailure[sizeof lastFailure];
   memset(&call, 0, sizeof call);
   memset(&refCall, 0, sizeof refCall);
-  if (!in || !out || !refOut || !inputBuffers || !cpuInputBuffers) {
+  if (!in || !out || !refOut || !inputBuffers || !refInputBuffers) {
     fprintf(stderr, "emb-run: error: out of memory\n");
     goto done;
   }
@@ -1072,27 +1293,26 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
   fprintf(stderr, "emb-run: @%s on %s, %d inputs (%s)\n", m->name,
           o->device == EMBRT_DEVICE_CUDA ? "cuda" : "cpu", m->numInputs,
           o->random ? "random" : "from files");
-  for (int i = 0; i < m->numInputs; ++i) {
-    if (embrtMalloc(ctx, embArrayBytes(&in[i]) + 1, &inputBuffers[i]) !=
-        EMBRT_OK) {
-      fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
-              embrtContextGetLastError(ctx));
-      goto done;
-    }
-  }
+  if (allocInputs(ctx, m, in, inputBuffers))
+    goto done;
   haveCall = true; // released even when half prepared
   if (uploadInputs(ctx, m, in, inputBuffers) ||
       prepareCall(&call, ctx, m, in, inputBuffers, out))
     goto done;
-  if (runCall(&call, m, out, o->repeat))
+  // With a reference, a failed call is an outcome to compare, not the end.
+  lastFailure[0] = '\0';
+  bool failed = runCall(&call, m, out, o->repeat) != 0;
+  snprintf(failure, sizeof failure, "%s",
+           lastFailure[0] ? lastFailure : "(the error above)");
+  if (failed && !ref)
     goto done;
-  if (o->cudaGraph && runGraph(&call, m, in, inputBuffers, out, o))
-    goto done;
+  bool refFailed = false;
   if (ref) {
-    // A training step updated its tables and states in place: the model as
-    // written starts from the same inputs. A reference compiled for the cpu
-    // target (emb-compile --reference-target cpu) runs on a CPU context of
-    // its own, with its own copies of the inputs.
+    // The model as written starts from its own copies of the inputs, so
+    // that what each side updates in place (a training step's tables and
+    // states) can be compared after the calls. A reference compiled for
+    // the cpu target (emb-compile --reference-target cpu) runs on a CPU
+    // context of its own.
     refCtx = ctx;
     if (o->device != EMBRT_DEVICE_CPU && ref->target &&
         !strcmp(ref->target, "cpu")) {
@@ -1103,21 +1323,20 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
       refCtx = cpuCtx;
       if (joinWorld(cpuCtx, o))
         goto done;
-      for (int i = 0; i < m->numInputs; ++i)
-        if (embrtMalloc(cpuCtx, embArrayBytes(&in[i]) + 1,
-                        &cpuInputBuffers[i]) != EMBRT_OK) {
-          fprintf(stderr, "emb-run: error: input #%d: %s\n", i,
-                  embrtContextGetLastError(cpuCtx));
-          goto done;
-        }
     }
-    void **refInputs = refCtx == ctx ? inputBuffers : cpuInputBuffers;
+    // The model's failure is sticky on a shared context.
+    if (failed && refCtx == ctx)
+      embrtContextClearError(ctx);
+    if (allocInputs(refCtx, m, in, refInputBuffers))
+      goto done;
     haveRef = true;
-    if (uploadInputs(refCtx, m, in, refInputs) ||
-        prepareCall(&refCall, refCtx, ref, in, refInputs, refOut))
+    if (uploadInputs(refCtx, m, in, refInputBuffers) ||
+        prepareCall(&refCall, refCtx, ref, in, refInputBuffers, refOut))
       goto done;
-    if (runCall(&refCall, ref, refOut, o->repeat))
-      goto done;
+    lastFailure[0] = '\0';
+    refFailed = runCall(&refCall, ref, refOut, o->repeat) != 0;
+    snprintf(refFailure, sizeof refFailure, "%s",
+             lastFailure[0] ? lastFailure : "(the error above)");
   }
   // Ids skipped under bounds_check "warning": the count over all calls,
   // and the runtime's note of the last skip, which names the op (tbe or
@@ -1128,11 +1347,27 @@ int embRunModel(const EmbModelSpec *m, const EmbModelSpec *ref,
             "the last: %s\n",
             (long long)embrtContextGetInvalidIdCount(ctx),
             embrtContextGetLastError(ctx));
+  if (ref && (failed || refFailed)) {
+    status = reportOutcomes(m, ref, failed ? failure : NULL,
+                            refFailed ? refFailure : NULL);
+    goto done;
+  }
   status = 0;
   if (o->print || !ref)
     printResults(m, out);
-  if (ref)
-    status = compareResults(m, ref, out, refOut, o);
+  if (ref) {
+    // Every result, then every argument as each call left it.
+    bool bad = compareResults(m, ref, out, refOut, o) != 0;
+    for (int i = 0; i < m->numInputs; ++i)
+      if (compareArgument(m, ref, i, &in[i], ctx, inputBuffers[i], refCtx,
+                          refInputBuffers[i], o, &bad))
+        goto done;
+    warnAllZero(m, out, refOut, o);
+    status = bad ? 1 : 0;
+  }
+  // After the comparison: the graph's check uploads the inputs again.
+  if (o->cudaGraph && runGraph(&call, m, in, inputBuffers, out, o))
+    status = 1;
   if (o->outputDir && writeResults(m, out, o->outputDir))
     status = 1;
 
@@ -1144,8 +1379,8 @@ done:
   for (int i = 0; in && inputBuffers && i < m->numInputs; ++i) {
     if (ctx)
       embrtFree(ctx, inputBuffers[i]);
-    if (cpuCtx && cpuInputBuffers[i])
-      embrtFree(cpuCtx, cpuInputBuffers[i]);
+    if (refCtx && refInputBuffers[i])
+      embrtFree(refCtx, refInputBuffers[i]);
     free(in[i].data);
   }
   for (int i = 0; out && refOut && i < m->numResults; ++i) {
@@ -1158,7 +1393,7 @@ done:
   free(out);
   free(refOut);
   free(inputBuffers);
-  free(cpuInputBuffers);
+  free(refInputBuffers);
   return status;
 }
 
@@ -1320,6 +1555,7 @@ int embRunRank(const EmbModelSpec *m, const EmbModelSpec *ref,
   if (o->print)
     printResults(m, out);
   status = compareResults(m, ref, out, refOut, o);
+  warnAllZero(m, out, refOut, o);
 done:
   embrtContextDestroy(ctx);
   embrtContextDestroy(cpu);

@@ -37,16 +37,23 @@ typedef struct EmbRunOptions {
   /// `commId` (NULL: a world of one, which needs none).
   int worldSize, rank;
   const embrtCommId *commId;
+  /// The entry's argument names as its source spells them (`%table`), one
+  /// per input, for the comparison's messages; NULL (or a NULL name) where
+  /// not known, as in a model compiled ahead of time.
+  const char *const *inputNames;
 } EmbRunOptions;
 
 /// The defaults: cpu, seed 1, 4 ids per bag, tolerance per dtype.
 void embRunOptionsInit(EmbRunOptions *opts);
 
 /// Runs `model` once (plus `repeat` timed runs), and, when `reference` is
-/// set, runs it on the same inputs and reports the largest absolute and
-/// relative difference per result. Progress and timings go to stderr,
-/// results to stdout. Returns 0 on success, 1 on any error or a difference
-/// over the tolerance.
+/// set, runs it on its own copies of the same inputs and checks that the
+/// two computed the same: the largest absolute and relative difference per
+/// result, and per argument either call updated in place, each within the
+/// tolerance; when a call fails, both outcomes (an error on one side only
+/// is a mismatch, an error on both agrees). Progress and timings go to
+/// stderr, results and the comparison to stdout. Returns 0 on success, 1 on
+/// any error (both sides failing included) or mismatch.
 int embRunModel(const EmbModelSpec *model, const EmbModelSpec *reference,
                 const EmbRunOptions *opts);
 

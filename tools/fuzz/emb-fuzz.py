@@ -12,14 +12,27 @@ the .npy inputs of its models, and drives the built tools with them:
            written for its signature and then mutated (header, shape,
            dtype, length, values: ids, offsets, lengths out of range)
   compile  emb-compile on a mutated model
+  compare  emb-run --compare-unoptimized --pipeline P on a generated model
+           and .npy inputs of a class a rewrite must keep (bad offsets of
+           per-feature bags under emb-batch-tables, index entries and key
+           lengths of users nothing reads under emb-sink-broadcast and
+           emb-fuse-broadcast, a training step whose results are unused
+           under emb-erase-dead): valid, bad in a way both sides report,
+           or bad in the way the class is about
 
 A crash is a death by a signal, emb's crash report ("<tool>: internal
 error:"), a sanitizer report, or a hang past --timeout; an error exit with
-a diagnostic is not. Each distinct crash is saved under OUT/crashes/ (the
-input, the command, the output) and reduced by deleting lines, then tokens,
-while it still crashes the same way; a reduced input that also crashes the
-stock mlir-opt (parsing it, or with --canonicalize, which every emb
-pipeline runs) is marked upstream, with the command that crashed.
+a diagnostic is not. A mismatch is a comparison (--compare-unoptimized, on
+the run, npy and compare targets) that breaks the rule every rewrite keeps:
+a result that differs, an argument updated in place that differs, or an
+error on one side only (both sides failing agrees). Each distinct crash is
+saved under OUT/crashes/ (the input, the command, the output) and reduced
+by deleting lines, then tokens, while it still crashes the same way; a
+reduced input that also crashes the stock mlir-opt (parsing it, or with
+--canonicalize, which every emb pipeline runs) is marked upstream, with the
+command that crashed. Each distinct mismatch is saved under
+OUT/mismatches/ the same way (a generated model is small already and is
+not reduced).
 
 Execution i draws everything from a generator seeded with (seed, i): a run
 is the same for a seed whatever --jobs is. Standard library only.
@@ -27,7 +40,8 @@ is the same for a seed whatever --jobs is. Standard library only.
   emb-fuzz.py --bin-dir build/bin --seed 1 --executions 1000 --out /tmp/f
   emb-fuzz.py --replay /tmp/f/crashes/<id>    # run a saved crash again
 
-Exit status: 0 no crash, 1 crashes found (listed, and in OUT/summary.json),
+Exit status: 0 no crash and no mismatch, 1 crashes or mismatches found
+(listed, and in OUT/summary.json),
 2 a usage error or, with --check-outcomes, a target whose inputs were all
 accepted or all refused (mutations that do nothing would find nothing).
 """
@@ -47,10 +61,12 @@ import sys
 import threading
 import time
 
-TARGETS = ("opt", "run", "npy", "compile")
+TARGETS = ("opt", "run", "npy", "compile", "compare")
 TOOL_OF = {"opt": "emb-opt", "run": "emb-run", "npy": "emb-run",
-           "compile": "emb-compile"}
-DEFAULT_WEIGHTS = {"opt": 5, "run": 2, "npy": 2, "compile": 1}
+           "compile": "emb-compile", "compare": "emb-run"}
+DEFAULT_WEIGHTS = {"opt": 5, "run": 2, "npy": 2, "compile": 1, "compare": 2}
+# What a comparison that breaks the rule is: a finding, like a crash.
+FINDINGS = ("crash", "hang", "mismatch")
 
 # What the sanitizers do on a report when the environment does not say:
 # abort, so that a report is a signal death as well as text.
@@ -716,6 +732,268 @@ def mutateNpy(rng, f):
 
 
 #===-----------------------------------------------------------------------===#
+# Generated models for the rule every rewrite keeps (the compare target):
+# each generator writes a small model of one class of input a rewrite must
+# treat as the model as written does, its inputs as .npy files (valid, bad
+# in a way both sides must report, or bad in the way the class is about),
+# and the pipelines that rewrite it. emb-run --compare-unoptimized then
+# checks that both sides return the same results and leave the same updates
+# in place, or both report an error.
+#===-----------------------------------------------------------------------===#
+
+def tensorType(dims, elem):
+    return "tensor<%s%s>" % ("".join("%dx" % d for d in dims), elem)
+
+
+def floats(rng, count):
+    return [rng.uniform(-1, 1) for _ in range(count)]
+
+
+def validOffsets(rng, bags, total):
+    """bags + 1 nondecreasing offsets from 0 to total."""
+    cuts = sorted(rng.randrange(total + 1) for _ in range(bags - 1))
+    return [0] + cuts + [total]
+
+
+def outOfRange(rng, rows):
+    return rng.choice([rows, rows + 1, rows + 7, -1])
+
+
+def genBadOffsets(rng):
+    """Per-feature embedding bags (concatenated, as emb-batch-tables batches
+    them into one emb.tbe) whose offsets are valid, or one feature's first
+    offset is not 0, or its last is short of or past its ids, or an id is
+    out of range: each bag checks its own offsets, and so must the batched
+    lookup."""
+    features, bags, dim = rng.choice([2, 3]), rng.choice([1, 2, 3, 4]), \
+        rng.choice([2, 4])
+    ity = rng.choice(["i64", "i32"])
+    mode = rng.choice(["sum", "mean"])
+    shared = rng.random() < 0.3
+    rows = [rng.choice([5, 8, 13]) for _ in range(1 if shared else features)]
+    counts = [rng.randint(1, 3 * bags) for _ in range(features)]
+    variant = rng.choice(["valid", "valid", "ids_out_of_range",
+                          "first_not_zero", "last_short", "last_long"])
+    offsets = [validOffsets(rng, bags, n) for n in counts]
+    ids = [[rng.randrange(rows[0 if shared else f]) for _ in range(n)]
+           for f, n in enumerate(counts)]
+    f = rng.randrange(features)
+    n = counts[f]
+    if variant == "ids_out_of_range":
+        ids[f][rng.randrange(n)] = outOfRange(rng, rows[0 if shared else f])
+    elif variant == "first_not_zero":
+        first = rng.randint(1, n)
+        offsets[f] = [max(o, first) for o in offsets[f]]
+    elif variant == "last_short":
+        last = n - rng.randint(1, n)
+        offsets[f] = [min(o, last) for o in offsets[f]]
+    elif variant == "last_long":
+        offsets[f][-1] = n + rng.randint(1, 3)
+    args, files, lines, results = [], [], [], []
+    for t, r in enumerate(rows):
+        args.append("%%t%d: %s" % (t, tensorType([r, dim], "f32")))
+        files.append(("<f4", [r, dim], floats(rng, r * dim)))
+    for k in range(features):
+        it, ot = tensorType([counts[k]], ity), tensorType([bags + 1], ity)
+        args += ["%%i%d: %s" % (k, it), "%%o%d: %s" % (k, ot)]
+        files.append((DESCR[ity], [counts[k]], ids[k]))
+        files.append((DESCR[ity], [bags + 1], offsets[k]))
+        table = 0 if shared else k
+        tt = tensorType([rows[table], dim], "f32")
+        lines.append('  %%e%d = "emb.embedding_bag"(%%t%d, %%i%d, %%o%d) '
+                     '{mode = "%s"} : (%s, %s, %s) -> %s' % (
+                         k, table, k, k, mode, tt, it, ot,
+                         tensorType([bags, dim], "f32")))
+        results.append("%%e%d" % k)
+    out = tensorType([bags, features * dim], "f32")
+    lines.append("  %%x = tensor.concat dim(1) %s : (%s) -> %s" % (
+        ", ".join(results),
+        ", ".join([tensorType([bags, dim], "f32")] * features), out))
+    lines.append("  return %%x : %s" % out)
+    text = "func.func @bags(%s) -> %s {\n%s\n}\n" % (", ".join(args), out,
+                                                    "\n".join(lines))
+    return ("bags", text, files, variant,
+            ["emb-batch-tables", "emb-from-torch"])
+
+
+def genUnreadIndex(rng):
+    """A broadcast of a broadcast, broadcast(broadcast(u, i1), i2), which
+    emb-sink-broadcast composes into broadcast(u, broadcast(i1, i2)): an
+    out-of-range entry of i1 is an error as written whether or not i2 reads
+    it, and must stay one."""
+    users, mid, cands, dim = rng.choice([2, 3, 5]), rng.choice([2, 3, 4]), \
+        rng.choice([1, 3, 6]), rng.choice([1, 4])
+    ity = rng.choice(["i64", "i32"])
+    variant = rng.choice(["valid", "valid", "read_out_of_range",
+                          "unread_out_of_range", "i2_out_of_range"])
+    i1 = [rng.randrange(users) for _ in range(mid)]
+    i2 = [rng.randrange(mid) for _ in range(cands)]
+    p = rng.randrange(mid)
+    if variant == "read_out_of_range":
+        i1[p] = outOfRange(rng, users)
+        i2[rng.randrange(cands)] = p
+    elif variant == "unread_out_of_range":
+        i1[p] = outOfRange(rng, users)
+        i2 = [rng.choice([j for j in range(mid) if j != p])
+              for _ in range(cands)]
+    elif variant == "i2_out_of_range":
+        i2[rng.randrange(cands)] = outOfRange(rng, mid)
+    ut, mt, ct = (tensorType([n, dim], "f32") for n in (users, mid, cands))
+    t1, t2 = tensorType([mid], ity), tensorType([cands], ity)
+    text = ('func.func @composed(%%u: %s, %%i1: %s, %%i2: %s) -> %s {\n'
+            '  %%b1 = "emb.broadcast"(%%u, %%i1) : (%s, %s) -> %s\n'
+            '  %%b2 = "emb.broadcast"(%%b1, %%i2) : (%s, %s) -> %s\n'
+            '  return %%b2 : %s\n}\n') % (ut, t1, t2, ct, ut, t1, mt, mt, t2,
+                                          ct, ct)
+    files = [("<f4", [users, dim], floats(rng, users * dim)),
+             (DESCR[ity], [mid], i1), (DESCR[ity], [cands], i2)]
+    return ("composed", text, files, variant,
+            ["emb-sink-broadcast", "emb-ikbo"])
+
+
+def genUnreadLengths(rng):
+    """Attention of candidates over their users' keys with key lengths, all
+    broadcast by cand_to_user (and q too, which emb-sink-broadcast runs per
+    user), which emb-fuse-broadcast makes emb.ikbo_attention of the users'
+    lengths: the length of a user no candidate reads is not checked as
+    written, and must not be after."""
+    users, cands = rng.choice([2, 3, 4]), rng.choice([1, 2, 5])
+    lq, lk, heads, dh = rng.choice([1, 2]), rng.choice([1, 3, 4]), \
+        rng.choice([1, 2]), rng.choice([4, 8])
+    ity, ft = rng.choice(["i64", "i32"]), rng.choice(["f32", "f16"])
+    sink = rng.random() < 0.4
+    variant = rng.choice(["valid", "valid", "read_out_of_range",
+                          "unread_out_of_range", "c2u_out_of_range"])
+    c2u = sorted(rng.randrange(users) for _ in range(cands))
+    lengths = [rng.randint(0, lk) for _ in range(users)]
+    p = rng.randrange(users)
+    bad = rng.choice([lk + 1, lk + 5, -1])
+    if variant == "read_out_of_range":
+        c2u[rng.randrange(cands)] = p
+        lengths[p] = bad
+    elif variant == "unread_out_of_range":
+        c2u = sorted(rng.choice([u for u in range(users) if u != p])
+                     for _ in range(cands))
+        lengths[p] = bad
+    elif variant == "c2u_out_of_range":
+        c2u[rng.randrange(cands)] = outOfRange(rng, users)
+    qt = tensorType([users if sink else cands, lq, heads, dh], ft)
+    qc = tensorType([cands, lq, heads, dh], ft)
+    kt, kc = (tensorType([n, lk, heads, dh], ft) for n in (users, cands))
+    it, lt, lc = tensorType([cands], ity), tensorType([users], ity), \
+        tensorType([cands], ity)
+    lines = ['  %%kb = "emb.broadcast"(%%k, %%c2u) : (%s, %s) -> %s' % (
+                 kt, it, kc),
+             '  %%vb = "emb.broadcast"(%%v, %%c2u) : (%s, %s) -> %s' % (
+                 kt, it, kc),
+             '  %%lb = "emb.broadcast"(%%len, %%c2u) : (%s, %s) -> %s' % (
+                 lt, it, lc)]
+    q = "%q"
+    if sink:
+        lines.append('  %%qb = "emb.broadcast"(%%q, %%c2u) : (%s, %s) -> %s'
+                     % (qt, it, qc))
+        q = "%qb"
+    lines.append('  %%o = "emb.attention"(%s, %%kb, %%vb, %%lb) : (%s, %s, '
+                 '%s, %s) -> %s' % (q, qc, kc, kc, lc, qc))
+    text = ("func.func @attention(%%q: %s, %%k: %s, %%v: %s, %%c2u: %s, "
+            "%%len: %s) -> %s {\n%s\n  return %%o : %s\n}\n") % (
+                qt, kt, kt, it, lt, qc, "\n".join(lines), qc)
+    fd = DESCR[ft]
+    qn = (users if sink else cands) * lq * heads * dh
+    kn = users * lk * heads * dh
+    files = [(fd, [users if sink else cands, lq, heads, dh], floats(rng, qn)),
+             (fd, [users, lk, heads, dh], floats(rng, kn)),
+             (fd, [users, lk, heads, dh], floats(rng, kn)),
+             (DESCR[ity], [cands], c2u), (DESCR[ity], [users], lengths)]
+    return ("attention", text, files, variant,
+            ["emb-sink-broadcast", "emb-ikbo"] if sink
+            else ["emb-fuse-broadcast", "emb-ikbo"])
+
+
+def genUnusedUpdate(rng):
+    """A training step whose backward's results nobody reads: the backward
+    still updates the tables (and optimizer states) it was given in place,
+    which a step run in a loop keeps (docs/dialect.md, the aliasing
+    contract), so it is not dead; or one that returns its updated table."""
+    features, bags, dim, rows = rng.choice([1, 2]), rng.choice([1, 2, 3]), \
+        rng.choice([2, 4]), rng.choice([4, 7])
+    adagrad = rng.random() < 0.5
+    variant = rng.choice(["unused", "unused", "returned", "ids_out_of_range"])
+    count = rng.randint(1, 2 * features * bags)
+    ids = [rng.randrange(rows) for _ in range(count)]
+    if variant == "ids_out_of_range":
+        ids[rng.randrange(count)] = outOfRange(rng, rows)
+    offsets = validOffsets(rng, features * bags, count)
+    width = features * dim
+    it, ot = tensorType([count], "i64"), tensorType([features * bags + 1],
+                                                    "i64")
+    tt, gt = tensorType([rows, dim], "f32"), tensorType([bags, width], "f32")
+    st, ht = tensorType([rows], "f32"), tensorType([5], "f32")
+    ft = "array<i64: %s>" % ", ".join(["0"] * features)
+    args = ["%%ids: %s" % it, "%%offsets: %s" % ot, "%%table: %s" % tt,
+            "%%grad: %s" % gt, "%%hyper: %s" % ht]
+    files = [("<i8", [count], ids), ("<i8", [len(offsets)], offsets),
+             ("<f4", [rows, dim], floats(rng, rows * dim)),
+             ("<f4", [bags, width], floats(rng, bags * width)),
+             ("<f4", [5], [rng.uniform(0.05, 1) for _ in range(5)])]
+    lines = ['  %%h = "emb.table"(%%table) : (%s) -> !emb.table_handle' % tt]
+    if adagrad:
+        args.append("%%state: %s" % st)
+        files.append(("<f4", [rows], [rng.uniform(0, 1)
+                                      for _ in range(rows)]))
+        lines.append('  %%st = "emb.state"(%%state) : (%s) -> '
+                     '!emb.state_handle' % st)
+    lines.append('  %%pooled = "emb.tbe"(%%ids, %%offsets, %%h) {pooling = '
+                 '"sum", feature_tables = %s, operandSegmentSizes = '
+                 'array<i32: 1, 1, 1, 0>} : (%s, %s, !emb.table_handle) -> %s'
+                 % (ft, it, ot, gt))
+    n = 1 if adagrad else 0
+    handles = "!emb.table_handle" + (", !emb.state_handle" if adagrad else "")
+    lines.append('  %%new%s = "emb.tbe_backward"(%%ids, %%offsets, %%h, '
+                 '%%grad, %s%%hyper) {optimizer = "%s", pooling = "sum", '
+                 'feature_tables = %s, operandSegmentSizes = array<i32: 1, 1, '
+                 '1, 0, 1, %d, 0, 1, 0>, resultSegmentSizes = array<i32: 1, '
+                 '%d, 0>} : (%s, %s, !emb.table_handle, %s, %s%s) -> %s' % (
+                     ":2" if adagrad else "", "%st, " if adagrad else "",
+                     "rowwise_adagrad" if adagrad else "sgd", ft, n, n, it,
+                     ot, gt, "!emb.state_handle, " if adagrad else "", ht,
+                     "(%s)" % handles if adagrad else handles))
+    new = "%new#0" if adagrad else "%new"
+    if variant == "returned":
+        lines.append('  %%t = "emb.table_value"(%s) : (!emb.table_handle) '
+                     '-> %s' % (new, tt))
+        lines.append("  return %%pooled, %%t : %s, %s" % (gt, tt))
+        results = "(%s, %s)" % (gt, tt)
+    else:
+        lines.append("  return %%pooled : %s" % gt)
+        results = gt
+    text = "func.func @step(%s) -> %s {\n%s\n}\n" % (", ".join(args),
+                                                    results, "\n".join(lines))
+    return ("step", text, files, variant, ["emb-erase-dead", "emb-from-torch"])
+
+
+GENERATORS = {"bad_offsets": genBadOffsets, "unread_index": genUnreadIndex,
+              "unread_lengths": genUnreadLengths,
+              "unused_update": genUnusedUpdate}
+
+
+def generate(rng, name=None):
+    """A generated model (by `name`, or one drawn): its text, its .npy
+    inputs by file name, the emb-run command and notes."""
+    name = name or rng.choice(sorted(GENERATORS))
+    entry, text, inputs, variant, pipelines = GENERATORS[name](rng)
+    text = "// emb-fuzz: generator %s, variant %s\n%s" % (name, variant, text)
+    files, names = {}, []
+    for i, (descr, shape, values) in enumerate(inputs):
+        names.append("in%d.npy" % i)
+        files[names[-1]] = npyBytes(descr, shape, values)
+    pipeline = rng.choice(pipelines)
+    argv = ["emb-run", "input.mlir", "--entry", entry, "--inputs",
+            ",".join(names), "--compare-unoptimized", "--pipeline", pipeline]
+    return text, files, argv, ["generator %s, variant %s" % (name, variant)]
+
+
+#===-----------------------------------------------------------------------===#
 # One execution
 #===-----------------------------------------------------------------------===#
 
@@ -764,7 +1042,7 @@ class Tools:
             out, _ = proc.communicate()
             timedOut = True
         out = out.decode("utf-8", errors="replace")
-        outcome, key = classify(proc.returncode, out, timedOut)
+        outcome, key = classify(proc.returncode, out, timedOut, argv)
         return outcome, key, proc.returncode, out, time.monotonic() - start
 
 
@@ -860,6 +1138,11 @@ class Fuzzer:
                 if rng.random() < 0.3:
                     argv.append("--with-reference")
             p["argv"] = argv
+        elif target == "compare":
+            text, p["files"], p["argv"], notes = generate(rng)
+            path = "generated"
+            p.update(source=path, text=text, notes=notes)
+            return p
         else:  # npy: the model as written, its inputs mutated
             for _ in range(50):
                 path, text = rng.choice(self.corpus.models)
@@ -885,6 +1168,13 @@ class Fuzzer:
                 names.append("in%d.npy" % i)
             p["argv"] = ["emb-run", "input.mlir", "--entry", entry,
                          "--inputs", ",".join(names), "--print"]
+            # A fifth of the time against a rewrite: bad inputs must be
+            # refused on both sides, or on neither.
+            if rng.random() < 0.2:
+                p["argv"] += ["--compare-unoptimized", "--pipeline",
+                              rng.choice(["emb-ikbo", "emb-from-torch",
+                                          "emb-batch-tables", "emb-erase-dead",
+                                          "emb-raise"])]
         p.update(source=path, text=text, notes=notes)
         return p
 
@@ -901,9 +1191,9 @@ class Fuzzer:
         outcome, key, rc, out, secs = self.tools.execute(
             p["argv"], p["text"], p["files"], workdir)
         shutil.rmtree(workdir, ignore_errors=True)
-        crashed = outcome in ("crash", "hang")
+        found = outcome in FINDINGS
         p.update(outcome=outcome, key=key, rc=rc, seconds=secs,
-                 output=out if crashed else "")
+                 output=out if found else "")
         return p
 
 
@@ -942,9 +1232,42 @@ def normalize(line):
     return line.strip()
 
 
-def classify(rc, out, timedOut):
-    """(outcome, key): outcome one of ok, error, crash, hang; the key says
-    which crash it is, for grouping and for reduction to keep."""
+# emb-run --compare-unoptimized's verdicts that break the rule.
+ONE_SIDE = re.compile(r"^outcomes: only @(.+) reports an error: MISMATCH",
+                      re.M)
+ARGUMENT = re.compile(r"^argument #(\d+)(?: \(%[^)]*\))? [^\n]*: MISMATCH$",
+                      re.M)
+RESULT = re.compile(r"^result #(\d+)[ :][^\n]*: MISMATCH$", re.M)
+
+
+def mismatch(out, argv):
+    """The key of a comparison in `out` that breaks the rule, or None: an
+    error on one side only (which side, and its status), an argument
+    updated in place that differs, a result that differs; with the
+    pipeline it ran."""
+    pipeline = argv[argv.index("--pipeline") + 1] if argv and \
+        "--pipeline" in argv[:-1] else "emb-ikbo"
+    m = ONE_SIDE.search(out)
+    if m:
+        status = re.search(r"^outcome of @%s: error: (\w+)" % re.escape(
+            m.group(1)), out, re.M)
+        key = "one side fails: only the %s reports an error (%s)" % (
+            "model as written" if m.group(1).endswith(" as written")
+            else "rewritten model", status.group(1) if status else "?")
+    elif ARGUMENT.search(out):
+        key = "an argument updated in place differs: argument #%s" % (
+            ARGUMENT.search(out).group(1))
+    elif RESULT.search(out):
+        key = "a result differs: result #%s" % RESULT.search(out).group(1)
+    else:
+        return None
+    return "mismatch: %s [--pipeline %s]" % (key, pipeline)
+
+
+def classify(rc, out, timedOut, argv=None):
+    """(outcome, key): outcome one of ok, error, crash, hang, mismatch; the
+    key says which crash or mismatch it is, for grouping and for reduction
+    to keep."""
     if timedOut:
         return "hang", "hang"
     m = next(filter(None, (r.search(out) for r in SANITIZER)), None)
@@ -974,6 +1297,9 @@ def classify(rc, out, timedOut):
     if "LLVM ERROR:" in out:
         return "crash", normalize(out[out.index("LLVM ERROR:"):].split(
             "\n")[0])[:160]
+    key = mismatch(out, argv)
+    if key:
+        return "mismatch", key
     return ("ok" if rc == 0 else "error"), ""
 
 
@@ -990,6 +1316,8 @@ def reduce(fuzzer, p, workdir, budget):
     runs = [0]
     if p["outcome"] == "hang":
         budget = min(budget, 8)
+    if p["target"] == "compare":
+        budget = 0  # generated small: only run it again
 
     def crashes(text):
         if runs[0] >= budget:
@@ -997,7 +1325,7 @@ def reduce(fuzzer, p, workdir, budget):
         runs[0] += 1
         outcome, key, _, _, _ = fuzzer.tools.execute(p["argv"], text,
                                                      p["files"], workdir)
-        return outcome in ("crash", "hang") and key == p["key"]
+        return outcome in FINDINGS and key == p["key"]
 
     text = p["text"]
     budget += 1  # the first run, of the input as found, is not reduction
@@ -1067,7 +1395,8 @@ def alsoCrashesMlirOpt(mlirOpt, text, workdir):
 
 def saveCrash(outDir, p, reduced, runs, upstream, reproduced):
     ident = hashlib.sha1(p["key"].encode()).hexdigest()[:10]
-    d = os.path.join(outDir, "crashes", "%s-%s" % (p["target"], ident))
+    d = os.path.join(outDir, "mismatches" if p["outcome"] == "mismatch"
+                     else "crashes", "%s-%s" % (p["target"], ident))
     os.makedirs(os.path.join(d, "inputs"), exist_ok=True)
     with open(os.path.join(d, "input.mlir"), "w") as f:
         f.write(p["text"])
@@ -1104,10 +1433,38 @@ def replay(args):
         outcome, key, rc, out, _ = tools.execute(
             info["argv"], text, files, os.path.join(d, "replay"))
         print("emb-fuzz: %s: %s (exit %s) %s" % (which, outcome, rc, key))
-        if outcome in ("crash", "hang"):
+        if outcome in FINDINGS:
             status = 1
     shutil.rmtree(os.path.join(d, "replay"), ignore_errors=True)
     return status
+
+
+def writeGenerated(args):
+    name, _, variant = args.generate.partition(":")
+    if name not in GENERATORS:
+        raise SystemExit("emb-fuzz: error: --generate: no generator %r (%s)"
+                         % (name, ", ".join(sorted(GENERATORS))))
+    rng = random.Random("%d/generate" % args.seed)
+    for _ in range(1000):
+        text, files, argv, notes = generate(rng, name)
+        if not variant or notes[0].endswith("variant " + variant):
+            break
+    else:
+        raise SystemExit("emb-fuzz: error: --generate: %s draws no variant "
+                         "%r" % (name, variant))
+    os.makedirs(os.path.join(args.out, "inputs"), exist_ok=True)
+    for which in ("input.mlir", "reduced.mlir"):
+        with open(os.path.join(args.out, which), "w") as f:
+            f.write(text)
+    for n, data in files.items():
+        with open(os.path.join(args.out, "inputs", n), "wb") as f:
+            f.write(data)
+    with open(os.path.join(args.out, "crash.json"), "w") as f:
+        json.dump({"target": "compare", "argv": argv, "notes": notes}, f,
+                  indent=1)
+    print("emb-fuzz: wrote %s (%s): %s" % (args.out, notes[0],
+                                          " ".join(argv)))
+    return 0
 
 
 def main():
@@ -1130,7 +1487,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=60,
                     help="seconds before a run counts as a hang")
     ap.add_argument("--targets", default=",".join(TARGETS),
-                    help="which of opt,run,npy,compile to draw from")
+                    help="which of %s to draw from" % ",".join(TARGETS))
     ap.add_argument("--weights", default="",
                     help="relative weights, e.g. opt=5,run=2,npy=2,compile=1")
     ap.add_argument("--out", default="emb-fuzz-out")
@@ -1142,7 +1499,12 @@ def main():
                     help="exit 2 unless every target had inputs accepted "
                     "and inputs refused")
     ap.add_argument("--replay", metavar="CRASH_DIR",
-                    help="run a saved crash (input and reduced) again")
+                    help="run a saved crash or mismatch (input and reduced) "
+                    "again")
+    ap.add_argument("--generate", metavar="GENERATOR:VARIANT",
+                    help="write a model of the compare target (the first "
+                    "the seed draws of that variant) into --out, as a "
+                    "saved finding that --replay runs")
     ap.add_argument("--log", metavar="FILE",
                     help="write each execution (its command, mutations and "
                     "outcome) as a line of JSON")
@@ -1152,6 +1514,8 @@ def main():
 
     if args.replay:
         return replay(args)
+    if args.generate:
+        return writeGenerated(args)
     args.targets = [t for t in args.targets.split(",") if t]
     bad = [t for t in args.targets if t not in TARGETS]
     if bad or not args.targets:
@@ -1172,7 +1536,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     work = os.path.join(args.out, "work")
     stats = {t: {"executions": 0, "ok": 0, "error": 0, "crash": 0, "hang": 0,
-                 "seconds": 0.0} for t in args.targets}
+                 "mismatch": 0, "seconds": 0.0} for t in args.targets}
     crashes = {}  # key -> first plan, with a count
     start = time.monotonic()
     indices = range(args.start, args.start + args.executions)
@@ -1188,7 +1552,7 @@ def main():
             s["executions"] += 1
             s[p["outcome"]] += 1
             s["seconds"] += p["seconds"]
-            if p["outcome"] in ("crash", "hang"):
+            if p["outcome"] in FINDINGS:
                 if p["key"] not in crashes:
                     crashes[p["key"]] = dict(p, count=0)
                     if not args.quiet:
@@ -1197,8 +1561,12 @@ def main():
                 crashes[p["key"]]["count"] += 1
             done += 1
             if not args.quiet and done % 1000 == 0:
-                print("emb-fuzz: %d executions, %d crashes, %.0f s" % (
-                    done, len(crashes), time.monotonic() - start), flush=True)
+                print("emb-fuzz: %d executions, %d crashes, %d mismatches, "
+                      "%.0f s" % (done, sum(c["outcome"] != "mismatch"
+                                            for c in crashes.values()),
+                                  sum(c["outcome"] == "mismatch"
+                                      for c in crashes.values()),
+                                  time.monotonic() - start), flush=True)
     elapsed = time.monotonic() - start
     if log:
         log.close()
@@ -1209,10 +1577,11 @@ def main():
         rdir = os.path.join(work, "reduce")
         reduced, runs, again = reduce(fuzzer, p, rdir, args.reduce_budget)
         upstream = (alsoCrashesMlirOpt(args.mlir_opt, reduced, rdir)
-                    if again else None)
+                    if again and p["outcome"] != "mismatch" else None)
         shutil.rmtree(rdir, ignore_errors=True)
         d = saveCrash(args.out, p, reduced, runs, upstream, again)
         found.append({"key": key, "target": p["target"], "dir": d,
+                      "outcome": p["outcome"],
                       "count": p["count"], "first": p["index"],
                       "upstream": upstream, "reproduced": again,
                       "reduced_lines": reduced.count("\n") + 1})
@@ -1220,20 +1589,28 @@ def main():
 
     summary = {"seed": args.seed, "start": args.start,
                "executions": args.executions, "seconds": round(elapsed, 1),
-               "targets": stats, "crashes": found}
+               "targets": stats,
+               "crashes": [c for c in found if c["outcome"] != "mismatch"],
+               "mismatches": [c for c in found if c["outcome"] == "mismatch"]}
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print("emb-fuzz: seed %d, executions %d..%d, %.0f s, %d jobs" % (
         args.seed, args.start, args.start + args.executions - 1, elapsed,
         args.jobs))
-    print("  %-8s %-12s %10s %8s %8s %6s %5s" % (
-        "target", "tool", "executions", "ok", "error", "crash", "hang"))
+    print("  %-8s %-12s %10s %8s %8s %6s %5s %8s" % (
+        "target", "tool", "executions", "ok", "error", "crash", "hang",
+        "mismatch"))
     for t in args.targets:
         s = stats[t]
-        print("  %-8s %-12s %10d %8d %8d %6d %5d" % (
+        print("  %-8s %-12s %10d %8d %8d %6d %5d %8d" % (
             t, TOOL_OF[t], s["executions"], s["ok"], s["error"], s["crash"],
-            s["hang"]))
+            s["hang"], s["mismatch"]))
     for c in found:
+        if c["outcome"] == "mismatch":
+            print("emb-fuzz: mismatch (%d times, first #%d%s): %s\n  saved "
+                  "in %s" % (c["count"], c["first"], "" if c["reproduced"]
+                             else ", not reproduced", c["key"], c["dir"]))
+            continue
         print("emb-fuzz: crash (%d times, first #%d, %s): %s\n  saved in %s,"
               " reduced to %d lines" % (
                   c["count"], c["first"],
@@ -1244,7 +1621,10 @@ def main():
                   else "mlir-opt does not crash" if c["upstream"] is False
                   else "mlir-opt not checked", c["key"], c["dir"],
                   c["reduced_lines"]))
-    print("emb-fuzz: %d distinct crashes" % len(found))
+    print("emb-fuzz: %d distinct crashes" % sum(
+        c["outcome"] != "mismatch" for c in found))
+    print("emb-fuzz: %d distinct mismatches" % sum(
+        c["outcome"] == "mismatch" for c in found))
     if args.check_outcomes:
         for t in args.targets:
             s = stats[t]

@@ -12,6 +12,14 @@ which crash the harness must find, and whether reduction kept it.
                   folder where it notes that it did), as a run that timed
                   out on a busy machine would
   planted_stderr  prints a crash report's words in an ordinary error
+  planted_one_side, planted_update, planted_result, planted_both
+                  (with --compare-unoptimized) prints emb-run's verdict of
+                  a comparison where only the model as written fails, an
+                  argument updated in place differs, a result differs, or
+                  both sides fail (which agrees), and exits 1
+
+A model of the compare target (a generated one: `// emb-fuzz: generator
+G, variant V`) is accepted when V is valid or returned, refused otherwise.
 
 Otherwise it exits 0 if the brackets of its input balance and its --inputs
 are .npy files of version 1.0, 1 with an error if not (FAKE_ALWAYS_OK=1:
@@ -19,6 +27,7 @@ always 0). --list-passes lists two
 passes, one with an option.
 """
 import os
+import re
 import signal
 import sys
 import time
@@ -60,6 +69,37 @@ if "planted_flaky" in text:
         os.kill(os.getpid(), signal.SIGSEGV)
 if "planted_stderr" in text:
     sys.stderr.write("%s: error: the input says 'internal error' and 'SIGSEGV'\n" % tool)
+    sys.exit(1)
+VERDICTS = {
+    "planted_one_side": "outcome of @f: succeeded\n"
+    "outcome of @f as written: error: EMBRT_OUT_OF_RANGE: bag 0: offsets\n"
+    "outcomes: only @f as written reports an error: MISMATCH (a rewrite may "
+    "not make a valid model fail, nor an invalid one succeed)\n",
+    "planted_update": "result #0 tensor<2xf32>: max abs diff 0, max rel diff "
+    "0 against @f as written (atol 0.0001 x max |value| 1, rtol 0.0001): ok\n"
+    "argument #2 (%table) tensor<4x2xf32>, updated in place: max abs diff "
+    "0.5, max rel diff 1 against @f as written (atol 0.0001 x max |value| "
+    "1, rtol 0.0001): MISMATCH\n"
+    "  argument #2 (%table) differs at [1, 0]: 0.5 vs 1; it started at 0.5 "
+    "(@f left it as it was)\n",
+    "planted_result": "result #0 tensor<2xf32>: max abs diff 1, max rel diff "
+    "1 against @f as written (atol 0.0001 x max |value| 1, rtol 0.0001): "
+    "MISMATCH\n  first mismatch at element 1: 1 vs 2\n",
+    "planted_both": "outcome of @f: error: EMBRT_OUT_OF_RANGE: a\n"
+    "outcome of @f as written: error: EMBRT_OUT_OF_RANGE: b\n"
+    "outcomes: both sides report an error: they agree (errors on both sides "
+    "agree, whatever each message says)\n",
+}
+if "--compare-unoptimized" in sys.argv:
+    for word, verdict in VERDICTS.items():
+        if word in text:
+            sys.stdout.write(verdict)
+            sys.exit(1)
+generated = re.search(r"^// emb-fuzz: generator \w+, variant (\w+)", text,
+                      re.M)
+if generated and generated.group(1) not in ("valid", "returned"):
+    sys.stderr.write("%s: error: fake: refused variant %s\n" % (
+        tool, generated.group(1)))
     sys.exit(1)
 if os.environ.get("FAKE_ALWAYS_OK") == "1":
     sys.exit(0)
