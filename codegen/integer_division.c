@@ -157,17 +157,20 @@ static MlirOperation toGeneric(EmbLowering *l, MlirOperation op) {
   free(sizes);
 
   // Identity maps and parallel loops, as text.
-  char dims[512] = "", map[1100], maps[3400], iters[1024] = "[";
-  for (intptr_t d = 0; d < rank && d < 32; ++d) {
+  size_t cap = 64 * ((size_t)rank + 1);
+  char *dims = calloc(cap, 1), *iters = calloc(cap, 1);
+  char *map = calloc(3 * cap, 1), *maps = calloc(10 * cap, 1);
+  strcpy(iters, "[");
+  for (intptr_t d = 0; d < rank; ++d) {
     size_t n = strlen(dims);
-    snprintf(dims + n, sizeof dims - n, "%sd%d", d ? ", " : "", (int)d);
+    snprintf(dims + n, cap - n, "%sd%d", d ? ", " : "", (int)d);
     n = strlen(iters);
-    snprintf(iters + n, sizeof iters - n, "%s#linalg.iterator_type<parallel>",
+    snprintf(iters + n, cap - n, "%s#linalg.iterator_type<parallel>",
              d ? ", " : "");
   }
   strcat(iters, "]");
-  snprintf(map, sizeof map, "affine_map<(%s) -> (%s)>", dims, dims);
-  snprintf(maps, sizeof maps, "[%s, %s, %s]", map, map, map);
+  snprintf(map, 3 * cap, "affine_map<(%s) -> (%s)>", dims, dims);
+  snprintf(maps, 10 * cap, "[%s, %s, %s]", map, map, map);
   int32_t segments[2] = {2, 1}; // ins, outs
   MlirNamedAttribute attrs[3] = {
       embNamedAttr(l->ctx, "indexing_maps",
@@ -176,6 +179,10 @@ static MlirOperation toGeneric(EmbLowering *l, MlirOperation op) {
                    mlirAttributeParseGet(l->ctx, embStr(iters))),
       embNamedAttr(l->ctx, "operandSegmentSizes",
                    mlirDenseI32ArrayGet(l->ctx, 2, segments))};
+  free(dims);
+  free(iters);
+  free(map);
+  free(maps);
 
   // The body: the division of the elements, with the op's own attributes.
   MlirType argTypes[3] = {e, e, e};
