@@ -316,6 +316,13 @@ MlirValue embBuildZeroOf(EmbLowering *l, MlirType t);
 /// one outside a static dim is an error at the op.
 void embGuardElementBounds(EmbLowering *l, MlirOperation func);
 
+/// Guards every integer division and remainder of `func` whose divisor is
+/// not a constant known to be safe (integer_division.c): a zero divisor
+/// becomes the context's error, the smallest signed value divided by -1
+/// wraps to itself, and nothing traps. A division on tensors becomes a
+/// linalg.generic of scalar divisions first.
+void embGuardIntegerDivisions(EmbLowering *l, MlirOperation func);
+
 //===----------------------------------------------------------------------===//
 // What emb.ikbo_lce reads through (ikbo_read_through.c)
 //===----------------------------------------------------------------------===//

@@ -33,9 +33,10 @@
 // materialize_in_destination (eliminate-empty-tensors lets a linalg op that
 // computes a result write there directly). A tensor.empty that several ops
 // write into gets a copy per use, which keeps bufferization's analysis
-// linear. cf.assert is rewritten by asserts.c, and the indices of the
+// linear. cf.assert is rewritten by asserts.c, the indices of the
 // function's own tensor.extract and tensor.insert are checked by
-// element_bounds.c. Precondition: the function's ops
+// element_bounds.c, and its integer divisions by integer_division.c.
+// Precondition: the function's ops
 // are emb ops or ops of the dialects MLIR's CPU pipeline lowers (checked here,
 // naming the first other op); emb ops sit in the function's own block.
 //
@@ -475,6 +476,8 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   rewriteSignature(l, func, ft);
   replaceEmptyResources(func);
   splitEmptyTensors(func);
+  // The model's divisions, before the lowering adds its own.
+  embGuardIntegerDivisions(l, func);
   // emb ops first: a cf.assert of the function's own block moves the rest of
   // the block, emb ops and their calls with it, into its passing path.
   embPlanReadThrough(l, body);

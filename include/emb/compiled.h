@@ -151,6 +151,8 @@ void embrtCompiledLaunchKernel(embrtContext *ctx, const char *ptx,
 /// (file:line:col): ..."), unless the context already holds an error, whose
 /// message is kept. Compiled code calls it on the failing path only and then
 /// skips what the assertion guards (docs/codegen.md), so it never aborts.
+/// An integer division of the model by zero calls it too ("arith.divsi in @f
+/// (file:line:col): division by zero"), and then divides by 1.
 void embrtCompiledAssert(embrtContext *ctx, int64_t ok, const char *message);
 
 /// A static size a reshape or cast of a dynamically shaped operand claims

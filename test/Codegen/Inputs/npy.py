@@ -1,10 +1,11 @@
 """Writes and prints small NumPy .npy files without NumPy, for tests that
 feed emb-run known inputs and check its results by hand.
 
-  npy.py write PATH DTYPE SHAPE VALUES   DTYPE f4, f8 or i8; SHAPE 5x2 (or
+  npy.py write PATH DTYPE SHAPE VALUES   DTYPE f4, f8, i4 or i8; SHAPE 5x2 (or
                                          'scalar'); VALUES comma-separated,
                                          or 'iota' for 0, 1, 2, ...
   npy.py print PATH                      one row (the last dim) per line
+                                         (integers exact, floats as %g)
 """
 import ast
 import struct
@@ -51,7 +52,8 @@ def show(path):
     vals = struct.unpack("<" + fmt * count, data[10 + n:10 + n + struct.calcsize(fmt) * count])
     row = dims[-1] if dims else 1
     for i in range(0, count, row):
-        print(" ".join(f"{v:g}" for v in vals[i:i + row]))
+        print(" ".join(str(v) if isinstance(v, int) else f"{v:g}"
+                       for v in vals[i:i + row]))
 
 
 if __name__ == "__main__":
