@@ -403,7 +403,9 @@ __device__ __forceinline__ long long ownOffset(long long raw, long long start) {
 /// count, its own last offset (featureEnds[F + f]) is that count; and the
 /// ends themselves in order up to N. The first bad one goes to the error
 /// record (EMBRT_DEVERR_BAD_FEATURE_OFFSETS). Out of the hot loop: one lane
-/// of a group calls it, only when the lookup has feature ends.
+/// calls it, only when the lookup has feature ends: for each bag it reads
+/// in copyPositions, and in lookupBags only for a feature's first and last
+/// groups and a group whose offsets are out of order.
 __device__ __noinline__ void checkFeatureOffsets(const Shared &s, int f,
                                                  long long b0, long long nb) {
   const long long B = s.batch, N = s.numIndices;
@@ -414,13 +416,17 @@ __device__ __noinline__ void checkFeatureOffsets(const Shared &s, int f,
                            -1, end, N);
     return;
   }
+  // The feature's first offset before its own range, so that whichever of
+  // its groups reports, a feature that starts wrong is named for that, as
+  // its bag's check would (a start of 1 also leaves its last offset short).
   const long long first = (long long)f * B;
-  long long previous = ownOffset(loadOffset(s, first + b0), start);
-  if (b0 == 0 && previous != 0) {
+  const long long zero = ownOffset(loadOffset(s, first), start);
+  if (zero != 0) {
     embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_FEATURE_OFFSETS, f, 0, 0,
-                           previous, 0);
+                           zero, 0);
     return;
   }
+  long long previous = ownOffset(loadOffset(s, first + b0), start);
   for (long long b = b0 + 1; b <= b0 + nb; ++b) {
     const long long v = b < B ? ownOffset(loadOffset(s, first + b), start)
                               : loadEnd(s, s.numFeatures + f);
@@ -953,7 +959,13 @@ lookupBags(const Shared &s, const FeatureMeta &m,
     segEnd = min(max(e, segEnd), N); // as bagEndAfter
   }
   if (s.featureEnds) {
-    if (g.leader)
+    // The check above holds the offsets in order across the whole lookup,
+    // group to group. What only the feature's own numbers show is at its
+    // ends: its first offset, its own last offset and the feature ends. So
+    // the feature's check walks the offsets of its first and last groups,
+    // and of a group the check above finds wrong (to name the feature's
+    // bag): every other group is in order between them.
+    if (g.leader && (badBag >= 0 || g.b0 == 0 || g.b0 + g.nb >= s.batch))
       checkFeatureOffsets(s, g.feature, g.b0, g.nb);
   } else if (badBag >= 0 && g.leader) {
     reportBadOffsets(s.errors, g.feature, g.b0 + badBag, badIndex, badValue,

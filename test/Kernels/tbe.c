@@ -594,15 +594,17 @@ int main(int argc, char **argv) {
   // Feature ends (emb-batch-tables' batched bags): valid ones change
   // nothing; a feature whose own offsets start at 1, or whose own last
   // offset is short of its ids, is an error naming it, though the
-  // concatenated offsets are in order. Pooled (lookupBags) and pooling none
-  // (copyPositions).
-  for (int kind = 1; kind <= 3; ++kind) {
+  // concatenated offsets are in order; valid ends beside one decreasing
+  // offset (in any group of a feature: the feature's check walks only its
+  // first and last groups and a group the lookup's own check finds wrong).
+  // Pooled (lookupBags) and pooling none (copyPositions).
+  for (int kind = 1; kind <= 4; ++kind) {
     static const char *kinds[] = {"", "valid", "feature 1 starts at 1",
-                                  "feature 0 ends short"};
-    static const char *want[] = {NULL, NULL,
-                                 "device: feature 1: its offsets[0] is 1, "
-                                 "must be 0",
-                                 "device: feature 0: its offsets["};
+                                  "feature 0 ends short",
+                                  "one offset decreasing"};
+    static const char *want[] = {
+        NULL, NULL, "device: feature 1: its offsets[0] is 1, must be 0",
+        "device: feature 0: its offsets[", "device: feature"};
     for (int none = 0; none < 2; ++none) {
       Case c = base(NAME("feature ends, %s%s", kinds[kind],
                          none ? ", pooling none" : ""));
@@ -614,7 +616,8 @@ int main(int argc, char **argv) {
       c.minBag = 1;
       c.maxBag = 8;
       c.offsetDtype = none ? EMBRT_I32 : EMBRT_I64;
-      c.featureEnds = kind;
+      c.featureEnds = kind == 4 ? 1 : kind;
+      c.badOffsets = kind == 4;
       c.wantDevice = want[kind];
       runCase(gpu, cpu, &c, seed++);
     }
