@@ -98,15 +98,26 @@ MlirValue embBuildBinary(EmbBuilder *b, const char *name, MlirValue x,
       embBuildOp(b, name, 2, operands, 1, &t, 0, NULL), 0);
 }
 
-MlirValue embBuildCmpI(EmbBuilder *b, int64_t predicate, MlirValue x,
-                       MlirValue y) {
+/// arith.cmpi or arith.cmpf (`name`) of x and y: an i1.
+static MlirValue compare(EmbBuilder *b, const char *name, int64_t predicate,
+                         MlirValue x, MlirValue y) {
   MlirValue operands[2] = {x, y};
   MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
   MlirNamedAttribute p = embNamedAttr(
       b->ctx, "predicate",
       mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), predicate));
-  return mlirOperationGetResult(
-      embBuildOp(b, "arith.cmpi", 2, operands, 1, &i1, 1, &p), 0);
+  return mlirOperationGetResult(embBuildOp(b, name, 2, operands, 1, &i1, 1, &p),
+                                0);
+}
+
+MlirValue embBuildCmpI(EmbBuilder *b, int64_t predicate, MlirValue x,
+                       MlirValue y) {
+  return compare(b, "arith.cmpi", predicate, x, y);
+}
+
+MlirValue embBuildCmpF(EmbBuilder *b, int64_t predicate, MlirValue x,
+                       MlirValue y) {
+  return compare(b, "arith.cmpf", predicate, x, y);
 }
 
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n) {

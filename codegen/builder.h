@@ -64,6 +64,11 @@ MlirValue embBuildBinary(EmbBuilder *b, const char *name, MlirValue x,
 MlirValue embBuildCmpI(EmbBuilder *b, int64_t predicate, MlirValue x,
                        MlirValue y);
 
+/// arith.cmpf of x and y with arith's `predicate` number (oeq 1, ogt 2,
+/// olt 4, uno 14, ...); returns i1.
+MlirValue embBuildCmpF(EmbBuilder *b, int64_t predicate, MlirValue x,
+                       MlirValue y);
+
 /// llvm.alloca of `n` elements of `elemType`; returns !llvm.ptr.
 MlirValue embBuildAlloca(EmbBuilder *b, MlirType elemType, int64_t n);
 

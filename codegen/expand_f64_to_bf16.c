@@ -57,17 +57,6 @@ static MlirValue absf(EmbBuilder *b, MlirValue x) {
   return embBuildBinary(b, "arith.maximumf", x, neg);
 }
 
-static MlirValue cmpf(EmbBuilder *b, int64_t predicate, MlirValue x,
-                      MlirValue y) {
-  MlirValue operands[2] = {x, y};
-  MlirType i1 = mlirIntegerTypeGet(b->ctx, 1);
-  MlirNamedAttribute p = embNamedAttr(
-      b->ctx, "predicate",
-      mlirIntegerAttrGet(mlirIntegerTypeGet(b->ctx, 64), predicate));
-  return mlirOperationGetResult(
-      embBuildOp(b, "arith.cmpf", 2, operands, 1, &i1, 1, &p), 0);
-}
-
 static MlirValue selectValue(EmbBuilder *b, MlirValue c, MlirValue x,
                              MlirValue y) {
   MlirValue operands[3] = {c, x, y};
@@ -87,7 +76,7 @@ static void expand(MlirOperation trunc) {
   MlirValue back = unary(&b, "arith.extf", f, f64);
   MlirValue absBack = absf(&b, back);
   MlirValue absD = absf(&b, d);
-  MlirValue away = cmpf(&b, cmpfOgt, absBack, absD);
+  MlirValue away = embBuildCmpF(&b, cmpfOgt, absBack, absD);
   MlirValue bits = unary(&b, "arith.bitcast", f, i32);
   MlirNamedAttribute oneAttr =
       embNamedAttr(ctx, "value", mlirIntegerAttrGet(i32, 1));
@@ -95,7 +84,7 @@ static void expand(MlirOperation trunc) {
       embBuildOp(&b, "arith.constant", 0, NULL, 1, &i32, 1, &oneAttr), 0);
   MlirValue less = embBuildBinary(&b, "arith.subi", bits, one);
   MlirValue towardZero = selectValue(&b, away, less, bits);
-  MlirValue inexact = cmpf(&b, cmpfOne, back, d);
+  MlirValue inexact = embBuildCmpF(&b, cmpfOne, back, d);
   MlirValue sticky = embBuildBinary(&b, "arith.ori", towardZero, one);
   MlirValue odd = selectValue(&b, inexact, sticky, towardZero);
   MlirValue narrowed = unary(&b, "arith.bitcast", odd, f32);
