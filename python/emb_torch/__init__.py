@@ -1,0 +1,1 @@
+"""emb_torch: emb as a PyTorch extension (docs/pytorch.md)."""

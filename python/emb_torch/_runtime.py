@@ -1,0 +1,131 @@
+"""The emb runtime's C API (include/emb/runtime.h) through ctypes: libembrt.so, its contexts on
+PyTorch's current stream, argument structs, status checks and workspaces.
+
+Every op of emb_torch calls the runtime through this module. ctypes rather than a C++ extension: the
+runtime's API is plain C, so nothing here is compiled against a particular torch (no C++ ABI to match,
+no compiler on the user's machine); torch.library's Python custom ops give the ops their names, fake
+kernels and autograd, which is what torch.compile, torch.export and CUDA graphs need.
+"""
+import ctypes
+import os
+
+import torch
+
+__all__ = ["EmbeddingBagConfig", "EmbeddingBagCollection", "KeyedJaggedTensor", "KeyedTensor",
+           "Runtime"]
+
+#===------------------------------------------------------------------------------------------===#
+# The C API (include/emb/runtime.h)
+#===------------------------------------------------------------------------------------------===#
+
+F32, F16, BF16, I32, I64 = 0, 1, 2, 3, 4
+DTYPES = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16, torch.int32: I32,
+          torch.int64: I64}
+POOLING = {"sum": 0, "mean": 1, "none": 2}
+BOUNDS = {"fatal": 0, "warning": 1, "ignore": 2, "none": 3}
+OPTIMIZERS = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}
+DEVICE_CPU, DEVICE_CUDA = 0, 1
+CUDA_STREAM_LEGACY = 1  # cudaStreamLegacy: the legacy default stream as a stream handle
+
+_p = ctypes.c_void_p
+_i64p = ctypes.POINTER(ctypes.c_int64)
+_pp = ctypes.POINTER(ctypes.c_void_p)
+
+
+class TbeArgs(ctypes.Structure):
+    _fields_ = [("structSize", ctypes.c_size_t), ("pooling", ctypes.c_int),
+                ("boundsCheck", ctypes.c_int), ("numTables", ctypes.c_int64), ("tables", _pp),
+                ("tableRows", _i64p), ("tableDims", _i64p), ("tableDtype", ctypes.c_int),
+                ("numFeatures", ctypes.c_int64), ("featureTables", _i64p),
+                ("batchSize", ctypes.c_int64), ("numIndices", ctypes.c_int64), ("indices", _p),
+                ("indexDtype", ctypes.c_int), ("offsets", _p), ("offsetDtype", ctypes.c_int),
+                ("perSampleWeights", _p), ("perSampleWeightDtype", ctypes.c_int),
+                ("paddingIdx", ctypes.c_int64), ("hasPaddingIdx", ctypes.c_int), ("output", _p),
+                ("outputDtype", ctypes.c_int), ("configId", ctypes.c_int64), ("workspace", _p),
+                ("workspaceBytes", ctypes.c_size_t)]
+
+
+class TbeBackwardArgs(ctypes.Structure):
+    _fields_ = [("structSize", ctypes.c_size_t), ("lookup", TbeArgs), ("gradOutput", _p),
+                ("gradDtype", ctypes.c_int), ("optimizer", ctypes.c_int), ("momentum1", _pp),
+                ("momentum2", _pp), ("hyperParams", _p), ("step", _p), ("seed", ctypes.c_uint64),
+                ("configId", ctypes.c_int64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
+
+
+def _default_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.environ.get("EMB_RUNTIME_LIB", ""),
+                 os.path.join(here, "..", "..", "build", "lib", "libembrt.so")):
+        if path and os.path.exists(path):
+            return path
+    return "libembrt.so"
+
+
+class Runtime:
+    """libembrt.so and its contexts: one per (device, stream), created on first use."""
+
+    def __init__(self, path=None):
+        # torch first: libembrt.so then shares its CUDA runtime and cuBLAS (same sonames).
+        lib = ctypes.CDLL(path or _default_library())
+        lib.embrtContextCreate.argtypes = [ctypes.c_int, ctypes.c_int, _p, ctypes.POINTER(_p)]
+        lib.embrtContextDestroy.argtypes = [_p]
+        lib.embrtGetCreateError.restype = ctypes.c_char_p
+        lib.embrtContextGetLastError.argtypes = [_p]
+        lib.embrtContextGetLastError.restype = ctypes.c_char_p
+        lib.embrtContextClearError.argtypes = [_p]
+        lib.embrtSynchronize.argtypes = [_p]
+        for name, args in (("TbeWorkspaceSize", TbeArgs), ("TbeBackwardWorkspaceSize", TbeBackwardArgs)):
+            fn = getattr(lib, "embrt" + name)
+            fn.argtypes = [_p, ctypes.POINTER(args), ctypes.POINTER(ctypes.c_size_t)]
+        lib.embrtTbeForward.argtypes = [_p, ctypes.POINTER(TbeArgs)]
+        lib.embrtTbeBackward.argtypes = [_p, ctypes.POINTER(TbeBackwardArgs)]
+        self.lib = lib
+        self.contexts = {}
+
+    def context(self, device):
+        """The context of `device` on PyTorch's current stream there."""
+        if device.type == "cuda":
+            stream = torch.cuda.current_stream(device)
+            key = ("cuda", device.index, stream.cuda_stream)
+            ordinal = device.index if device.index is not None else torch.cuda.current_device()
+            # PyTorch's default stream is the legacy default stream, handle 0; a NULL stream would
+            # give emb a stream of its own, not ordered with PyTorch's work: pass cudaStreamLegacy.
+            kind, handle = DEVICE_CUDA, stream.cuda_stream or CUDA_STREAM_LEGACY
+        else:
+            key, kind, ordinal, handle = ("cpu",), DEVICE_CPU, 0, None
+        ctx = self.contexts.get(key)
+        if ctx is None:
+            ctx = _p()
+            if self.lib.embrtContextCreate(kind, ordinal, handle, ctypes.byref(ctx)) != 0:
+                raise RuntimeError("emb: " + self.lib.embrtGetCreateError().decode())
+            self.contexts[key] = ctx
+        return ctx
+
+    def check(self, ctx, status, what):
+        if status != 0:
+            message = self.lib.embrtContextGetLastError(ctx).decode()
+            self.lib.embrtContextClearError(ctx)
+            raise RuntimeError("emb %s: %s" % (what, message))
+
+    def workspace(self, ctx, fn, args, device):
+        size = ctypes.c_size_t(0)
+        self.check(ctx, fn(ctx, ctypes.byref(args), ctypes.byref(size)), "workspace query")
+        if size.value == 0:
+            return None
+        return torch.empty(size.value, dtype=torch.uint8, device=device)
+
+    def __del__(self):
+        for ctx in getattr(self, "contexts", {}).values():
+            self.lib.embrtContextDestroy(ctx)
+
+
+_runtime = None
+
+
+def runtime(path=None):
+    global _runtime
+    if _runtime is None:
+        _runtime = Runtime(path)
+    return _runtime
+
+
