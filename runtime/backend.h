@@ -79,6 +79,8 @@ struct embrtBackend {
   void (*contextRelease)(embrtContext *ctx);
   /// embrtSynchronize: waits for the context's work, reports device errors.
   embrtStatus (*synchronize)(embrtContext *ctx);
+  /// embrtPollDeviceErrors: reports finished work's device errors, no wait.
+  embrtStatus (*pollDeviceErrors)(embrtContext *ctx);
 
   //===--------------------------------------------------------------------===//
   // Memory (runtime/memory.c): sizes are nonzero, pointers are set.

@@ -143,6 +143,14 @@ embrtStatus embrtSynchronize(embrtContext *ctx) {
   return ctx->backend->synchronize(ctx);
 }
 
+embrtStatus embrtPollDeviceErrors(embrtContext *ctx) {
+  if (!ctx)
+    return EMBRT_INVALID_ARGUMENT;
+  if (ctx->capturing)
+    return EMBRT_OK;
+  return ctx->backend->pollDeviceErrors(ctx);
+}
+
 //===----------------------------------------------------------------------===//
 // Graphs
 //===----------------------------------------------------------------------===//

@@ -30,6 +30,8 @@ static void contextRelease(embrtContext *ctx) {}
 
 static embrtStatus synchronize(embrtContext *ctx) { return EMBRT_OK; }
 
+static embrtStatus pollDeviceErrors(embrtContext *ctx) { return EMBRT_OK; }
+
 //===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
@@ -115,6 +117,7 @@ const struct embrtBackend embrtCpuBackend = {
     .contextInit = contextInit,
     .contextRelease = contextRelease,
     .synchronize = synchronize,
+    .pollDeviceErrors = pollDeviceErrors,
 
     // Stream order is call order: the asynchronous forms are the plain ones.
     .deviceMalloc = hostMalloc,

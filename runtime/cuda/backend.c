@@ -344,6 +344,7 @@ const struct embrtBackend embrtCudaBackend = {
     .contextInit = embrtCudaContextInit,
     .contextRelease = embrtCudaContextRelease,
     .synchronize = embrtCudaSynchronize,
+    .pollDeviceErrors = embrtCudaPollDeviceErrors,
 
     .deviceMalloc = embrtCudaMalloc,
     .deviceFree = embrtCudaFree,

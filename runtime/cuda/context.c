@@ -11,6 +11,8 @@
 // then reads the device error record back, resets it, adds the warning-mode
 // invalid-id count to the context and turns a fatal record into
 // EMBRT_OUT_OF_RANGE with a message naming where it happened.
+// embrtPollDeviceErrors reports the same without waiting, from a snapshot of
+// the record copied on the stream by the poll before it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -119,6 +122,10 @@ void embrtCudaContextRelease(embrtContext *ctx) {
   embrtCudaModulesRelease(ctx);
   if (env->deviceErrors)
     cudaFree(env->deviceErrors); // waits for work that may still write it
+  if (state->pollEvent)
+    cudaEventDestroy((cudaEvent_t)state->pollEvent);
+  if (state->pollSnapshot)
+    cudaFreeHost(state->pollSnapshot);
   if (env->scheduleCounter)
     cudaFree(env->scheduleCounter);
   if (state->ownsStream && env->stream)
@@ -250,5 +257,65 @@ embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
                "device: skipped %llu ids outside their tables (bounds check "
                "warning)",
                record.invalidIdCount);
+  return EMBRT_OK;
+}
+
+embrtStatus embrtCudaPollDeviceErrors(embrtContext *ctx) {
+  embrtCudaState *state = embrtCudaStateOf(ctx);
+  embrtLaunchEnv *env = &state->env;
+  cudaStream_t stream = (cudaStream_t)env->stream;
+  // A stream that another library (PyTorch's CUDA graphs) is capturing
+  // records copies instead of running them: nothing to poll there.
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  EMBRT_TRY(embrtCudaRecord(ctx, cudaStreamIsCapturing(stream, &capture),
+                            "poll: cudaStreamIsCapturing"));
+  if (capture != cudaStreamCaptureStatusNone)
+    return EMBRT_OK;
+  EMBRT_TRY(
+      embrtCudaRecord(ctx, cudaSetDevice(ctx->ordinal), "poll: cudaSetDevice"));
+  if (!state->pollSnapshot) {
+    EMBRT_TRY(embrtCudaRecord(ctx,
+                              cudaHostAlloc((void **)&state->pollSnapshot,
+                                            sizeof(embrtDeviceErrors),
+                                            cudaHostAllocDefault),
+                              "poll: cudaHostAlloc of the snapshot"));
+    cudaEvent_t event = NULL;
+    EMBRT_TRY(embrtCudaRecord(
+        ctx, cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+        "poll: cudaEventCreateWithFlags"));
+    state->pollEvent = event;
+  }
+  cudaError_t ready = state->pollPending
+                          ? cudaEventQuery((cudaEvent_t)state->pollEvent)
+                          : cudaErrorNotReady;
+  // Not ready: the device is behind; the snapshot enqueued below supersedes
+  // the one still coming (same stream, same buffer, the event moves on).
+  if (ready != cudaErrorNotReady) {
+    EMBRT_TRY(embrtCudaRecord(ctx, ready, "poll: cudaEventQuery"));
+    state->pollPending = 0;
+    embrtDeviceErrors snapshot = *state->pollSnapshot;
+    if (snapshot.code != EMBRT_DEVERR_NONE) {
+      // Clear the fatal part (the warning count stays for synchronize), so
+      // that later kernels record anew and synchronize does not report it
+      // twice.
+      size_t from = offsetof(embrtDeviceErrors, code);
+      EMBRT_TRY(embrtCudaRecord(
+          ctx,
+          cudaMemsetAsync((char *)env->deviceErrors + from, 0,
+                          sizeof(embrtDeviceErrors) - from, stream),
+          "poll: resetting the device error record"));
+      return reportRecord(ctx, &snapshot);
+    }
+  }
+  EMBRT_TRY(
+      embrtCudaRecord(ctx,
+                      cudaMemcpyAsync(state->pollSnapshot, env->deviceErrors,
+                                      sizeof(embrtDeviceErrors),
+                                      cudaMemcpyDeviceToHost, stream),
+                      "poll: copying the device error record"));
+  EMBRT_TRY(embrtCudaRecord(
+      ctx, cudaEventRecord((cudaEvent_t)state->pollEvent, stream),
+      "poll: cudaEventRecord"));
+  state->pollPending = 1;
   return EMBRT_OK;
 }

@@ -30,6 +30,12 @@ typedef struct embrtCudaState {
   /// The PTX modules of compiler-generated kernels this context loaded
   /// (runtime/cuda/modules.c), made by its first launch of one.
   struct embrtCudaModules *modules;
+  /// embrtPollDeviceErrors' snapshot of the device error record (page-locked
+  /// host memory), the event after its copy, and whether that copy is
+  /// enqueued and not yet read; made by the context's first poll.
+  embrtDeviceErrors *pollSnapshot;
+  void *pollEvent;
+  int pollPending;
 } embrtCudaState;
 
 static inline embrtCudaState *embrtCudaStateOf(const embrtContext *ctx) {
@@ -52,6 +58,7 @@ embrtStatus embrtCudaEnsureBlasHandle(embrtContext *ctx);
 embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream);
 void embrtCudaContextRelease(embrtContext *ctx);
 embrtStatus embrtCudaSynchronize(embrtContext *ctx);
+embrtStatus embrtCudaPollDeviceErrors(embrtContext *ctx);
 
 embrtStatus embrtCudaMalloc(embrtContext *ctx, size_t bytes, void **out);
 embrtStatus embrtCudaFree(embrtContext *ctx, void *ptr);
