@@ -1,1 +1,21 @@
-"""emb_torch: emb as a PyTorch extension (docs/pytorch.md)."""
+"""emb_torch: emb as a PyTorch extension (docs/pytorch.md).
+
+    import emb_torch
+    ebc = emb_torch.EmbeddingBagCollection(tables=[emb_torch.EmbeddingBagConfig(
+        name="t0", embedding_dim=128, num_embeddings=1000, feature_names=["f0"])],
+        device="cuda", fused_params={"optimizer": "exact_rowwise_adagrad", "learning_rate": 0.01})
+    pooled = ebc(kjt)                      # KeyedTensor, as TorchRec's
+    torch.ops.emb.tbe_forward(...)         # the ops, for torch.compile and torch.export
+
+libembrt.so is found through $EMB_RUNTIME_LIB, next to this package's build tree, or by the loader.
+"""
+from . import ops
+from ._runtime import EmbError, EmbIndexError, runtime
+from .modules import (DataType, EmbeddingBagCollection, EmbeddingBagConfig, EmbeddingCollection,
+                      EmbeddingConfig, JaggedTensor, KeyedJaggedTensor, KeyedTensor, PoolingType,
+                      RowWiseAdagrad, apply_optimizer_in_backward)
+
+__all__ = ["ops", "EmbError", "EmbIndexError", "runtime", "DataType", "EmbeddingBagCollection",
+           "EmbeddingBagConfig", "EmbeddingCollection", "EmbeddingConfig", "JaggedTensor",
+           "KeyedJaggedTensor", "KeyedTensor", "PoolingType", "RowWiseAdagrad",
+           "apply_optimizer_in_backward"]

@@ -42,7 +42,7 @@ class TbeArgs(ctypes.Structure):
                 ("perSampleWeights", _p), ("perSampleWeightDtype", ctypes.c_int),
                 ("paddingIdx", ctypes.c_int64), ("hasPaddingIdx", ctypes.c_int), ("output", _p),
                 ("outputDtype", ctypes.c_int), ("configId", ctypes.c_int64), ("workspace", _p),
-                ("workspaceBytes", ctypes.c_size_t)]
+                ("workspaceBytes", ctypes.c_size_t), ("featureEnds", _p)]
 
 
 class TbeBackwardArgs(ctypes.Structure):
@@ -50,6 +50,21 @@ class TbeBackwardArgs(ctypes.Structure):
                 ("gradDtype", ctypes.c_int), ("optimizer", ctypes.c_int), ("momentum1", _pp),
                 ("momentum2", _pp), ("hyperParams", _p), ("step", _p), ("seed", ctypes.c_uint64),
                 ("configId", ctypes.c_int64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
+
+
+class EmbError(RuntimeError):
+    """An error the runtime reported; `status` is its embrtStatus."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
+class EmbIndexError(EmbError, IndexError):
+    """EMBRT_OUT_OF_RANGE: an id outside its table, a bad offset, length or cand_to_user entry."""
+
+
+_ERRORS = {2: EmbIndexError}
 
 
 def _default_library():
@@ -74,6 +89,7 @@ class Runtime:
         lib.embrtContextGetLastError.restype = ctypes.c_char_p
         lib.embrtContextClearError.argtypes = [_p]
         lib.embrtSynchronize.argtypes = [_p]
+        lib.embrtPollDeviceErrors.argtypes = [_p]
         for name, args in (("TbeWorkspaceSize", TbeArgs), ("TbeBackwardWorkspaceSize", TbeBackwardArgs)):
             fn = getattr(lib, "embrt" + name)
             fn.argtypes = [_p, ctypes.POINTER(args), ctypes.POINTER(ctypes.c_size_t)]
@@ -105,7 +121,17 @@ class Runtime:
         if status != 0:
             message = self.lib.embrtContextGetLastError(ctx).decode()
             self.lib.embrtContextClearError(ctx)
-            raise RuntimeError("emb %s: %s" % (what, message))
+            raise _ERRORS.get(status, EmbError)("%s: %s" % (what, message), status)
+
+    def poll(self, ctx, what):
+        """Raises the device errors (a bad id under bounds_check "fatal") that finished work
+        recorded, without waiting for the device (embrtPollDeviceErrors)."""
+        self.check(ctx, self.lib.embrtPollDeviceErrors(ctx), what)
+
+    def synchronize(self, device, what="emb: synchronize"):
+        """Waits for emb's work on the current stream of `device`; raises its device errors."""
+        ctx = self.context(device)
+        self.check(ctx, self.lib.embrtSynchronize(ctx), what)
 
     def workspace(self, ctx, fn, args, device):
         size = ctypes.c_size_t(0)
