@@ -159,8 +159,8 @@ def _rank(op, name, t, rank, what):
 
 def _dim(op, name, t, d, sym, other_name, value):
     if t.shape[d] != value:
-        raise ValueError("emb::%s: %s has %s = %s but %s has %s" % (op, name, sym, t.shape[d],
-                                                                   other_name, value))
+        raise ValueError("emb::%s: %s has %s = %s but %s has %s = %s" % (
+            op, name, sym, t.shape[d], other_name, sym, value))
 
 
 def _devices(op, named, fake):
