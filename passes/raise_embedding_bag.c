@@ -280,12 +280,20 @@ static bool readBag(MlirOperation op, Bag *bag) {
       (rows < 0 || bag->padding < 0 || bag->padding >= rows)) {
     // The body reads the padding id's row before its mask drops it, so a
     // padding id outside the table is an error there; emb.embedding_bag
-    // skips padding ids before it checks them.
-    embEmitRemarkf(loc,
-                   "%s: padding_idx %lld is not a row of the table (%lld "
-                   "rows): the body reads its row, emb.embedding_bag would "
-                   "skip it",
-                   passName, (long long)bag->padding, (long long)rows);
+    // skips padding ids before it checks them (and its verifier refuses a
+    // padding_idx outside a static table).
+    if (rows < 0)
+      embEmitRemarkf(loc,
+                     "%s: padding_idx %lld on a table of dynamic rows: the "
+                     "body reads its row, emb.embedding_bag would skip it "
+                     "where it is not a row",
+                     passName, (long long)bag->padding);
+    else
+      embEmitRemarkf(loc,
+                     "%s: padding_idx %lld is not a row of the table (%lld "
+                     "rows): the body reads its row, emb.embedding_bag would "
+                     "skip it",
+                     passName, (long long)bag->padding, (long long)rows);
     return false;
   }
   if (!embIsZeroTensor(embGenericOperand(g, g->numInputs))) {
