@@ -3,19 +3,29 @@
 // Raises torch-mlir's embedding bags into emb.embedding_bag.
 //
 // Sum. `aten._embedding_bag` and `aten.embedding_bag.padding_idx` lower, in
-// sum mode only, to one masked-select linalg.generic over (bag b, id j,
-// column d): inputs indices[N] read at j and offsets[B] read at b, init a
-// zero fill [B,D], loops (parallel, reduction, parallel); its body reads
-// `weight[indices[j], d]` from a weight captured from above, and adds it to
-// the accumulator only where `offsets[b] <= j < next`, with next =
-// offsets[b+1], or N for the last bag (`b + 1 == B`: the bag count and the
-// id count are constants of the body, read from the shapes). Its meaning is
-// in that body, which is checked op by op: the row read, the add, the
-// mask's two bounds against the right loops, the last bag's end. It becomes
+// sum mode with include_last_offset=False only, to one masked-select
+// linalg.generic over (bag b, id j, column d): inputs indices[N] read at j
+// and offsets[B] read at b, init a zero fill [B,D], loops (parallel,
+// reduction, parallel); its body reads `weight[indices[j], d]` from a
+// weight captured from above, and adds it to the accumulator only where
+// `offsets[b] <= j < next`, with next = offsets[b+1], or N for the last bag
+// (`b + 1 == B`: the bag count and the id count are constants of the body,
+// read from the shapes). Its meaning is in that body, which is checked op
+// by op: the row read, the add, the mask's two bounds against the right
+// loops, the last bag's end. It becomes
 // `emb.embedding_bag(weight, indices, offsets ++ [N]) {mode = "sum"}` (emb's
-// offsets have B+1 entries). An extra `id != P` in the mask gives
-// padding_idx = P; torch-mlir itself drops padding_idx (and per-sample
-// weights) when it lowers, so its own form never has one.
+// offsets have B+1 entries). TorchRec's offsets (include_last_offset=True,
+// which torch-mlir does not lower) reach it as offsets[:-1], a slice that
+// is raised like any other offsets tensor.
+//
+// torch-mlir drops padding_idx and per_sample_weights when it lowers, so
+// its own body has neither; a body that keeps them is raised too. An extra
+// `id != P` in the mask gives padding_idx = P, for a constant P that is a
+// row of the table (the body reads the padding id's row before its mask
+// drops it, so an id P outside the table fails there, where
+// emb.embedding_bag would skip it). A third input read at j that multiplies
+// the row before the add, `weight[indices[j], d] * psw[j]`, gives the
+// per-sample weights.
 //
 // Mean. torch-mlir does not lower mean mode; a model writes it as the sum
 // divided by the bag lengths clamped to at least 1:
@@ -29,8 +39,9 @@
 //
 // Preconditions: none. Postconditions: the forms above are raised; a
 // generic with the embedding bag's loops and maps whose body computes
-// something else, or that has more inputs (a hand-written weighted bag), is
-// left alone with a remark. The pass never fails.
+// something else (a max, a third input that does not scale the row, a
+// padding id that is not a constant row of the table) is left alone with a
+// remark. The pass never fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,8 +66,10 @@ static const char passName[] = "emb-raise-embedding-bag";
 typedef struct {
   EmbGeneric g;
   MlirValue weight, indices, offsets;
-  MlirValue numIds; ///< N as the body reads it (the last bag's end)
+  MlirValue perSampleWeights; ///< null for an unweighted bag
+  MlirValue numIds;           ///< N as the body reads it (the last bag's end)
   bool hasPadding;
+  bool dynamicPadding; ///< the mask compares the id with a non-constant
   int64_t padding;
 } Bag;
 
@@ -162,8 +175,12 @@ static bool readMask(MlirValue mask, MlirValue id, MlirValue off, Bag *bag) {
                isLoop(a, 1) && isBagEnd(b, bag)) {
       end = true;
     } else if (embReadCmpI(terms[i], &pred, &a, &b) && pred == EMB_CMPI_NE &&
-               ((mlirValueEqual(a, id) && embConstInt(b, &p)) ||
-                (mlirValueEqual(b, id) && embConstInt(a, &p)))) {
+               (mlirValueEqual(a, id) || mlirValueEqual(b, id))) {
+      // id != P: padding_idx, when P is a constant.
+      if (!embConstInt(mlirValueEqual(a, id) ? b : a, &p)) {
+        bag->dynamicPadding = true;
+        return false;
+      }
       bag->hasPadding = true;
       bag->padding = p;
     } else {
@@ -186,20 +203,23 @@ static bool readBag(MlirOperation op, Bag *bag) {
       !embMapIs(embGenericMap(g, g->numInputs), 2, out))
     return false;
   MlirLocation loc = mlirOperationGetLocation(op);
-  if (g->numInputs != 2) {
-    // A weighted bag written by hand (torch-mlir drops per_sample_weights):
-    // what the other inputs do to a row is not read.
+  if (g->numInputs > 3 ||
+      (g->numInputs == 3 && !embMapIs(embGenericMap(g, 2), 1, byId))) {
+    // A third input read per id is the per-sample weights; anything else
+    // is not a bag emb.embedding_bag computes.
     embEmitRemarkf(loc,
-                   "%s: it has %lld inputs where the sum bag has 2 (ids and "
-                   "offsets): per-sample weights are not raised",
+                   "%s: it has %lld inputs where a bag has ids and offsets, "
+                   "and per-sample weights read per id",
                    passName, (long long)g->numInputs);
     return false;
   }
+  bool weighted = g->numInputs == 3;
   bag->indices = embGenericOperand(g, 0);
   bag->offsets = embGenericOperand(g, 1);
   MlirValue id = mlirBlockGetArgument(g->body, 0);
   MlirValue off = mlirBlockGetArgument(g->body, 1);
-  MlirValue acc = mlirBlockGetArgument(g->body, 2);
+  MlirValue psw = mlirBlockGetArgument(g->body, weighted ? 2 : 0);
+  MlirValue acc = mlirBlockGetArgument(g->body, g->numInputs);
 
   // yield select(mask, weight[id, d] + acc, acc)
   MlirOperation select, extract;
@@ -216,6 +236,19 @@ static bool readBag(MlirOperation op, Bag *bag) {
     return false;
   }
   row = mlirValueEqual(a, acc) ? b : a;
+  if (weighted) {
+    // weight[indices[j], d] * per_sample_weights[j], in either order.
+    if (!embReadBinary(row, "arith.mulf", &a, &b) ||
+        !(mlirValueEqual(a, psw) || mlirValueEqual(b, psw))) {
+      embEmitRemarkf(loc,
+                     "%s: the row it adds is not multiplied by its "
+                     "per-sample weight (the third input, at j)",
+                     passName);
+      return false;
+    }
+    row = mlirValueEqual(a, psw) ? b : a;
+    bag->perSampleWeights = embGenericOperand(g, 2);
+  }
   if (!embMadeBy(row, "tensor.extract", &extract) ||
       mlirOperationGetNumOperands(extract) != 3 ||
       !embDefinedAbove(g, mlirOperationGetOperand(extract, 0)) ||
@@ -230,13 +263,40 @@ static bool readBag(MlirOperation op, Bag *bag) {
   }
   bag->weight = mlirOperationGetOperand(extract, 0);
   if (!readMask(mlirOperationGetOperand(select, 0), id, off, bag)) {
-    embEmitRemarkf(loc,
-                   "%s: the mask is not offsets[b] <= j < offsets[b+1] (N for "
-                   "the last bag)",
-                   passName);
+    if (bag->dynamicPadding)
+      embEmitRemarkf(loc,
+                     "%s: the mask skips ids equal to a value that is not a "
+                     "constant: padding_idx must be a constant",
+                     passName);
+    else
+      embEmitRemarkf(loc,
+                     "%s: the mask is not offsets[b] <= j < offsets[b+1] (N "
+                     "for the last bag)",
+                     passName);
     return false;
   }
-  if (!embIsZeroTensor(embGenericOperand(g, 2))) {
+  int64_t rows = embDim(mlirValueGetType(bag->weight), 0);
+  if (bag->hasPadding &&
+      (rows < 0 || bag->padding < 0 || bag->padding >= rows)) {
+    // The body reads the padding id's row before its mask drops it, so a
+    // padding id outside the table is an error there; emb.embedding_bag
+    // skips padding ids before it checks them (and its verifier refuses a
+    // padding_idx outside a static table).
+    if (rows < 0)
+      embEmitRemarkf(loc,
+                     "%s: padding_idx %lld on a table of dynamic rows: the "
+                     "body reads its row, emb.embedding_bag would skip it "
+                     "where it is not a row",
+                     passName, (long long)bag->padding);
+    else
+      embEmitRemarkf(loc,
+                     "%s: padding_idx %lld is not a row of the table (%lld "
+                     "rows): the body reads its row, emb.embedding_bag would "
+                     "skip it",
+                     passName, (long long)bag->padding, (long long)rows);
+    return false;
+  }
+  if (!embIsZeroTensor(embGenericOperand(g, g->numInputs))) {
     embEmitRemarkf(loc, "%s: the sums do not start from zero", passName);
     return false;
   }
@@ -293,7 +353,7 @@ static void raiseSum(MlirOperation op) {
   MlirLocation loc = mlirOperationGetLocation(op);
   MlirContext ctx = mlirOperationGetContext(op);
   MlirValue operands[] = {embSkipCasts(bag.weight), bag.indices,
-                          extendOffsets(op, loc, &bag)};
+                          extendOffsets(op, loc, &bag), bag.perSampleWeights};
   MlirNamedAttribute attrs[] = {
       embNamedAttr(ctx, "mode", mlirStringAttrGet(ctx, embStr("sum"))),
       embNamedAttr(
@@ -302,7 +362,8 @@ static void raiseSum(MlirOperation op) {
   };
   MlirValue result = mlirOperationGetResult(op, 0);
   MlirValue sum = mlirOperationGetResult(
-      embCreateOp(op, loc, EMB_OP_EMBEDDING_BAG, 3, operands,
+      embCreateOp(op, loc, EMB_OP_EMBEDDING_BAG,
+                  mlirValueIsNull(bag.perSampleWeights) ? 3 : 4, operands,
                   mlirValueGetType(result), bag.hasPadding ? 2 : 1, attrs),
       0);
   embReplaceAndErase(op, 0, sum);

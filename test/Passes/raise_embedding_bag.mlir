@@ -296,3 +296,153 @@ func.func @mean_fused(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offset
   } -> tensor<6x16xf32>
   return %mean : tensor<6x16xf32>
 }
+
+// -----
+
+// TorchRec's offsets (include_last_offset=True, B + 1 = 7 entries). torch-mlir
+// does not lower include_last_offset=True; the model passes offsets[:-1],
+// which torch-mlir lowers to a tensor.extract_slice of the bag starts before
+// the sum generic. The raised bag reads the slice and the ids' count, as the
+// generic does (offsets[6] is read by neither).
+// CHECK-LABEL: func.func @last_offset
+// CHECK-SAME: (%[[W:.+]]: tensor<100x16xf32>, %[[IDS:.+]]: tensor<20xi64>, %[[OFF:.+]]: tensor<7xi64>)
+// CHECK-DAG: %[[N:.+]] = arith.constant dense<20> : tensor<1xi64>
+// CHECK-DAG: %[[STARTS:.+]] = tensor.extract_slice %[[OFF]][0] [6] [1] : tensor<7xi64> to tensor<6xi64>
+// CHECK: %[[EXT:.+]] = tensor.concat dim(0) %[[STARTS]], %[[N]] : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
+// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
+// CHECK-NOT: linalg
+// CHECK: return %[[S]]
+#ids = affine_map<(d0, d1, d2) -> (d1)>
+#bag = affine_map<(d0, d1, d2) -> (d0)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @last_offset(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<7xi64>) -> tensor<6x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %c20_i64 = arith.constant 20 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %starts = tensor.extract_slice %offsets[0] [6] [1] : tensor<7xi64> to tensor<6xi64>
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  %sum = linalg.generic {indexing_maps = [#ids, #bag, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%ids, %starts : tensor<20xi64>, tensor<6xi64>) outs(%acc : tensor<6x16xf32>) {
+  ^bb0(%in: i64, %in_0: i64, %out: f32):
+    %0 = linalg.index 0 : index
+    %1 = arith.index_cast %0 : index to i64
+    %2 = arith.addi %1, %c1_i64 : i64
+    %3 = arith.index_cast %2 : i64 to index
+    %4 = arith.cmpi eq, %c6_i64, %2 : i64
+    %5 = arith.select %4, %c0, %3 : index
+    %extracted = tensor.extract %starts[%5] : tensor<6xi64>
+    %6 = arith.select %4, %c20_i64, %extracted : i64
+    %7 = linalg.index 1 : index
+    %8 = arith.index_cast %7 : index to i64
+    %9 = arith.cmpi slt, %in_0, %8 : i64
+    %10 = arith.cmpi eq, %in_0, %8 : i64
+    %11 = arith.ori %9, %10 : i1
+    %12 = arith.cmpi slt, %8, %6 : i64
+    %13 = arith.andi %11, %12 : i1
+    %14 = arith.index_cast %in : i64 to index
+    %15 = linalg.index 2 : index
+    %extracted_1 = tensor.extract %weight[%14, %15] : tensor<100x16xf32>
+    %16 = arith.addf %extracted_1, %out : f32
+    %17 = arith.select %13, %16, %out : f32
+    linalg.yield %17 : f32
+  } -> tensor<6x16xf32>
+  return %sum : tensor<6x16xf32>
+}
+
+// -----
+
+// A weighted sum bag (TorchRec's weighted EmbeddingBagCollection,
+// per_sample_weights in sum mode): a third input read per id scales each
+// row. torch-mlir's TorchToLinalg drops per_sample_weights (its generic has
+// two inputs); this is the generic a lowering that keeps them writes.
+// CHECK-LABEL: func.func @weighted
+// CHECK-SAME: (%[[W:.+]]: tensor<100x16xf32>, %[[IDS:.+]]: tensor<20xi64>, %[[OFF:.+]]: tensor<6xi64>, %[[PSW:.+]]: tensor<20xf32>)
+// CHECK: %[[EXT:.+]] = tensor.concat dim(0) %[[OFF]], %{{.+}} : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
+// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]], %[[PSW]]) {mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>) -> tensor<6x16xf32>
+// CHECK-NOT: linalg
+// CHECK: return %[[S]]
+#ids = affine_map<(d0, d1, d2) -> (d1)>
+#bag = affine_map<(d0, d1, d2) -> (d0)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @weighted(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<6xi64>, %psw: tensor<20xf32>) -> tensor<6x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %num_ids = arith.constant 20 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  %sum = linalg.generic {indexing_maps = [#ids, #bag, #ids, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%ids, %offsets, %psw : tensor<20xi64>, tensor<6xi64>, tensor<20xf32>) outs(%acc : tensor<6x16xf32>) {
+  ^bb0(%in: i64, %in_0: i64, %w: f32, %out: f32):
+    %3 = linalg.index 0 : index
+    %4 = arith.index_cast %3 : index to i64
+    %5 = arith.addi %4, %c1_i64 : i64
+    %6 = arith.index_cast %5 : i64 to index
+    %7 = arith.cmpi eq, %c6_i64, %5 : i64
+    %8 = arith.select %7, %c0, %6 : index
+    %extracted = tensor.extract %offsets[%8] : tensor<6xi64>
+    %9 = arith.select %7, %num_ids, %extracted : i64
+    %10 = linalg.index 1 : index
+    %11 = arith.index_cast %10 : index to i64
+    %12 = arith.cmpi sle, %in_0, %11 : i64
+    %15 = arith.cmpi slt, %11, %9 : i64
+    %16 = arith.andi %12, %15 : i1
+    %17 = arith.index_cast %in : i64 to index
+    %18 = linalg.index 2 : index
+    %extracted_1 = tensor.extract %weight[%17, %18] : tensor<100x16xf32>
+    %scaled = arith.mulf %extracted_1, %w : f32
+    %19 = arith.addf %scaled, %out : f32
+    %20 = arith.select %16, %19, %out : f32
+    linalg.yield %20 : f32
+  } -> tensor<6x16xf32>
+  return %sum : tensor<6x16xf32>
+}
+
+// -----
+
+// Weighted with padding_idx = 7 (the id on the right of the compare, the
+// weight first in the product, the mask's terms in another order).
+// CHECK-LABEL: func.func @weighted_padding
+// CHECK: "emb.embedding_bag"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) {mode = "sum", padding_idx = 7 : i64} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>) -> tensor<6x16xf32>
+// CHECK-NOT: linalg
+#ids = affine_map<(d0, d1, d2) -> (d1)>
+#bag = affine_map<(d0, d1, d2) -> (d0)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @weighted_padding(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<6xi64>, %psw: tensor<20xf32>) -> tensor<6x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %num_ids = arith.constant 20 : i64
+  %c7_i64 = arith.constant 7 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  %sum = linalg.generic {indexing_maps = [#ids, #bag, #ids, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%ids, %offsets, %psw : tensor<20xi64>, tensor<6xi64>, tensor<20xf32>) outs(%acc : tensor<6x16xf32>) {
+  ^bb0(%in: i64, %in_0: i64, %w: f32, %out: f32):
+    %3 = linalg.index 0 : index
+    %4 = arith.index_cast %3 : index to i64
+    %5 = arith.addi %4, %c1_i64 : i64
+    %6 = arith.index_cast %5 : i64 to index
+    %7 = arith.cmpi eq, %c6_i64, %5 : i64
+    %8 = arith.select %7, %c0, %6 : index
+    %extracted = tensor.extract %offsets[%8] : tensor<6xi64>
+    %9 = arith.select %7, %num_ids, %extracted : i64
+    %10 = linalg.index 1 : index
+    %11 = arith.index_cast %10 : index to i64
+    %12 = arith.cmpi sle, %in_0, %11 : i64
+    %15 = arith.cmpi slt, %11, %9 : i64
+    %pad = arith.cmpi ne, %c7_i64, %in : i64
+    %16 = arith.andi %pad, %12 : i1
+    %mask = arith.andi %16, %15 : i1
+    %17 = arith.index_cast %in : i64 to index
+    %18 = linalg.index 2 : index
+    %extracted_1 = tensor.extract %weight[%17, %18] : tensor<100x16xf32>
+    %scaled = arith.mulf %w, %extracted_1 : f32
+    %19 = arith.addf %scaled, %out : f32
+    %20 = arith.select %mask, %19, %out : f32
+    linalg.yield %20 : f32
+  } -> tensor<6x16xf32>
+  return %sum : tensor<6x16xf32>
+}

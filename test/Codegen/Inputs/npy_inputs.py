@@ -17,6 +17,9 @@ say it in a comment, one role per argument of their function:
   ids<R      ids uniform in [0, R)
   offsets<A  nondecreasing bag starts from 0, at most the length of argument
              A's ids (torch's offsets: one per bag, without the end)
+  csr<A      nondecreasing bag bounds from 0 to the length of argument A's
+             ids, the end included (include_last_offset=True, TorchRec's
+             offsets: one per bag and the end)
   index<U    a cand_to_user: every user in [0, U) in sorted groups
   jagged<A,LO,HI
              the offsets of a jagged tensor (U + 1 of them, from 0): lengths
@@ -91,6 +94,12 @@ def main():
                 ids *= d
             values = sorted(rng.randrange(ids + 1) for _ in range(n))
             values[0] = 0
+        elif kind == "csr":
+            ids = 1
+            for d in shapes[int(arg)][0]:
+                ids *= d
+            values = sorted(rng.randrange(ids + 1) for _ in range(n))
+            values[0], values[-1] = 0, ids
         elif kind == "jagged":
             values = jagged[i]
         elif kind == "index":
