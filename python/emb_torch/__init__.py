@@ -9,13 +9,15 @@
 
 libembrt.so is found through $EMB_RUNTIME_LIB, next to this package's build tree, or by the loader.
 """
-from . import ops
+from . import ikbo, ops
 from ._runtime import EmbError, EmbIndexError, runtime
+from .compiled import CompiledModel, load
+from .ikbo import IkboLinearCompression, IkboTargetAttention
 from .modules import (DataType, EmbeddingBagCollection, EmbeddingBagConfig, EmbeddingCollection,
                       EmbeddingConfig, JaggedTensor, KeyedJaggedTensor, KeyedTensor, PoolingType,
                       RowWiseAdagrad, apply_optimizer_in_backward)
 
-__all__ = ["ops", "EmbError", "EmbIndexError", "runtime", "DataType", "EmbeddingBagCollection",
+__all__ = ["ikbo", "ops", "CompiledModel", "load", "IkboLinearCompression", "IkboTargetAttention", "EmbError", "EmbIndexError", "runtime", "DataType", "EmbeddingBagCollection",
            "EmbeddingBagConfig", "EmbeddingCollection", "EmbeddingConfig", "JaggedTensor",
            "KeyedJaggedTensor", "KeyedTensor", "PoolingType", "RowWiseAdagrad",
            "apply_optimizer_in_backward"]

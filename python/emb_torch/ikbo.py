@@ -298,7 +298,7 @@ def broadcast(user: torch.Tensor, cand_to_user: torch.Tensor) -> torch.Tensor:
         rowElements=math.prod(user.shape[1:]) * user.element_size(), dtype=I8,
         candToUser=_ptr(cand_to_user), indexDtype=_INDEX[cand_to_user.dtype],
         batchSize=cand_to_user.shape[0], nro=None, output=_ptr(out))
-    rt.check(ctx, lib.embrtBroadcast(ctx, ctypes.byref(args)), "broadcast")
+    rt.check(ctx, lib.embrtBroadcast(ctx, ctypes.byref(args)), "emb::broadcast")
     return out
 
 
@@ -349,7 +349,7 @@ def jagged_to_padded(values: torch.Tensor, offsets: torch.Tensor, max_length: in
         dtype=_SEQ_FLOATS[values.dtype], offsets=_ptr(offsets),
         indexDtype=_INDEX[offsets.dtype], numUsers=users, maxLength=max_length,
         paddingValue=float(padding_value), padded=_ptr(padded), lengths=_ptr(lengths))
-    rt.check(ctx, lib.embrtJaggedToPadded(ctx, ctypes.byref(args)), "jagged_to_padded")
+    rt.check(ctx, lib.embrtJaggedToPadded(ctx, ctypes.byref(args)), "emb::jagged_to_padded")
     return padded, lengths
 
 
@@ -430,7 +430,7 @@ def ikbo_lce(w_user: torch.Tensor, w_cand: torch.Tensor, user: torch.Tensor, can
     ws = rt.workspace(ctx, lib.embrtIkboLceWorkspaceSize, args, cand.device)
     if ws is not None:
         args.workspace, args.workspaceBytes = ws.data_ptr(), ws.numel()
-    rt.check(ctx, lib.embrtIkboLce(ctx, ctypes.byref(args)), "ikbo_lce")
+    rt.check(ctx, lib.embrtIkboLce(ctx, ctypes.byref(args)), "emb::ikbo_lce")
     return out
 
 

@@ -1,7 +1,8 @@
-"""Tests emb_torch against a pure PyTorch reference, on small shapes (plain python, no pytest).
+"""Tests emb_torch's EmbeddingBagCollection training against a pure PyTorch reference, on small
+shapes (plain python, no pytest).
 
 For each optimizer (SGD, rowwise Adagrad, Adam), pooling (sum, mean) and table dtype (f32; f16 for
-rowwise Adagrad), with shared tables, padding ids and per-sample weights (sum): three training
+rowwise Adagrad), with shared tables and per-sample weights (sum): three training
 steps through the module in a normal loop (forward, loss = sum(pooled * G) for a fixed random G per
 step, loss.backward() applies the update), against the same steps computed directly in f64 by
 PyTorch: a dense gradient per table from the bags, then the optimizer on the rows some id touched.
@@ -10,7 +11,7 @@ here) within two f16 ulps a step. Then a model whose dense layer trains with tor
 the embeddings train inside backward, the device error path (a bad id under bounds "fatal"), and
 on CUDA the order of emb's calls with PyTorch's work on the default stream and on a side stream.
 
-    python3 tools/emb-torch/test_emb_torch.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
+    python3 test/PyTorch/test_tbe.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
 """
 import argparse
@@ -19,7 +20,7 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import emb_torch as et  # noqa: E402
 
 failures = []
@@ -108,18 +109,29 @@ def run_case(device, lib, opt, pooling, dtype, weighted, seed):
                            " weighted" if weighted else "")
     gen = torch.Generator().manual_seed(seed)
     tables = [(60, 16), (25, 8), (40, 3)]
-    configs = [et.EmbeddingBagConfig("t0", 60, 16, ["a", "b"]),
-               et.EmbeddingBagConfig("t1", 25, 8, ["c"]),
-               et.EmbeddingBagConfig("t2", 40, 3, ["d"])]
+    pool = et.PoolingType.MEAN if pooling == "mean" else et.PoolingType.SUM
+    data_type = {torch.float32: et.DataType.FP32, torch.float16: et.DataType.FP16}[dtype]
+    configs = [et.EmbeddingBagConfig(name="t0", embedding_dim=16, num_embeddings=60,
+                                     feature_names=["a", "b"], pooling=pool, data_type=data_type),
+               et.EmbeddingBagConfig(name="t1", embedding_dim=8, num_embeddings=25,
+                                     feature_names=["c"], pooling=pool, data_type=data_type),
+               et.EmbeddingBagConfig(name="t2", embedding_dim=3, num_embeddings=40,
+                                     feature_names=["d"], pooling=pool, data_type=data_type)]
     feature_tables = [0, 0, 1, 2]
     hyper = (0.05, 1e-3, 0.9, 0.99, 0.01)
-    padding_idx = 2 if pooling == "mean" else None
+    padding_idx = None
     torch.manual_seed(seed)
-    ebc = et.EmbeddingBagCollection(configs, optimizer=opt, lr=hyper[0], eps=hyper[1],
-                                    betas=hyper[2:4], weight_decay=hyper[4], pooling=pooling,
-                                    dtype=dtype, device=device, seed=seed, padding_idx=padding_idx,
-                                    library=lib)
-    w = [p.detach().double().cpu().clone() for p in ebc.weights]
+    ebc = et.EmbeddingBagCollection(
+        tables=configs, is_weighted=weighted, device=device, output_dtype=None, seed=seed,
+        fused_params={"optimizer": opt, "learning_rate": hyper[0], "eps": hyper[1],
+                      "beta1": hyper[2], "beta2": hyper[3], "weight_decay": hyper[4]})
+    tables_of = [ebc.embedding_bags[n] for n in ("t0", "t1", "t2")]
+    # TorchRec's initialisation: uniform in +-sqrt(1 / num_embeddings).
+    for t, (r, _) in zip(tables_of, tables):
+        m = t.weight.detach().abs().max().item()
+        check(0 < m <= (1 / r) ** 0.5 * 1.0001, "%s: init of a %d-row table within "
+              "sqrt(1/rows), max %g" % (name, r, m))
+    w = [t.weight.detach().double().cpu().clone() for t in tables_of]
     s1 = [torch.zeros(r) if opt == "rowwise_adagrad" else torch.zeros(r, d) for r, d in tables]
     s1 = [x.double() for x in s1]
     s2 = [torch.zeros(r, d, dtype=torch.float64) for r, d in tables]
@@ -160,7 +172,7 @@ def run_case(device, lib, opt, pooling, dtype, weighted, seed):
     if device == "cuda":
         ebc.synchronize()
     for t in range(len(tables)):
-        got = ebc.weights[t].detach().double().cpu()
+        got = tables_of[t].weight.detach().double().cpu()
         change = (w[t] - got).abs()
         scale = w[t].abs().max().item()
         if dtype == torch.float32:
@@ -170,12 +182,12 @@ def run_case(device, lib, opt, pooling, dtype, weighted, seed):
         check(change.max().item() <= tol,
               "%s: table %d differs by %g (tol %g)" % (name, t, change.max().item(), tol))
         if opt != "sgd":
-            m1 = getattr(ebc, "momentum1_%d" % t).double().cpu()
+            m1 = tables_of[t].momentum1.double().cpu()
             err = (m1 - s1[t]).abs().max().item()
             check(err <= state_tol(dtype) * max(1.0, s1[t].abs().max().item()),
                   "%s: momentum1 of table %d differs by %g" % (name, t, err))
         if opt == "adam":
-            m2 = getattr(ebc, "momentum2_%d" % t).double().cpu()
+            m2 = tables_of[t].momentum2.double().cpu()
             err = (m2 - s2[t]).abs().max().item()
             check(err <= state_tol(dtype) * max(1.0, s2[t].abs().max().item()),
                   "%s: momentum2 of table %d differs by %g" % (name, t, err))
@@ -191,16 +203,22 @@ def run_model(device, lib):
     """A dense layer on the pooled embeddings, trained by torch.optim.SGD; the embeddings train in
     backward. Both must move; rows no id touched must not."""
     torch.manual_seed(5)
-    configs = [et.EmbeddingBagConfig("user", 100, 8, ["u"]), et.EmbeddingBagConfig("item", 50, 8, ["i"])]
-    ebc = et.EmbeddingBagCollection(configs, optimizer="adam", lr=0.01, device=device, library=lib)
+    configs = [et.EmbeddingBagConfig(name="user", embedding_dim=8, num_embeddings=100,
+                                     feature_names=["u"]),
+               et.EmbeddingBagConfig(name="item", embedding_dim=8, num_embeddings=50,
+                                     feature_names=["i"])]
+    ebc = et.EmbeddingBagCollection(tables=configs, device=device)
+    et.apply_optimizer_in_backward(torch.optim.Adam, ebc.parameters(), {"lr": 0.01})
+    weights = [ebc.embedding_bags["user"].weight, ebc.embedding_bags["item"].weight]
     dense = torch.nn.Linear(16, 1).to(device)
     opt = torch.optim.SGD(dense.parameters(), lr=0.1)
-    before = [w.detach().clone() for w in ebc.weights]
+    before = [w.detach().clone() for w in weights]
     dense_before = dense.weight.detach().clone()
     values = torch.tensor([1, 2, 3, 7, 7, 4], device=device)
     offsets = torch.tensor([0, 2, 3, 5, 6], device=device)  # 2 features x B = 2
     for _ in range(3):
-        out = dense(ebc(et.KeyedJaggedTensor(["u", "i"], values, offsets=offsets)).values())
+        out = dense(ebc(et.KeyedJaggedTensor(keys=["u", "i"], values=values,
+                                             offsets=offsets)).values())
         loss = ((out - 1.0) ** 2).mean()
         opt.zero_grad()
         loss.backward()
@@ -208,25 +226,75 @@ def run_model(device, lib):
     if device == "cuda":
         ebc.synchronize()
     check(not torch.equal(dense.weight.detach(), dense_before), "model: the dense layer trained")
-    moved = (ebc.weights[0].detach() != before[0]).any(1).cpu()
+    moved = (weights[0].detach() != before[0]).any(1).cpu()
     check(moved[[1, 2, 3]].all().item(), "model: touched user rows moved")
     check(not moved[[0, 4, 5, 99]].any().item(), "model: untouched user rows kept")
-    check(ebc.step.item() == 3, "model: three steps counted")
-    check(ebc.weights[0].grad is None, "model: no weight gradient materialised")
+    check(ebc.step_0.item() == 3, "model: three steps counted")
+    check(weights[0].grad is None, "model: no weight gradient materialised")
 
 
 def run_errors(device, lib):
-    configs = [et.EmbeddingBagConfig("t", 10, 4, ["f"])]
-    ebc = et.EmbeddingBagCollection(configs, device=device, library=lib)
-    values = torch.tensor([1, 12], device=device)
-    offsets = torch.tensor([0, 1, 2], device=device)
+    """A bad id under bounds_check_mode "fatal" raises EmbIndexError naming the feature and the
+    id: at once on the CPU; on CUDA at the latest in the first emb call after the device ran the
+    lookup (torch.cuda.synchronize() stands for time passing), without ebc.synchronize()."""
+    configs = [et.EmbeddingBagConfig(name="t", embedding_dim=4, num_embeddings=10,
+                                     feature_names=["f", "g"])]
+    ebc = et.EmbeddingBagCollection(tables=configs, device=device)
+    bad = et.KeyedJaggedTensor(keys=["f", "g"], values=torch.tensor([1, 2, 12], device=device),
+                               offsets=torch.tensor([0, 1, 2, 3], device=device))
+    good = et.KeyedJaggedTensor(keys=["f", "g"], values=torch.tensor([1, 2, 3], device=device),
+                                offsets=torch.tensor([0, 1, 2, 3], device=device))
+    raised = None
     try:
-        out = ebc(values, offsets).values()
-        out.sum().backward()
-        ebc.synchronize()
-        check(False, "errors: a bad id under bounds fatal raised nothing")
-    except RuntimeError as e:
-        check("outside table 0" in str(e), "errors: message names the table (%s)" % e)
+        ebc(bad)
+        if device == "cuda":
+            torch.cuda.synchronize()
+            ebc(good)
+    except et.EmbIndexError as e:
+        raised = e
+    check(raised is not None, "errors: a bad id under bounds fatal raised nothing by the next call")
+    if raised is not None:
+        check("feature 1" in str(raised) and "id 12 is outside table 0" in str(raised)
+              and isinstance(raised, IndexError),
+              "errors: an IndexError naming feature 1 and id 12 (%s)" % raised)
+    # Reported once: the module works on afterwards.
+    out = ebc(good).values()
+    ebc.synchronize()
+    check(out.shape == (1, 8), "errors: the module runs on after the error")
+    # Wrong inputs: TypeError / ValueError / KeyError naming what is wrong.
+    cases = [
+        ("float ids", lambda: ebc(et.KeyedJaggedTensor(["f", "g"], good.values().float(),
+                                                      offsets=good.offsets())), TypeError,
+         "int32 or int64"),
+        ("a missing key", lambda: ebc(et.KeyedJaggedTensor(["f", "h"], good.values(),
+                                                          offsets=good.offsets())), KeyError,
+         "'g'"),
+        ("not a KeyedJaggedTensor", lambda: ebc(good.values()), TypeError, "KeyedJaggedTensor"),
+        ("a bad pooling", lambda: et.EmbeddingBagCollection(tables=[et.EmbeddingBagConfig(
+            name="x", embedding_dim=4, num_embeddings=3, feature_names=["x"],
+            pooling=et.PoolingType.NONE)]), ValueError, "pooling NONE"),
+        ("a repeated feature", lambda: et.EmbeddingBagCollection(tables=[
+            et.EmbeddingBagConfig(name="x", embedding_dim=4, num_embeddings=3, feature_names=["x"]),
+            et.EmbeddingBagConfig(name="y", embedding_dim=4, num_embeddings=3,
+                                  feature_names=["x"])]), ValueError, "listed by two tables"),
+        ("an unknown optimizer", lambda: et.EmbeddingBagCollection(tables=configs, fused_params={
+            "optimizer": "lamb"}), ValueError, "'lamb'"),
+        ("op: offsets not F*B+1", lambda: torch.ops.emb.tbe_forward(
+            [ebc.embedding_bags["t"].weight], [0, 0], good.values(), good.offsets()[:3]),
+         ValueError, "F * B + 1"),
+        ("op: a table on another device", lambda: torch.ops.emb.tbe_forward(
+            [torch.zeros(3, 4, device="meta")], [0], good.values(), good.offsets()[:2]),
+         ValueError, "indices is on"),
+    ]
+    for what, fn, kind, needle in cases:
+        try:
+            fn()
+            check(False, "errors: %s raised nothing" % what)
+        except kind as e:
+            check(needle in str(e), "errors: %s: %s names %r" % (what, e, needle))
+        except Exception as e:  # noqa: BLE001
+            check(False, "errors: %s raised %s, expected %s: %s" % (what, type(e).__name__,
+                                                                   kind.__name__, e))
 
 
 def run_stream_order(lib):
@@ -234,18 +302,19 @@ def run_stream_order(lib):
     a table written by PyTorch behind a long GPU spin (torch.cuda._sleep) is read by the next
     lookup only after the write, and PyTorch reads the lookup's output only after it is written.
     Unordered (emb on a stream of its own) the lookup would read the old rows."""
-    configs = [et.EmbeddingBagConfig("t", 64, 16, ["f"])]
+    configs = [et.EmbeddingBagConfig(name="t", embedding_dim=16, num_embeddings=64,
+                                     feature_names=["f"])]
     for side in (False, True):
         stream = torch.cuda.Stream() if side else torch.cuda.current_stream()
         with torch.cuda.stream(stream):
-            ebc = et.EmbeddingBagCollection(configs, device="cuda", library=lib)
-            values = torch.arange(64, device="cuda")
-            offsets = torch.arange(0, 65, 8, device="cuda")
-            ebc(values, offsets).values()  # the context and its first-use work
+            ebc = et.EmbeddingBagCollection(tables=configs, device="cuda")
+            kjt = et.KeyedJaggedTensor(keys=["f"], values=torch.arange(64, device="cuda"),
+                                       offsets=torch.arange(0, 65, 8, device="cuda"))
+            ebc(kjt).values()  # the context and its first-use work
             with torch.no_grad():
                 torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time on this stream
-                ebc.weights[0].fill_(2.0)
-            out = ebc(values, offsets).values()
+                ebc.embedding_bags["t"].weight.fill_(2.0)
+            out = ebc(kjt).values()
             got = out.cpu()
         check(bool((got == 16.0).all()),
               "stream order (%s stream): the lookup read the table PyTorch wrote before it (got %s)"
@@ -258,6 +327,7 @@ def main():
     ap.add_argument("--lib", default=None)
     a = ap.parse_args()
     print("torch", torch.__version__, "device", a.device, flush=True)
+    et.runtime(a.lib)
     seed = 1
     for opt in ("sgd", "rowwise_adagrad", "adam"):
         for pooling in ("sum", "mean"):
