@@ -249,11 +249,11 @@ static void writeSpecs(FILE *f, const char *array, const EmbArgSpec *specs,
     fprintf(f, "    {%s, %d, {", dtypeNames[s->dtype], s->rank);
     for (int d = 0; d < s->rank; ++d)
       fprintf(f, "%s%lld", d ? ", " : "", (long long)s->dims[d]);
-    fprintf(f, "}, %s, %lldLL, %lldLL, %d},\n", roleNames[s->role],
-            (long long)s->lo, (long long)s->hi, s->ref);
+    fprintf(f, "}, %s, %lldLL, %lldLL, %d, %d},\n", roleNames[s->role],
+            (long long)s->lo, (long long)s->hi, s->ref, s->updated);
   }
   if (n == 0)
-    fprintf(f, "    {0, 0, {0}, 0, 0, 0, -1},\n");
+    fprintf(f, "    {0, 0, {0}, 0, 0, 0, -1, 0},\n");
   fprintf(f, "};\n");
 }
 

@@ -47,6 +47,9 @@ typedef struct EmbArgSpec {
   int role;                         ///< an EmbArgRole
   int64_t lo, hi;                   ///< ranges, see EmbArgRole
   int ref; ///< OFFSETS and WEIGHTS: the input holding their ids, or -1
+  /// 1: the call writes this input's buffer (a table or optimizer state that
+  /// a backward op updates in place, docs/dialect.md); 0 for results.
+  int updated;
 } EmbArgSpec;
 
 /// Invokes the entry with packed arguments: args[0] points to the context
