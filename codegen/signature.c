@@ -274,6 +274,29 @@ static MlirValue gatheredIds(MlirOperation extract) {
 /// The most steps random inputs start a backward's step at (t in [1, this]).
 enum { maxRandomStep = 100 };
 
+/// The argument whose buffer a backward op's updated operand `v` is, or
+/// -1: through the ops that alias a buffer (emb.table, emb.state,
+/// emb.table_value, reshapes) and the results of an earlier backward op
+/// (each its updated operand's buffer).
+static intptr_t updatedArgument(Describe *d, MlirValue v) {
+  for (int depth = 0; depth < 32; ++depth) {
+    v = embBufferRoot(v);
+    if (!mlirValueIsAOpResult(v))
+      return argIndex(d, v);
+    MlirOperation def = mlirOpResultGetOwner(v);
+    EmbBackwardOperands b;
+    if ((!embOpIs(def, EMB_OP_TBE_BACKWARD) &&
+         !embOpIs(def, EMB_OP_EMBEDDING_BAG_BACKWARD)) ||
+        !embGetBackwardOperands(def, &b))
+      return -1;
+    intptr_t k = embBackwardUpdatedOperand(&b, mlirOpResultGetResultNumber(v));
+    if (k < 0)
+      return -1;
+    v = mlirOperationGetOperand(def, k);
+  }
+  return -1;
+}
+
 /// A backward op: its lookup's ids, offsets and weights as for the forward;
 /// optimizer states (behind emb.state for emb.tbe_backward) and the
 /// hyper-parameters as per-sample weights are, uniform in [0, 1), which
@@ -292,6 +315,14 @@ static void backwardRoles(Describe *d, MlirOperation op,
     setRole(d, v, EMB_ARG_WEIGHTS, 0, -1);
   }
   setRole(d, mlirOperationGetOperand(op, b->hyper), EMB_ARG_WEIGHTS, 0, -1);
+  // The tables and states it updates are written in the caller's buffers
+  // (the aliasing contract): a loader tells its caller which.
+  for (intptr_t r = 0; r < b->numTables + numStates; ++r) {
+    intptr_t i = updatedArgument(
+        d, mlirOperationGetOperand(op, embBackwardUpdatedOperand(b, r)));
+    if (i >= 0)
+      d->inputs[i].updated = 1;
+  }
   if (b->step >= 0)
     setRole(d, mlirOperationGetOperand(op, b->step), EMB_ARG_IDS, 1,
             maxRandomStep + 1);

@@ -61,6 +61,15 @@ if config.emb_sanitize:
     config.environment["UBSAN_OPTIONS"] = (
         "print_stacktrace=1:halt_on_error=1:abort_on_error=1")
 
+# Python that loads emb's libraries through ctypes: in the sanitizer
+# configuration their runtimes are preloaded (Python is not built with them)
+# and Python's own allocations left at exit are not reported.
+ctypes_python = config.python_executable
+if config.emb_sanitize:
+    ctypes_python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 %s" % (
+        config.emb_sanitizer_runtimes, ctypes_python)
+config.substitutions.append(("%ctypes_python", ctypes_python))
+
 if config.emb_have_compiler:
     config.available_features.add("emb-compiler")
     # The stock MLIR tool, for the plugin (tools/emb-plugin). It is not

@@ -221,6 +221,19 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
                                 const char *prefix, const char *path,
                                 EmbErrorCallback onError, void *userData);
 
+/// Writes the C source that a shared object of the entries `specs`
+/// (exported with `prefix`) is linked with to describe itself
+/// (emb-compile --shared): `const EmbSharedModel <prefix>models` listing
+/// `const EmbModelSpec <prefix>model_<name>` per entry, each with an invoke
+/// wrapper of `<prefix><name>`, in the layout of EMB_SHARED_MODEL_VERSION.
+/// It includes no emb header (only <stdint.h>), so that it compiles where
+/// emb's headers are not installed.
+MlirLogicalResult embEmitSharedDescriptor(const EmbModelSpec *specs,
+                                          int numSpecs, const char *prefix,
+                                          const char *path,
+                                          EmbErrorCallback onError,
+                                          void *userData);
+
 //===----------------------------------------------------------------------===//
 // Passes: in-kernel broadcast (emb-ikbo) and table batching
 //===----------------------------------------------------------------------===//

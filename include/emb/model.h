@@ -47,6 +47,9 @@ typedef struct EmbArgSpec {
   int role;                         ///< an EmbArgRole
   int64_t lo, hi;                   ///< ranges, see EmbArgRole
   int ref; ///< OFFSETS and WEIGHTS: the input holding their ids, or -1
+  /// 1: the call writes this input's buffer (a table or optimizer state that
+  /// a backward op updates in place, docs/dialect.md); 0 for results.
+  int updated;
 } EmbArgSpec;
 
 /// Invokes the entry with packed arguments: args[0] points to the context
@@ -63,6 +66,26 @@ typedef struct EmbModelSpec {
   const EmbArgSpec *results;
   EmbPackedFn invoke; ///< NULL when the runner invokes it another way
 } EmbModelSpec;
+
+/// The layout version of what a shared object of `emb-compile --shared`
+/// describes itself with: EmbSharedModel and everything it points to
+/// (EmbModelSpec, EmbArgSpec). A loader refuses a version above its own
+/// (written by a newer emb-compile) instead of misreading it.
+#define EMB_SHARED_MODEL_VERSION 1
+
+/// What a shared object of `emb-compile --shared` exports as `<P>models`
+/// (P: --symbol-prefix, emb_ by default), so that a program that dlopens it
+/// needs no header: every entry's description, each also exported as
+/// `<P>model_<entry>`, whose `invoke` calls the entry (exported as
+/// `<P><entry>`, see the calling convention above). Read `version` and
+/// `size` first; fields are only ever appended.
+typedef struct EmbSharedModel {
+  uint32_t version; ///< EMB_SHARED_MODEL_VERSION of the compiler that wrote it
+  uint32_t size;    ///< sizeof(EmbSharedModel) as written
+  const char *prefix; ///< the symbol prefix of its names
+  int32_t numEntries;
+  const EmbModelSpec *const *entries;
+} EmbSharedModel;
 
 EMB_EXPORTS_END
 

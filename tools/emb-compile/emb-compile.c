@@ -5,32 +5,53 @@
 // --pipeline) first if asked, then emb-lower-to-llvm. --with-reference also
 // compiles the function as written, as `<entry>__reference`, into the same
 // object, so that the runner there can check the rewrite on the device.
-// The object exports the entries alone, as `<prefix><entry>` (emb_ by
+// --shared links them into a shared object that describes itself instead
+// (link.c). The object exports the entries alone, as `<prefix><entry>` (emb_ by
 // default, --symbol-prefix): a model named `main` links into a program.
 //
 //===----------------------------------------------------------------------===//
 
+#define _POSIX_C_SOURCE 200809L
+
 #include "../common/tool.h"
 #include "emb/emb.h"
+#include "link.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const usage =
     "OVERVIEW: compile an emb model ahead of time\n"
     "\n"
     "USAGE: emb-compile [options] <input.mlir> -o <prefix>\n"
+    "       emb-compile [options] <input.mlir> --shared -o <model.so>\n"
     "\n"
     "Writes <prefix>.o and <prefix>.h. Entry @f is the C function emb_f "
     "(and\n"
     "@f__reference emb_f__reference), declared in <prefix>.h.\n"
     "\n"
+    "SHARED OBJECTS (--shared):\n"
+    "  Writes <model.so>, linked by $CC (default cc), for a program to "
+    "dlopen\n"
+    "  (emb_torch.load, emb-run-shared). It describes itself: "
+    "`emb_models`\n"
+    "  (an EmbSharedModel, emb/model.h) lists `emb_model_f` per entry, an\n"
+    "  EmbModelSpec whose invoke calls emb_f; no header is needed. It "
+    "needs\n"
+    "  libembrt.so (DT_NEEDED): the one already loaded in the process, else\n"
+    "  one on LD_LIBRARY_PATH, next to <model.so>, or on the system's "
+    "path.\n"
+    "\n"
     "OPTIONS:\n"
+    "  --shared            Write a shared object <model.so> (-o) instead of\n"
+    "                      an object and a header\n"
     "  --entry NAME        The function to compile (default: the first "
     "public one)\n"
     "  --target cpu|cuda   Where the buffers live (default: cpu)\n"
@@ -62,7 +83,7 @@ int main(int argc, char **argv) {
   const char *input = NULL, *output = NULL, *entryName = NULL, *pipeline = NULL,
              *target = "cpu";
   const char *refTarget = NULL, *prefix = EMB_DEFAULT_SYMBOL_PREFIX;
-  bool withReference = false, allowUnregistered = false;
+  bool withReference = false, allowUnregistered = false, shared = false;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -82,6 +103,8 @@ int main(int argc, char **argv) {
       }
     } else if (!strcmp(a, "--with-reference")) {
       withReference = true;
+    } else if (!strcmp(a, "--shared")) {
+      shared = true;
     } else if (!strcmp(a, "--reference-target") && i + 1 < argc) {
       refTarget = argv[++i];
       if (strcmp(refTarget, "cpu") && strcmp(refTarget, "cuda")) {
@@ -115,8 +138,10 @@ int main(int argc, char **argv) {
     }
   }
   if (!input || !output) {
-    fprintf(stderr, "emb-compile: error: need an input file and -o <prefix> "
-                    "(see --help)\n");
+    fprintf(stderr,
+            "emb-compile: error: need an input file and -o %s (see "
+            "--help)\n",
+            shared ? "<model.so>" : "<prefix>");
     return 1;
   }
 
@@ -130,6 +155,9 @@ int main(int argc, char **argv) {
   memset(specs, 0, sizeof specs);
   char refName[256] = "";
   char *path = NULL; // <output>.o, then <output>.h
+  // --shared: a directory of its own for the object, the descriptor's
+  // source and the runtime's stand-in, removed at the end.
+  char tmpDir[4096] = "", tmpPath[2][4200];
   MlirModule module = embToolParse(ctx, &src, src.text), ref = {NULL};
   if (mlirModuleIsNull(module))
     goto done;
@@ -181,6 +209,44 @@ int main(int argc, char **argv) {
     fprintf(stderr, "emb-compile: error: out of memory\n");
     goto done;
   }
+  if (shared) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmpDir, sizeof tmpDir, "%s/emb-compile-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpDir)) {
+      fprintf(stderr,
+              "emb-compile: error: cannot make a temporary directory '%s' "
+              "(TMPDIR): %s\n",
+              tmpDir, strerror(errno));
+      tmpDir[0] = '\0';
+      goto done;
+    }
+    snprintf(tmpPath[0], sizeof tmpPath[0], "%s/model.o", tmpDir);
+    snprintf(tmpPath[1], sizeof tmpPath[1], "%s/descriptor.c", tmpDir);
+    embCrashSetStage("emitting the object file (LLVM)", NULL);
+    if (mlirLogicalResultIsFailure(embEmitObjectFile(
+            module, tmpPath[0], embToolReportError, "emb-compile")))
+      goto done;
+    embCrashSetStage("writing the descriptor", NULL);
+    if (mlirLogicalResultIsFailure(embEmitSharedDescriptor(
+            specs, withReference ? 2 : 1, prefix, tmpPath[1],
+            embToolReportError, "emb-compile")))
+      goto done;
+    embCrashSetStage("linking the shared object", NULL);
+    if (embLinkShared(tmpDir, tmpPath[0], tmpPath[1], output))
+      goto done;
+    char refText[600] = "";
+    if (withReference)
+      snprintf(refText, sizeof refText, ", @%s as %s%s", refName, prefix,
+               refName);
+    fprintf(stderr,
+            "emb-compile: wrote %s (@%s as %s%s%s, target %s; described by "
+            "%smodels)\n",
+            output, specs[0].name, prefix, specs[0].name, refText, target,
+            prefix);
+    status = 0;
+    goto done;
+  }
   snprintf(path, pathSize, "%s.o", output);
   embCrashSetStage("emitting the object file (LLVM)", NULL);
   if (mlirLogicalResultIsFailure(
@@ -202,6 +268,16 @@ int main(int argc, char **argv) {
   status = 0;
 
 done:
+  if (tmpDir[0]) {
+    static const char *const made[] = {"model.o", "descriptor.c",
+                                       "embrt_stub.c", "libembrt.so"};
+    char file[4200];
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; ++i) {
+      snprintf(file, sizeof file, "%s/%s", tmpDir, made[i]);
+      unlink(file);
+    }
+    rmdir(tmpDir);
+  }
   if (!mlirModuleIsNull(ref))
     mlirModuleDestroy(ref);
   if (!mlirModuleIsNull(module))

@@ -1,0 +1,404 @@
+"""Models compiled by `emb-compile --shared`, called from PyTorch (docs/codegen.md, "Shared objects").
+
+    model = emb_torch.load("out/model.so")         # the first entry; entry="name" for another
+    scores, pooled = model(ids, offsets, t0, t1, dense, w)
+
+`load` reads the shared object's own description of its entries (the `<prefix>models` descriptor,
+EmbSharedModel in include/emb/model.h): no header, nothing built for the model. The module's
+forward takes one torch tensor per input of the entry, in order, and returns its results (a tensor,
+or a tuple of them):
+
+- Checked before the call: the number of inputs (TypeError), each input's dtype (TypeError), device
+  (the model's target: cpu or cuda, one device for all), rank and static dims (ValueError), each
+  message naming the input and what it takes. The compiled entry does not check them itself: it
+  reads static dims from its code, so a wrong buffer would be read out of bounds. Dynamic dims
+  that must agree (ids and offsets) are checked by the runtime during the call.
+- Zero copy: the memref descriptors point at the tensors' own memory. The entry takes dense
+  row-major buffers (it ignores strides), so a non-contiguous input is made contiguous first (a
+  copy), except an input the entry updates in place (a table or optimizer state of a training
+  step), which must be contiguous: its update lands in the caller's tensor.
+- Results of static shape are allocated by torch (torch.empty, on the inputs' device) and written
+  by the model. A result with a dynamic dim comes back in a buffer the model allocated in the
+  runtime (embrtCompiledResult): it is copied into a torch tensor and the runtime's buffer freed,
+  both ordered on the stream (one device copy; the host reads only the shape, which the call set).
+- The call runs on PyTorch's current stream, through the runtime context of that stream
+  (_runtime.runtime().context(device)). Afterwards the context's status is read without waiting
+  for the device (embrtContextGetStatus): errors the host finds (shapes, dynamic extents that
+  disagree, a failed allocation) raise RuntimeError at once; errors the device finds (an id out
+  of range under bounds check "fatal") are reported by the next synchronisation of the context.
+- CUDA graphs: after one call on a stream (the warm-up: it uploads the model's constants and loads
+  its kernels into that stream's context), a call on that stream can be captured with
+  torch.cuda.graph(g, stream=s); results and inputs are torch's memory, the model's intermediates
+  come from the runtime's stream-ordered pool (allocation nodes of the graph), nothing waits.
+  Capturing a call on a stream the model has not run on raises RuntimeError, as does capturing a
+  model with a result of dynamic shape (its buffer is allocated by the call).
+- Not differentiable: the results carry no autograd history. Inputs updated in place get their
+  version counter bumped (torch.autograd.graph.increment_version).
+"""
+import ctypes
+import os
+
+import torch
+
+from . import _runtime
+
+__all__ = ["load", "CompiledModel", "ArgSpec"]
+
+#===------------------------------------------------------------------------------------------===#
+# The descriptor (include/emb/model.h)
+#===------------------------------------------------------------------------------------------===#
+
+SHARED_MODEL_VERSION = 1  # EMB_SHARED_MODEL_VERSION: the newest layout this loader reads
+MAX_RANK = 8  # EMB_MODEL_MAX_RANK, EMBRT_MAX_RANK
+ROLES = ("data", "ids", "offsets", "index", "lengths", "weights")  # EmbArgRole
+# embrtDtype -> the torch dtype of a result, and the dtypes an input takes (i8 holds booleans too).
+_RESULT_DTYPES = {0: torch.float32, 1: torch.float16, 2: torch.bfloat16, 3: torch.int32,
+                  4: torch.int64, 5: torch.float64, 6: torch.int8}
+_INPUT_DTYPES = {k: (v,) for k, v in _RESULT_DTYPES.items()}
+_INPUT_DTYPES[6] = (torch.int8, torch.bool)
+_DTYPE_NAMES = ("f32", "f16", "bf16", "i32", "i64", "f64", "i8")
+_COPY_DEVICE_TO_DEVICE = 2  # EMBRT_COPY_DEVICE_TO_DEVICE
+
+
+class _ArgSpec(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_int),
+                ("dims", ctypes.c_int64 * MAX_RANK), ("role", ctypes.c_int),
+                ("lo", ctypes.c_int64), ("hi", ctypes.c_int64), ("ref", ctypes.c_int),
+                ("updated", ctypes.c_int)]
+
+
+class _ModelSpec(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("target", ctypes.c_char_p),
+                ("numInputs", ctypes.c_int), ("numResults", ctypes.c_int),
+                ("inputs", ctypes.POINTER(_ArgSpec)), ("results", ctypes.POINTER(_ArgSpec)),
+                ("invoke", ctypes.c_void_p)]
+
+
+class _SharedModel(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("size", ctypes.c_uint32),
+                ("prefix", ctypes.c_char_p), ("numEntries", ctypes.c_int32),
+                ("entries", ctypes.POINTER(ctypes.POINTER(_ModelSpec)))]
+
+
+class _CompiledResult(ctypes.Structure):
+    """embrtCompiledResult (include/emb/compiled.h)."""
+    _fields_ = [("data", ctypes.c_void_p), ("rank", ctypes.c_int64),
+                ("dims", ctypes.c_int64 * MAX_RANK)]
+
+
+# EmbPackedFn: args[0] points to the context pointer, args[1 + i] to argument i's descriptor pointer.
+_PackedFn = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
+
+_memref_types = {}
+
+
+def _memref_type(rank):
+    """The memref descriptor of `rank` dims: {allocated, aligned, offset, sizes[rank], strides[rank]}."""
+    t = _memref_types.get(rank)
+    if t is None:
+        fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                  ("offset", ctypes.c_int64)]
+        if rank:
+            fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+        t = type("Memref%d" % rank, (ctypes.Structure,), {"_fields_": fields})
+        _memref_types[rank] = t
+    return t
+
+
+class ArgSpec:
+    """An input or result of an entry, as its descriptor gives it."""
+
+    def __init__(self, kind, index, spec):
+        if not 0 <= spec.dtype < len(_DTYPE_NAMES):
+            raise ValueError("%s #%d has dtype code %d, which is not an embrtDtype"
+                             % (kind, index, spec.dtype))
+        if not 0 <= spec.rank <= MAX_RANK:
+            raise ValueError("%s #%d has rank %d, outside 0..%d" % (kind, index, spec.rank, MAX_RANK))
+        self.kind, self.index = kind, index
+        self.dtype_code = spec.dtype
+        self.dtype = _RESULT_DTYPES[spec.dtype]
+        self.rank = spec.rank
+        self.shape = tuple(None if spec.dims[d] < 0 else int(spec.dims[d]) for d in range(spec.rank))
+        self.role = ROLES[spec.role] if 0 <= spec.role < len(ROLES) else "data"
+        self.updated = bool(spec.updated)
+        self.dynamic = any(d is None for d in self.shape)
+
+    def type_text(self):
+        return "tensor<%s>" % "x".join(["?" if d is None else str(d) for d in self.shape]
+                                        + [_DTYPE_NAMES[self.dtype_code]])
+
+    def __repr__(self):
+        return "%s #%d: %s %s%s" % (self.kind, self.index, self.type_text(), self.role,
+                                    ", updated in place" if self.updated else "")
+
+
+#===------------------------------------------------------------------------------------------===#
+# The runtime functions the loader calls itself
+#===------------------------------------------------------------------------------------------===#
+
+_functions = {}
+
+
+def _runtime_functions(lib):
+    """Function pointers of their own (lib[name] makes a new one), so that setting their argtypes
+    here leaves the ones other modules use alone."""
+    fns = _functions.get(id(lib))
+    if fns is None:
+        p, i64 = ctypes.c_void_p, ctypes.c_int64
+        status = lib["embrtContextGetStatus"]
+        status.argtypes, status.restype = [p], ctypes.c_int
+        copy = lib["embrtCompiledCopy"]
+        copy.argtypes, copy.restype = [p, i64, p, p, i64], None
+        free = lib["embrtCompiledFree"]
+        free.argtypes, free.restype = [p, p], None
+        fns = _functions[id(lib)] = (status, copy, free)
+    return fns
+
+
+#===------------------------------------------------------------------------------------------===#
+# Loading
+#===------------------------------------------------------------------------------------------===#
+
+
+def _read_descriptor(lib, path, prefix):
+    name = prefix + "models"
+    try:
+        version = ctypes.c_uint32.in_dll(lib, name).value
+    except ValueError:
+        raise ValueError("emb_torch.load: '%s' has no symbol '%s': it is not a model of "
+                         "emb-compile --shared, or was compiled with another --symbol-prefix "
+                         "(pass prefix=)" % (path, name)) from None
+    if version > SHARED_MODEL_VERSION:
+        raise ValueError("emb_torch.load: '%s' describes itself in version %d of the descriptor, "
+                         "newer than this loader's %d: load it with the emb it was compiled with, "
+                         "or compile it again with this one" % (path, version, SHARED_MODEL_VERSION))
+    model = _SharedModel.in_dll(lib, name)
+    if version < 1 or model.size < ctypes.sizeof(_SharedModel):
+        raise ValueError("emb_torch.load: '%s': the descriptor is malformed: version %d of %d bytes "
+                         "(version 1 has %d)" % (path, version, model.size,
+                                                 ctypes.sizeof(_SharedModel)))
+    if model.numEntries < 1 or not model.entries:
+        raise ValueError("emb_torch.load: '%s': the descriptor is malformed: it lists no entries"
+                         % path)
+    return model
+
+
+def _entry_specs(model, path):
+    """{name: _ModelSpec} of every entry, each checked."""
+    entries = {}
+    for i in range(model.numEntries):
+        ptr = model.entries[i]
+        spec = ptr.contents if ptr else None
+        bad = None
+        if spec is None:
+            bad = "it is null"
+        elif not spec.name or not spec.target or not spec.invoke:
+            bad = "its name, target or invoke is null"
+        elif spec.target not in (b"cpu", b"cuda"):
+            bad = "its target is neither cpu nor cuda"
+        elif spec.numInputs < 0 or spec.numResults < 0:
+            bad = "its argument counts are negative"
+        elif (spec.numInputs and not spec.inputs) or (spec.numResults and not spec.results):
+            bad = "its argument list is null"
+        if bad:
+            raise ValueError("emb_torch.load: '%s': entry #%d of the descriptor is malformed: %s"
+                             % (path, i, bad))
+        entries[spec.name.decode()] = spec
+    return entries
+
+
+def load(path, device=None, entry=None, prefix="emb_"):
+    """The entry `entry` (default: the first) of the shared object `path` (emb-compile --shared) as
+    a torch.nn.Module. `device` (a torch.device or string) pins the device its inputs must be on;
+    by default the inputs' own device, of the model's target type. `prefix` is the --symbol-prefix
+    it was compiled with."""
+    rt = _runtime.runtime()  # first: the model's libembrt.so dependency resolves to this one
+    path = os.fspath(path)
+    try:
+        lib = ctypes.CDLL(os.path.abspath(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    except OSError as e:
+        raise OSError("emb_torch.load: cannot load '%s': %s" % (path, e)) from None
+    model = _read_descriptor(lib, path, prefix)
+    entries = _entry_specs(model, path)
+    names = [model.entries[i].contents.name.decode() for i in range(model.numEntries)]
+    if entry is None:
+        entry = names[0]
+    if entry not in entries:
+        raise ValueError("emb_torch.load: '%s' has no entry '%s' (it has %s)"
+                         % (path, entry, ", ".join(names)))
+    return CompiledModel(rt, lib, entries[entry], path, names, device)
+
+
+#===------------------------------------------------------------------------------------------===#
+# The module
+#===------------------------------------------------------------------------------------------===#
+
+
+class CompiledModel(torch.nn.Module):
+    """An entry of a shared object of emb-compile --shared; see the module's documentation."""
+
+    def __init__(self, rt, lib, spec, path, entries, device=None):
+        super().__init__()
+        self._rt, self._lib, self._spec = rt, lib, spec  # lib: keeps the object loaded
+        self.path, self.entries = path, entries
+        self.name = spec.name.decode()
+        self.target = spec.target.decode()
+        try:
+            self.inputs = [ArgSpec("input", i, spec.inputs[i]) for i in range(spec.numInputs)]
+            self.results = [ArgSpec("result", i, spec.results[i]) for i in range(spec.numResults)]
+        except ValueError as e:
+            raise ValueError("emb_torch.load: '%s': entry @%s of the descriptor is malformed: %s"
+                             % (path, self.name, e)) from None
+        self.device = torch.device(device) if device is not None else None
+        if self.device is not None and self.device.type != self.target:
+            raise ValueError("emb_torch.load: @%s was compiled for target %s; device %s is not one"
+                             % (self.name, self.target, self.device))
+        self._invoke = _PackedFn(spec.invoke)
+        self._status, self._copy, self._free = _runtime_functions(rt.lib)
+        self._dynamic = any(r.dynamic for r in self.results)
+        self._warm = set()  # the CUDA streams this model has run on: a call there can be captured
+
+    def extra_repr(self):
+        return "@%s from '%s', target %s, %d inputs, %d results" % (
+            self.name, self.path, self.target, len(self.inputs), len(self.results))
+
+    def _check(self, i, x, device):
+        spec = self.inputs[i]
+        what = "emb model @%s: input #%d (%s)" % (self.name, i, spec.type_text())
+        if not isinstance(x, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, got %s" % (what, type(x).__name__))
+        if x.dtype not in _INPUT_DTYPES[spec.dtype_code]:
+            raise TypeError("%s must be %s, got %s" % (
+                what, " or ".join(str(d) for d in _INPUT_DTYPES[spec.dtype_code]), x.dtype))
+        if x.device.type != self.target:
+            raise ValueError("%s must be on a %s device (the model's target), got %s"
+                             % (what, self.target, x.device))
+        if x.device != device:
+            raise ValueError("%s must be on %s, where %s, got %s" % (
+                what, device, "the module is pinned" if self.device is not None
+                else "input #0 is", x.device))
+        if x.dim() != spec.rank:
+            raise ValueError("%s must have %d dims, got %d (shape %s)"
+                             % (what, spec.rank, x.dim(), list(x.shape)))
+        for d, want in enumerate(spec.shape):
+            if want is not None and x.shape[d] != want:
+                raise ValueError("%s must have %d in dim %d, got shape %s"
+                                 % (what, want, d, list(x.shape)))
+        if spec.updated and not x.is_contiguous():
+            raise ValueError("%s must be contiguous: the model updates it in place" % what)
+
+    @staticmethod
+    def _descriptor(x, keep):
+        """The memref descriptor of the contiguous tensor `x`, over its memory."""
+        d = _memref_type(x.dim())()
+        ptr = x.data_ptr()
+        if x.numel() == 0 and not ptr:
+            # An empty tensor may have no memory; the runtime refuses null buffers.
+            scratch = torch.empty(1, dtype=x.dtype, device=x.device)
+            keep.append(scratch)
+            ptr = scratch.data_ptr()
+        d.allocated = d.aligned = ptr
+        d.offset = 0
+        stride = 1
+        for k in reversed(range(x.dim())):
+            d.sizes[k] = x.shape[k]
+            d.strides[k] = stride
+            stride *= x.shape[k]
+        keep.append(d)
+        return d
+
+    def forward(self, *inputs):
+        n = len(self.inputs)
+        if len(inputs) != n:
+            raise TypeError("emb model @%s takes %d inputs, got %d" % (self.name, n, len(inputs)))
+        device = self.device
+        if device is None:
+            device = inputs[0].device if n and isinstance(inputs[0], torch.Tensor) \
+                else torch.device(self.target)
+        cuda = device.type == "cuda"
+        if cuda and device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+        for i, x in enumerate(inputs):
+            self._check(i, x, device)
+        stream = torch.cuda.current_stream(device) if cuda else None
+        warm_key = (device.index, stream.cuda_stream) if cuda else None
+        if cuda and torch.cuda.is_current_stream_capturing():
+            if self._dynamic:
+                raise RuntimeError(
+                    "emb model @%s cannot be captured into a CUDA graph: a result of dynamic "
+                    "shape is allocated by the call" % self.name)
+            if warm_key not in self._warm:
+                raise RuntimeError(
+                    "emb model @%s has not run on this stream yet: call it once on the stream "
+                    "you capture on before capturing (a warm-up uploads its constants and loads "
+                    "its kernels), e.g. torch.cuda.graph(g, stream=s) after a call under "
+                    "torch.cuda.stream(s)" % self.name)
+        rt = self._rt
+        with torch.no_grad():
+            keep = []  # what the call reads: tensors, descriptors, pointers
+            ctx = rt.context(device)
+            slots = (ctypes.c_void_p * (1 + n + len(self.results)))()
+            ptrs = (ctypes.c_void_p * (1 + n + len(self.results)))()
+            ptrs[0] = ctx.value if isinstance(ctx, ctypes.c_void_p) else ctx
+            for i, x in enumerate(inputs):
+                if not x.is_contiguous():
+                    x = x.contiguous()  # a copy: the entry reads dense row-major buffers
+                keep.append(x)
+                ptrs[1 + i] = ctypes.addressof(self._descriptor(x, keep))
+            outs, records = [], {}
+            for j, r in enumerate(self.results):
+                if r.dynamic:
+                    rec = _CompiledResult()
+                    records[j] = rec
+                    outs.append(None)
+                    ptrs[1 + n + j] = ctypes.addressof(rec)
+                else:
+                    out = torch.empty(r.shape, dtype=r.dtype, device=device)
+                    outs.append(out)
+                    ptrs[1 + n + j] = ctypes.addressof(self._descriptor(out, keep))
+            for k in range(len(ptrs)):
+                slots[k] = ctypes.addressof(ptrs) + k * ctypes.sizeof(ctypes.c_void_p)
+            if cuda:
+                with torch.cuda.device(device):
+                    self._invoke(slots)
+            else:
+                self._invoke(slots)
+            status = self._status(ctx)
+            if status == 0:
+                for j, rec in records.items():
+                    outs[j] = self._take(ctx, j, rec, device)
+                status = self._status(ctx)
+            if status != 0:
+                for rec in records.values():
+                    if rec.data:
+                        self._free(ctx, rec.data)
+                        rec.data = None
+                rt.check(ctx, status, "model @%s" % self.name)
+        updated = [x for x, s in zip(inputs, self.inputs) if s.updated]
+        bump = getattr(torch.autograd.graph, "increment_version", None)
+        if updated and bump is not None:
+            bump(updated)
+        if cuda and not torch.cuda.is_current_stream_capturing():
+            self._warm.add(warm_key)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _take(self, ctx, j, rec, device):
+        """A result of dynamic shape: a torch tensor of the shape the call set, copied from the
+        runtime's buffer, which is then freed (both on the context's stream)."""
+        spec = self.results[j]
+        rank = rec.rank
+        dims = tuple(int(rec.dims[d]) for d in range(rank)) if 0 <= rank <= MAX_RANK else ()
+        if rank != spec.rank or any(w is not None and w != g for w, g in zip(spec.shape, dims)):
+            if rec.data:
+                self._free(ctx, rec.data)
+                rec.data = None
+            raise RuntimeError("emb model @%s: result #%d (%s): the call reported shape %s"
+                               % (self.name, j, spec.type_text(), list(dims)))
+        out = torch.empty(dims, dtype=spec.dtype, device=device)
+        nbytes = out.numel() * out.element_size()
+        if nbytes and rec.data:
+            self._copy(ctx, _COPY_DEVICE_TO_DEVICE, out.data_ptr(), rec.data, nbytes)
+        if rec.data:
+            self._free(ctx, rec.data)
+            rec.data = None
+        return out

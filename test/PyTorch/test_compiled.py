@@ -1,0 +1,368 @@
+"""Tests emb_torch.load (python/emb_torch/compiled.py) on models of emb-compile --shared, against
+references computed here in torch (f64). Plain python, no pytest; compiles nothing itself.
+
+The models are test/PyTorch/Inputs/compiled_models.mlir, compiled by make_compiled_models.sh on a
+machine with MLIR into a folder (`<entry>_<target>.so`, and bad_descriptors.so):
+
+    test/PyTorch/make_compiled_models.sh out/compiled
+    python3 test/PyTorch/test_compiled.py --models out/compiled --device cuda --lib build/lib/libembrt.so
+
+Checks, on fresh random inputs per case:
+- @dense_tower (a weighted TBE lookup, then relu(concat(pooled, dense) @ w)): both results, with empty bags,
+  with no ids at all, with a non-contiguous input (made contiguous by the loader), on a side stream;
+- @sgd_step: the tables are updated in place in the caller's tensors (SGD on the rows the bags
+  touched), the pooled forward is returned; a non-contiguous table is refused;
+- @sequence: a result of dynamic shape (one row per id) comes back as a torch tensor;
+- errors: the wrong number of inputs, a wrong dtype (TypeError), rank, static dim or device
+  (ValueError), each naming the input and what it takes; dynamic extents that disagree (weights
+  and ids: RuntimeError from the runtime's status, and the next call works); a model for the other
+  target;
+  loading: a missing file, another symbol prefix, an unknown entry, a descriptor of a newer version;
+- on CUDA: a call captured with torch.cuda.graph after a warm-up on the capture stream replays bit
+  for bit like an eager call on new inputs written into the captured ones; capturing on a stream the
+  model has not run on, or a model with a dynamic result, raises RuntimeError.
+Exit status 0 when every check passed; one line per failure; the last line says how many passed
+and failed.
+"""
+import argparse
+import os
+import sys
+import traceback
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from emb_torch import _runtime  # noqa: E402
+from emb_torch.compiled import load  # noqa: E402
+
+failures = []
+passes = 0
+
+B, F, D = 4, 2, 16            # the models' batch, features and embedding dim
+ROWS = (50, 30)               # the rows of their two tables
+TOL = {torch.float32: 1e-5}   # rtol and atol (times the reference's largest magnitude, at least 1)
+
+
+def check(cond, what):
+    global passes
+    if cond:
+        passes += 1
+    else:
+        failures.append(what)
+        print("FAIL", what, flush=True)
+
+
+def close(got, ref, what):
+    """got (any float dtype, any device) against the f64 reference `ref` on the CPU."""
+    tol = TOL[got.dtype]
+    got = got.detach().double().cpu()
+    scale = max(1.0, ref.abs().max().item()) if ref.numel() else 1.0
+    ok = got.shape == ref.shape and bool(torch.all((got - ref).abs() <= tol * ref.abs() + tol * scale))
+    if not ok and got.shape == ref.shape and ref.numel():
+        what += ": max abs diff %.3g" % (got - ref).abs().max().item()
+    elif not ok:
+        what += ": shape %s, expected %s" % (list(got.shape), list(ref.shape))
+    check(ok, what)
+
+
+def expect(exc, words, fn, what):
+    """fn() raises `exc` with every string of `words` in its message."""
+    try:
+        fn()
+    except exc as e:
+        missing = [w for w in words if w not in str(e)]
+        check(not missing, "%s: the message lacks %s: %s" % (what, missing, e))
+        return
+    except Exception as e:  # noqa: BLE001 - a wrong exception type is a failure to report
+        check(False, "%s: raised %s, not %s: %s" % (what, type(e).__name__, exc.__name__, e))
+        return
+    check(False, "%s: raised nothing" % what)
+
+
+#===------------------------------------------------------------------------------------------===#
+# Inputs and references
+#===------------------------------------------------------------------------------------------===#
+
+
+def bags(gen, device, max_bag=3, empty=False):
+    """Ids and offsets of F * B bags (feature-major, some empty), ids below each feature's rows."""
+    lengths = torch.zeros(F * B, dtype=torch.int64) if empty else \
+        torch.randint(0, max_bag + 1, (F * B,), generator=gen)
+    ids = [torch.randint(0, ROWS[g // B], (int(n),), generator=gen) for g, n in enumerate(lengths)]
+    ids = torch.cat(ids)
+    offsets = torch.zeros(F * B + 1, dtype=torch.int64)
+    offsets[1:] = torch.cumsum(lengths, 0)
+    return ids.to(device), offsets.to(device)
+
+
+def tables(gen, device):
+    return [(torch.rand(r, D, generator=gen) * 2 - 1).to(device) for r in ROWS]
+
+
+def pooled_reference(ids, offsets, ts, weights=None):
+    """[B, F * D] in f64: the (weighted) sum of each bag's rows, feature f in columns f*D ..
+    f*D + D - 1."""
+    ids, offsets = ids.cpu(), offsets.cpu().tolist()
+    wts = weights.double().cpu() if weights is not None else torch.ones(ids.numel(),
+                                                                         dtype=torch.float64)
+    out = torch.zeros(B, F * D, dtype=torch.float64)
+    for f in range(F):
+        t = ts[f].double().cpu()
+        for b in range(B):
+            lo, hi = offsets[f * B + b], offsets[f * B + b + 1]
+            if hi > lo:
+                out[b, f * D:(f + 1) * D] = (t[ids[lo:hi]] * wts[lo:hi, None]).sum(0)
+    return out
+
+
+def sgd_reference(ids, offsets, ts, grad, lr):
+    """The tables after SGD (w -= lr * g, no weight decay) on the gradient of the sum pooling."""
+    ids, offsets = ids.cpu(), offsets.cpu().tolist()
+    new = [t.double().cpu().clone() for t in ts]
+    g = grad.double().cpu()
+    for f in range(F):
+        for b in range(B):
+            for k in range(offsets[f * B + b], offsets[f * B + b + 1]):
+                new[f][ids[k]] -= lr * g[b, f * D:(f + 1) * D]
+    return new
+
+
+def dense_inputs(gen, device, empty=False):
+    ids, offsets = bags(gen, device, empty=empty)
+    weights = torch.rand(ids.numel(), generator=gen).to(device)
+    t0, t1 = tables(gen, device)
+    dense = (torch.rand(B, 32, generator=gen) * 2 - 1).to(device)
+    w = ((torch.rand(64, 8, generator=gen) * 2 - 1) / 8).to(device)
+    return [ids, offsets, weights, t0, t1, dense, w]
+
+
+def dense_reference(ids, offsets, weights, t0, t1, dense, w):
+    pooled = pooled_reference(ids, offsets, [t0, t1], weights)
+    x = torch.cat([pooled, dense.double().cpu()], 1)
+    return torch.relu(x @ w.double().cpu()), pooled
+
+
+#===------------------------------------------------------------------------------------------===#
+# Cases
+#===------------------------------------------------------------------------------------------===#
+
+
+def test_dense(path, device, gen):
+    model = load(path)
+    check(model.name == "dense_tower" and len(model.inputs) == 7 and len(model.results) == 2,
+          "dense_tower: the descriptor's entry")
+    check([a.shape for a in model.inputs] ==
+          [(None,), (9,), (None,), (50, 16), (30, 16), (4, 32), (64, 8)],
+          "dense_tower: the inputs' shapes, dynamic dims as None: %s" % model.inputs)
+    for case in range(3):
+        args = dense_inputs(gen, device)
+        y, pooled = model(*args)
+        ry, rp = dense_reference(*args)
+        close(pooled, rp, "dense_tower #%d: pooled" % case)
+        close(y, ry, "dense_tower #%d: relu(concat @ w)" % case)
+        check(y.device == args[0].device and y.dtype == torch.float32,
+              "dense_tower #%d: the result's device and dtype" % case)
+    args = dense_inputs(gen, device, empty=True)
+    check(args[0].numel() == 0, "dense_tower: no ids at all")
+    y, pooled = model(*args)
+    ry, rp = dense_reference(*args)
+    close(pooled, rp, "dense_tower, every bag empty: pooled")
+    close(y, ry, "dense_tower, every bag empty: result")
+    # A non-contiguous input: the loader makes it contiguous.
+    args = dense_inputs(gen, device)
+    args[5] = args[5].t().contiguous().t()
+    check(not args[5].is_contiguous(), "dense_tower: the input is not contiguous")
+    y, _ = model(*args)
+    close(y, dense_reference(*args)[0], "dense_tower, a transposed input")
+    if device == "cuda":
+        # On a side stream: the context of that stream, ordered with its work.
+        s = torch.cuda.Stream()
+        args = dense_inputs(gen, device)
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            y, _ = model(*args)
+            y = y * 1  # torch's work on the same stream, after the model's
+        torch.cuda.current_stream().wait_stream(s)
+        close(y, dense_reference(*args)[0], "dense_tower on a side stream")
+    return model
+
+
+def test_errors(model, device, gen):
+    args = dense_inputs(gen, device)
+    expect(TypeError, ["takes 7 inputs, got 6"], lambda: model(*args[:6]), "too few inputs")
+    bad = list(args)
+    bad[3] = args[3].double()
+    expect(TypeError, ["input #3 (tensor<50x16xf32>)", "torch.float32", "got torch.float64"],
+           lambda: model(*bad), "a wrong dtype")
+    bad = list(args)
+    bad[1] = args[1].to(torch.int32)
+    expect(TypeError, ["input #1 (tensor<9xi64>)", "torch.int64", "got torch.int32"],
+           lambda: model(*bad), "an int32 offsets for i64")
+    bad = list(args)
+    bad[4] = args[4][:29]
+    expect(ValueError, ["input #4 (tensor<30x16xf32>)", "must have 30 in dim 0", "[29, 16]"],
+           lambda: model(*bad), "a wrong static dim")
+    bad = list(args)
+    bad[6] = args[6].reshape(-1)
+    expect(ValueError, ["input #6 (tensor<64x8xf32>)", "must have 2 dims, got 1"],
+           lambda: model(*bad), "a wrong rank")
+    bad = list(args)
+    bad[5] = [[0.0] * 32] * 4
+    expect(TypeError, ["input #5", "must be a torch.Tensor, got list"], lambda: model(*bad),
+           "a list for a tensor")
+    other = "cpu" if device == "cuda" else "meta"
+    bad = list(args)
+    bad[0] = args[0].to(other)
+    expect(ValueError, ["input #0"], lambda: model(*bad), "an input on another device")
+    # What the runtime checks during the call, on the host: the dynamic extents that must agree.
+    bad = list(args)
+    bad[2] = torch.ones(args[0].numel() + 1, device=args[0].device)
+    expect(RuntimeError, ["emb model @dense_tower", "per_sample_weights"], lambda: model(*bad),
+           "weights of another length than the ids (the runtime's status)")
+    y, _ = model(*args)
+    close(y, dense_reference(*args)[0], "a call after an error")
+
+
+def test_sgd(path, device, gen):
+    model = load(path)
+    check([a.updated for a in model.inputs] == [False, False, True, True, False, False],
+          "sgd_step: the descriptor says the tables are updated in place: %s" % model.inputs)
+    lr = 0.5
+    for case in range(2):
+        ids, offsets = bags(gen, device)
+        t0, t1 = tables(gen, device)
+        grad = (torch.rand(B, F * D, generator=gen) * 2 - 1).to(device)
+        hyper = torch.tensor([lr, 0, 0, 0, 0], dtype=torch.float32, device=device)
+        ref_pooled = pooled_reference(ids, offsets, [t0, t1])
+        ref0, ref1 = sgd_reference(ids, offsets, [t0, t1], grad, lr)
+        before = t0._version
+        pooled = model(ids, offsets, t0, t1, grad, hyper)
+        close(pooled, ref_pooled, "sgd_step #%d: the pooled forward" % case)
+        close(t0, ref0, "sgd_step #%d: table 0 updated in the caller's tensor" % case)
+        close(t1, ref1, "sgd_step #%d: table 1 updated in the caller's tensor" % case)
+        check(t0._version > before, "sgd_step #%d: the table's version counter moved" % case)
+    t0 = torch.zeros(D, ROWS[0], device=device).t()
+    expect(ValueError, ["input #2", "must be contiguous: the model updates it in place"],
+           lambda: model(ids, offsets, t0, t1, grad, hyper), "a non-contiguous table")
+
+
+def test_sequence(path, device, gen):
+    model = load(path)
+    check(model.results[0].dynamic and model.results[0].shape == (None, 8),
+          "sequence: a result of dynamic shape")
+    for n in (7, 0, 33):
+        w = torch.rand(100, 8, generator=gen).to(device)
+        ids = torch.randint(0, 100, (n,), generator=gen).to(device)
+        offsets = torch.tensor([0, n // 3, n // 3, n], dtype=torch.int64, device=device)
+        rows = model(w, ids, offsets)
+        check(rows.shape == (n, 8) and rows.device == w.device and
+              torch.equal(rows.cpu(), w.cpu()[ids.cpu()]),
+              "sequence with %d ids: the rows of w" % n)
+
+
+def test_loading(models, device, other):
+    expect(OSError, ["cannot load", "nope.so"], lambda: load(os.path.join(models, "nope.so")),
+           "a missing file")
+    path = os.path.join(models, "dense_tower_%s.so" % device)
+    expect(ValueError, ["has no symbol 'mine_models'", "--symbol-prefix"],
+           lambda: load(path, prefix="mine_"), "another symbol prefix")
+    expect(ValueError, ["has no entry 'nope'", "dense_tower"], lambda: load(path, entry="nope"),
+           "an unknown entry")
+    bad = os.path.join(models, "bad_descriptors.so")
+    expect(ValueError, ["version 2 of the descriptor, newer than this loader's 1"],
+           lambda: load(bad, prefix="newer_"), "a descriptor of a newer version")
+    expect(ValueError, ["entry #0 of the descriptor is malformed: it is null"],
+           lambda: load(bad, prefix="null_"), "a null entry")
+    expect(ValueError, ["rank 9"], lambda: load(bad, prefix="rank_"), "a rank above 8")
+    expect(ValueError, ["compiled for target %s" % other],
+           lambda: load(os.path.join(models, "dense_tower_%s.so" % other), device=device),
+           "a model of the other target pinned to this device")
+    m = load(os.path.join(models, "dense_tower_%s.so" % other))
+    gen = torch.Generator().manual_seed(9)
+    expect(ValueError, ["input #0", "must be on a %s device" % other],
+           lambda: m(*dense_inputs(gen, device)), "inputs on a device of the other target")
+
+
+def test_graphs(models, gen):
+    model = load(os.path.join(models, "dense_tower_cuda.so"))
+    static = dense_inputs(gen, "cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        model(*static)  # the warm-up, on the stream that captures
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=s):
+        y, pooled = model(*static)
+    for case in range(3):
+        fresh = dense_inputs(gen, "cuda")
+        # The same ids count: the captured ids buffer has a fixed length.
+        n = static[0].numel()
+        fresh[0] = torch.randint(0, min(ROWS), (n,), generator=gen).cuda()
+        fresh[2] = torch.rand(n, generator=gen).cuda()
+        fresh[1] = torch.sort(torch.randint(0, n + 1, (F * B + 1,), generator=gen))[0].cuda()
+        fresh[1][0], fresh[1][-1] = 0, n
+        for x, v in zip(static, fresh):
+            x.copy_(v)
+        g.replay()
+        ey, ep = model(*fresh)
+        torch.cuda.synchronize()
+        check(torch.equal(y, ey) and torch.equal(pooled, ep),
+              "CUDA graph replay #%d is bit for bit the eager call" % case)
+        close(y, dense_reference(*fresh)[0], "CUDA graph replay #%d against torch" % case)
+    cold = load(os.path.join(models, "dense_tower_cuda.so"))
+    g2 = torch.cuda.CUDAGraph()
+
+    def capture_cold():
+        with torch.cuda.graph(g2, stream=torch.cuda.Stream()):
+            cold(*static)
+    expect(RuntimeError, ["has not run on this stream yet"], capture_cold,
+           "capturing without a warm-up on the stream")
+    seq = load(os.path.join(models, "sequence_cuda.so"))
+    w = torch.rand(100, 8, device="cuda")
+    ids = torch.randint(0, 100, (5,), device="cuda")
+    offsets = torch.tensor([0, 2, 5], device="cuda")
+    s3 = torch.cuda.Stream()
+    with torch.cuda.stream(s3):
+        seq(w, ids, offsets)
+    g3 = torch.cuda.CUDAGraph()
+
+    def capture_dynamic():
+        with torch.cuda.graph(g3, stream=s3):
+            seq(w, ids, offsets)
+    expect(RuntimeError, ["cannot be captured", "dynamic shape"], capture_dynamic,
+           "capturing a model with a result of dynamic shape")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--lib", default=None, help="libembrt.so")
+    p.add_argument("--models", required=True, help="the folder of make_compiled_models.sh")
+    a = p.parse_args()
+    _runtime.runtime(a.lib)
+    gen = torch.Generator().manual_seed(2026)
+    other = "cpu" if a.device == "cuda" else "cuda"
+    cases = [
+        ("dense", lambda: test_errors(
+            test_dense(os.path.join(a.models, "dense_tower_%s.so" % a.device), a.device, gen),
+            a.device, gen)),
+        ("sgd", lambda: test_sgd(os.path.join(a.models, "sgd_step_%s.so" % a.device), a.device,
+                                 gen)),
+        ("sequence", lambda: test_sequence(os.path.join(a.models, "sequence_%s.so" % a.device),
+                                           a.device, gen)),
+        ("loading", lambda: test_loading(a.models, a.device, other)),
+    ]
+    if a.device == "cuda":
+        cases.append(("graphs", lambda: test_graphs(a.models, gen)))
+    for name, fn in cases:
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - report and go on with the next case
+            check(False, "%s: raised\n%s" % (name, traceback.format_exc()))
+    print("%d passed, %d failed" % (passes, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
