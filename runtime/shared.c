@@ -2,7 +2,7 @@
 //
 // libembrt.so is the whole of libembrt.a linked into a shared library
 // (runtime/CMakeLists.txt, target embrt_shared), for programs that load the
-// runtime at run time, such as tools/emb-torch/emb_torch.py through ctypes.
+// runtime at run time, such as python/emb_torch through ctypes.
 // CMake wants one source file of the target's own: this one, empty.
 //
 //===----------------------------------------------------------------------===//

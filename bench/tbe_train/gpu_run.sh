@@ -145,7 +145,7 @@ fi
 
 if has binding; then
   stamp "PyTorch binding test"
-  PYTHONUNBUFFERED=1 timeout 150 python3 tools/emb-torch/test_emb_torch.py \
+  PYTHONUNBUFFERED=1 timeout 150 python3 test/PyTorch/test_tbe.py \
     --device cuda --lib "$BUILD/lib/libembrt.so" >"$OUT/binding.txt" 2>&1
   echo "binding rc=$?"
   tail -n 4 "$OUT/binding.txt"

@@ -15,7 +15,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                "tools", "emb-torch"))
+                                "python"))
 import emb_torch as et  # noqa: E402
 
 SHAPES = [
@@ -48,15 +48,19 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     a = ap.parse_args()
     for name, B, T, E, D, L, alpha in SHAPES:
-        configs = [et.EmbeddingBagConfig("t%d" % t, E, D, ["f%d" % t]) for t in range(T)]
-        ebc = et.EmbeddingBagCollection(configs, optimizer="rowwise_adagrad", lr=0.01,
-                                        device="cuda", library=a.lib)
+        et.runtime(a.lib)
+        configs = [et.EmbeddingBagConfig(name="t%d" % t, embedding_dim=D, num_embeddings=E,
+                                         feature_names=["f%d" % t]) for t in range(T)]
+        ebc = et.EmbeddingBagCollection(
+            tables=configs, device="cuda", output_dtype=None,
+            fused_params={"optimizer": "exact_rowwise_adagrad", "learning_rate": 0.01})
+        keys = ["f%d" % t for t in range(T)]
         values = torch.cat([ids(E, B * L, alpha) for _ in range(T)])
         offsets = torch.arange(0, T * B * L + 1, L, device="cuda")
         G = torch.randn(B, T * D, device="cuda")
 
         def step():
-            out = ebc(values, offsets).values()
+            out = ebc(et.KeyedJaggedTensor(keys, values, offsets=offsets)).values()
             out.backward(G)
 
         for _ in range(3):
