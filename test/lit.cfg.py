@@ -3,7 +3,7 @@
 #   Passes/   one test per pass, named after it
 #   Codegen/  lowering and end-to-end runs
 #   Tools/    emb-opt and emb-run behaviour (flags, files, errors); the
-#             PyTorch binding against PyTorch (emb-torch: cuda-gpu, torch)
+#             PyTorch/ emb_torch against PyTorch (torch; cuda-gpu for the GPU runs)
 #   CAPI/     the C library, from C
 #   Runtime/  runtime unit tests on the CPU (self-checking executables)
 #   Kernels/  GPU tests against the CPU reference (REQUIRES: cuda-gpu)
@@ -13,7 +13,7 @@
 # cuda-gpu (kernels built and a GPU answers), cuda-gpus-2 (a second GPU
 # answers: emb-run --ranks 2), clang-format, mlir-opt (the
 # stock MLIR tool, which loads emb's plugin), torch (the configured Python
-# imports torch).
+# has PyTorch 2.4 or newer).
 import os
 import subprocess
 
@@ -106,9 +106,9 @@ def gpu_answers(ordinal=0):
         return False
 
 
-def python_imports(module):
+def python_runs(code):
     try:
-        return subprocess.run([config.python_executable, "-c", "import " + module],
+        return subprocess.run([config.python_executable, "-c", code],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               timeout=120).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -122,8 +122,10 @@ if config.emb_have_cuda:
         # Two GPUs: emb-run --ranks 2 (NCCL runs one rank a GPU).
         if gpu_answers(1):
             config.available_features.add("cuda-gpus-2")
-        if python_imports("torch"):
-            config.available_features.add("torch")
     lit_config.note("GPU tests (cuda-gpu): %s" %
                     ("run" if "cuda-gpu" in config.available_features
                      else "unsupported here: no GPU answers"))
+# torch: the configured Python has a PyTorch that emb_torch runs on (torch.library.custom_op,
+# PyTorch 2.4 and newer); test/PyTorch runs on the CPU with it, and on the GPU with cuda-gpu too.
+if python_runs("import torch; torch.library.custom_op"):
+    config.available_features.add("torch")

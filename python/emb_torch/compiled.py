@@ -373,7 +373,7 @@ class CompiledModel(torch.nn.Module):
                     if rec.data:
                         self._free(ctx, rec.data)
                         rec.data = None
-                rt.check(ctx, status, "model @%s" % self.name)
+                rt.check(ctx, status, "emb model @%s" % self.name)
         updated = [x for x, s in zip(inputs, self.inputs) if s.updated]
         bump = getattr(torch.autograd.graph, "increment_version", None)
         if updated and bump is not None:

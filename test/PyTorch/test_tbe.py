@@ -129,7 +129,7 @@ def run_case(device, lib, opt, pooling, dtype, weighted, seed):
     # TorchRec's initialisation: uniform in +-sqrt(1 / num_embeddings).
     for t, (r, _) in zip(tables_of, tables):
         m = t.weight.detach().abs().max().item()
-        check(0 < m <= (1 / r) ** 0.5 * 1.0001, "%s: init of a %d-row table within "
+        check(0 < m <= (1 / r) ** 0.5 * (1.0001 if dtype == torch.float32 else 1.001), "%s: init of a %d-row table within "
               "sqrt(1/rows), max %g" % (name, r, m))
     w = [t.weight.detach().double().cpu().clone() for t in tables_of]
     s1 = [torch.zeros(r) if opt == "rowwise_adagrad" else torch.zeros(r, d) for r, d in tables]
@@ -240,10 +240,11 @@ def run_errors(device, lib):
     configs = [et.EmbeddingBagConfig(name="t", embedding_dim=4, num_embeddings=10,
                                      feature_names=["f", "g"])]
     ebc = et.EmbeddingBagCollection(tables=configs, device=device)
+    # Two features of two bags each; the id 12 is feature 1's, bag 0.
     bad = et.KeyedJaggedTensor(keys=["f", "g"], values=torch.tensor([1, 2, 12], device=device),
-                               offsets=torch.tensor([0, 1, 2, 3], device=device))
+                               offsets=torch.tensor([0, 1, 2, 3, 3], device=device))
     good = et.KeyedJaggedTensor(keys=["f", "g"], values=torch.tensor([1, 2, 3], device=device),
-                                offsets=torch.tensor([0, 1, 2, 3], device=device))
+                                offsets=torch.tensor([0, 1, 2, 3, 3], device=device))
     raised = None
     try:
         ebc(bad)
@@ -260,7 +261,7 @@ def run_errors(device, lib):
     # Reported once: the module works on afterwards.
     out = ebc(good).values()
     ebc.synchronize()
-    check(out.shape == (1, 8), "errors: the module runs on after the error")
+    check(out.shape == (2, 8), "errors: the module runs on after the error")
     # Wrong inputs: TypeError / ValueError / KeyError naming what is wrong.
     cases = [
         ("float ids", lambda: ebc(et.KeyedJaggedTensor(["f", "g"], good.values().float(),
@@ -280,7 +281,7 @@ def run_errors(device, lib):
         ("an unknown optimizer", lambda: et.EmbeddingBagCollection(tables=configs, fused_params={
             "optimizer": "lamb"}), ValueError, "'lamb'"),
         ("op: offsets not F*B+1", lambda: torch.ops.emb.tbe_forward(
-            [ebc.embedding_bags["t"].weight], [0, 0], good.values(), good.offsets()[:3]),
+            [ebc.embedding_bags["t"].weight], [0, 0], good.values(), good.offsets()[:4]),
          ValueError, "F * B + 1"),
         ("op: a table on another device", lambda: torch.ops.emb.tbe_forward(
             [torch.zeros(3, 4, device="meta")], [0], good.values(), good.offsets()[:2]),
