@@ -25,7 +25,8 @@ or a tuple of them):
   (_runtime.runtime().context(device)). Afterwards the context's status is read without waiting
   for the device (embrtContextGetStatus): errors the host finds (shapes, dynamic extents that
   disagree, a failed allocation) raise RuntimeError at once; errors the device finds (an id out
-  of range under bounds check "fatal") are reported by the next synchronisation of the context.
+  of range under bounds check "fatal") raise emb_torch.EmbIndexError in the first call into emb
+  after the device found them (embrtPollDeviceErrors), or at the next synchronisation.
 - CUDA graphs: after one call on a stream (the warm-up: it uploads the model's constants and loads
   its kernels into that stream's context), a call on that stream can be captured with
   torch.cuda.graph(g, stream=s); results and inputs are torch's memory, the model's intermediates
@@ -374,6 +375,7 @@ class CompiledModel(torch.nn.Module):
                         self._free(ctx, rec.data)
                         rec.data = None
                 rt.check(ctx, status, "emb model @%s" % self.name)
+            rt.poll(ctx, "emb model @%s" % self.name)
         updated = [x for x, s in zip(inputs, self.inputs) if s.updated]
         bump = getattr(torch.autograd.graph, "increment_version", None)
         if updated and bump is not None:

@@ -299,6 +299,7 @@ def broadcast(user: torch.Tensor, cand_to_user: torch.Tensor) -> torch.Tensor:
         candToUser=_ptr(cand_to_user), indexDtype=_INDEX[cand_to_user.dtype],
         batchSize=cand_to_user.shape[0], nro=None, output=_ptr(out))
     rt.check(ctx, lib.embrtBroadcast(ctx, ctypes.byref(args)), "emb::broadcast")
+    rt.poll(ctx, "emb::broadcast")
     return out
 
 
@@ -350,6 +351,7 @@ def jagged_to_padded(values: torch.Tensor, offsets: torch.Tensor, max_length: in
         indexDtype=_INDEX[offsets.dtype], numUsers=users, maxLength=max_length,
         paddingValue=float(padding_value), padded=_ptr(padded), lengths=_ptr(lengths))
     rt.check(ctx, lib.embrtJaggedToPadded(ctx, ctypes.byref(args)), "emb::jagged_to_padded")
+    rt.poll(ctx, "emb::jagged_to_padded")
     return padded, lengths
 
 
@@ -431,6 +433,7 @@ def ikbo_lce(w_user: torch.Tensor, w_cand: torch.Tensor, user: torch.Tensor, can
     if ws is not None:
         args.workspace, args.workspaceBytes = ws.data_ptr(), ws.numel()
     rt.check(ctx, lib.embrtIkboLce(ctx, ctypes.byref(args)), "emb::ikbo_lce")
+    rt.poll(ctx, "emb::ikbo_lce")
     return out
 
 
@@ -510,6 +513,7 @@ def _run_attention(op, q, k, v, cand_to_user, lengths, scale, compute):
         args.workspace, args.workspaceBytes = ws.data_ptr(), ws.numel()
     fn = lib.embrtIkboAttention if cand_to_user is not None else lib.embrtAttention
     rt.check(ctx, fn(ctx, ctypes.byref(args)), op)
+    rt.poll(ctx, op)
     return out
 
 

@@ -11,7 +11,9 @@ Each op has a fake kernel (shapes and dtypes, no data read), so torch.compile tr
 graph break and torch.export records it by name; the training lookup has its backward registered,
 which runs the fused optimizer on the tables in place and returns no gradient for them. Every op
 runs on PyTorch's current stream, with outputs and workspaces from PyTorch's allocator, and never
-waits for the device. Arguments are checked first: a wrong dtype is a TypeError, a wrong shape,
+waits for the device. A device error of an earlier call (an id outside its table under
+bounds_check "fatal") is raised, as emb_torch.EmbIndexError naming the feature, bag and id, by the
+first op that runs after the device found it (embrtPollDeviceErrors). Arguments are checked first: a wrong dtype is a TypeError, a wrong shape,
 device or value a ValueError, each naming the argument.
 
 A lookup: T tables, F features, B bags per feature. Feature f reads table feature_table[f]; bag b
@@ -174,7 +176,6 @@ def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, p
     rt = R.runtime()
     device = weights[0].device
     ctx = rt.context(device)
-    rt.poll(ctx, op)
     indices, offsets = indices.contiguous(), offsets.contiguous()
     if per_sample_weights is not None:
         per_sample_weights = per_sample_weights.contiguous()
@@ -187,6 +188,7 @@ def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, p
     if ws is not None:
         a.workspace, a.workspaceBytes = ws.data_ptr(), ws.numel()
     rt.check(ctx, rt.lib.embrtTbeForward(ctx, ctypes.byref(a)), op)
+    rt.poll(ctx, op)  # an earlier call's bad id, found by the device since: raised now
     return out
 
 
@@ -228,7 +230,6 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
                          % (op, device, step.dtype, list(step.shape), step.device))
     rt = R.runtime()
     ctx = rt.context(device)
-    rt.poll(ctx, op)
     indices, offsets = indices.contiguous(), offsets.contiguous()
     if per_sample_weights is not None:
         per_sample_weights = per_sample_weights.contiguous()
@@ -253,6 +254,7 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
     if ws is not None:
         b.workspace, b.workspaceBytes = ws.data_ptr(), ws.numel()
     rt.check(ctx, rt.lib.embrtTbeBackward(ctx, ctypes.byref(b)), op)
+    rt.poll(ctx, op)
 
 
 #===------------------------------------------------------------------------------------------===#
