@@ -130,9 +130,7 @@ def _table_spec(config, pooled):
 #===------------------------------------------------------------------------------------------===#
 
 def _offsets_from_lengths(lengths):
-    offsets = lengths.new_zeros(lengths.shape[0] + 1)
-    torch.cumsum(lengths, 0, out=offsets[1:])
-    return offsets
+    return torch.cat([lengths.new_zeros(1), torch.cumsum(lengths, 0).to(lengths.dtype)])
 
 
 class JaggedTensor:
