@@ -39,20 +39,24 @@
 // Object files
 //===----------------------------------------------------------------------===//
 
-/// Writes `size` bytes to `path`, reporting a failure to open, write or
-/// close it (ENOSPC shows at fclose when the data sits in stdio's buffer).
-static MlirLogicalResult writeFile(const char *path, const char *data,
-                                   size_t size, EmbErrorCallback onError,
-                                   void *userData) {
-  FILE *f = fopen(path, "wb");
-  if (!f) {
+/// Opens an output file (an object, a header, a descriptor) for writing, or
+/// reports why it cannot.
+static FILE *openOutput(const char *path, EmbErrorCallback onError,
+                        void *userData) {
+  FILE *f = fopen(path, "w");
+  if (!f)
     embReportf(onError, userData, "cannot write '%s': %s", path,
                strerror(errno));
-    return mlirLogicalResultFailure();
-  }
   errno = 0;
-  bool ok = fwrite(data, 1, size, f) == size;
-  int err = errno;
+  return f;
+}
+
+/// Closes a file of openOutput, reporting a failed write or close (ENOSPC
+/// shows at fclose when the data sits in stdio's buffer).
+static MlirLogicalResult closeOutput(FILE *f, const char *path,
+                                     EmbErrorCallback onError, void *userData) {
+  bool ok = !ferror(f);
+  int err = ok ? 0 : errno;
   if (fclose(f) != 0 && ok) {
     ok = false;
     err = errno;
@@ -60,6 +64,20 @@ static MlirLogicalResult writeFile(const char *path, const char *data,
   if (!ok) {
     embReportf(onError, userData, "cannot write '%s': %s", path,
                err ? strerror(err) : "write failed");
+    return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+}
+
+/// Writes `size` bytes to `path`; a truncated file is removed.
+static MlirLogicalResult writeFile(const char *path, const char *data,
+                                   size_t size, EmbErrorCallback onError,
+                                   void *userData) {
+  FILE *f = openOutput(path, onError, userData);
+  if (!f)
+    return mlirLogicalResultFailure();
+  fwrite(data, 1, size, f);
+  if (mlirLogicalResultIsFailure(closeOutput(f, path, onError, userData))) {
     // A truncated object must not pass for a build's output; a device or
     // link given as the path stays.
     struct stat st;
@@ -274,13 +292,9 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
                "identifier");
     return mlirLogicalResultFailure();
   }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    embReportf(onError, userData, "cannot write '%s': %s", path,
-               strerror(errno));
+  FILE *f = openOutput(path, onError, userData);
+  if (!f)
     return mlirLogicalResultFailure();
-  }
-  errno = 0;
   // Every name the header defines starts with the prefix (its macros with
   // the prefix in upper case): headers of models compiled with different
   // prefixes go into one program, one translation unit even.
@@ -358,18 +372,7 @@ MlirLogicalResult embEmitHeader(const EmbModelSpec *specs, int numSpecs,
             "#endif\n",
             macroPrefix);
   fprintf(f, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
-  bool ok = !ferror(f);
-  int err = ok ? 0 : errno;
-  if (fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    embReportf(onError, userData, "cannot write '%s': %s", path,
-               err ? strerror(err) : "write failed");
-    return mlirLogicalResultFailure();
-  }
-  return mlirLogicalResultSuccess();
+  return closeOutput(f, path, onError, userData);
 }
 
 //===----------------------------------------------------------------------===//
@@ -406,13 +409,9 @@ MlirLogicalResult embEmitSharedDescriptor(const EmbModelSpec *specs,
                "begins a C identifier");
     return mlirLogicalResultFailure();
   }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    embReportf(onError, userData, "cannot write '%s': %s", path,
-               strerror(errno));
+  FILE *f = openOutput(path, onError, userData);
+  if (!f)
     return mlirLogicalResultFailure();
-  }
-  errno = 0;
   // The structs of emb/model.h, field for field: the layout of
   // EMB_SHARED_MODEL_VERSION, which a loader checks before reading more.
   fprintf(f,
@@ -463,16 +462,5 @@ MlirLogicalResult embEmitSharedDescriptor(const EmbModelSpec *specs,
           "const SharedModel %smodels = {%d, sizeof(SharedModel), \"%s\", "
           "%d, entries};\n",
           prefix, EMB_SHARED_MODEL_VERSION, prefix, numSpecs);
-  bool ok = !ferror(f);
-  int err = ok ? 0 : errno;
-  if (fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    embReportf(onError, userData, "cannot write '%s': %s", path,
-               err ? strerror(err) : "write failed");
-    return mlirLogicalResultFailure();
-  }
-  return mlirLogicalResultSuccess();
+  return closeOutput(f, path, onError, userData);
 }

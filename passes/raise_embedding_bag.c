@@ -190,6 +190,19 @@ static bool readMask(MlirValue mask, MlirValue id, MlirValue off, Bag *bag) {
   return n > 0 && start && end;
 }
 
+/// Whether `v` is `opName`(known, x) or `opName`(x, known); then *other is x.
+static bool readBinaryWith(MlirValue v, const char *opName, MlirValue known,
+                           MlirValue *other) {
+  MlirValue a, b;
+  if (!embReadBinary(v, opName, &a, &b))
+    return false;
+  if (mlirValueEqual(a, known) || mlirValueEqual(b, known)) {
+    *other = mlirValueEqual(a, known) ? b : a;
+    return true;
+  }
+  return false;
+}
+
 /// Reads `op` as an embedding bag's masked-select generic. False without a
 /// word when its loops and maps are not the embedding bag's; after a remark
 /// when they are but its body computes something else.
@@ -223,30 +236,26 @@ static bool readBag(MlirOperation op, Bag *bag) {
 
   // yield select(mask, weight[id, d] + acc, acc)
   MlirOperation select, extract;
-  MlirValue a, b, row = (MlirValue){NULL};
+  MlirValue row = (MlirValue){NULL};
   if (!embMadeBy(embGenericYielded(g, 0), "arith.select", &select) ||
       !mlirValueEqual(mlirOperationGetOperand(select, 2), acc) ||
-      !embReadBinary(mlirOperationGetOperand(select, 1), "arith.addf", &a,
-                     &b) ||
-      !(mlirValueEqual(a, acc) || mlirValueEqual(b, acc))) {
+      !readBinaryWith(mlirOperationGetOperand(select, 1), "arith.addf", acc,
+                      &row)) {
     embEmitRemarkf(loc,
                    "%s: the body does not add a row to the bag's sum where "
                    "its mask holds",
                    passName);
     return false;
   }
-  row = mlirValueEqual(a, acc) ? b : a;
   if (weighted) {
     // weight[indices[j], d] * per_sample_weights[j], in either order.
-    if (!embReadBinary(row, "arith.mulf", &a, &b) ||
-        !(mlirValueEqual(a, psw) || mlirValueEqual(b, psw))) {
+    if (!readBinaryWith(row, "arith.mulf", psw, &row)) {
       embEmitRemarkf(loc,
                      "%s: the row it adds is not multiplied by its "
                      "per-sample weight (the third input, at j)",
                      passName);
       return false;
     }
-    row = mlirValueEqual(a, psw) ? b : a;
     bag->perSampleWeights = embGenericOperand(g, 2);
   }
   if (!embMadeBy(row, "tensor.extract", &extract) ||

@@ -133,15 +133,9 @@ def _offsets_from_lengths(lengths):
     return torch.cat([lengths.new_zeros(1), torch.cumsum(lengths, 0).to(lengths.dtype)])
 
 
-class JaggedTensor:
-    """Rows of variable-length sequences: sequence i is values[offsets[i]:offsets[i+1]]."""
-
-    def __init__(self, values: Tensor, weights: Optional[Tensor] = None,
-                 lengths: Optional[Tensor] = None, offsets: Optional[Tensor] = None):
-        if lengths is None and offsets is None:
-            raise ValueError("JaggedTensor: give lengths or offsets")
-        self._values, self._weights = values, weights
-        self._lengths, self._offsets = lengths, offsets
+class _Jagged:
+    """What JaggedTensor and KeyedJaggedTensor share: values, optional weights, and lengths or
+    offsets, each computed from the other on first use."""
 
     def values(self) -> Tensor:
         return self._values
@@ -159,11 +153,22 @@ class JaggedTensor:
             self._offsets = _offsets_from_lengths(self._lengths)
         return self._offsets
 
+
+class JaggedTensor(_Jagged):
+    """Rows of variable-length sequences: sequence i is values[offsets[i]:offsets[i+1]]."""
+
+    def __init__(self, values: Tensor, weights: Optional[Tensor] = None,
+                 lengths: Optional[Tensor] = None, offsets: Optional[Tensor] = None):
+        if lengths is None and offsets is None:
+            raise ValueError("JaggedTensor: give lengths or offsets")
+        self._values, self._weights = values, weights
+        self._lengths, self._offsets = lengths, offsets
+
     def to_dense(self) -> List[Tensor]:
         return list(torch.split(self._values, self.lengths().tolist()))
 
 
-class KeyedJaggedTensor:
+class KeyedJaggedTensor(_Jagged):
     """Ids of several features (TorchRec's layout): lengths [F * B] feature-major, feature f's
     bag b is values[offsets[f * B + b] : offsets[f * B + b + 1]]. Same constructor as TorchRec's:
     KeyedJaggedTensor(keys, values, weights=None, lengths=None, offsets=None, stride=None)."""
@@ -192,26 +197,10 @@ class KeyedJaggedTensor:
     def keys(self) -> List[str]:
         return self._keys
 
-    def values(self) -> Tensor:
-        return self._values
-
     def weights(self) -> Tensor:
         if self._weights is None:
             raise ValueError("KeyedJaggedTensor: no weights")
         return self._weights
-
-    def weights_or_none(self) -> Optional[Tensor]:
-        return self._weights
-
-    def lengths(self) -> Tensor:
-        if self._lengths is None:
-            self._lengths = self._offsets[1:] - self._offsets[:-1]
-        return self._lengths
-
-    def offsets(self) -> Tensor:
-        if self._offsets is None:
-            self._offsets = _offsets_from_lengths(self._lengths)
-        return self._offsets
 
     def stride(self) -> int:
         return self._stride

@@ -31,25 +31,17 @@ import traceback
 
 import torch
 
+import harness  # noqa: E402  (test/PyTorch/harness.py)
+from harness import check  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from emb_torch import _runtime  # noqa: E402
 from emb_torch.compiled import load  # noqa: E402
 
-failures = []
-passes = 0
 
 B, F, D = 4, 2, 16            # the models' batch, features and embedding dim
 ROWS = (50, 30)               # the rows of their two tables
 TOL = {torch.float32: 1e-5}   # rtol and atol (times the reference's largest magnitude, at least 1)
-
-
-def check(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL", what, flush=True)
 
 
 def close(got, ref, what):
@@ -360,8 +352,7 @@ def main():
             fn()
         except Exception:  # noqa: BLE001 - report and go on with the next case
             check(False, "%s: raised\n%s" % (name, traceback.format_exc()))
-    print("%d passed, %d failed" % (passes, len(failures)))
-    return 1 if failures else 0
+    return harness.finish()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ import sys
 import traceback
 
 import torch
+
+import harness  # noqa: E402  (test/PyTorch/harness.py)
+from harness import check  # noqa: E402
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -31,8 +34,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from emb_torch import _runtime  # noqa: E402
 from emb_torch import ikbo  # noqa: E402
 
-failures = []
-passes = 0
 DEV = None
 GEN = torch.Generator().manual_seed(37)
 FLOATS = (torch.float32, torch.bfloat16, torch.float16)
@@ -43,22 +44,12 @@ TOL = {torch.float32: 2e-5, torch.float16: 3e-3, torch.bfloat16: 2e-2, torch.flo
 ATT_TOL = {torch.float32: 2e-5, torch.float16: 5e-3, torch.bfloat16: 3e-2}
 
 
-def check(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL", what, flush=True)
-
-
 def run(name, fn):
     """Runs one test function; an exception it raises is one failure."""
     try:
         fn()
     except Exception as e:  # noqa: BLE001 - reported as a failure, never swallowed
-        failures.append("%s raised %r" % (name, e))
-        print("FAIL %s raised %r" % (name, e), flush=True)
+        harness.fail("%s raised %r" % (name, e))
         traceback.print_exc()
 
 
@@ -783,8 +774,7 @@ def main():
     for t in tests:
         print("--", t.__name__, flush=True)
         run(t.__name__, t)
-    print("%d passed, %d failed" % (passes, len(failures)))
-    sys.exit(1 if failures else 0)
+    sys.exit(harness.finish())
 
 
 if __name__ == "__main__":

@@ -23,20 +23,11 @@ import tempfile
 
 import torch
 
+import harness  # noqa: E402  (test/PyTorch/harness.py)
+from harness import check  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import emb_torch as et  # noqa: E402
-
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL", what, flush=True)
 
 
 def section(fn):
@@ -48,7 +39,7 @@ def section(fn):
         except Exception as e:  # noqa: BLE001
             import traceback
             traceback.print_exc()
-            check(False, "%s raised %s: %s" % (fn.__name__, type(e).__name__, e))
+            harness.fail("%s raised %s: %s" % (fn.__name__, type(e).__name__, e))
     return run
 
 
@@ -464,8 +455,7 @@ def main():
     test_profiler(a.device)
     test_checkpoint(a.device)
     test_ddp_refused(a.device, a.lib)
-    print("%d passed, %d failed" % (passes, len(failures)))
-    sys.exit(1 if failures else 0)
+    sys.exit(harness.finish())
 
 
 if __name__ == "__main__":

@@ -20,20 +20,11 @@ import sys
 
 import torch
 
+import harness  # noqa: E402  (test/PyTorch/harness.py)
+from harness import check  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import emb_torch as et  # noqa: E402
-
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL", what, flush=True)
 
 
 def make_inputs(gen, tables, feature_tables, B, max_bag, padding_idx, device):
@@ -191,7 +182,7 @@ def run_case(device, lib, opt, pooling, dtype, weighted, seed):
             err = (m2 - s2[t]).abs().max().item()
             check(err <= state_tol(dtype) * max(1.0, s2[t].abs().max().item()),
                   "%s: momentum2 of table %d differs by %g" % (name, t, err))
-    print("ok" if not failures else "..", name, flush=True)
+    print("ok" if not harness.failures else "..", name, flush=True)
 
 
 def state_tol(dtype):
@@ -340,8 +331,7 @@ def main():
     run_errors(a.device, a.lib)
     if a.device == "cuda":
         run_stream_order(a.lib)
-    print("%d passed, %d failed" % (passes, len(failures)))
-    sys.exit(1 if failures else 0)
+    sys.exit(harness.finish())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,25 @@
+"""What the PyTorch test scripts share: counted checks, each failure printed, the summary line."""
+failures = []
+passes = 0
+
+
+def check(cond, what):
+    """Counts a check; a failed one is printed and kept."""
+    global passes
+    if cond:
+        passes += 1
+    else:
+        failures.append(what)
+        print("FAIL", what, flush=True)
+
+
+def fail(what):
+    """A failure found outside a check (an exception a test raised)."""
+    failures.append(what)
+    print("FAIL", what, flush=True)
+
+
+def finish():
+    """Prints the summary line; the exit status (1 when a check failed)."""
+    print("%d passed, %d failed" % (passes, len(failures)))
+    return 1 if failures else 0
