@@ -23,3 +23,15 @@ def finish():
     """Prints the summary line; the exit status (1 when a check failed)."""
     print("%d passed, %d failed" % (passes, len(failures)))
     return 1 if failures else 0
+
+
+def parser():
+    """The options every script takes: --device (cuda when one answers) and --lib."""
+    import argparse
+
+    import torch
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
+                    choices=["cuda", "cpu"])
+    ap.add_argument("--lib", default=None, help="libembrt.so (default: emb_torch's search)")
+    return ap

@@ -24,7 +24,6 @@ Checks, on fresh random inputs per case:
 Exit status 0 when every check passed; one line per failure; the last line says how many passed
 and failed.
 """
-import argparse
 import os
 import sys
 import traceback
@@ -327,9 +326,7 @@ def test_graphs(models, gen):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
-    p.add_argument("--lib", default=None, help="libembrt.so")
+    p = harness.parser()
     p.add_argument("--models", required=True, help="the folder of make_compiled_models.sh")
     a = p.parse_args()
     _runtime.runtime(a.lib)

@@ -17,7 +17,6 @@ name the argument; on CUDA, the ops on a side stream and replayed from a CUDA gr
 Exit status 0 when every check passed; one line per failure, the last line says how many passed
 and failed.
 """
-import argparse
 import math
 import os
 import sys
@@ -757,9 +756,7 @@ def test_cuda_streams_and_graphs():
 
 def main():
     global DEV
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--lib", default=None)
+    ap = harness.parser()
     ap.add_argument("--seed", type=int, default=37)
     a = ap.parse_args()
     DEV = torch.device(a.device)

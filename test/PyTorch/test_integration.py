@@ -16,7 +16,6 @@ Checks, on fresh random inputs against torch references in f64:
     python3 test/PyTorch/test_integration.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
 """
-import argparse
 import os
 import sys
 import tempfile
@@ -440,10 +439,7 @@ def test_ddp_refused(device, lib):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--lib", default=None)
-    a = ap.parse_args()
+    a = harness.parser().parse_args()
     print("torch", torch.__version__, "device", a.device, flush=True)
     et.runtime(a.lib)
     test_fake_and_opcheck(a.device)

@@ -14,7 +14,6 @@ on CUDA the order of emb's calls with PyTorch's work on the default stream and o
     python3 test/PyTorch/test_tbe.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
 """
-import argparse
 import os
 import sys
 
@@ -314,10 +313,7 @@ def run_stream_order(lib):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--lib", default=None)
-    a = ap.parse_args()
+    a = harness.parser().parse_args()
     print("torch", torch.__version__, "device", a.device, flush=True)
     et.runtime(a.lib)
     seed = 1
