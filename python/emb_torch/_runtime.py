@@ -18,7 +18,9 @@ __all__ = ["EmbeddingBagConfig", "EmbeddingBagCollection", "KeyedJaggedTensor", 
 # The C API (include/emb/runtime.h)
 #===------------------------------------------------------------------------------------------===#
 
-F32, F16, BF16, I32, I64 = 0, 1, 2, 3, 4
+from ._abi import (BF16, F16, F32, I32, I64, TbeArgs, TbeBackwardArgs,  # noqa: F401
+                   _i64p, _p, _pp)
+
 DTYPES = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16, torch.int32: I32,
           torch.int64: I64}
 POOLING = {"sum": 0, "mean": 1, "none": 2}
@@ -26,31 +28,6 @@ BOUNDS = {"fatal": 0, "warning": 1, "ignore": 2, "none": 3}
 OPTIMIZERS = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}
 DEVICE_CPU, DEVICE_CUDA = 0, 1
 CUDA_STREAM_LEGACY = 1  # cudaStreamLegacy: the legacy default stream as a stream handle
-
-_p = ctypes.c_void_p
-_i64p = ctypes.POINTER(ctypes.c_int64)
-_pp = ctypes.POINTER(ctypes.c_void_p)
-
-
-class TbeArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("pooling", ctypes.c_int),
-                ("boundsCheck", ctypes.c_int), ("numTables", ctypes.c_int64), ("tables", _pp),
-                ("tableRows", _i64p), ("tableDims", _i64p), ("tableDtype", ctypes.c_int),
-                ("numFeatures", ctypes.c_int64), ("featureTables", _i64p),
-                ("batchSize", ctypes.c_int64), ("numIndices", ctypes.c_int64), ("indices", _p),
-                ("indexDtype", ctypes.c_int), ("offsets", _p), ("offsetDtype", ctypes.c_int),
-                ("perSampleWeights", _p), ("perSampleWeightDtype", ctypes.c_int),
-                ("paddingIdx", ctypes.c_int64), ("hasPaddingIdx", ctypes.c_int), ("output", _p),
-                ("outputDtype", ctypes.c_int), ("configId", ctypes.c_int64), ("workspace", _p),
-                ("workspaceBytes", ctypes.c_size_t), ("featureEnds", _p)]
-
-
-class TbeBackwardArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("lookup", TbeArgs), ("gradOutput", _p),
-                ("gradDtype", ctypes.c_int), ("optimizer", ctypes.c_int), ("momentum1", _pp),
-                ("momentum2", _pp), ("hyperParams", _p), ("step", _p), ("seed", ctypes.c_uint64),
-                ("configId", ctypes.c_int64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
-
 
 class EmbError(RuntimeError):
     """An error the runtime reported; `status` is its embrtStatus."""

@@ -61,31 +61,10 @@ _DTYPE_NAMES = ("f32", "f16", "bf16", "i32", "i64", "f64", "i8")
 _COPY_DEVICE_TO_DEVICE = 2  # EMBRT_COPY_DEVICE_TO_DEVICE
 
 
-class _ArgSpec(ctypes.Structure):
-    _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_int),
-                ("dims", ctypes.c_int64 * MAX_RANK), ("role", ctypes.c_int),
-                ("lo", ctypes.c_int64), ("hi", ctypes.c_int64), ("ref", ctypes.c_int),
-                ("updated", ctypes.c_int)]
-
-
-class _ModelSpec(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("target", ctypes.c_char_p),
-                ("numInputs", ctypes.c_int), ("numResults", ctypes.c_int),
-                ("inputs", ctypes.POINTER(_ArgSpec)), ("results", ctypes.POINTER(_ArgSpec)),
-                ("invoke", ctypes.c_void_p)]
-
-
-class _SharedModel(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("size", ctypes.c_uint32),
-                ("prefix", ctypes.c_char_p), ("numEntries", ctypes.c_int32),
-                ("entries", ctypes.POINTER(ctypes.POINTER(_ModelSpec)))]
-
-
-class _CompiledResult(ctypes.Structure):
-    """embrtCompiledResult (include/emb/compiled.h)."""
-    _fields_ = [("data", ctypes.c_void_p), ("rank", ctypes.c_int64),
-                ("dims", ctypes.c_int64 * MAX_RANK)]
-
+from ._abi import ArgSpecStruct as _ArgSpec  # noqa: E402
+from ._abi import CompiledResultStruct as _CompiledResult  # noqa: E402
+from ._abi import ModelSpecStruct as _ModelSpec  # noqa: E402,F401
+from ._abi import SharedModelStruct as _SharedModel  # noqa: E402
 
 # EmbPackedFn: args[0] points to the context pointer, args[1 + i] to argument i's descriptor pointer.
 _PackedFn = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))

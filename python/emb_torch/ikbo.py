@@ -57,46 +57,8 @@ __all__ = ["IkboLinearCompression", "IkboTargetAttention", "broadcast", "jagged_
 # The C API (include/emb/runtime.h)
 #===------------------------------------------------------------------------------------------===#
 
-F64, I8 = 5, 6
-EMBRT_IKBO_LCE_MAX_PIECES = 4
-
-_p = ctypes.c_void_p
-_i64 = ctypes.c_int64
-_dtype = ctypes.c_int  # embrtDtype (a C enum: int)
-
-
-class BroadcastArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("ro", _p), ("numUsers", _i64),
-                ("rowElements", _i64), ("dtype", _dtype), ("candToUser", _p),
-                ("indexDtype", _dtype), ("batchSize", _i64), ("nro", _p), ("output", _p)]
-
-
-class JaggedToPaddedArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("values", _p), ("numValues", _i64),
-                ("rowElements", _i64), ("dtype", _dtype), ("offsets", _p),
-                ("indexDtype", _dtype), ("numUsers", _i64), ("maxLength", _i64),
-                ("paddingValue", ctypes.c_double), ("padded", _p), ("lengths", _p)]
-
-
-class IkboLceArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("dtype", _dtype), ("batchSize", _i64),
-                ("numUsers", _i64), ("m", _i64), ("kUser", _i64), ("kCand", _i64), ("n", _i64),
-                ("wUser", _p), ("wCand", _p), ("user", _p), ("cand", _p), ("candToUser", _p),
-                ("indexDtype", _dtype), ("output", _p), ("configId", _i64), ("workspace", _p),
-                ("workspaceBytes", ctypes.c_size_t), ("wUserStride", _i64),
-                ("wCandStride", _i64), ("numCandPieces", _i64),
-                ("candPieces", _p * EMBRT_IKBO_LCE_MAX_PIECES),
-                ("candPieceK", _i64 * EMBRT_IKBO_LCE_MAX_PIECES), ("computeDtype", _dtype)]
-
-
-class AttentionArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("dtype", _dtype), ("batchSize", _i64),
-                ("numUsers", _i64), ("lq", _i64), ("lk", _i64), ("heads", _i64),
-                ("headDim", _i64), ("scale", ctypes.c_float), ("q", _p), ("k", _p), ("v", _p),
-                ("candToUser", _p), ("userLengths", _p), ("indexDtype", _dtype), ("output", _p),
-                ("configId", _i64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t),
-                ("computeDtype", _dtype)]
-
+from ._abi import (EMBRT_IKBO_LCE_MAX_PIECES, F64, I8, AttentionArgs,  # noqa: E402,F401
+                   BroadcastArgs, IkboLceArgs, JaggedToPaddedArgs, _p)
 
 _declared = None
 
