@@ -98,11 +98,28 @@ class CompiledResultStruct(ctypes.Structure):
                 ("dims", ctypes.c_int64 * MAX_RANK)]
 
 
+class BucketizeArgs(ctypes.Structure):
+    _fields_ = [("structSize", ctypes.c_size_t), ("indexDtype", _dtype), ("indices", _p),
+                ("numIndices", _i64), ("offsets", _p), ("numFeatures", _i64),
+                ("batchSize", _i64), ("perSampleWeights", _p), ("weightDtype", _dtype),
+                ("worldSize", _i64), ("numSlots", _i64), ("slotRanks", _i64p),
+                ("slotFeatures", _i64p), ("slotRowBegin", _i64p), ("slotRowEnd", _i64p),
+                ("ids", _p), ("idsCapacity", _i64), ("weights", _p), ("lengths", _p),
+                ("counts", _p), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
+
+
+class LengthsToOffsetsArgs(ctypes.Structure):
+    _fields_ = [("structSize", ctypes.c_size_t), ("dtype", _dtype), ("lengths", _p),
+                ("numLengths", _i64), ("numBlocks", _i64), ("offsets", _p), ("blockSums", _p),
+                ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
+
+
 # Every struct, for test/PyTorch/check_abi.py: (the C type name, the ctypes class).
 STRUCTS = [
     ("embrtTbeArgs", TbeArgs), ("embrtTbeBackwardArgs", TbeBackwardArgs),
     ("embrtBroadcastArgs", BroadcastArgs), ("embrtJaggedToPaddedArgs", JaggedToPaddedArgs),
     ("embrtIkboLceArgs", IkboLceArgs), ("embrtAttentionArgs", AttentionArgs),
+    ("embrtBucketizeArgs", BucketizeArgs), ("embrtLengthsToOffsetsArgs", LengthsToOffsetsArgs),
     ("EmbArgSpec", ArgSpecStruct), ("EmbModelSpec", ModelSpecStruct),
     ("EmbSharedModel", SharedModelStruct), ("embrtCompiledResult", CompiledResultStruct),
 ]

@@ -62,26 +62,7 @@ __all__ = ["bucketize", "lengths_to_offsets", "bucketize_depth", "BucketizeArgs"
 # The C API (include/emb/runtime.h)
 #===------------------------------------------------------------------------------------------===#
 
-_p = ctypes.c_void_p
-_i64 = ctypes.c_int64
-_i64p = ctypes.POINTER(ctypes.c_int64)
-_dtype = ctypes.c_int  # embrtDtype (a C enum: int)
-
-
-class BucketizeArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("indexDtype", _dtype), ("indices", _p),
-                ("numIndices", _i64), ("offsets", _p), ("numFeatures", _i64),
-                ("batchSize", _i64), ("perSampleWeights", _p), ("weightDtype", _dtype),
-                ("worldSize", _i64), ("numSlots", _i64), ("slotRanks", _i64p),
-                ("slotFeatures", _i64p), ("slotRowBegin", _i64p), ("slotRowEnd", _i64p),
-                ("ids", _p), ("idsCapacity", _i64), ("weights", _p), ("lengths", _p),
-                ("counts", _p), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
-
-
-class LengthsToOffsetsArgs(ctypes.Structure):
-    _fields_ = [("structSize", ctypes.c_size_t), ("dtype", _dtype), ("lengths", _p),
-                ("numLengths", _i64), ("numBlocks", _i64), ("offsets", _p), ("blockSums", _p),
-                ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
+from ._abi import BucketizeArgs, LengthsToOffsetsArgs, _i64, _i64p, _p  # noqa: E402
 
 
 _declared = None
