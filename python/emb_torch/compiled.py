@@ -85,6 +85,25 @@ def _memref_type(rank):
     return t
 
 
+class _Lazy:
+    """A message part built only when a message is (the checks of every call pass it)."""
+
+    def __init__(self, make):
+        self._make = make
+
+    def __str__(self):
+        return self._make()
+
+
+def _set_extents(d, shape):
+    """Sizes and row-major strides of a memref descriptor."""
+    stride = 1
+    for k in reversed(range(len(shape))):
+        d.sizes[k] = shape[k]
+        d.strides[k] = stride
+        stride *= shape[k]
+
+
 class ArgSpec:
     """An input or result of an entry, as its descriptor gives it."""
 
@@ -237,6 +256,29 @@ class CompiledModel(torch.nn.Module):
         self._status, self._copy, self._free = _runtime_functions(rt.lib)
         self._dynamic = any(r.dynamic for r in self.results)
         self._warm = set()  # the CUDA streams this model has run on: a call there can be captured
+        self._prepare()
+
+    def _prepare(self):
+        """What every call reuses: per input its accepted dtypes, rank and static shape (a call
+        compares them at once and builds a message only when one differs), one memref
+        descriptor per input and static result (sizes and strides written once where static),
+        and the packed argument arrays pointing at them. A call writes only data pointers and
+        dynamic extents, so a module runs one call at a time (as a CUDA graph replays one)."""
+        n, m = len(self.inputs), len(self.results)
+        self._expect = [(_INPUT_DTYPES[a.dtype_code], a.rank, a.shape, a.dynamic, a.updated)
+                        for a in self.inputs]
+        self._ptrs = (ctypes.c_void_p * (1 + n + m))()
+        self._slots = (ctypes.c_void_p * (1 + n + m))()
+        for k in range(1 + n + m):
+            self._slots[k] = ctypes.addressof(self._ptrs) + k * ctypes.sizeof(ctypes.c_void_p)
+        self._descs = []
+        for k, a in enumerate(self.inputs + self.results):
+            d = None if (a.kind == "result" and a.dynamic) else _memref_type(a.rank)()
+            if d is not None and not a.dynamic:
+                _set_extents(d, a.shape)
+            if d is not None:
+                self._ptrs[1 + k] = ctypes.addressof(d)
+            self._descs.append(d)
 
     def extra_repr(self):
         return "@%s from '%s', target %s, %d inputs, %d results" % (
@@ -244,7 +286,7 @@ class CompiledModel(torch.nn.Module):
 
     def _check(self, i, x, device):
         spec = self.inputs[i]
-        what = "emb model @%s: input #%d (%s)" % (self.name, i, spec.type_text())
+        what = _Lazy(lambda: "emb model @%s: input #%d (%s)" % (self.name, i, spec.type_text()))
         if not isinstance(x, torch.Tensor):
             raise TypeError("%s must be a torch.Tensor, got %s" % (what, type(x).__name__))
         if x.dtype not in _INPUT_DTYPES[spec.dtype_code]:
@@ -268,24 +310,15 @@ class CompiledModel(torch.nn.Module):
             raise ValueError("%s must be contiguous: the model updates it in place" % what)
 
     @staticmethod
-    def _descriptor(x, keep):
-        """The memref descriptor of the contiguous tensor `x`, over its memory."""
-        d = _memref_type(x.dim())()
+    def _data(x, keep):
+        """The address of the contiguous tensor `x`'s first element (a scratch element for an
+        empty tensor without memory: the runtime refuses null buffers)."""
         ptr = x.data_ptr()
         if x.numel() == 0 and not ptr:
-            # An empty tensor may have no memory; the runtime refuses null buffers.
             scratch = torch.empty(1, dtype=x.dtype, device=x.device)
             keep.append(scratch)
             ptr = scratch.data_ptr()
-        d.allocated = d.aligned = ptr
-        d.offset = 0
-        stride = 1
-        for k in reversed(range(x.dim())):
-            d.sizes[k] = x.shape[k]
-            d.strides[k] = stride
-            stride *= x.shape[k]
-        keep.append(d)
-        return d
+        return ptr
 
     def forward(self, *inputs):
         n = len(self.inputs)
@@ -298,8 +331,14 @@ class CompiledModel(torch.nn.Module):
         cuda = device.type == "cuda"
         if cuda and device.index is None:
             device = torch.device("cuda", torch.cuda.current_device())
+        expect = self._expect
         for i, x in enumerate(inputs):
-            self._check(i, x, device)
+            dtypes, rank, shape, dynamic, _ = expect[i]
+            if not isinstance(x, torch.Tensor) or x.dtype not in dtypes or x.device != device \
+                    or x.dim() != rank or (not dynamic and x.shape != shape):
+                self._check(i, x, device)  # raises, naming what differs
+            if dynamic:
+                self._check(i, x, device)
         stream = torch.cuda.current_stream(device) if cuda else None
         warm_key = (device.index, stream.cuda_stream) if cuda else None
         if cuda and torch.cuda.is_current_stream_capturing():
@@ -314,17 +353,22 @@ class CompiledModel(torch.nn.Module):
                     "its kernels), e.g. torch.cuda.graph(g, stream=s) after a call under "
                     "torch.cuda.stream(s)" % self.name)
         rt = self._rt
+        descs, ptrs = self._descs, self._ptrs
         with torch.no_grad():
-            keep = []  # what the call reads: tensors, descriptors, pointers
+            keep = []  # what the call reads: tensors made here
             ctx = rt.context(device)
-            slots = (ctypes.c_void_p * (1 + n + len(self.results)))()
-            ptrs = (ctypes.c_void_p * (1 + n + len(self.results)))()
             ptrs[0] = ctx.value if isinstance(ctx, ctypes.c_void_p) else ctx
             for i, x in enumerate(inputs):
                 if not x.is_contiguous():
+                    if expect[i][4]:
+                        self._check(i, x, device)  # raises: updated in place needs contiguous
                     x = x.contiguous()  # a copy: the entry reads dense row-major buffers
-                keep.append(x)
-                ptrs[1 + i] = ctypes.addressof(self._descriptor(x, keep))
+                    keep.append(x)
+                d = descs[i]
+                ptr = x.data_ptr()
+                d.allocated = d.aligned = ptr if ptr else self._data(x, keep)
+                if expect[i][3]:
+                    _set_extents(d, x.shape)
             outs, records = [], {}
             for j, r in enumerate(self.results):
                 if r.dynamic:
@@ -335,14 +379,13 @@ class CompiledModel(torch.nn.Module):
                 else:
                     out = torch.empty(r.shape, dtype=r.dtype, device=device)
                     outs.append(out)
-                    ptrs[1 + n + j] = ctypes.addressof(self._descriptor(out, keep))
-            for k in range(len(ptrs)):
-                slots[k] = ctypes.addressof(ptrs) + k * ctypes.sizeof(ctypes.c_void_p)
+                    d = descs[n + j]
+                    d.allocated = d.aligned = self._data(out, keep)
             if cuda:
                 with torch.cuda.device(device):
-                    self._invoke(slots)
+                    self._invoke(self._slots)
             else:
-                self._invoke(slots)
+                self._invoke(self._slots)
             status = self._status(ctx)
             if status == 0:
                 for j, rec in records.items():
@@ -355,7 +398,7 @@ class CompiledModel(torch.nn.Module):
                         rec.data = None
                 rt.check(ctx, status, "emb model @%s" % self.name)
             rt.poll(ctx, "emb model @%s" % self.name)
-        updated = [x for x, s in zip(inputs, self.inputs) if s.updated]
+        updated = [x for x, e in zip(inputs, expect) if e[4]]
         bump = getattr(torch.autograd.graph, "increment_version", None)
         if updated and bump is not None:
             bump(updated)
