@@ -548,6 +548,11 @@ class _Collection(nn.Module):
         offs = _offsets_from_lengths(lengths[pick].reshape(-1))
         return order, vals, offs.to(offsets.dtype), wts
 
+    def _apply(self, fn, *args, **kwargs):
+        # Moved or cast: the cached column orders are rebuilt on the new device.
+        self._column_index = {}
+        return super()._apply(fn, *args, **kwargs)
+
     def feature_names(self) -> List[str]:
         return list(self._feature_names)
 
