@@ -144,14 +144,20 @@ class _Jagged:
         return self._weights
 
     def lengths(self) -> Tensor:
-        if self._lengths is None:
-            self._lengths = self._offsets[1:] - self._offsets[:-1]
-        return self._lengths
+        if self._lengths is not None:
+            return self._lengths
+        lengths = self._offsets[1:] - self._offsets[:-1]
+        if not torch.compiler.is_compiling():  # no side effect on a traced input
+            self._lengths = lengths
+        return lengths
 
     def offsets(self) -> Tensor:
-        if self._offsets is None:
-            self._offsets = _offsets_from_lengths(self._lengths)
-        return self._offsets
+        if self._offsets is not None:
+            return self._offsets
+        offsets = _offsets_from_lengths(self._lengths)
+        if not torch.compiler.is_compiling():
+            self._offsets = offsets
+        return offsets
 
 
 class JaggedTensor(_Jagged):
