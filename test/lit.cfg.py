@@ -22,7 +22,8 @@ import lit.formats
 config.name = "emb"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir", ".c", ".cu", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "gpu_probe.c"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "gpu_probe.c",
+                   "abi_layout.c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.emb_obj_root, "test")
 
