@@ -15,11 +15,11 @@ set_target_properties(emb PROPERTIES
   INSTALL_RPATH ${EMB_LLVM_LIBDIR})
 target_include_directories(emb PUBLIC
   $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
-  $<INSTALL_INTERFACE:include>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
   ${MLIR_INCLUDE_DIRS})
 target_link_libraries(emb
   PRIVATE -Wl,--whole-archive ${_capi_archives} -Wl,--no-whole-archive
   PUBLIC embrt
   PRIVATE ${EMB_LLVM_LIBDIR}/libMLIR.so ${EMB_LLVM_LIBDIR}/libLLVM.so
   -Wl,--no-undefined)
-install(TARGETS emb LIBRARY DESTINATION lib)
+install(TARGETS emb EXPORT embTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -58,4 +58,6 @@ find_program(EMB_LIT NAMES lit lit.py llvm-lit
 find_program(EMB_FILECHECK NAMES FileCheck HINTS ${EMB_MLIR_PREFIX}/bin)
 find_program(EMB_NOT NAMES not HINTS ${EMB_MLIR_PREFIX}/bin)
 find_program(EMB_CLANG_FORMAT NAMES clang-format clang-format-14)
+# The install tests build a program against the installed emb with pkg-config.
+find_program(EMB_PKG_CONFIG NAMES pkg-config pkgconf)
 find_package(Python3 COMPONENTS Interpreter)

@@ -22,7 +22,8 @@ import lit.formats
 config.name = "emb"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir", ".c", ".cu", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "gpu_probe.c"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "gpu_probe.c",
+                   "abi_layout.c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.emb_obj_root, "test")
 
@@ -48,6 +49,16 @@ config.substitutions.append(("%emb_tools_dir", config.emb_tools_dir))
 config.substitutions.append(("%emb_lib_dir", os.path.join(config.emb_obj_root, "lib")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%clang_format", config.clang_format))
+# Tools/install: a project built against the installed emb uses the same
+# CMake, generator and C compiler as this build, and pkg-config.
+config.substitutions.append(("%cmake_generator", '"%s"' % config.cmake_generator))
+config.substitutions.append(("%make_program", config.make_program))
+config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%cc", config.c_compiler))
+pkg_config = config.pkg_config
+if not pkg_config or not os.path.exists(pkg_config):
+    pkg_config = "pkg-config"  # fails naming the missing tool
+config.substitutions.append(("%pkg_config", pkg_config))
 
 # The sanitizer configuration (EMB_SANITIZE, docs/reliability.md): every
 # report fails its test. A report aborts the process (abort_on_error), so a
