@@ -47,6 +47,9 @@ _ERRORS = {2: EmbIndexError}
 def _default_library():
     here = os.path.dirname(os.path.abspath(__file__))
     for path in (os.environ.get("EMB_RUNTIME_LIB", ""),
+                 # installed: P/python_packages/emb_torch beside P/lib (cmake --install)
+                 os.path.join(here, "..", "..", "lib", "libembrt.so"),
+                 # a checkout: python/emb_torch beside build/lib
                  os.path.join(here, "..", "..", "build", "lib", "libembrt.so")):
         if path and os.path.exists(path):
             return path
