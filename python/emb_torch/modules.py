@@ -516,14 +516,15 @@ class _Collection(nn.Module):
             if prefix + "step_%d" % g in missing_keys:
                 missing_keys.remove(prefix + "step_%d" % g)
 
-    def _lookup(self, g, feature_table, values, offsets, weights, pooling, output_dtype):
+    def _lookup(self, g, feature_table, values, offsets, weights, pooling, output_dtype,
+                padding_idx=None):
         """One group's lookup: trained in the backward when an optimizer is set and grads are
         on, else frozen."""
         tables = getattr(self, self._tables_attr)
         specs = [self._specs[i] for i in self._groups[g]]
         w = [tables[s[0]].weight for s in specs]
-        common = (feature_table, values, offsets, weights, pooling, self._bounds_check, None,
-                  output_dtype)
+        common = (feature_table, values, offsets, weights, pooling, self._bounds_check,
+                  padding_idx, output_dtype)
         if self._optimizer is None or not (self.training and torch.is_grad_enabled()):
             return torch.ops.emb.tbe_forward(w, *common)
         m1 = [tables[s[0]].momentum1 for s in specs] if self._optimizer != "sgd" else []
@@ -532,27 +533,40 @@ class _Collection(nn.Module):
             self._placeholder, w, m1, m2, self.hyper_params,
             getattr(self, "step_%d" % g), *common, self._optimizer, self._seed)
 
-    def _group_inputs(self, g, keys, values, offsets, weights):
-        """The ids, offsets and per-sample weights of group g's features, in the KJT's key order
-        when they are all of its keys (no copy), else gathered by key (reads the lengths on the
-        host: one synchronisation, as TorchRec's KeyedJaggedTensor.split)."""
+    def _group_inputs(self, g, keys, values, offsets, weights, pad_tail=True):
+        """Group g's features in the KJT's key order, their ids, offsets and per-sample weights,
+        and the padding id of the lookup. All of the KJT's keys: the KJT as it is (no copy).
+        Fewer (other groups' keys, keys no table reads): the group's bags gathered to the front
+        of a buffer of the KJT's size, without reading the lengths on the host; with pad_tail,
+        the rest of the buffer holds the padding id -1 and ends the last bag, so the lookup
+        reads static sizes and the padding adds nothing (nor counts for a mean, nor trains).
+        Without pad_tail the tail is cut (reads the group's id count: one synchronisation)."""
         mine = {f for i in self._groups[g] for f in self._specs[i][3]}
         order = [k for k in keys if k in mine]
         if len(order) == len(keys):
-            return order, values, offsets, weights
-        F = len(keys)
+            return order, values, offsets, weights, None
+        F, N = len(keys), values.shape[0]
         B = (offsets.shape[0] - 1) // F
-        lengths = (offsets[1:] - offsets[:-1]).view(F, B)
-        per_key = lengths.sum(1).tolist()
-        starts = [0]
-        for n in per_key:
-            starts.append(starts[-1] + n)
-        pick = [keys.index(k) for k in order]
-        vals = torch.cat([values[starts[i]:starts[i + 1]] for i in pick])
-        wts = (torch.cat([weights[starts[i]:starts[i + 1]] for i in pick])
+        device = offsets.device
+        pick = torch.tensor([keys.index(k) for k in order], device=device)
+        rows = (pick[:, None] * B + torch.arange(B, device=device)).reshape(-1)
+        starts, ends = offsets[:-1][rows], offsets[1:][rows]
+        offs = _offsets_from_lengths(ends - starts)
+        position = torch.arange(N, device=device, dtype=offs.dtype)
+        bag = torch.searchsorted(offs[1:], position, right=True)
+        inside = bag < rows.shape[0]
+        bag = bag.clamp(max=max(rows.shape[0] - 1, 0))
+        source = (starts[bag] + position - offs[bag]).clamp(0, max(N - 1, 0))
+        if not pad_tail:
+            n = int(offs[-1])
+            vals = values[source[:n]]
+            wts = weights[source[:n]] if weights is not None else None
+            return order, vals, offs.to(offsets.dtype), wts, None
+        vals = torch.where(inside, values[source], torch.full_like(values, -1))
+        wts = (torch.where(inside, weights[source], torch.zeros_like(weights))
                if weights is not None else None)
-        offs = _offsets_from_lengths(lengths[pick].reshape(-1))
-        return order, vals, offs.to(offsets.dtype), wts
+        offs = torch.cat([offs[:-1], offs.new_full((1,), N)])
+        return order, vals, offs.to(offsets.dtype), wts, -1
 
     def _apply(self, fn, *args, **kwargs):
         # Moved or cast: the cached column orders are rebuilt on the new device.
@@ -615,11 +629,12 @@ class EmbeddingBagCollection(_Collection):
             weights = None
         pieces, piece_keys = [], []
         for g, members in enumerate(self._groups):
-            order, v, o, w = self._group_inputs(g, keys, values, offsets, weights)
+            order, v, o, w, pad = self._group_inputs(g, keys, values, offsets, weights)
             table_of = {f: j for j, i in enumerate(members) for f in self._specs[i][3]}
             feature_table = [table_of[f] for f in order]
             pooling = self._specs[members[0]][5]
-            pieces.append(self._lookup(g, feature_table, v, o, w, pooling, self._output_dtype))
+            pieces.append(self._lookup(g, feature_table, v, o, w, pooling, self._output_dtype,
+                                       pad))
             piece_keys.extend(order)
         out = pieces[0] if len(pieces) == 1 else torch.cat(
             [p.to(self._output_dtype or torch.float32) for p in pieces], 1)
@@ -681,7 +696,8 @@ class EmbeddingCollection(_Collection):
         B = (offsets.shape[0] - 1) // F
         out = {}
         for g, members in enumerate(self._groups):
-            order, v, o, _ = self._group_inputs(g, keys, values, offsets, None)
+            order, v, o, _, _ = self._group_inputs(g, keys, values, offsets, None,
+                                                   pad_tail=False)
             table_of = {f: j for j, i in enumerate(members) for f in self._specs[i][3]}
             rows = self._lookup(g, [table_of[f] for f in order], v, o, None, "none", None)
             lengths = (o[1:] - o[:-1]).view(len(order), B)
