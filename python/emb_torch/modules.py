@@ -594,8 +594,8 @@ class EmbeddingBagCollection(_Collection):
     (data type, pooling) group, trained in the backward by a fused optimizer.
 
     forward(features: KeyedJaggedTensor) -> KeyedTensor [B, sum of D] in table order, features
-    found by key. No host synchronisation when the KeyedJaggedTensor's keys are the module's
-    features (in any order) and the tables form one group. bounds_check_mode "fatal" (an id
+    found by key (any key order; keys no table reads are ignored), with no host
+    synchronisation. bounds_check_mode "fatal" (an id
     outside its table raises emb_torch.EmbIndexError naming the feature and id, at the latest on
     the first emb call after the device ran the lookup), "warning", "ignore" or "none".
     output_dtype: float32 (FBGEMM's default) or None (each group's table dtype).
