@@ -538,8 +538,9 @@ class _Collection(nn.Module):
         and the padding id of the lookup. All of the KJT's keys: the KJT as it is (no copy).
         Fewer (other groups' keys, keys no table reads): the group's bags gathered to the front
         of a buffer of the KJT's size, without reading the lengths on the host; with pad_tail,
-        the rest of the buffer holds the padding id -1 and ends the last bag, so the lookup
-        reads static sizes and the padding adds nothing (nor counts for a mean, nor trains).
+        the rest of the buffer holds a padding id (the smallest value of the ids' type) and ends
+        the last bag, so the lookup reads static sizes and the padding adds nothing (nor counts
+        for a mean, nor trains).
         Without pad_tail the tail is cut (reads the group's id count: one synchronisation)."""
         mine = {f for i in self._groups[g] for f in self._specs[i][3]}
         order = [k for k in keys if k in mine]
@@ -562,11 +563,16 @@ class _Collection(nn.Module):
             vals = values[source[:n]]
             wts = weights[source[:n]] if weights is not None else None
             return order, vals, offs.to(offsets.dtype), wts, None
-        vals = torch.where(inside, values[source], torch.full_like(values, -1))
+        # The padding id: the smallest value of the ids' type. A caller's id of that value (out
+        # of every table) becomes the next one up, still out of range, so it is still reported.
+        pad = torch.iinfo(values.dtype).min
+        gathered = values[source]
+        gathered = torch.where(gathered == pad, gathered + 1, gathered)
+        vals = torch.where(inside, gathered, torch.full_like(values, pad))
         wts = (torch.where(inside, weights[source], torch.zeros_like(weights))
                if weights is not None else None)
         offs = torch.cat([offs[:-1], offs.new_full((1,), N)])
-        return order, vals, offs.to(offsets.dtype), wts, -1
+        return order, vals, offs.to(offsets.dtype), wts, pad
 
     def _apply(self, fn, *args, **kwargs):
         # Moved or cast: the cached column orders are rebuilt on the new device.

@@ -145,6 +145,25 @@ def test_keys_and_groups(device):
         check(kt.values().dtype == torch.float32, "keys %s: output float32" % keys)
         f2 = kt["f2"] if hasattr(kt, "__getitem__") else kt.to_dict()["f2"]
         check(torch.equal(f2.cpu(), kt.values()[:, 32:40].cpu()), "KeyedTensor['f2'] is its columns")
+    # A bad id in a gathered group is still reported, also one of the padding id's value.
+    keys = ["f0", "extra", "f1", "f2", "f3", "f4"]
+    good = et.KeyedJaggedTensor(
+        keys=keys, values=torch.cat([torch.randint(0, rows[k], (2 * B,), generator=gen)
+                                     for k in keys]).to(device),
+        lengths=torch.full((len(keys) * B,), 2, dtype=torch.int64).to(device))
+    for bad in (-1, torch.iinfo(torch.int64).min):
+        values = good.values().clone()
+        values[0] = bad  # feature f0, bag 0
+        raised = None
+        try:
+            ebc(et.KeyedJaggedTensor(keys=keys, values=values, lengths=good.lengths()))
+            if device == "cuda":
+                torch.cuda.synchronize()
+                ebc(good)
+        except et.EmbIndexError as e:
+            raised = e
+        check(raised is not None and "feature 0 bag 0" in str(raised),
+              "a bad id %d in a gathered group: %s" % (bad, raised))
     # Training through the gathered groups (the padded tail): one SGD step of a two-group module
     # on a KJT with an extra key against each group's own module fed only its keys.
     both = et.EmbeddingBagCollection(tables=[configs[0], configs[2]], device=device,
