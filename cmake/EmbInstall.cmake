@@ -18,6 +18,8 @@ include(CMakePackageConfigHelpers)
 set(EMB_INSTALL_FILES ${CMAKE_BINARY_DIR}/CMakeFiles/emb-install)
 
 install(DIRECTORY include/emb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${EMB_GENERATED_INCLUDE_DIR}/emb/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/emb)
 
 # emb_torch finds libembrt.so at ../../lib/libembrt.so from its own folder
 # (python/emb_torch/_runtime.py), which is where P/lib is from

@@ -15,6 +15,7 @@ set_target_properties(emb PROPERTIES
   INSTALL_RPATH ${EMB_LLVM_LIBDIR})
 target_include_directories(emb PUBLIC
   $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${EMB_GENERATED_INCLUDE_DIR}>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
   ${MLIR_INCLUDE_DIRS})
 target_link_libraries(emb

@@ -19,6 +19,7 @@
 #include "ir.h"
 #include "pass.h"
 
+#include "emb/compiled.h"
 #include "emb/emb.h"
 #include "emb/runtime.h"
 
@@ -460,7 +461,10 @@ MlirLogicalResult embEmitSharedDescriptor(const EmbModelSpec *specs,
   fprintf(f,
           "};\n"
           "const SharedModel %smodels = {%d, sizeof(SharedModel), \"%s\", "
-          "%d, entries};\n",
-          prefix, EMB_SHARED_MODEL_VERSION, prefix, numSpecs);
+          "%d, entries};\n"
+          "// The compiled ABI (emb/compiled.h) the code was lowered for.\n"
+          "const uint32_t %sabi_version = %d;\n",
+          prefix, EMB_SHARED_MODEL_VERSION, prefix, numSpecs, prefix,
+          EMB_ABI_VERSION);
   return closeOutput(f, path, onError, userData);
 }

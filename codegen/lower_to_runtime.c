@@ -412,6 +412,66 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
 }
 
 //===----------------------------------------------------------------------===//
+// The ABI's version
+//===----------------------------------------------------------------------===//
+
+/// Makes the module reference embrtCompiledAbi<EMB_ABI_VERSION>
+/// (emb/compiled.h): an internal constant holds its address and @llvm.used
+/// keeps that constant through LLVM's optimizations, so every object and JIT
+/// module of a lowered model needs the symbol, and one compiled for another
+/// ABI version fails to link (or dlopen to load it) naming the version it
+/// wants. No code calls it: the check costs nothing at run time.
+static void referenceAbiVersion(EmbLowering *l) {
+  const EmbRuntimeSymbol *abi = &embRuntimeSymbols[EMB_RT_ABI];
+  static const char *const global = "emb_compiled_abi";
+  if (embHasSymbol(l, global))
+    return;
+  MlirBlock body = mlirModuleGetBody(l->module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    char name[16];
+    if (embGetStringAttr(op, "sym_name", name, sizeof name) &&
+        !strcmp(name, "llvm.used")) {
+      embEmitErrorf(mlirOperationGetLocation(op),
+                    "emb-lower-to-runtime: the module defines @llvm.used, "
+                    "which the lowering needs to record the runtime ABI "
+                    "version it was compiled for (%s)",
+                    abi->name);
+      l->failed = true;
+      return;
+    }
+  }
+  // Parsed as one module (an address is verified against its symbol's
+  // definition), then moved into this one.
+  char text[1024];
+  snprintf(text, sizeof text,
+           "llvm.func @%s%s\n"
+           "llvm.mlir.global internal constant @%s() : !llvm.ptr {\n"
+           "  %%0 = llvm.mlir.addressof @%s : !llvm.ptr\n"
+           "  llvm.return %%0 : !llvm.ptr\n}\n"
+           "llvm.mlir.global appending @llvm.used() "
+           "{section = \"llvm.metadata\"} : !llvm.array<1 x ptr> {\n"
+           "  %%0 = llvm.mlir.addressof @%s : !llvm.ptr\n"
+           "  %%1 = llvm.mlir.undef : !llvm.array<1 x ptr>\n"
+           "  %%2 = llvm.insertvalue %%0, %%1[0] : !llvm.array<1 x ptr>\n"
+           "  llvm.return %%2 : !llvm.array<1 x ptr>\n}\n",
+           abi->name, abi->signature, global, abi->name, global);
+  bool declared = embHasSymbol(l, abi->name);
+  MlirModule parsed = mlirModuleCreateParse(l->ctx, embStr(text));
+  MlirBlock from = mlirModuleGetBody(parsed);
+  MlirOperation op = mlirBlockGetFirstOperation(from);
+  while (!mlirOperationIsNull(op)) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (!declared || !embOpIs(op, "llvm.func")) {
+      mlirOperationRemoveFromParent(op);
+      mlirBlockAppendOwnedOperation(body, op);
+    }
+    op = next;
+  }
+  mlirModuleDestroy(parsed);
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -434,10 +494,12 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
     funcs[n++] = f;
   }
   EmbTarget target = l.target;
+  size_t lowered = 0;
   for (size_t i = 0; i < n && !l.failed; ++i) {
     MlirRegion r = mlirOperationGetRegion(funcs[i], 0);
     if (mlirBlockIsNull(mlirRegionGetFirstBlock(r)))
       continue; // a declaration
+    ++lowered;
     // A function that names its target (emb-compile --reference-target)
     // is lowered for it.
     char named[8];
@@ -454,6 +516,8 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
       lowerFunction(&l, funcs[i]);
   }
   free(funcs);
+  if (lowered && !l.failed)
+    referenceAbiVersion(&l);
   free(l.owned);
   // A function refused before its lowering began (a mixed function with an
   // op no path lowers) leaves the plans embIsMixedFunction made.

@@ -12,9 +12,14 @@
 
 #include "mlir-c/BuiltinTypes.h"
 
+// Two steps, so that a row naming its function by a macro (EMB_ABI_SYMBOL)
+// gets the name the macro expands to.
+#define EMB_SYMBOL_NAME_(function) #function
+#define EMB_SYMBOL_NAME(function) EMB_SYMBOL_NAME_(function)
+
 const EmbRuntimeSymbol embRuntimeSymbols[EMB_RT_NUM_SYMBOLS] = {
 #define EMB_RUNTIME_SYMBOL(id, function, signature)                            \
-  [id] = {#function, signature, (void *)function},
+  [id] = {EMB_SYMBOL_NAME(function), signature, (void *)function},
 #include "runtime_symbols.def"
 };
 

@@ -16,6 +16,17 @@
 
 #include <stdlib.h>
 
+/// The address of the versioned symbol as compiled.h declares it: a bump of
+/// EMB_ABI_VERSION that leaves the declaration's name behind is an
+/// undeclared identifier here, so the header, this definition and the
+/// lowering's reference (runtime_symbols.def) cannot disagree.
+int32_t embrtCompiledAbiVersion(void) {
+  int32_t (*const declared)(void) = EMB_ABI_SYMBOL;
+  return declared();
+}
+
+int32_t EMB_ABI_SYMBOL(void) { return EMB_ABI_VERSION; }
+
 /// Every NULL return leaves its error in the context (embrtMallocAsync and
 /// the backends record theirs), so that a failed allocation never goes
 /// unreported.

@@ -15,6 +15,7 @@
 # stock MLIR tool, which loads emb's plugin), torch (the configured Python
 # has PyTorch 2.4 or newer).
 import os
+import re
 import subprocess
 
 import lit.formats
@@ -55,6 +56,14 @@ config.substitutions.append(("%cmake_generator", '"%s"' % config.cmake_generator
 config.substitutions.append(("%make_program", config.make_program))
 config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%cc", config.c_compiler))
+# emb's version (project() in CMakeLists.txt, emb/version.h) and the compiled
+# ABI's (EMB_ABI_VERSION in emb/compiled.h), and the next ABI version, which
+# no runtime of this build implements.
+config.substitutions.append(("%emb_version", config.emb_version))
+with open(os.path.join(config.emb_src_root, "include", "emb", "compiled.h")) as f:
+    abi_version = int(re.search(r"#define EMB_ABI_VERSION (\d+)", f.read()).group(1))
+config.substitutions.append(("%emb_abi_version", str(abi_version)))
+config.substitutions.append(("%emb_abi_next", str(abi_version + 1)))
 pkg_config = config.pkg_config
 if not pkg_config or not os.path.exists(pkg_config):
     pkg_config = "pkg-config"  # fails naming the missing tool
@@ -80,6 +89,10 @@ if config.emb_sanitize:
     ctypes_python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 %s" % (
         config.emb_sanitizer_runtimes, ctypes_python)
 config.substitutions.append(("%ctypes_python", ctypes_python))
+# What a C program that links emb's libraries adds to its link: the
+# sanitizers' runtimes in the sanitizer configuration.
+config.substitutions.append(("%emb_link_flags",
+    "-fsanitize=address,undefined" if config.emb_sanitize else ""))
 
 if config.emb_have_compiler:
     config.available_features.add("emb-compiler")

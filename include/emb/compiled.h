@@ -2,8 +2,12 @@
 //
 // emb-lower-to-runtime turns every op of a model into calls of the functions
 // below; a compiled model (JIT or object file) links against them. They are a
-// thin, stable ABI over the public runtime API (emb/runtime.h): each decodes
-// three flat arrays into the matching args struct and calls the entry point.
+// thin ABI over the public runtime API (emb/runtime.h): each decodes three
+// flat arrays into the matching args struct and calls the entry point. The
+// ABI is versioned, not frozen: EMB_ABI_VERSION below names it, every module
+// the lowering writes references the runtime's embrtCompiledAbi<N> (so an
+// object of another version fails to link, naming the symbol), and a shared
+// object of emb-compile --shared records N for its loader to compare.
 //
 //   void embrtCompiled<Op>(embrtContext *ctx, const int64_t *attrs,
 //                          void *const *buffers, const int64_t *dims);
@@ -53,6 +57,37 @@ extern "C" {
 #endif
 
 EMB_EXPORTS_BEGIN
+
+//===----------------------------------------------------------------------===//
+// The ABI's version
+//===----------------------------------------------------------------------===//
+
+/// The version of this ABI. Bump it on any change that makes code compiled
+/// against the old one misbehave with the new runtime or the other way round:
+/// an embrtCompiled* function's signature or meaning (added, removed,
+/// reordered or retyped arguments), an EMB_ABI_* index or enum value, the
+/// layout of embrtCompiledResult, or of EmbModelSpec, EmbArgSpec or
+/// EmbSharedModel (emb/model.h). Adding a new function is not such a change.
+/// A bump renames embrtCompiledAbi<N> below (runtime/compiled.c does not
+/// compile until it is renamed) and python/emb_torch/compiled.py's
+/// ABI_VERSION.
+#define EMB_ABI_VERSION 1
+
+#define EMB_ABI_CONCAT_(a, b) a##b
+#define EMB_ABI_CONCAT(a, b) EMB_ABI_CONCAT_(a, b)
+/// embrtCompiledAbi<EMB_ABI_VERSION>, the name that carries the version.
+#define EMB_ABI_SYMBOL EMB_ABI_CONCAT(embrtCompiledAbi, EMB_ABI_VERSION)
+
+/// Returns EMB_ABI_VERSION. Compiled code never calls it: every module the
+/// lowering writes takes its address (codegen/runtime_symbols.def), so a
+/// program or shared object with an object compiled for another ABI version
+/// fails to link, or to load, on the missing `embrtCompiledAbi<N>`.
+int32_t embrtCompiledAbi1(void);
+
+/// The ABI version of this runtime (EMB_ABI_VERSION when it was built), for
+/// loaders to compare with what a shared object records (`<P>abi_version`,
+/// emb/model.h).
+int32_t embrtCompiledAbiVersion(void);
 
 //===----------------------------------------------------------------------===//
 // Memory

@@ -78,7 +78,10 @@ typedef struct EmbModelSpec {
 /// needs no header: every entry's description, each also exported as
 /// `<P>model_<entry>`, whose `invoke` calls the entry (exported as
 /// `<P><entry>`, see the calling convention above). Read `version` and
-/// `size` first; fields are only ever appended.
+/// `size` first; fields are only ever appended. Beside it the object
+/// exports `const uint32_t <P>abi_version`, the EMB_ABI_VERSION
+/// (emb/compiled.h) it was compiled for, which a loader compares with
+/// embrtCompiledAbiVersion() before reading the entries.
 typedef struct EmbSharedModel {
   uint32_t version; ///< EMB_SHARED_MODEL_VERSION of the compiler that wrote it
   uint32_t size;    ///< sizeof(EmbSharedModel) as written

@@ -50,6 +50,7 @@ __all__ = ["load", "CompiledModel", "ArgSpec"]
 #===------------------------------------------------------------------------------------------===#
 
 SHARED_MODEL_VERSION = 1  # EMB_SHARED_MODEL_VERSION: the newest layout this loader reads
+ABI_VERSION = 1  # EMB_ABI_VERSION (emb/compiled.h): the compiled ABI these structs describe
 MAX_RANK = 8  # EMB_MODEL_MAX_RANK, EMBRT_MAX_RANK
 ROLES = ("data", "ids", "offsets", "index", "lengths", "weights")  # EmbArgRole
 # embrtDtype -> the torch dtype of a result, and the dtypes an input takes (i8 holds booleans too).
@@ -206,6 +207,67 @@ def _entry_specs(model, path):
     return entries
 
 
+_ABI_SYMBOL = "undefined symbol: embrtCompiledAbi"
+
+
+def _runtime_abi_version(rt):
+    """The compiled ABI version the runtime (libembrt.so) implements, checked against this
+    package's."""
+    try:
+        version_fn = rt.lib["embrtCompiledAbiVersion"]
+    except AttributeError:
+        raise RuntimeError("emb_torch.load: the runtime (libembrt.so) has no "
+                           "embrtCompiledAbiVersion: it is older than this package, which "
+                           "needs compiled ABI version %d" % ABI_VERSION) from None
+    version_fn.argtypes, version_fn.restype = [], ctypes.c_int32
+    version = version_fn()
+    if version != ABI_VERSION:
+        raise RuntimeError("emb_torch.load: the runtime (libembrt.so) implements version %d of the "
+                           "compiled ABI, but this package reads version %d: use the emb_torch of "
+                           "the same emb" % (version, ABI_VERSION))
+    return version
+
+
+def _load_error(rt, path, error):
+    """Why the shared object did not load, in words: one compiled for another compiled ABI version
+    needs an embrtCompiledAbi<N> the runtime lacks, which the dynamic loader reports as an
+    undefined symbol."""
+    text = str(error)
+    at = text.find(_ABI_SYMBOL)
+    digits = ""
+    if at >= 0:
+        for c in text[at + len(_ABI_SYMBOL):]:
+            if not c.isdigit():
+                break
+            digits += c
+    if digits:
+        return OSError("emb_torch.load: cannot load '%s': it was compiled for version %s of the "
+                       "compiled ABI, but this runtime implements version %d (it has no "
+                       "embrtCompiledAbi%s): load it with the emb it was compiled with, or compile "
+                       "it again with this one" % (path, digits, _runtime_abi_version(rt), digits))
+    return OSError("emb_torch.load: cannot load '%s': %s" % (path, text))
+
+
+def _check_abi_version(rt, lib, path, prefix):
+    """The compiled ABI version the object records (`<prefix>abi_version`) against the runtime's
+    and this package's: an object whose code reached another runtime (a copy linked into it), or
+    one of an emb-compile that recorded none, is refused before its descriptor's entries are read."""
+    runtime_version = _runtime_abi_version(rt)
+    name = prefix + "abi_version"
+    try:
+        recorded = ctypes.c_uint32.in_dll(lib, name).value
+    except ValueError:
+        raise ValueError("emb_torch.load: '%s' records no compiled ABI version (no symbol '%s'; "
+                         "this runtime implements version %d): it was compiled by an emb-compile "
+                         "older than the check, compile it again with this one"
+                         % (path, name, runtime_version)) from None
+    if recorded != runtime_version:
+        raise ValueError("emb_torch.load: '%s' was compiled for version %d of the compiled ABI, "
+                         "but this runtime implements version %d: load it with the emb it was "
+                         "compiled with, or compile it again with this one"
+                         % (path, recorded, runtime_version))
+
+
 def load(path, device=None, entry=None, prefix="emb_"):
     """The entry `entry` (default: the first) of the shared object `path` (emb-compile --shared) as
     a torch.nn.Module. `device` (a torch.device or string) pins the device its inputs must be on;
@@ -216,8 +278,9 @@ def load(path, device=None, entry=None, prefix="emb_"):
     try:
         lib = ctypes.CDLL(os.path.abspath(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
     except OSError as e:
-        raise OSError("emb_torch.load: cannot load '%s': %s" % (path, e)) from None
+        raise _load_error(rt, path, e) from None
     model = _read_descriptor(lib, path, prefix)
+    _check_abi_version(rt, lib, path, prefix)
     entries = _entry_specs(model, path)
     names = [model.entries[i].contents.name.decode() for i in range(model.numEntries)]
     if entry is None:

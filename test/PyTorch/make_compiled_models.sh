@@ -7,7 +7,8 @@
 #
 # OUT gets <entry>_<target>.so for each entry of Inputs/compiled_models.mlir
 # and each target (cpu, cuda: a cuda model's object needs no CUDA to
-# compile), and bad_descriptors.so (descriptors a loader must refuse).
+# compile), bad_descriptors.so (descriptors a loader must refuse) and
+# next_abi.so (an object of the next compiled ABI version).
 # BUILD is the build folder with emb-compile (default: build).
 set -eu
 if [ $# -lt 1 ]; then
@@ -26,4 +27,8 @@ for entry in dense_tower sgd_step sequence; do
 done
 ${CC:-cc} -shared -fPIC -I"$src/include" -o "$out/bad_descriptors.so" \
   "$src/test/Tools/emb-compile/Inputs/bad_descriptors.c"
+abi=$(sed -n 's/^#define EMB_ABI_VERSION \([0-9][0-9]*\).*/\1/p' \
+  "$src/include/emb/compiled.h")
+${CC:-cc} -shared -fPIC -I"$src/include" -DOTHER_ABI=$((abi + 1)) \
+  -o "$out/next_abi.so" "$src/test/Tools/emb-compile/Inputs/other_abi.c"
 echo "wrote $out"

@@ -18,6 +18,8 @@ Checks, on fresh random inputs per case:
   and ids: RuntimeError from the runtime's status, and the next call works); a model for the other
   target;
   loading: a missing file, another symbol prefix, an unknown entry, a descriptor of a newer version;
+  the compiled ABI version: an object of the next one (dlopen fails on its embrtCompiledAbi<N>),
+  one that records another version or none;
 - on CUDA: a call captured with torch.cuda.graph after a warm-up on the capture stream replays bit
   for bit like an eager call on new inputs written into the captured ones; capturing on a stream the
   model has not run on, or a model with a dynamic result, raises RuntimeError.
@@ -35,7 +37,7 @@ from harness import check  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from emb_torch import _runtime  # noqa: E402
-from emb_torch.compiled import load  # noqa: E402
+from emb_torch.compiled import ABI_VERSION, load  # noqa: E402
 
 
 B, F, D = 4, 2, 16            # the models' batch, features and embedding dim
@@ -265,6 +267,17 @@ def test_loading(models, device, other):
     expect(ValueError, ["entry #0 of the descriptor is malformed: it is null"],
            lambda: load(bad, prefix="null_"), "a null entry")
     expect(ValueError, ["rank 9"], lambda: load(bad, prefix="rank_"), "a rank above 8")
+    nxt = ABI_VERSION + 1
+    expect(OSError, ["compiled for version %d of the compiled ABI" % nxt,
+                     "this runtime implements version %d" % ABI_VERSION,
+                     "embrtCompiledAbi%d" % nxt],
+           lambda: load(os.path.join(models, "next_abi.so")),
+           "a shared object of the next compiled ABI version")
+    expect(ValueError, ["compiled for version %d of the compiled ABI" % nxt,
+                        "this runtime implements version %d" % ABI_VERSION],
+           lambda: load(bad, prefix="abi2_"), "a record of another compiled ABI version")
+    expect(ValueError, ["records no compiled ABI version", "noabi_abi_version"],
+           lambda: load(bad, prefix="noabi_"), "no record of the compiled ABI version")
     expect(ValueError, ["compiled for target %s" % other],
            lambda: load(os.path.join(models, "dense_tower_%s.so" % other), device=device),
            "a model of the other target pinned to this device")

@@ -14,7 +14,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "../common/tool.h"
+#include "emb/compiled.h"
 #include "emb/emb.h"
+#include "emb/version.h"
 #include "link.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -48,6 +50,11 @@ static const char *const usage =
     "  libembrt.so (DT_NEEDED): the one already loaded in the process, else\n"
     "  one on LD_LIBRARY_PATH, next to <model.so>, or on the system's "
     "path.\n"
+    "  `emb_abi_version` records the compiled ABI version it needs.\n"
+    "\n"
+    "Every object needs the runtime's embrtCompiledAbi<N>, N the compiled ABI\n"
+    "version (emb/compiled.h, --version): one linked or loaded with a runtime\n"
+    "of another version fails, naming the symbol.\n"
     "\n"
     "OPTIONS:\n"
     "  --shared            Write a shared object <model.so> (-o) instead of\n"
@@ -72,7 +79,9 @@ static const char *const usage =
     "(tm_tensor\n"
     "                      from torch-mlir), in generic form, for --pipeline "
     "to\n"
-    "                      raise\n";
+    "                      raise\n"
+    "  --version           Print emb's version and the compiled ABI "
+    "version\n";
 
 static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
@@ -88,6 +97,10 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(usage, stdout);
+      return 0;
+    } else if (!strcmp(a, "--version")) {
+      printf("emb-compile (emb %s), compiled ABI version %d\n",
+             EMB_VERSION_STRING, EMB_ABI_VERSION);
       return 0;
     } else if (!strcmp(a, "-o") && i + 1 < argc) {
       output = argv[++i];

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "emb/emb.h"
+#include "emb/version.h"
 
 #include "../common/tool.h"
 
@@ -169,7 +170,7 @@ static int parseArgs(int argc, char **argv, Options *o) {
       listPasses();
       return 0;
     } else if (!strcmp(a, "--version")) {
-      printf("emb-opt (emb 0.1.0) on MLIR 22\n");
+      printf("emb-opt (emb " EMB_VERSION_STRING ") on MLIR 22\n");
       return 0;
     } else if (!strcmp(a, "--list-passes")) {
       o->listPasses = true;

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "emb/emb.h"
+#include "emb/version.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
@@ -98,11 +99,11 @@ void registerPasses() {
 extern "C" LLVM_ATTRIBUTE_WEAK
     LLVM_ATTRIBUTE_VISIBILITY_DEFAULT mlir::DialectPluginLibraryInfo
     mlirGetDialectPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "emb", "0.1.0", registerDialects};
+  return {MLIR_PLUGIN_API_VERSION, "emb", EMB_VERSION_STRING, registerDialects};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK
     LLVM_ATTRIBUTE_VISIBILITY_DEFAULT mlir::PassPluginLibraryInfo
     mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "emb", "0.1.0", registerPasses};
+  return {MLIR_PLUGIN_API_VERSION, "emb", EMB_VERSION_STRING, registerPasses};
 }

@@ -20,6 +20,8 @@
 #include "runner.h"
 
 #include "../common/crash.h"
+#include "emb/compiled.h"
+#include "emb/version.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -61,6 +63,63 @@ static const char *checkArgs(const EmbArgSpec *args, int n) {
   return NULL;
 }
 
+/// Why dlopen failed, in words: an object compiled for another version of
+/// the compiled ABI needs an `embrtCompiledAbi<N>` this runtime lacks (it
+/// defines only its own), which the dynamic loader reports as an undefined
+/// symbol; that case is named with both versions.
+static void reportLoadFailure(const char *path, const char *why) {
+  static const char *const abi = "undefined symbol: embrtCompiledAbi";
+  const char *at = why ? strstr(why, abi) : NULL;
+  if (at) {
+    char *end = NULL;
+    long wanted = strtol(at + strlen(abi), &end, 10);
+    if (end != at + strlen(abi)) {
+      fprintf(stderr,
+              "emb-run-shared: error: cannot load '%s': it was compiled for "
+              "version %ld of the compiled ABI, but this runtime implements "
+              "version %d (it has no embrtCompiledAbi%ld): run it with the "
+              "emb it was compiled with, or compile it again with this one\n",
+              path, wanted, (int)embrtCompiledAbiVersion(), wanted);
+      return;
+    }
+  }
+  fprintf(stderr, "emb-run-shared: error: cannot load '%s': %s\n", path,
+          why ? why : "unknown error");
+}
+
+/// Compares the compiled ABI version that the object records
+/// (`<prefix>abi_version`) with this runtime's. dlopen has already refused
+/// an object whose code needs another version's symbol; this catches one
+/// whose code reached another runtime (a copy linked into it), and objects
+/// of an emb-compile that recorded no version. Returns false after
+/// reporting.
+static bool checkAbiVersion(void *handle, const char *path,
+                            const char *prefix) {
+  char name[512];
+  snprintf(name, sizeof name, "%sabi_version", prefix);
+  const uint32_t *v = dlsym(handle, name);
+  int32_t ours = embrtCompiledAbiVersion();
+  if (!v) {
+    fprintf(stderr,
+            "emb-run-shared: error: '%s' records no compiled ABI version (no "
+            "symbol '%s'; this runtime implements version %d): it was "
+            "compiled by an emb-compile older than the check, compile it "
+            "again with this one\n",
+            path, name, (int)ours);
+    return false;
+  }
+  if (*v != (uint32_t)ours) {
+    fprintf(stderr,
+            "emb-run-shared: error: '%s' was compiled for version %u of the "
+            "compiled ABI, but this runtime implements version %d: run it "
+            "with the emb it was compiled with, or compile it again with "
+            "this one\n",
+            path, (unsigned)*v, (int)ours);
+    return false;
+  }
+  return true;
+}
+
 /// Reads the descriptor `<prefix>models` of the object `handle` (loaded from
 /// `path`), refusing one this loader cannot read. Returns it, or NULL after
 /// reporting why.
@@ -92,6 +151,9 @@ static const EmbSharedModel *readDescriptor(void *handle, const char *path,
     malformed(path, what, -1);
     return NULL;
   }
+  // The entries' layout (EmbModelSpec) is the ABI's.
+  if (!checkAbiVersion(handle, path, prefix))
+    return NULL;
   if (m->numEntries < 1 || !m->entries) {
     malformed(path, "it lists no entries", -1);
     return NULL;
@@ -146,7 +208,9 @@ static void printArgs(const char *kind, const EmbArgSpec *args, int n) {
 
 /// --list: every entry the descriptor lists, as a loader reads it.
 static void list(const EmbSharedModel *m) {
-  printf("descriptor version %u, prefix %s, %d entries\n", (unsigned)m->version,
+  printf("descriptor version %u, compiled ABI version %d, prefix %s, %d "
+         "entries\n",
+         (unsigned)m->version, (int)embrtCompiledAbiVersion(),
          m->prefix ? m->prefix : "?", m->numEntries);
   for (int i = 0; i < m->numEntries; ++i) {
     const EmbModelSpec *e = m->entries[i];
@@ -165,6 +229,8 @@ static const char *const usage =
     "  --symbol-prefix P         The prefix it was compiled with (default "
     "emb_)\n"
     "  --list                    Print its entries and exit\n"
+    "  --version                 Print emb's version and the compiled ABI\n"
+    "                            version it runs\n"
     "  --compare-unoptimized     Also run <entry>__reference (emb-compile\n"
     "                            --with-reference) and compare\n";
 
@@ -194,7 +260,12 @@ int main(int argc, char **argv) {
       compare = true;
     else if (!strcmp(argv[i], "--list"))
       listOnly = true;
-    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    else if (!strcmp(argv[i], "--version")) {
+      printf("emb-run-shared (emb %s), compiled ABI version %d\n",
+             EMB_VERSION_STRING, (int)embrtCompiledAbiVersion());
+      status = 0;
+      goto done;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       printf("%s\n%s", usage, embRunOptionsHelp);
       status = 0;
       goto done;
@@ -213,8 +284,7 @@ int main(int argc, char **argv) {
   // RTLD_NOW: a runtime without a function the model calls (an older
   // libembrt.so) fails here, naming it, not in the middle of a call.
   if (!(handle = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
-    fprintf(stderr, "emb-run-shared: error: cannot load '%s': %s\n", path,
-            dlerror());
+    reportLoadFailure(path, dlerror());
     goto done;
   }
   if (!(model = readDescriptor(handle, path, prefix)))

@@ -3,11 +3,13 @@
 // A shared object (built with the test suite, libemb-bad-descriptors.so)
 // exporting descriptors that emb-compile --shared never writes, each under
 // its own prefix, for shared.test: one of a newer layout, one too small
-// for its version, one with a null entry, one with an argument of rank 9.
-// Their entries are never called.
+// for its version, one with a null entry, one with an argument of rank 9,
+// and well-formed ones that record another compiled ABI version than the
+// runtime's (abi_version.test) or none. Their entries are never called.
 //
 //===----------------------------------------------------------------------===//
 
+#include "emb/compiled.h"
 #include "emb/model.h"
 #include "emb/runtime.h"
 
@@ -34,4 +36,16 @@ const EmbSharedModel null_models = {
 const EmbSharedModel rank_models = {EMB_SHARED_MODEL_VERSION,
                                     sizeof(EmbSharedModel), "rank_", 1,
                                     badRankEntries};
+// The ABI version is read before the entries.
+const uint32_t null_abi_version = EMB_ABI_VERSION;
+const uint32_t rank_abi_version = EMB_ABI_VERSION;
+
+/// A model of another compiled ABI whose code reached a runtime of that
+/// version (one linked into it, say): only its record says so.
+const EmbSharedModel abi2_models = {
+    EMB_SHARED_MODEL_VERSION, sizeof(EmbSharedModel), "abi2_", 1, entries};
+const uint32_t abi2_abi_version = EMB_ABI_VERSION + 1;
+/// A model of an emb-compile that recorded no ABI version.
+const EmbSharedModel noabi_models = {
+    EMB_SHARED_MODEL_VERSION, sizeof(EmbSharedModel), "noabi_", 1, entries};
 EMB_EXPORTS_END
