@@ -48,6 +48,7 @@ import torch
 from torch import nn
 
 from . import _runtime
+from ._checks import _devices, _dim, _dtype_in, _rank, _same_dtype, _tensor  # noqa: F401
 from ._runtime import BF16, F16, F32, I32, I64
 
 __all__ = ["IkboLinearCompression", "IkboTargetAttention", "broadcast", "jagged_to_padded",
@@ -94,49 +95,6 @@ _FLOATS = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16}
 _SEQ_FLOATS = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16, torch.float64: F64}
 _INDEX = {torch.int32: I32, torch.int64: I64}
 _FLOAT_NAMES = "float32, float16 or bfloat16"
-
-
-def _tensor(op, name, t):
-    if not isinstance(t, torch.Tensor):
-        raise TypeError("emb::%s: %s must be a Tensor, got %s" % (op, name, type(t).__name__))
-
-
-def _dtype_in(op, name, t, allowed, what):
-    _tensor(op, name, t)
-    if t.dtype not in allowed:
-        raise TypeError("emb::%s: %s must be %s, got %s" % (op, name, what, t.dtype))
-
-
-def _same_dtype(op, name, t, first_name, first):
-    if t.dtype != first.dtype:
-        raise TypeError("emb::%s: %s is %s but %s is %s" % (op, name, t.dtype, first_name,
-                                                            first.dtype))
-
-
-def _rank(op, name, t, rank, what):
-    if t.dim() != rank:
-        raise ValueError("emb::%s: %s must be %s, got %d dims %s" % (op, name, what, t.dim(),
-                                                                    tuple(t.shape)))
-
-
-def _dim(op, name, t, d, sym, other_name, value):
-    if t.shape[d] != value:
-        raise ValueError("emb::%s: %s has %s = %s but %s has %s = %s" % (
-            op, name, sym, t.shape[d], other_name, sym, value))
-
-
-def _devices(op, named, fake):
-    """All tensors of `named` ((name, tensor or None) pairs) on one device, CPU or CUDA."""
-    named = [(n, t) for n, t in named if t is not None]
-    first_name, first = named[0]
-    for name, t in named[1:]:
-        if t.device != first.device:
-            raise ValueError("emb::%s: %s is on %s but %s is on %s" % (op, name, t.device,
-                                                                      first_name, first.device))
-    # The fake kernel also serves meta tensors; the real one runs CPU and CUDA tensors only.
-    if not fake and first.device.type not in ("cpu", "cuda"):
-        raise ValueError("emb::%s: %s is on %s; emb runs cpu and cuda tensors" % (
-            op, first_name, first.device))
 
 
 def _compute_code(op, compute_dtype, data_dtype):

@@ -53,6 +53,7 @@ import torch
 from torch import Tensor
 
 from . import _runtime
+from ._checks import _devices, _tensor, _vector  # noqa: F401
 from ._runtime import BF16, F16, F32, I32, I64
 
 __all__ = ["bucketize", "lengths_to_offsets", "bucketize_depth", "BucketizeArgs",
@@ -111,33 +112,6 @@ def bucketize_depth(slot_features, slot_row_begin, slot_row_end):
         here = sum(1 for g, b, e in slots if g == f and b <= begin < e)
         depth = max(depth, here)
     return depth
-
-
-def _tensor(op, name, t):
-    if not isinstance(t, torch.Tensor):
-        raise TypeError("emb::%s: %s must be a Tensor, got %s" % (op, name, type(t).__name__))
-
-
-def _vector(op, name, t, allowed, what):
-    _tensor(op, name, t)
-    if t.dtype not in allowed:
-        raise TypeError("emb::%s: %s must be %s, got %s" % (op, name, what, t.dtype))
-    if t.dim() != 1:
-        raise ValueError("emb::%s: %s must be 1-D, got shape %s" % (op, name, tuple(t.shape)))
-
-
-def _devices(op, named, fake):
-    """All tensors of `named` ((name, tensor or None) pairs) on one device, CPU or CUDA."""
-    named = [(n, t) for n, t in named if t is not None]
-    first_name, first = named[0]
-    for name, t in named[1:]:
-        if t.device != first.device:
-            raise ValueError("emb::%s: %s is on %s but %s is on %s" % (op, name, t.device,
-                                                                      first_name, first.device))
-    # The fake kernel also serves meta tensors; the real one runs CPU and CUDA tensors only.
-    if not fake and first.device.type not in ("cpu", "cuda"):
-        raise ValueError("emb::%s: %s is on %s; emb runs cpu and cuda tensors" % (
-            op, first_name, first.device))
 
 
 def _check_bucketize(indices, offsets, per_sample_weights, world_size, slot_ranks, slot_features,

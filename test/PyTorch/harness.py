@@ -19,6 +19,16 @@ def fail(what):
     print("FAIL", what, flush=True)
 
 
+def run(name, fn):
+    """Runs one test function; an exception it raises is one failure, with its traceback."""
+    import traceback
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - reported as a failure, never swallowed
+        fail("%s raised %r" % (name, e))
+        traceback.print_exc()
+
+
 def finish():
     """Prints the summary line; the exit status (1 when a check failed)."""
     print("%d passed, %d failed" % (passes, len(failures)))

@@ -25,7 +25,7 @@ import traceback
 import torch
 
 import harness  # noqa: E402  (test/PyTorch/harness.py)
-from harness import check  # noqa: E402
+from harness import check, run  # noqa: E402
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -41,15 +41,6 @@ INDEX = (torch.int32, torch.int64)
 # about two roundings of the output (the IKBO LCE may keep the user product in the dtype).
 TOL = {torch.float32: 2e-5, torch.float16: 3e-3, torch.bfloat16: 2e-2, torch.float64: 1e-12}
 ATT_TOL = {torch.float32: 2e-5, torch.float16: 5e-3, torch.bfloat16: 3e-2}
-
-
-def run(name, fn):
-    """Runs one test function; an exception it raises is one failure."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - reported as a failure, never swallowed
-        harness.fail("%s raised %r" % (name, e))
-        traceback.print_exc()
 
 
 def rand(*shape, dtype=torch.float32):

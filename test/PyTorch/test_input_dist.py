@@ -21,7 +21,6 @@ lengths_to_offsets replayed from a CUDA graph.
 Exit status 0 when every check passed; one line per failure, the last line says how many passed
 and failed.
 """
-import argparse
 import ctypes
 import os
 import sys
@@ -29,38 +28,20 @@ import traceback
 
 import torch
 
+import harness  # noqa: E402  (test/PyTorch/harness.py)
+from harness import check, run  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "python"))
 from emb_torch import _runtime  # noqa: E402
 from emb_torch import input_dist  # noqa: E402
 
-failures = []
-passes = 0
 DEV = None
 GEN = torch.Generator().manual_seed(37)
 INDEX = (torch.int32, torch.int64)
 WEIGHTS = (None, torch.float32, torch.float16, torch.bfloat16)
 LEAST = {torch.int32: -2 ** 31, torch.int64: -2 ** 63}
 MOST = {torch.int32: 2 ** 31 - 1, torch.int64: 2 ** 63 - 1}
-
-
-def check(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL", what, flush=True)
-
-
-def run(name, fn):
-    """Runs one test function; an exception it raises is one failure."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - reported as a failure, never swallowed
-        failures.append("%s raised %r" % (name, e))
-        print("FAIL %s raised %r" % (name, e), flush=True)
-        traceback.print_exc()
 
 
 def randint(lo, hi, n):
@@ -591,9 +572,7 @@ def test_cuda_streams_and_graphs():
 
 def main():
     global DEV
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--lib", default=None)
+    ap = harness.parser()
     ap.add_argument("--seed", type=int, default=37)
     a = ap.parse_args()
     DEV = torch.device(a.device)
@@ -607,8 +586,7 @@ def main():
     for t in tests:
         print("--", t.__name__, flush=True)
         run(t.__name__, t)
-    print("%d passed, %d failed" % (passes, len(failures)))
-    sys.exit(1 if failures else 0)
+    sys.exit(harness.finish())
 
 
 if __name__ == "__main__":
