@@ -23,10 +23,10 @@ import sys
 import traceback
 
 import torch
+import torch.nn.functional as F
 
 import harness  # noqa: E402  (test/PyTorch/harness.py)
 from harness import check, run  # noqa: E402
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "python"))
