@@ -18,8 +18,20 @@ __all__ = ["EmbeddingBagConfig", "EmbeddingBagCollection", "KeyedJaggedTensor", 
 # The C API (include/emb/runtime.h)
 #===------------------------------------------------------------------------------------------===#
 
-from ._abi import (BF16, F16, F32, I32, I64, TbeArgs, TbeBackwardArgs,  # noqa: F401
-                   _i64p, _p, _pp)
+from ._abi import (BF16, F16, F32, I32, I64, AttentionArgs, BroadcastArgs,  # noqa: F401
+                   BucketizeArgs, IkboLceArgs, JaggedToPaddedArgs, LengthsToOffsetsArgs,
+                   TbeArgs, TbeBackwardArgs, _i64p, _p, _pp)
+
+# The ops' entry points: embrt<name>(ctx, args) and, where one exists, the workspace query
+# embrt<query>(ctx, args, &bytes), both over the args struct of include/emb/runtime.h.
+ENTRY_POINTS = [
+    ("TbeForward", "TbeWorkspaceSize", TbeArgs),
+    ("TbeBackward", "TbeBackwardWorkspaceSize", TbeBackwardArgs),
+    ("Broadcast", None, BroadcastArgs), ("JaggedToPadded", None, JaggedToPaddedArgs),
+    ("IkboLce", "IkboLceWorkspaceSize", IkboLceArgs),
+    ("Attention", "AttentionWorkspaceSize", AttentionArgs), ("IkboAttention", None, AttentionArgs),
+    ("Bucketize", "BucketizeWorkspaceSize", BucketizeArgs),
+    ("LengthsToOffsets", "LengthsToOffsetsWorkspaceSize", LengthsToOffsetsArgs)]
 
 DTYPES = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16, torch.int32: I32,
           torch.int64: I64}
@@ -70,11 +82,16 @@ class Runtime:
         lib.embrtContextClearError.argtypes = [_p]
         lib.embrtSynchronize.argtypes = [_p]
         lib.embrtPollDeviceErrors.argtypes = [_p]
-        for name, args in (("TbeWorkspaceSize", TbeArgs), ("TbeBackwardWorkspaceSize", TbeBackwardArgs)):
+        for name, query, args in ENTRY_POINTS:
             fn = getattr(lib, "embrt" + name)
-            fn.argtypes = [_p, ctypes.POINTER(args), ctypes.POINTER(ctypes.c_size_t)]
-        lib.embrtTbeForward.argtypes = [_p, ctypes.POINTER(TbeArgs)]
-        lib.embrtTbeBackward.argtypes = [_p, ctypes.POINTER(TbeBackwardArgs)]
+            fn.argtypes = [_p, ctypes.POINTER(args)]
+            fn.restype = ctypes.c_int
+            if query:
+                fn = getattr(lib, "embrt" + query)
+                fn.argtypes = [_p, ctypes.POINTER(args), ctypes.POINTER(ctypes.c_size_t)]
+                fn.restype = ctypes.c_int
+        lib.embrtBucketizeDepth.argtypes = [ctypes.c_int64, _i64p, _i64p, _i64p]
+        lib.embrtBucketizeDepth.restype = ctypes.c_int64
         self.lib = lib
         self.contexts = {}
 

@@ -59,32 +59,12 @@ __all__ = ["IkboLinearCompression", "IkboTargetAttention", "broadcast", "jagged_
 #===------------------------------------------------------------------------------------------===#
 
 from ._abi import (EMBRT_IKBO_LCE_MAX_PIECES, F64, I8, AttentionArgs,  # noqa: E402,F401
-                   BroadcastArgs, IkboLceArgs, JaggedToPaddedArgs, _p)
-
-_declared = None
-
+                   BroadcastArgs, IkboLceArgs, JaggedToPaddedArgs)
 
 def _lib():
-    """The Runtime, with the argument types of this file's entry points declared once."""
-    global _declared
+    """The Runtime and its library (their entry points are declared by _runtime.Runtime)."""
     rt = _runtime.runtime()
-    lib = rt.lib
-    if _declared is not lib:
-        def declare(name, args, size=False):
-            fn = getattr(lib, name)
-            fn.argtypes = [_p, ctypes.POINTER(args)] + (
-                [ctypes.POINTER(ctypes.c_size_t)] if size else [])
-            fn.restype = ctypes.c_int
-
-        declare("embrtBroadcast", BroadcastArgs)
-        declare("embrtJaggedToPadded", JaggedToPaddedArgs)
-        declare("embrtIkboLceWorkspaceSize", IkboLceArgs, size=True)
-        declare("embrtIkboLce", IkboLceArgs)
-        declare("embrtAttentionWorkspaceSize", AttentionArgs, size=True)
-        declare("embrtAttention", AttentionArgs)
-        declare("embrtIkboAttention", AttentionArgs)
-        _declared = lib
-    return rt, lib
+    return rt, rt.lib
 
 
 #===------------------------------------------------------------------------------------------===#

@@ -63,30 +63,13 @@ __all__ = ["bucketize", "lengths_to_offsets", "bucketize_depth", "BucketizeArgs"
 # The C API (include/emb/runtime.h)
 #===------------------------------------------------------------------------------------------===#
 
-from ._abi import BucketizeArgs, LengthsToOffsetsArgs, _i64, _i64p, _p  # noqa: E402
-
-
-_declared = None
+from ._abi import BucketizeArgs, LengthsToOffsetsArgs  # noqa: E402
 
 
 def _lib():
-    """The Runtime, with the argument types of this file's entry points declared once."""
-    global _declared
+    """The Runtime and its library (their entry points are declared by _runtime.Runtime)."""
     rt = _runtime.runtime()
-    lib = rt.lib
-    if _declared is not lib:
-        for name, args in (("Bucketize", BucketizeArgs),
-                           ("LengthsToOffsets", LengthsToOffsetsArgs)):
-            size = getattr(lib, "embrt%sWorkspaceSize" % name)
-            size.argtypes = [_p, ctypes.POINTER(args), ctypes.POINTER(ctypes.c_size_t)]
-            size.restype = ctypes.c_int
-            call = getattr(lib, "embrt" + name)
-            call.argtypes = [_p, ctypes.POINTER(args)]
-            call.restype = ctypes.c_int
-        lib.embrtBucketizeDepth.argtypes = [_i64, _i64p, _i64p, _i64p]
-        lib.embrtBucketizeDepth.restype = _i64
-        _declared = lib
-    return rt, lib
+    return rt, rt.lib
 
 
 #===------------------------------------------------------------------------------------------===#
