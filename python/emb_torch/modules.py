@@ -549,7 +549,12 @@ class _Collection(nn.Module):
         F, N = len(keys), values.shape[0]
         B = (offsets.shape[0] - 1) // F
         device = offsets.device
-        pick = torch.tensor([keys.index(k) for k in order], device=device)
+        # The group's keys' positions in the KJT: made once per key order (a host-to-device
+        # copy), not in every call, and never during a CUDA graph capture after a warm-up.
+        pick = self._column_index.get((g, tuple(keys)))
+        if pick is None:
+            pick = torch.tensor([keys.index(k) for k in order], device=device)
+            self._column_index[(g, tuple(keys))] = pick
         rows = (pick[:, None] * B + torch.arange(B, device=device)).reshape(-1)
         starts, ends = offsets[:-1][rows], offsets[1:][rows]
         offs = _offsets_from_lengths(ends - starts)
@@ -575,7 +580,7 @@ class _Collection(nn.Module):
         return order, vals, offs.to(offsets.dtype), wts, pad
 
     def _apply(self, fn, *args, **kwargs):
-        # Moved or cast: the cached column orders are rebuilt on the new device.
+        # Moved or cast: the cached column orders and key positions are rebuilt on the new device.
         self._column_index = {}
         return super()._apply(fn, *args, **kwargs)
 
