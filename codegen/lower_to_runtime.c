@@ -33,7 +33,7 @@
 // for MLIR's bufferization and lowering, with emb ops as runtime calls on
 // buffers among them (mixed_functions.c); on the cuda target its linalg ops
 // and arith and math ops on tensors become GPU kernels that MLIR generates,
-// launched on the runtime path's buffers (gpu_kernels.c), and any other op
+// launched on the runtime path's buffers (gpu/), and any other op
 // is an error naming it. A function that carries an emb.target attribute
 // is lowered for that target (emb-compile --reference-target).
 //
@@ -127,7 +127,7 @@ static void lowerOp(EmbLowering *l, MlirOperation op) {
   if (embIsGemmAbsorbed(l, op))
     return; // the chain's last op makes the call (gemm.c)
   if (embLowerGpuKernel(l, op))
-    return; // the group's last op compiles its kernels (gpu_kernels.c)
+    return; // the group's last op compiles its kernels (gpu/)
   if (embLowerGemm(l, op) || embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
       embLowerConstantOp(l, op))
     return;
@@ -135,7 +135,7 @@ static void lowerOp(EmbLowering *l, MlirOperation op) {
     copyScalarOp(l, op);
   else if (l->target == EMB_TARGET_CUDA)
     // linalg ops and arith and math on tensors are GPU kernels
-    // (gpu_kernels.c); the cpu target compiles the rest with MLIR
+    // (gpu/); the cpu target compiles the rest with MLIR
     // (mixed_functions.c).
     embLowerFail(l, op,
                  "every op must map to a runtime call or a GPU kernel (linalg "

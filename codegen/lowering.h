@@ -5,7 +5,7 @@
 // constants and elementwise ops (constants.c), what emb.ikbo_lce reads
 // through (ikbo_read_through.c), functions that keep ops MLIR compiles
 // (mixed_functions.c), cf.assert (asserts.c), GPU kernels for the ops
-// without a runtime call (gpu_kernels.c) and the pass itself
+// without a runtime call (gpu/) and the pass itself
 // (lower_to_runtime.c), the ops of a sharded program (sharding.c). This header
 // is what they share: the state of one lowering and the helpers that turn a
 // lowered op into a call. Private to codegen/.
@@ -104,7 +104,7 @@ typedef struct EmbLowering {
   /// The linalg matmul chains of the function (gemm.c).
   struct EmbGemmPlan *gemms;
   size_t numGemms;
-  /// The groups of ops that become GPU kernels (gpu_kernels.c, cuda
+  /// The groups of ops that become GPU kernels (gpu/outline.c, cuda
   /// target), and how many kernel modules this run of the pass has made.
   struct EmbGpuKernelGroup *kernelGroups;
   size_t numKernelGroups, numKernelModules;
@@ -369,7 +369,7 @@ bool embLowerGemm(EmbLowering *l, MlirOperation op);
 void embEraseGemmParts(EmbLowering *l, MlirOperation last);
 
 //===----------------------------------------------------------------------===//
-// GPU kernels for the ops without a runtime call (gpu_kernels.c)
+// GPU kernels for the ops without a runtime call (gpu/)
 //===----------------------------------------------------------------------===//
 
 /// On the cuda target, groups the ops of `block` that no runtime call takes

@@ -109,7 +109,7 @@ if config.emb_have_compiler:
     config.substitutions.append(
         ("%emb_plugin", os.path.join(config.emb_obj_root, "lib", "libEmbPlugin.so")))
     # The CUDA toolkit's libdevice, which generated GPU kernels link for math
-    # functions (codegen/gpu_kernels.c looks in the same places).
+    # functions (codegen/gpu/binary.c looks in the same places).
     for root in [os.environ.get(v) for v in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]:
         if root and os.path.exists(os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")):
             config.available_features.add("libdevice")
