@@ -27,7 +27,7 @@
 // The value map
 //===----------------------------------------------------------------------===//
 
-static size_t hashPtr(const void *p, size_t cap) {
+size_t embHashPointer(const void *p, size_t cap) {
   uintptr_t x = (uintptr_t)p;
   x ^= x >> 17;
   x *= 0xed5ad4bbu;
@@ -51,7 +51,7 @@ EmbMapped embTensorMapping(MlirValue buffer, int rank, const EmbDim *dims) {
 // grow the table, so entries never move.
 
 EmbMapped *embLookupValue(EmbLowering *l, MlirValue v) {
-  size_t i = hashPtr(v.ptr, l->mapCap);
+  size_t i = embHashPointer(v.ptr, l->mapCap);
   while (l->map[i]) {
     if (l->map[i]->key == v.ptr)
       return l->map[i];
@@ -62,7 +62,7 @@ EmbMapped *embLookupValue(EmbLowering *l, MlirValue v) {
 
 /// The slot of `key` in `table` (of `cap` slots): its entry or a free slot.
 static size_t slotOf(EmbMapped **table, size_t cap, const void *key) {
-  size_t i = hashPtr(key, cap);
+  size_t i = embHashPointer(key, cap);
   while (table[i] && table[i]->key != key)
     i = (i + 1) & (cap - 1);
   return i;
@@ -275,22 +275,6 @@ MlirValue embBuildConstantGlobal(EmbLowering *l, const char *prefix,
       embBuildOp(&l->b, "llvm.mlir.addressof", 0, NULL, 1, &ptr, 1, &ref), 0);
 }
 
-void embEndFunction(EmbLowering *l) {
-  l->mixed = false;
-  embFreeValueMap(l);
-  free(l->plans);
-  l->plans = NULL;
-  free(l->skipped);
-  l->skipped = NULL;
-  free(l->gemms);
-  l->gemms = NULL;
-  l->numGemms = 0;
-  free(l->hostCounts);
-  l->hostCounts = NULL;
-  l->numHostCounts = 0;
-  embFreeGpuKernelPlans(l);
-}
-
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes) {
   MlirValue args[2] = {l->ctxArg, embDimValue(l, &bytes)};
   MlirValue p = embCallRuntime(l, EMB_RT_ALLOC, 2, args, embPtrType(l->ctx));
@@ -428,4 +412,18 @@ bool embHasTensor(MlirOperation op) {
       return true;
   }
   return false;
+}
+
+bool embIsOpInDialect(MlirOperation op, const char *dialect) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t n = strlen(dialect);
+  return name.length > n && !strncmp(name.data, dialect, n) &&
+         name.data[n] == '.';
+}
+
+MlirOperation embTopLevelOp(MlirOperation op, MlirBlock body) {
+  while (!mlirOperationIsNull(op) &&
+         !mlirBlockEqual(mlirOperationGetBlock(op), body))
+    op = mlirOperationGetParentOperation(op);
+  return op;
 }

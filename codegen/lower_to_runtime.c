@@ -42,10 +42,13 @@
 // arith, memref and llvm ops; a mixed one keeps tensors inside a signature of
 // buffers.
 //
-// This file is the pass: its options, which path a function takes, the walk
-// over functions and ops, the new signatures and the copies and frees at the
-// return. The ops themselves are lowered in emb_ops.c, tensor_ops.c and
-// constants.c, on the value map and call helpers of buffers.c (lowering.h).
+// This file is the pass: its options, the walk over functions and ops, the
+// new signatures and the copies and frees at the return. Which path a
+// function takes and which lowering owns each op are decided once, by
+// classify.c; each op is handed to its owner (emb_ops.c, tensor_ops.c,
+// constants.c, gemm.c, gpu/), which lowers it on the value map and call
+// helpers of buffers.c (lowering.h), and every plan is freed here once the
+// function is done.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,27 +116,40 @@ static void copyScalarOp(EmbLowering *l, MlirOperation op) {
   }
 }
 
-/// Scalar arith and index ops (sizes, scalar constants) are copied.
-static bool isScalarCopy(MlirOperation op) {
-  const char *name = mlirIdentifierStr(mlirOperationGetName(op)).data;
-  return !embHasTensor(op) && mlirOperationGetNumRegions(op) == 0 &&
-         (!strncmp(name, "arith.", 6) || !strncmp(name, "index.", 6));
-}
-
+/// Hands `op` to the lowering that owns it (classify.c).
 static void lowerOp(EmbLowering *l, MlirOperation op) {
-  if (embIsSkipped(l, op))
+  EmbOwner owner = embOwnerOf(l, op);
+  if (owner == EMB_OWNER_SKIPPED)
     return;
   l->b.loc = mlirOperationGetLocation(op);
-  if (embIsGemmAbsorbed(l, op))
+  switch (owner) {
+  case EMB_OWNER_GEMM_PART:
     return; // the chain's last op makes the call (gemm.c)
-  if (embLowerGpuKernel(l, op))
-    return; // the group's last op compiles its kernels (gpu/)
-  if (embLowerGemm(l, op) || embLowerEmbOp(l, op) || embLowerTensorOp(l, op) ||
-      embLowerConstantOp(l, op))
+  case EMB_OWNER_GPU_KERNEL:
+    embLowerGpuKernel(l, op); // the group's last op compiles its kernels
     return;
-  if (isScalarCopy(op))
+  case EMB_OWNER_GEMM:
+    embLowerGemm(l, op);
+    return;
+  case EMB_OWNER_EMB_OPS:
+    if (embLowerEmbOp(l, op))
+      return;
+    break; // an emb op without a runtime call
+  case EMB_OWNER_TENSOR_OPS:
+    embLowerTensorOp(l, op);
+    return;
+  case EMB_OWNER_CONSTANTS:
+    embLowerConstantOp(l, op);
+    return;
+  case EMB_OWNER_SCALAR_COPY:
     copyScalarOp(l, op);
-  else if (l->target == EMB_TARGET_CUDA)
+    return;
+  case EMB_OWNER_NONE:
+  case EMB_OWNER_SKIPPED:
+  case EMB_OWNER_MLIR:
+    break;
+  }
+  if (l->target == EMB_TARGET_CUDA)
     // linalg ops and arith and math on tensors are GPU kernels
     // (gpu/); the cpu target compiles the rest with MLIR
     // (mixed_functions.c).
@@ -143,24 +159,6 @@ static void lowerOp(EmbLowering *l, MlirOperation op) {
                  "lowering for this one (the cpu target compiles it)");
   else
     embLowerFail(l, op, "every op must map to a runtime call");
-}
-
-bool embIsMixedFunction(EmbLowering *l, MlirOperation func) {
-  if (l->target != EMB_TARGET_CPU)
-    return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  if (!mlirBlockIsNull(mlirBlockGetNextInRegion(body)))
-    return true;
-  MlirOperation ret = mlirBlockGetTerminator(body);
-  embPlanGemms(l, body); // the ops of matmul chains are runtime calls
-  for (MlirOperation op = mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    if (!mlirOperationEqual(op, ret) && !embIsEmbOp(op) &&
-        !embIsRuntimeTensorOp(op) && !embIsRuntimeConstantOp(op) &&
-        !isScalarCopy(op) && !embIsGemmLast(l, op) && !embIsGemmAbsorbed(l, op))
-      return true;
-  }
-  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -322,11 +320,7 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
     l->returned[i] = seen || mlirValueIsABlockArgument(v) ? NULL : v.ptr;
   }
 
-  l->numPlans = 0;
-  l->numSkipped = 0;
-  embPlanReadThrough(l, oldBlock);
-  embPlanGemms(l, oldBlock);
-  embPlanGpuKernels(l, oldBlock); // after the chains, which it leaves alone
+  embPlanGpuKernels(l, oldBlock);
   for (MlirOperation op = mlirBlockGetFirstOperation(oldBlock);
        !mlirOperationIsNull(op) && !l->failed;
        op = mlirOperationGetNextInBlock(op)) {
@@ -402,7 +396,6 @@ static void lowerFunction(EmbLowering *l, MlirOperation func) {
                                        newFunc);
     mlirOperationDestroy(func);
   }
-  embEndFunction(l);
   free(l->returned);
   free(l->outs);
   free(l->claimed);
@@ -475,6 +468,19 @@ static void referenceAbiVersion(EmbLowering *l) {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Frees every plan the lowering of one function made (the classification
+/// and the plans it read, the GPU kernel groups, the counts read on the
+/// host) and its value map, once the function is done.
+static void endFunction(EmbLowering *l) {
+  l->mixed = false;
+  embFreeValueMap(l);
+  embFreeClassification(l);
+  embFreeGpuKernelPlans(l);
+  free(l->hostCounts);
+  l->hostCounts = NULL;
+  l->numHostCounts = 0;
+}
+
 static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
   EmbLowering l;
   memset(&l, 0, sizeof l);
@@ -510,18 +516,16 @@ static void run(MlirOperation op, MlirExternalPass pass, const void *options) {
         mlirOperationGetAttributeByName(funcs[i], embStr("function_type")));
     if (!checkSignature(&l, funcs[i], ft))
       break;
-    if (embIsMixedFunction(&l, funcs[i]))
+    if (embClassifyFunction(&l, funcs[i]))
       embLowerMixedFunction(&l, funcs[i]);
-    else
+    else if (!l.failed)
       lowerFunction(&l, funcs[i]);
+    endFunction(&l);
   }
   free(funcs);
   if (lowered && !l.failed)
     referenceAbiVersion(&l);
   free(l.owned);
-  // A function refused before its lowering began (a mixed function with an
-  // op no path lowers) leaves the plans embIsMixedFunction made.
-  embEndFunction(&l);
   if (l.failed)
     mlirExternalPassSignalFailure(pass);
 }

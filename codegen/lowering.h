@@ -1,14 +1,15 @@
 //===- codegen/lowering.h - What the parts of the lowering share -*- C -*-===//
 //
-// emb-lower-to-runtime in one file per concept: the value map and the runtime
-// calls (buffers.c), emb ops (emb_ops.c), tensor ops (tensor_ops.c),
-// constants and elementwise ops (constants.c), what emb.ikbo_lce reads
+// emb-lower-to-runtime in one file per concept: the pass itself, which
+// drives the others (lower_to_runtime.c), which lowering owns each op
+// (classify.c), the value map and the runtime calls (buffers.c), emb ops
+// (emb_ops.c), tensor ops (tensor_ops.c), constants and elementwise ops
+// (constants.c), linalg matmul chains (gemm.c), what emb.ikbo_lce reads
 // through (ikbo_read_through.c), functions that keep ops MLIR compiles
 // (mixed_functions.c), cf.assert (asserts.c), GPU kernels for the ops
-// without a runtime call (gpu/) and the pass itself
-// (lower_to_runtime.c), the ops of a sharded program (sharding.c). This header
-// is what they share: the state of one lowering and the helpers that turn a
-// lowered op into a call. Private to codegen/.
+// without a runtime call (gpu/), the ops of a sharded program (sharding.c).
+// This header is what they share: the state of one lowering and the helpers
+// that turn a lowered op into a call. Private to codegen/.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +69,23 @@ typedef struct EmbIkboPlan {
   MlirValue pieces[EMBRT_IKBO_LCE_MAX_PIECES];
 } EmbIkboPlan;
 
+/// The lowering that owns an op of the function being lowered (classify.c),
+/// in the order embClassifyFunction tries them.
+typedef enum EmbOwner {
+  EMB_OWNER_NONE, ///< no lowering takes it: an error
+  /// A producer nothing needs: what an emb.ikbo_lce reads through, or (cuda
+  /// target) what only GPU kernels read and copy in.
+  EMB_OWNER_SKIPPED,
+  EMB_OWNER_GEMM_PART,   ///< absorbed by a matmul chain, not lowered (gemm.c)
+  EMB_OWNER_GEMM,        ///< the last op of a chain: embrtGemm (gemm.c)
+  EMB_OWNER_EMB_OPS,     ///< a runtime call (emb_ops.c, sharding.c)
+  EMB_OWNER_TENSOR_OPS,  ///< a runtime call (tensor_ops.c)
+  EMB_OWNER_CONSTANTS,   ///< a runtime call (constants.c)
+  EMB_OWNER_SCALAR_COPY, ///< a scalar arith or index op, copied
+  EMB_OWNER_GPU_KERNEL,  ///< in a group of GPU kernels (gpu/, cuda target)
+  EMB_OWNER_MLIR,        ///< left to MLIR (a mixed function: mixed_functions.c)
+} EmbOwner;
+
 /// The state of one run of the pass, reset for each function.
 typedef struct EmbLowering {
   EmbTarget target;
@@ -96,6 +114,10 @@ typedef struct EmbLowering {
   /// Result i is written through reshapes (writerOfResult): its producer's
   /// extents are its own dims, not the out buffer's.
   bool *reshapedResult;
+  /// Which lowering owns each op of the function's block (classify.c):
+  /// open addressing on the op's pointer.
+  struct EmbOwnerSlot *owners;
+  size_t ownersCap;
   // What emb.ikbo_lce ops read through (see embPlanReadThrough).
   EmbIkboPlan *plans;
   size_t numPlans;
@@ -129,6 +151,10 @@ void embMapValue(EmbLowering *l, MlirValue v, const EmbMapped *m);
 /// Frees the value map.
 void embFreeValueMap(EmbLowering *l);
 
+/// The slot of pointer `p` in an open-addressing table of `cap` slots (a
+/// power of two) to begin probing at.
+size_t embHashPointer(const void *p, size_t cap);
+
 /// The lowered form of tensor operand `i` of `op`; NULL (after an error)
 /// if it was not lowered.
 EmbMapped *embTensorOperand(EmbLowering *l, MlirOperation op, intptr_t i);
@@ -142,6 +168,12 @@ bool embHasTensor(MlirOperation op);
 
 /// Whether the module has a symbol named `name`.
 bool embHasSymbol(EmbLowering *l, const char *name);
+
+/// Whether `op` is an op of `dialect` (its name is `dialect.<op>`).
+bool embIsOpInDialect(MlirOperation op, const char *dialect);
+
+/// The op of `body` that `op` is or is nested in (null if none).
+MlirOperation embTopLevelOp(MlirOperation op, MlirBlock body);
 
 //===----------------------------------------------------------------------===//
 // Sizes
@@ -211,10 +243,6 @@ MlirValue embBuildConstantGlobal(EmbLowering *l, const char *prefix,
                                  MlirAttribute value, int64_t bytes,
                                  int64_t alignment);
 
-/// Frees what the lowering of one function kept (the value map, the
-/// read-through plans) once the function is done.
-void embEndFunction(EmbLowering *l);
-
 /// A runtime allocation of `bytes`, freed before the function returns.
 MlirValue embAllocBytes(EmbLowering *l, EmbDim bytes);
 
@@ -253,6 +281,34 @@ void embAddWorkspace(EmbLowering *l, EmbRuntimeFn sizeFn, EmbCallArrays a,
                      int64_t bufIndex, int64_t dimIndex);
 
 //===----------------------------------------------------------------------===//
+// Which lowering owns each op (classify.c)
+//===----------------------------------------------------------------------===//
+
+/// Plans what the lowerings of `func`'s first block read (what each
+/// emb.ikbo_lce reads through, the matmul chains) and decides which lowering
+/// owns each of its ops, replacing the plans of an earlier call. Returns
+/// whether `func` takes the mixed path: on the cpu target, when an op of it
+/// has no lowering (or it has more than one block); its emb ops and chains
+/// are then runtime calls and every other op is left to MLIR.
+bool embClassifyFunction(EmbLowering *l, MlirOperation func);
+
+/// The owner of `op`, an op of the classified block (EMB_OWNER_NONE for
+/// another).
+EmbOwner embOwnerOf(EmbLowering *l, MlirOperation op);
+
+/// Frees the classification and the plans it made (the read-through plans,
+/// the matmul chains).
+void embFreeClassification(EmbLowering *l);
+
+/// Whether `op` is a splat tensor constant.
+bool embIsSplatConstant(MlirOperation op);
+
+/// Whether a GPU kernel copies `op` into its function (a tensor.empty, a
+/// splat constant, a scalar arith or index op) rather than reading its result
+/// from a buffer.
+bool embIsCopiedIntoKernel(MlirOperation op);
+
+//===----------------------------------------------------------------------===//
 // Ops, one file per family
 //===----------------------------------------------------------------------===//
 
@@ -271,7 +327,7 @@ bool embLowerTensorOp(EmbLowering *l, MlirOperation op);
 bool embLowerConstantOp(EmbLowering *l, MlirOperation op);
 
 /// Whether embLowerTensorOp / embLowerConstantOp take `op`, without
-/// lowering it (what decides between the two paths of a function).
+/// lowering it (what classify.c gives them).
 bool embIsRuntimeTensorOp(MlirOperation op);
 bool embIsRuntimeConstantOp(MlirOperation op);
 
@@ -291,10 +347,6 @@ void *embReadResource(MlirAttribute value, MlirType type, int64_t *bytes);
 //===----------------------------------------------------------------------===//
 // Functions that keep ops MLIR compiles (mixed_functions.c, asserts.c)
 //===----------------------------------------------------------------------===//
-
-/// Whether function `func` takes the mixed path: on the cpu target, when an
-/// op of it has no runtime call (or it has more than one block).
-bool embIsMixedFunction(EmbLowering *l, MlirOperation func);
 
 /// Lowers `func` in place: a signature of buffers with the entry ABI, emb
 /// ops as runtime calls on buffers, everything else left to MLIR's
@@ -372,14 +424,10 @@ void embEraseGemmParts(EmbLowering *l, MlirOperation last);
 // GPU kernels for the ops without a runtime call (gpu/)
 //===----------------------------------------------------------------------===//
 
-/// On the cuda target, groups the ops of `block` that no runtime call takes
-/// (linalg ops, arith and math on tensors) into runs that become GPU
-/// kernels, and marks the tensor.empty and splat constants only they read
-/// as skipped. Nothing on the cpu target.
+/// On the cuda target, groups the ops of `block` that the classification
+/// gave to GPU kernels into runs, each of which becomes kernels. Nothing on
+/// the cpu target.
 void embPlanGpuKernels(EmbLowering *l, MlirBlock block);
-
-/// Whether `op` belongs to a group planned for GPU kernels.
-bool embIsGpuKernelOp(EmbLowering *l, MlirOperation op);
 
 /// For an op of a group: at its last op, compiles the group's kernels with
 /// MLIR and emits their launches (embrtCompiledLaunchKernel) on the lowered

@@ -362,7 +362,7 @@ static void mapBuffer(EmbLowering *l, MlirValue v) {
 /// table handles, or for an emb.ikbo_lce what its plan reads instead of its
 /// weights and embeddings (ikbo_read_through.c), and its index.
 static void mapOperands(EmbLowering *l, MlirOperation op) {
-  if (embIsGemmLast(l, op)) {
+  if (embOwnerOf(l, op) == EMB_OWNER_GEMM) {
     MlirValue sources[3];
     int n = 0;
     embGemmSources(l, op, sources, &n);
@@ -402,7 +402,7 @@ static void lowerEmbOp(EmbLowering *l, MlirOperation op) {
   MlirBlock block = mlirOperationGetBlock(op);
   l->b = (EmbBuilder){l->ctx, mlirOperationGetLocation(op), block, op};
   mapOperands(l, op);
-  bool gemm = embIsGemmLast(l, op);
+  bool gemm = embOwnerOf(l, op) == EMB_OWNER_GEMM;
   if (!(gemm ? embLowerGemm(l, op) : embLowerEmbOp(l, op)) || l->failed)
     return;
   for (size_t i = 0; i < l->numOwned; ++i) {
@@ -429,11 +429,18 @@ static void lowerEmbOp(EmbLowering *l, MlirOperation op) {
     embEraseGemmParts(l, op); // finds the chain by `op`'s address alone
 }
 
+/// Whether `op` is an emb op or the last op of a matmul chain (which the
+/// classification gave runtime calls).
+static bool isRuntimeCall(EmbLowering *l, MlirOperation op) {
+  EmbOwner owner = embOwnerOf(l, op);
+  return owner == EMB_OWNER_EMB_OPS || owner == EMB_OWNER_GEMM;
+}
+
 static void lowerEmbOps(EmbLowering *l, MlirBlock body) {
   size_t n = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    n += embIsEmbOp(op) || embIsGemmLast(l, op);
+    n += isRuntimeCall(l, op);
   // emb.table names a table for its users; the tables go once they are
   // lowered, so they are listed after the ops.
   MlirOperation *ops = calloc(n + 1, sizeof(MlirOperation));
@@ -442,7 +449,7 @@ static void lowerEmbOps(EmbLowering *l, MlirBlock body) {
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
     if (embOpIs(op, EMB_OP_TABLE))
       ops[n - ++numTables] = op;
-    else if (embIsEmbOp(op) || embIsGemmLast(l, op))
+    else if (isRuntimeCall(l, op))
       ops[numOps++] = op;
   }
   for (size_t i = 0; i < numOps && !l->failed; ++i)
@@ -471,8 +478,6 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   l->mapCap = 1024;
   l->mapCount = 0;
   l->map = calloc(l->mapCap, sizeof(EmbMapped *));
-  l->numPlans = 0;
-  l->numSkipped = 0;
   rewriteSignature(l, func, ft);
   replaceEmptyResources(func);
   splitEmptyTensors(func);
@@ -480,8 +485,8 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   embGuardIntegerDivisions(l, func);
   // emb ops first: a cf.assert of the function's own block moves the rest of
   // the block, emb ops and their calls with it, into its passing path.
-  embPlanReadThrough(l, body);
-  embPlanGemms(l, body); // linalg matmul chains become calls like emb ops
+  // Classified again: the rewrites above changed the ops the plans read.
+  embClassifyFunction(l, func);
   lowerEmbOps(l, body);
   if (!l->failed)
     embGuardElementBounds(l, func);
@@ -494,5 +499,4 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   mlirOperationSetAttributeByName(func, embStr("emb.target"),
                                   mlirStringAttrGet(l->ctx, embStr("cpu")));
   mlirOperationSetAttributeByName(func, embStr("emb.num_results"), no);
-  embEndFunction(l);
 }

@@ -1,8 +1,9 @@
 //===- codegen/gpu/outline.c - Kernel groups and their functions ----------===//
 //
 // Grouping and outlining, as MLIR's gpu-kernel-outlining does for one launch:
-// the ops no runtime call takes are grouped (a run of them in the function's
-// block, with only ops that read no tensor between them), and each group is
+// the ops classify.c gives to GPU kernels are grouped (a run of them in the
+// function's block, with only ops that read no tensor between them), and
+// each group is
 // copied into a module of its own as a function of buffers:
 //
 //   func.func @emb_kernel_0(%in0: memref<...>, ..., %out0: memref<...>)
@@ -75,27 +76,8 @@ MlirOperation embGpuCloneMapped(EmbBuilder *b, MlirOperation op, ValueMap *m) {
 }
 
 //===----------------------------------------------------------------------===//
-// Which ops become kernels, and the groups
+// The groups
 //===----------------------------------------------------------------------===//
-
-static bool isDialect(MlirOperation op, const char *dialect) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t n = strlen(dialect);
-  return name.length > n && !strncmp(name.data, dialect, n) &&
-         name.data[n] == '.';
-}
-
-/// Ops a kernel computes: linalg ops, and arith and math ops on tensors,
-/// that no runtime call takes.
-static bool isKernelOp(EmbLowering *l, MlirOperation op) {
-  if (embIsEmbOp(op) || embIsRuntimeTensorOp(op) ||
-      embIsRuntimeConstantOp(op) || embIsGemmLast(l, op) ||
-      embIsGemmAbsorbed(l, op))
-    return false;
-  if (isDialect(op, "linalg"))
-    return true;
-  return (isDialect(op, "arith") || isDialect(op, "math")) && embHasTensor(op);
-}
 
 /// Ops that may sit between the ops of a group: they read no tensor, so
 /// nothing they compute depends on the group.
@@ -105,31 +87,8 @@ static bool isTransparent(MlirOperation op) {
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
     if (mlirTypeIsATensor(mlirValueGetType(mlirOperationGetOperand(op, i))))
       return false;
-  return embOpIs(op, "tensor.empty") || isDialect(op, "arith") ||
-         isDialect(op, "index");
-}
-
-/// A splat tensor constant (becomes a tensor.splat in the kernel).
-static bool isSplatConstant(MlirOperation op) {
-  if (!embOpIs(op, "arith.constant") || !embHasTensor(op))
-    return false;
-  MlirAttribute v = mlirOperationGetAttributeByName(op, embStr("value"));
-  return mlirAttributeIsADenseElements(v) && mlirDenseElementsAttrIsSplat(v);
-}
-
-/// Ops copied into the kernel's function rather than read from a buffer.
-static bool isCloned(MlirOperation op) {
-  return embOpIs(op, "tensor.empty") || isSplatConstant(op) ||
-         ((isDialect(op, "arith") || isDialect(op, "index")) &&
-          !embHasTensor(op) && mlirOperationGetNumRegions(op) == 0);
-}
-
-/// The op of the function's block `body` that `op` is or is nested in.
-static MlirOperation topLevelOp(MlirOperation op, MlirBlock body) {
-  while (!mlirOperationIsNull(op) &&
-         !mlirBlockEqual(mlirOperationGetBlock(op), body))
-    op = mlirOperationGetParentOperation(op);
-  return op;
+  return embOpIs(op, "tensor.empty") || embIsOpInDialect(op, "arith") ||
+         embIsOpInDialect(op, "index");
 }
 
 EmbGpuKernelGroup *embGpuGroupOf(EmbLowering *l, MlirOperation op) {
@@ -138,10 +97,6 @@ EmbGpuKernelGroup *embGpuGroupOf(EmbLowering *l, MlirOperation op) {
       if (l->kernelGroups[g].ops[i] == op.ptr)
         return &l->kernelGroups[g];
   return NULL;
-}
-
-bool embIsGpuKernelOp(EmbLowering *l, MlirOperation op) {
-  return embGpuGroupOf(l, op) != NULL;
 }
 
 static void addToGroup(EmbLowering *l, bool open, MlirOperation op) {
@@ -172,39 +127,15 @@ void embPlanGpuKernels(EmbLowering *l, MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op) && !mlirOperationEqual(op, ret);
        op = mlirOperationGetNextInBlock(op)) {
-    if (embIsSkipped(l, op))
+    EmbOwner owner = embOwnerOf(l, op);
+    if (owner == EMB_OWNER_SKIPPED)
       continue;
-    if (isKernelOp(l, op)) {
+    if (owner == EMB_OWNER_GPU_KERNEL) {
       addToGroup(l, open, op);
       open = true;
     } else if (!isTransparent(op)) {
       open = false;
     }
-  }
-  // A tensor.empty, splat constant or scalar that only kernels read is
-  // copied into them: the function need not allocate, fill or compute it. The
-  // skipped list holds at most every op of the block once (embPlanReadThrough
-  // sizes it so).
-  if (!l->skipped) {
-    size_t numOps = 0;
-    for (MlirOperation op = mlirBlockGetFirstOperation(body);
-         !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-      ++numOps;
-    l->skipped = calloc(numOps + 1, sizeof(void *));
-  }
-  for (MlirOperation op = mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op) && !mlirOperationEqual(op, ret);
-       op = mlirOperationGetNextInBlock(op)) {
-    if (!isCloned(op) || embIsSkipped(l, op))
-      continue;
-    MlirValue r = mlirOperationGetResult(op, 0);
-    bool onlyKernels = !mlirOpOperandIsNull(mlirValueGetFirstUse(r));
-    for (MlirOpOperand u = mlirValueGetFirstUse(r);
-         !mlirOpOperandIsNull(u) && onlyKernels; u = mlirOpOperandGetNextUse(u))
-      onlyKernels =
-          embIsGpuKernelOp(l, topLevelOp(mlirOpOperandGetOwner(u), body));
-    if (onlyKernels)
-      l->skipped[l->numSkipped++] = op.ptr;
   }
 }
 
@@ -245,7 +176,7 @@ static bool definedInside(const Collect *c, MlirValue v) {
     owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
   if (mlirOperationIsNull(owner))
     return false;
-  MlirOperation top = topLevelOp(owner, c->body);
+  MlirOperation top = embTopLevelOp(owner, c->body);
   return !mlirOperationIsNull(top) && inGroup(c->g, top);
 }
 
@@ -290,7 +221,8 @@ bool embGpuBuildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
   for (size_t i = 0; i < c.numExternal && ok; ++i) {
     MlirValue v = c.external[i];
     MlirType t = mlirValueGetType(v);
-    if (mlirValueIsAOpResult(v) && isCloned(mlirOpResultGetOwner(v))) {
+    if (mlirValueIsAOpResult(v) &&
+        embIsCopiedIntoKernel(mlirOpResultGetOwner(v))) {
       // Its operands are scalars: collect them too (they follow in the list).
       MlirOperation def = mlirOpResultGetOwner(v);
       for (intptr_t k = 0, nk = mlirOperationGetNumOperands(def); k < nk; ++k)
@@ -320,7 +252,7 @@ bool embGpuBuildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
       bool outside = false;
       for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
            u = mlirOpOperandGetNextUse(u))
-        outside |= !inGroup(g, topLevelOp(mlirOpOperandGetOwner(u), fnBody));
+        outside |= !inGroup(g, embTopLevelOp(mlirOpOperandGetOwner(u), fnBody));
       if (!outside)
         continue;
       MlirType t = mlirValueGetType(v);
@@ -404,7 +336,7 @@ bool embGpuBuildGroupFunction(EmbLowering *l, const EmbGpuKernelGroup *g,
     MlirOperation def = mlirOpResultGetOwner(cloned[i]);
     if (!mlirValueIsNull(embGpuMapGet(&m, cloned[i])))
       continue;
-    if (isSplatConstant(def)) {
+    if (embIsSplatConstant(def)) {
       // A splat tensor would bufferize to a global in host memory: the
       // kernel fills it instead.
       MlirAttribute v = mlirOperationGetAttributeByName(def, embStr("value"));

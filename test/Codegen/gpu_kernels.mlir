@@ -1,5 +1,5 @@
 // The GPU kernels emb-lower-to-runtime{target=cuda} generates for the ops
-// the runtime has no call for (codegen/gpu_kernels.c): each group of such ops
+// the runtime has no call for (codegen/gpu/): each group of such ops
 // becomes PTX in a private global of the module, and each kernel of it one
 // embrtCompiledLaunchKernel call on the lowered buffers; nothing of MLIR's
 // GPU runtime (mgpu*) is left. The GPU runs these against the CPU in
