@@ -3,8 +3,7 @@
 // Grouping and outlining, as MLIR's gpu-kernel-outlining does for one launch:
 // the ops classify.c gives to GPU kernels are grouped (a run of them in the
 // function's block, with only ops that read no tensor between them), and
-// each group is
-// copied into a module of its own as a function of buffers:
+// each group is copied into a module of its own as a function of buffers:
 //
 //   func.func @emb_kernel_0(%in0: memref<...>, ..., %out0: memref<...>)
 //     %t0 = bufferization.to_tensor %in0 restrict ...
