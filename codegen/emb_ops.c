@@ -325,8 +325,14 @@ static void lowerLookup(EmbLowering *l, MlirOperation op) {
     return;
   }
   a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE] = embValueDtype(result);
-  if (a.attrs[EMB_ABI_TBE_TABLE_DTYPE] < 0) // quantized tables only
-    a.attrs[EMB_ABI_TBE_TABLE_DTYPE] = a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE];
+  // Quantized tables only: tableDtype is the 16-bit type of the output or
+  // of the per-sample weights (the verifier allows one at most), else f32.
+  if (a.attrs[EMB_ABI_TBE_TABLE_DTYPE] < 0)
+    a.attrs[EMB_ABI_TBE_TABLE_DTYPE] =
+        a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE] != EMBRT_F32
+            ? a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE]
+        : a.attrs[EMB_ABI_TBE_PSW_DTYPE] >= 0 ? a.attrs[EMB_ABI_TBE_PSW_DTYPE]
+                                              : EMBRT_F32;
   a.attrs[EMB_ABI_TBE_CONFIG_ID] = -1;
 
   // Result sizes: [B, sum D] pooled or [N, D] unpooled (every feature's D
@@ -851,6 +857,42 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
 }
 
 //===----------------------------------------------------------------------===//
+// emb.quantize_table
+//===----------------------------------------------------------------------===//
+
+static void lowerQuantizeTable(EmbLowering *l, MlirOperation op) {
+  EmbMapped *w = embTensorOperand(l, op, 0);
+  if (!w)
+    return;
+  char precision[16] = "";
+  int p = 0;
+  embGetStringAttr(op, EMB_ATTR_PRECISION, precision, sizeof precision);
+  embParsePrecision(precision, &p); // verified
+  MlirValue result = mlirOperationGetResult(op, 0);
+  EmbDim rdims[2],
+      fallback[2] = {w->dims[0],
+                     embConstDim(embDim(mlirValueGetType(result), 1))};
+  embResultDims(l, result, rdims, fallback);
+  EmbMapped *out = embDefineResult(l, result, rdims);
+  int64_t attrs[] = {
+      [EMB_ABI_QUANTIZE_PRECISION] = p,
+      [EMB_ABI_QUANTIZE_DENSE_DTYPE] =
+          embValueDtype(mlirOperationGetOperand(op, 0)),
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_QUANTIZE_BUF_INPUT] = w->value,
+      [EMB_ABI_QUANTIZE_BUF_OUTPUT] = out->value,
+  };
+  EmbDim dims[] = {
+      [EMB_ABI_QUANTIZE_DIM_ROWS] = w->dims[0],
+      [EMB_ABI_QUANTIZE_DIM_COLS] = w->dims[1],
+      [EMB_ABI_QUANTIZE_DIM_OUTPUT_ROWS] = embResultExtents(l, out)[0],
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
+  embCallRuntimeOp(l, EMB_RT_QUANTIZE_TABLE, a);
+}
+
+//===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
 
@@ -860,6 +902,8 @@ bool embLowerEmbOp(EmbLowering *l, MlirOperation op) {
     lowerAlias(l, op);
   else if (embOpIs(op, EMB_OP_TBE) || embOpIs(op, EMB_OP_EMBEDDING_BAG))
     lowerLookup(l, op);
+  else if (embOpIs(op, EMB_OP_QUANTIZE_TABLE))
+    lowerQuantizeTable(l, op);
   else if (embOpIs(op, EMB_OP_TBE_BACKWARD) ||
            embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD))
     lowerBackward(l, op);

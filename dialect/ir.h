@@ -25,6 +25,7 @@ extern "C" {
 /// The emb ops' names.
 #define EMB_OP_EMBEDDING_BAG "emb.embedding_bag"
 #define EMB_OP_TABLE "emb.table"
+#define EMB_OP_QUANTIZE_TABLE "emb.quantize_table"
 #define EMB_OP_TBE "emb.tbe"
 #define EMB_OP_BROADCAST "emb.broadcast"
 #define EMB_OP_LCE "emb.lce"
@@ -217,6 +218,10 @@ bool embGetTableInfo(MlirValue handle, EmbTableInfo *info);
 static inline bool embTableIsQuantized(const EmbTableInfo *info) {
   return info->precision != 0;
 }
+
+/// Whether the dense_resource value of constant `op` has its blob (the C
+/// API's element readers dereference a missing one).
+bool embResourceHasData(MlirOperation op);
 
 /// Whether `op`'s result is its first operand's buffer once lowered
 /// (emb-lower-to-runtime): emb.table, emb.state, emb.table_value,

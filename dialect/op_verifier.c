@@ -478,6 +478,63 @@ static void checkQuantizedTable(Checker *c, const char *precisionName) {
          EMBRT_QUANTIZED_ROW_ALIGNMENT);
 }
 
+/// emb.quantize_table(weight[E,D]) {precision, dim = D} -> [E, row bytes]
+/// of i8: a dense table and the packed rows an emb.table {precision, dim}
+/// reads.
+static void verifyQuantizeTable(Checker *c) {
+  if (!checkCounts(c, 1, 1))
+    return;
+  MlirType w = operandType(c, 0);
+  if (!checkTableTensor(c, w, "weight"))
+    return;
+  char precision[16];
+  if (!embGetStringAttr(c->op, EMB_ATTR_PRECISION, precision,
+                        sizeof precision)) {
+    fail(c, "requires a string attribute 'precision'");
+    return;
+  }
+  int p;
+  if (!embParsePrecision(precision, &p) || p == 0) {
+    fail(c,
+         "precision must be \"int8\", \"int4\", \"int2\" or \"fp8\", got "
+         "\"%s\"",
+         precision);
+    return;
+  }
+  int64_t dim, d = embDim(w, 1);
+  if (!embGetIntAttr(c->op, EMB_ATTR_DIM, &dim)) {
+    fail(c, "requires an integer attribute 'dim' (the weight's columns)");
+    return;
+  }
+  if (d < 0 || dim != d) {
+    fail(c, "dim is %lld but weight has %s%lld columns", (long long)dim,
+         d < 0 ? "a dynamic number of " : "", (long long)d);
+    return;
+  }
+  int64_t rowBytes = embrtQuantizedRowBytes((embrtTablePrecision)p, dim);
+  if (rowBytes < 0) {
+    fail(c, "weight's %lld columns do not pack into whole bytes of %s",
+         (long long)dim, precision);
+    return;
+  }
+  MlirType out = resultType(c);
+  if (!checkRank(c, out, "the result", 2))
+    return;
+  MlirType e = mlirShapedTypeGetElementType(out);
+  int64_t rows = embDim(w, 0), outRows = embDim(out, 0);
+  if (!mlirTypeIsAInteger(e) || mlirIntegerTypeGetWidth(e) != 8 ||
+      !mlirIntegerTypeIsSignless(e) || embDim(out, 1) != rowBytes ||
+      (rows >= 0 && outRows >= 0 && rows != outRows)) {
+    char ts[128];
+    embPrintType(out, ts, sizeof ts);
+    fail(c,
+         "the result must be the packed rows tensor<%sx%lldxi8> (an %s row "
+         "of %lld columns takes %lld bytes), got %s",
+         rows >= 0 ? "E" : "?", (long long)rowBytes, precision, (long long)dim,
+         (long long)rowBytes, ts);
+  }
+}
+
 static void verifyTable(Checker *c) {
   if (!checkCounts(c, 1, 1))
     return;
@@ -706,8 +763,19 @@ static void checkTbeOutput(Checker *c, const Lookup *lk, MlirType out,
     return;
   if (!mlirTypeIsNull(lk->table0))
     checkF32OrSame(c, out, the, lk->table0, lk->table0Name);
-  else if (lk->psw >= 0) // quantized tables only: the output's type rules
-    checkF32OrSame(c, operandType(c, lk->psw), "per_sample_weights", out, the);
+  else if (lk->psw >= 0) { // quantized tables only: one 16-bit type at most
+    MlirType pe = mlirShapedTypeGetElementType(operandType(c, lk->psw));
+    MlirType oe = mlirShapedTypeGetElementType(out);
+    if (!mlirTypeIsAF32(pe) && !mlirTypeIsAF32(oe) && !mlirTypeEqual(pe, oe)) {
+      char ps[64], os[64];
+      embPrintType(pe, ps, sizeof ps);
+      embPrintType(oe, os, sizeof os);
+      fail(c,
+           "per_sample_weights hold %s but %s holds %s: over quantized "
+           "tables, each is f32 or both hold one type",
+           ps, the, os);
+    }
+  }
   int64_t o = embDim(operandType(c, lk->offsets), 0), f = lk->numFeatures;
   if (o > 0)
     o -= lk->endsEntries; // checkTbeLookup: at least 1 remains
@@ -1797,6 +1865,7 @@ typedef struct {
 static const OpVerifier verifiers[] = {
     {EMB_OP_EMBEDDING_BAG, verifyEmbeddingBag},
     {EMB_OP_TABLE, verifyTable},
+    {EMB_OP_QUANTIZE_TABLE, verifyQuantizeTable},
     {EMB_OP_TBE, verifyTbe},
     {EMB_OP_BROADCAST, verifyBroadcast},
     {EMB_OP_LCE, verifyLce},

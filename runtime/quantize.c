@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/quantize.h"
+#include "emb/compiled.h"
 #include "runtime/backend.h"
 #include "runtime/check.h"
 #include "runtime/context.h"
@@ -223,4 +224,23 @@ embrtStatus embrtDequantizeTable(embrtContext *ctx,
   if (args->rows == 0)
     return EMBRT_OK;
   return ctx->backend->dequantizeTable(ctx, args);
+}
+
+void embrtCompiledQuantizeTable(embrtContext *ctx, const int64_t *attrs,
+                                void *const *buffers, const int64_t *dims) {
+  int64_t rows = dims[EMB_ABI_QUANTIZE_DIM_ROWS];
+  if (embrtCheckExtent(ctx, "emb.quantize_table", "the result",
+                       dims[EMB_ABI_QUANTIZE_DIM_OUTPUT_ROWS], "rows", "weight",
+                       rows, "rows") != EMBRT_OK)
+    return;
+  embrtQuantizeTableArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.precision = (embrtTablePrecision)attrs[EMB_ABI_QUANTIZE_PRECISION];
+  a.denseDtype = (embrtDtype)attrs[EMB_ABI_QUANTIZE_DENSE_DTYPE];
+  a.rows = rows;
+  a.dim = dims[EMB_ABI_QUANTIZE_DIM_COLS];
+  a.input = buffers[EMB_ABI_QUANTIZE_BUF_INPUT];
+  a.output = buffers[EMB_ABI_QUANTIZE_BUF_OUTPUT];
+  embrtQuantizeTable(ctx, &a);
 }

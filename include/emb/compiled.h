@@ -215,6 +215,23 @@ int64_t embrtCompiledCheckIndex(embrtContext *ctx, int64_t index, int64_t size,
 // Ops
 //===----------------------------------------------------------------------===//
 
+/// emb.quantize_table: embrtQuantizeTable of a dense [rows, dim] table.
+enum {
+  EMB_ABI_QUANTIZE_PRECISION = 0, ///< embrtTablePrecision
+  EMB_ABI_QUANTIZE_DENSE_DTYPE,
+};
+enum {
+  EMB_ABI_QUANTIZE_BUF_INPUT = 0,
+  EMB_ABI_QUANTIZE_BUF_OUTPUT,
+};
+enum {
+  EMB_ABI_QUANTIZE_DIM_ROWS = 0,
+  EMB_ABI_QUANTIZE_DIM_COLS,
+  EMB_ABI_QUANTIZE_DIM_OUTPUT_ROWS, ///< checked against rows
+};
+void embrtCompiledQuantizeTable(embrtContext *ctx, const int64_t *attrs,
+                                void *const *buffers, const int64_t *dims);
+
 /// emb.tbe and emb.embedding_bag (T = F = 1).
 enum {
   EMB_ABI_TBE_POOLING = 0, ///< embrtPooling

@@ -88,10 +88,11 @@ func.func @output(%i: tensor<?xi64>, %o: tensor<9xi64>, %q: tensor<10x16xi8>, %d
 
 // -----
 
-// Quantized tables only: per-sample weights are f32 or the output's type.
+// Quantized tables only: per-sample weights and the output are each f32 or
+// hold one 16-bit type.
 func.func @weights(%i: tensor<?xi32>, %o: tensor<5xi32>, %w: tensor<?xf16>, %q: tensor<10x16xi8>) -> tensor<4x16xbf16> {
   %h = "emb.table"(%q) {precision = "int2", dim = 16 : i64} : (tensor<10x16xi8>) -> !emb.table_handle
-  // CHECK: [[@LINE+1]]:8: error: 'emb.tbe' op per_sample_weights must hold f32 or the result's type bf16, got f16
+  // CHECK: [[@LINE+1]]:8: error: 'emb.tbe' op per_sample_weights hold f16 but the result holds bf16: over quantized tables, each is f32 or both hold one type
   %0 = "emb.tbe"(%i, %o, %h, %w) {pooling = "sum", feature_tables = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<?xi32>, tensor<5xi32>, !emb.table_handle, tensor<?xf16>) -> tensor<4x16xbf16>
   return %0 : tensor<4x16xbf16>
 }
