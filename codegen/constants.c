@@ -259,42 +259,6 @@ static void lowerFromElements(EmbLowering *l, MlirOperation op) {
 // dense_resource blobs
 //===----------------------------------------------------------------------===//
 
-/// Finds the start of a printed resource section ("{-#") across chunks.
-typedef struct {
-  int matched; ///< characters of "{-#" matched so far
-  bool found;
-} SectionScan;
-
-static void scanForSection(MlirStringRef s, void *userData) {
-  SectionScan *scan = userData;
-  static const char marker[] = "{-#";
-  for (size_t i = 0; i < s.length && !scan->found; ++i) {
-    if (s.data[i] == marker[scan->matched])
-      scan->found = ++scan->matched == 3;
-    else
-      scan->matched = s.data[i] == marker[0];
-  }
-}
-
-/// The C API has no test for a dense_resource whose blob is missing (a
-/// handle the dialect_resources section does not define parses fine), and
-/// its element readers dereference the missing blob. The printer writes a
-/// module's resource section only for blobs that exist, so the constant is
-/// printed alone in a module, blobs elided (no bytes are written), and the
-/// section looked for.
-bool embResourceHasData(MlirOperation op) {
-  MlirModule m = mlirModuleCreateEmpty(mlirOperationGetLocation(op));
-  mlirBlockAppendOwnedOperation(mlirModuleGetBody(m), mlirOperationClone(op));
-  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
-  mlirOpPrintingFlagsElideLargeResourceString(flags, 0);
-  SectionScan scan = {0, false};
-  mlirOperationPrintWithFlags(mlirModuleGetOperation(m), flags, scanForSection,
-                              &scan);
-  mlirOpPrintingFlagsDestroy(flags);
-  mlirModuleDestroy(m);
-  return scan.found;
-}
-
 /// Reads element by element through the typed readers of the C API (it has
 /// no raw-data accessor for resources). f16 and bf16 have no reader of their
 /// own: the unsigned 16-bit one reads their bits.

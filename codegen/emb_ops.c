@@ -167,6 +167,7 @@ typedef struct {
   EmbMapped *idx, *off, *psw, *t0;
   EmbDim batch;
   bool pooled;
+  bool quantized; ///< some table is quantized (emb.tbe forward only)
 } LookupArgs;
 
 static void freeLookupArgs(LookupArgs *a) {
@@ -185,13 +186,33 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
                             const LookupOperands *lo, const LookupAbi *abi,
                             MlirType out, LookupArgs *a) {
   memset(a, 0, sizeof *a);
-  a->numAttrs = abi->featureTablesAttr + lo->numFeatures;
+  // Quantized tables (emb.tbe only, verified): their precisions follow the
+  // feature tables, and their widths are their `dim`s, not their bytes.
+  EmbTableInfo *tables = calloc((size_t)lo->numTables, sizeof *tables);
+  if (!tables) {
+    embLowerFail(l, op, "out of memory");
+    return false;
+  }
+  int64_t firstDense = -1;
+  for (int64_t t = 0; t < lo->numTables; ++t) {
+    MlirValue v = mlirOperationGetOperand(op, lo->firstTable + t);
+    if (lo->isTbe)
+      embGetTableInfo(v, &tables[t]);
+    else
+      tables[t].tensor = mlirValueGetType(v);
+    if (firstDense < 0 && !embTableIsQuantized(&tables[t]))
+      firstDense = t;
+    a->quantized |= embTableIsQuantized(&tables[t]);
+  }
+  a->numAttrs = abi->featureTablesAttr + lo->numFeatures +
+                (a->quantized ? lo->numTables : 0);
   a->numBufs = abi->tablesBuf + abi->buffersPerTable * lo->numTables;
   a->numDims = EMB_ABI_TBE_DIM_TABLES + abi->dimsPerTable * lo->numTables;
   int64_t *attrs = a->attrs = calloc((size_t)a->numAttrs, sizeof *attrs);
   MlirValue *bufs = a->bufs = calloc((size_t)a->numBufs, sizeof *bufs);
   EmbDim *dims = a->dims = calloc((size_t)a->numDims, sizeof *dims);
   if (!attrs || !bufs || !dims) {
+    free(tables);
     embLowerFail(l, op, "out of memory");
     return false;
   }
@@ -199,8 +220,10 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   a->off = embTensorOperand(l, op, lo->offsets);
   a->psw = lo->psw >= 0 ? embTensorOperand(l, op, lo->psw) : NULL;
   a->t0 = embTensorOperand(l, op, lo->firstTable);
-  if (!a->idx || !a->off || (lo->psw >= 0 && !a->psw) || !a->t0)
+  if (!a->idx || !a->off || (lo->psw >= 0 && !a->psw) || !a->t0) {
+    free(tables);
     return false;
+  }
 
   char mode[16] = "sum", bc[16] = "fatal";
   embGetStringAttr(op, lo->isTbe ? "pooling" : "mode", mode, sizeof mode);
@@ -217,12 +240,12 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
                               : EMBRT_BOUNDS_FATAL;
   attrs[EMB_ABI_TBE_HAS_PADDING] = hasPadding;
   attrs[EMB_ABI_TBE_PADDING_IDX] = hasPadding ? padding : 0;
-  // The table's element type: through its handle for emb.tbe.
-  MlirValue table0 = mlirOperationGetOperand(op, lo->firstTable);
-  MlirType tableType =
-      lo->isTbe ? embHandleTensorType(table0) : mlirValueGetType(table0);
+  // The dense tables' element type (through the handles for emb.tbe); a
+  // lookup of quantized tables only takes its output's (lowerLookup).
   attrs[EMB_ABI_TBE_TABLE_DTYPE] =
-      embRuntimeDtype(mlirShapedTypeGetElementType(tableType));
+      firstDense >= 0 ? embRuntimeDtype(mlirShapedTypeGetElementType(
+                            tables[firstDense].tensor))
+                      : -1;
   attrs[EMB_ABI_TBE_INDEX_DTYPE] =
       embValueDtype(mlirOperationGetOperand(op, lo->indices));
   attrs[EMB_ABI_TBE_PSW_DTYPE] =
@@ -237,6 +260,10 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   for (int64_t f = 0; f < lo->numFeatures; ++f)
     attrs[abi->featureTablesAttr + f] =
         lo->isTbe ? mlirDenseI64ArrayGetElement(lo->featureTables, f) : 0;
+  if (abi == &forwardAbi)
+    attrs[EMB_ABI_TBE_PRECISIONS] = a->quantized;
+  for (int64_t t = 0; a->quantized && t < lo->numTables; ++t)
+    attrs[abi->featureTablesAttr + lo->numFeatures + t] = tables[t].precision;
 
   // B: from the output's rows when pooled and static, else (offsets - 1)
   // / F, never negative (no offsets at all is the call's error).
@@ -272,12 +299,17 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   dims[EMB_ABI_TBE_DIM_PSW] = a->psw ? a->psw->dims[0] : embConstDim(0);
   for (int64_t t = 0; t < lo->numTables; ++t) {
     EmbMapped *tm = embTensorOperand(l, op, lo->firstTable + t);
-    if (!tm)
+    if (!tm) {
+      free(tables);
       return false;
+    }
     bufs[abi->tablesBuf + t] = tm->value;
     dims[EMB_ABI_TBE_DIM_TABLES + t] = tm->dims[0];
-    dims[EMB_ABI_TBE_DIM_TABLES + lo->numTables + t] = tm->dims[1];
+    dims[EMB_ABI_TBE_DIM_TABLES + lo->numTables + t] =
+        embTableIsQuantized(&tables[t]) ? embConstDim(tables[t].dim)
+                                        : tm->dims[1];
   }
+  free(tables);
   return true;
 }
 
@@ -293,11 +325,22 @@ static void lowerLookup(EmbLowering *l, MlirOperation op) {
     return;
   }
   a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE] = embValueDtype(result);
+  // Quantized tables only: tableDtype is the 16-bit type of the output or
+  // of the per-sample weights (the verifier allows one at most), else f32.
+  if (a.attrs[EMB_ABI_TBE_TABLE_DTYPE] < 0)
+    a.attrs[EMB_ABI_TBE_TABLE_DTYPE] =
+        a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE] != EMBRT_F32
+            ? a.attrs[EMB_ABI_TBE_OUTPUT_DTYPE]
+        : a.attrs[EMB_ABI_TBE_PSW_DTYPE] >= 0 ? a.attrs[EMB_ABI_TBE_PSW_DTYPE]
+                                              : EMBRT_F32;
   a.attrs[EMB_ABI_TBE_CONFIG_ID] = -1;
 
-  // Result sizes: [B, sum D] pooled or [N, D] unpooled.
+  // Result sizes: [B, sum D] pooled or [N, D] unpooled (every feature's D
+  // is the first feature's table's).
   EmbDim rdims[2];
-  EmbDim fallback[2] = {a.pooled ? a.batch : a.idx->dims[0], a.t0->dims[1]};
+  int64_t t0 = a.attrs[forwardAbi.featureTablesAttr];
+  EmbDim fallback[2] = {a.pooled ? a.batch : a.idx->dims[0],
+                        a.dims[EMB_ABI_TBE_DIM_TABLES + lo.numTables + t0]};
   embResultDims(l, result, rdims, fallback);
   EmbMapped *out = embDefineResult(l, result, rdims);
   const EmbDim *extents = embResultExtents(l, out);
@@ -307,7 +350,8 @@ static void lowerLookup(EmbLowering *l, MlirOperation op) {
   a.bufs[EMB_ABI_TBE_BUF_WORKSPACE] = (MlirValue){NULL};
   // With static shapes the CUDA launch configuration is chosen here.
   int64_t numTables = lo.numTables;
-  if (l->target == EMB_TARGET_CUDA && a.idx->dims[0].c >= 0 && a.batch.c > 0) {
+  if (l->target == EMB_TARGET_CUDA && !a.quantized && a.idx->dims[0].c >= 0 &&
+      a.batch.c > 0) {
     int64_t maxDim = 0;
     bool known = true;
     for (int64_t t = 0; t < numTables; ++t) {
@@ -813,6 +857,42 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
 }
 
 //===----------------------------------------------------------------------===//
+// emb.quantize_table
+//===----------------------------------------------------------------------===//
+
+static void lowerQuantizeTable(EmbLowering *l, MlirOperation op) {
+  EmbMapped *w = embTensorOperand(l, op, 0);
+  if (!w)
+    return;
+  char precision[16] = "";
+  int p = 0;
+  embGetStringAttr(op, EMB_ATTR_PRECISION, precision, sizeof precision);
+  embParsePrecision(precision, &p); // verified
+  MlirValue result = mlirOperationGetResult(op, 0);
+  EmbDim rdims[2],
+      fallback[2] = {w->dims[0],
+                     embConstDim(embDim(mlirValueGetType(result), 1))};
+  embResultDims(l, result, rdims, fallback);
+  EmbMapped *out = embDefineResult(l, result, rdims);
+  int64_t attrs[] = {
+      [EMB_ABI_QUANTIZE_PRECISION] = p,
+      [EMB_ABI_QUANTIZE_DENSE_DTYPE] =
+          embValueDtype(mlirOperationGetOperand(op, 0)),
+  };
+  MlirValue bufs[] = {
+      [EMB_ABI_QUANTIZE_BUF_INPUT] = w->value,
+      [EMB_ABI_QUANTIZE_BUF_OUTPUT] = out->value,
+  };
+  EmbDim dims[] = {
+      [EMB_ABI_QUANTIZE_DIM_ROWS] = w->dims[0],
+      [EMB_ABI_QUANTIZE_DIM_COLS] = w->dims[1],
+      [EMB_ABI_QUANTIZE_DIM_OUTPUT_ROWS] = embResultExtents(l, out)[0],
+  };
+  EmbCallArrays a = EMB_BUILD_CALL_ARRAYS(l, attrs, bufs, dims);
+  embCallRuntimeOp(l, EMB_RT_QUANTIZE_TABLE, a);
+}
+
+//===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
 
@@ -822,6 +902,8 @@ bool embLowerEmbOp(EmbLowering *l, MlirOperation op) {
     lowerAlias(l, op);
   else if (embOpIs(op, EMB_OP_TBE) || embOpIs(op, EMB_OP_EMBEDDING_BAG))
     lowerLookup(l, op);
+  else if (embOpIs(op, EMB_OP_QUANTIZE_TABLE))
+    lowerQuantizeTable(l, op);
   else if (embOpIs(op, EMB_OP_TBE_BACKWARD) ||
            embOpIs(op, EMB_OP_EMBEDDING_BAG_BACKWARD))
     lowerBackward(l, op);

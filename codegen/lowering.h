@@ -335,10 +335,6 @@ bool embIsRuntimeConstantOp(MlirOperation op);
 // dense_resource constants (constants.c)
 //===----------------------------------------------------------------------===//
 
-/// Whether the dense_resource value of constant `op` has its blob (the C
-/// API's element readers dereference a missing one).
-bool embResourceHasData(MlirOperation op);
-
 /// The bytes of a dense_resource tensor attribute of `type`, as the runtime
 /// lays them out (one byte an i1), in a malloc'ed buffer of `*bytes`; NULL
 /// if its element type has no runtime dtype or memory runs out.

@@ -27,6 +27,7 @@ static const EmbPassDef *const entries[] = {
     &embRaiseLcePassDef,
     &embRaiseAttentionPassDef,
     &embComputeTypePassDef,
+    &embQuantizeTablesPassDef,
     &embRaiseBroadcastPassDef,
     &embRaisePipelineDef,
     &embEraseDeadPassDef,

@@ -75,6 +75,22 @@ irdl.dialect @emb {
     irdl.results(result: %result)
   }
 
+  // emb.quantize_table(weight[E,D]) {precision, dim = D}
+  //   -> packed[E, row bytes] of i8
+  // The packed rows of a dense f32/f16/bf16 table at precision "int8",
+  // "int4", "int2" or "fp8" (embrtQuantizeTable): what an emb.table
+  // {precision, dim} takes. emb-quantize-tables makes it for a table passed
+  // in as an argument (a constant one it quantizes at compile time).
+  irdl.operation @quantize_table {
+    %weight = irdl.any
+    %packed = irdl.any
+    %precision = irdl.any
+    %dim = irdl.any
+    irdl.attributes { "precision" = %precision, "dim" = %dim }
+    irdl.operands(weight: %weight)
+    irdl.results(packed: %packed)
+  }
+
   // The handle of one optimizer state of one table (momentum1 or momentum2
   // of a backward): what emb.tbe_backward takes and returns beside the
   // tables' handles.

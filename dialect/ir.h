@@ -25,6 +25,7 @@ extern "C" {
 /// The emb ops' names.
 #define EMB_OP_EMBEDDING_BAG "emb.embedding_bag"
 #define EMB_OP_TABLE "emb.table"
+#define EMB_OP_QUANTIZE_TABLE "emb.quantize_table"
 #define EMB_OP_TBE "emb.tbe"
 #define EMB_OP_BROADCAST "emb.broadcast"
 #define EMB_OP_LCE "emb.lce"
@@ -184,6 +185,43 @@ void embBackwardUpdatedName(const EmbBackwardOperands *ops, intptr_t r,
 /// emb.tbe_backward, that of the operand it updates. Null if `handle` is
 /// none of these.
 MlirType embHandleTensorType(MlirValue handle);
+
+//===----------------------------------------------------------------------===//
+// Quantized tables: emb.table {precision, dim}
+//===----------------------------------------------------------------------===//
+
+/// The attributes of an emb.table whose rows are packed (embrtTablePrecision
+/// in emb/runtime.h): `precision` ("int8", "int4", "int2", "fp8") and `dim`,
+/// the columns D (the tensor's second dimension is the row's bytes).
+#define EMB_ATTR_PRECISION "precision"
+#define EMB_ATTR_DIM "dim"
+
+/// The runtime's precision named `name` ("dense" included); false for any
+/// other name.
+bool embParsePrecision(const char *name, int *precision);
+
+/// What a table handle names (see embHandleTensorType): its tensor, rows,
+/// columns (-1 if dynamic) and how its rows are stored.
+typedef struct EmbTableInfo {
+  MlirType tensor;
+  int64_t rows, dim;
+  int precision;          ///< an embrtTablePrecision; 0 (dense) for a state
+  char precisionName[16]; ///< "dense", "int8", ...
+} EmbTableInfo;
+
+/// Fills `info` for `handle`; false if embHandleTensorType finds no tensor.
+/// The precision is read from the emb.table that made the handle, and is
+/// left as the verifier found it: callers on verified IR trust it.
+bool embGetTableInfo(MlirValue handle, EmbTableInfo *info);
+
+/// Whether `info` is a quantized table.
+static inline bool embTableIsQuantized(const EmbTableInfo *info) {
+  return info->precision != 0;
+}
+
+/// Whether the dense_resource value of constant `op` has its blob (the C
+/// API's element readers dereference a missing one).
+bool embResourceHasData(MlirOperation op);
 
 /// Whether `op`'s result is its first operand's buffer once lowered
 /// (emb-lower-to-runtime): emb.table, emb.state, emb.table_value,

@@ -20,6 +20,7 @@
 #include "sharding.h"
 
 #include "emb/emb.h"
+#include "emb/runtime.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -282,7 +283,8 @@ typedef struct {
   intptr_t psw; ///< -1 without per-sample weights
   // Learned by checkBagLookup / checkTbeLookup.
   char pooling[16];
-  MlirType table0; ///< the (first) table's tensor type
+  MlirType table0;     ///< the first dense table's tensor type; null if none
+  char table0Name[32]; ///< its name in messages: weights_<t>, weight
   int64_t numFeatures;
   int64_t sumD;        ///< the pooled output's width; -1 if a D is dynamic
   int64_t commonD;     ///< every feature's D; -1 if they differ, -2 if unknown
@@ -301,7 +303,9 @@ static void checkPerSampleWeights(Checker *c, const Lookup *lk,
   if (strcmp(lk->pooling, "sum") != 0)
     fail(c, "per_sample_weights are only allowed with %s sum, got %s %s",
          poolingAttr, poolingAttr, lk->pooling);
-  checkF32OrSame(c, psw, "per_sample_weights", lk->table0, table0Name);
+  if (!mlirTypeIsNull(lk->table0))
+    checkF32OrSame(c, psw, "per_sample_weights", lk->table0,
+                   lk->table0Name[0] ? lk->table0Name : table0Name);
   checkDimsAgree(c, psw, 0, "per_sample_weights has %lld elements", idx, 0,
                  "indices has %lld");
 }
@@ -421,10 +425,137 @@ static void checkHandleResult(Checker *c, const HandleKind *k) {
   fail(c, "the result must be %s, got %s", k->type, ts);
 }
 
+/// A quantized table (precision, dim): weight is [E, row bytes] of i8, the
+/// packed rows of embrtQuantizedRowBytes(precision, dim) bytes.
+static void checkQuantizedTable(Checker *c, const char *precisionName) {
+  int precision;
+  if (!embParsePrecision(precisionName, &precision) || precision == 0) {
+    fail(c,
+         "precision must be \"int8\", \"int4\", \"int2\" or \"fp8\", got "
+         "\"%s\"",
+         precisionName);
+    return;
+  }
+  int64_t dim;
+  if (!embGetIntAttr(c->op, EMB_ATTR_DIM, &dim)) {
+    fail(c, "an %s table requires an integer attribute 'dim' (its columns)",
+         precisionName);
+    return;
+  }
+  int64_t rowBytes =
+      embrtQuantizedRowBytes((embrtTablePrecision)precision, dim);
+  if (rowBytes < 0) {
+    int bits = precision == EMBRT_PRECISION_INT4   ? 4
+               : precision == EMBRT_PRECISION_INT2 ? 2
+                                                   : 8;
+    fail(c, "dim is %lld, must be 1 to %d and a multiple of %d for %s",
+         (long long)dim, EMB_MAX_TABLE_DIM, 8 / bits, precisionName);
+    return;
+  }
+  MlirType w = operandType(c, 0);
+  if (!checkRank(c, w, "weight", 2))
+    return;
+  MlirType e = mlirShapedTypeGetElementType(w);
+  if (!mlirTypeIsAInteger(e) || mlirIntegerTypeGetWidth(e) != 8 ||
+      !mlirIntegerTypeIsSignless(e)) {
+    char es[64];
+    embPrintType(e, es, sizeof es);
+    fail(c, "an %s table's weight holds its packed rows as i8, got %s",
+         precisionName, es);
+    return;
+  }
+  int64_t bytes = embDim(w, 1);
+  if (bytes < 0)
+    fail(c,
+         "weight's second dimension (the bytes of a row) must be static: "
+         "an %s row of %lld columns takes %lld",
+         precisionName, (long long)dim, (long long)rowBytes);
+  else if (bytes != rowBytes)
+    fail(c,
+         "weight has %lld bytes a row but an %s row of %lld columns takes "
+         "%lld (a 4-byte header and the packed columns, padded to %d)",
+         (long long)bytes, precisionName, (long long)dim, (long long)rowBytes,
+         EMBRT_QUANTIZED_ROW_ALIGNMENT);
+}
+
+/// emb.quantize_table(weight[E,D]) {precision, dim = D} -> [E, row bytes]
+/// of i8: a dense table and the packed rows an emb.table {precision, dim}
+/// reads.
+static void verifyQuantizeTable(Checker *c) {
+  if (!checkCounts(c, 1, 1))
+    return;
+  MlirType w = operandType(c, 0);
+  if (!checkTableTensor(c, w, "weight"))
+    return;
+  char precision[16];
+  if (!embGetStringAttr(c->op, EMB_ATTR_PRECISION, precision,
+                        sizeof precision)) {
+    fail(c, "requires a string attribute 'precision'");
+    return;
+  }
+  int p;
+  if (!embParsePrecision(precision, &p) || p == 0) {
+    fail(c,
+         "precision must be \"int8\", \"int4\", \"int2\" or \"fp8\", got "
+         "\"%s\"",
+         precision);
+    return;
+  }
+  int64_t dim, d = embDim(w, 1);
+  if (!embGetIntAttr(c->op, EMB_ATTR_DIM, &dim)) {
+    fail(c, "requires an integer attribute 'dim' (the weight's columns)");
+    return;
+  }
+  if (d < 0 || dim != d) {
+    fail(c, "dim is %lld but weight has %s%lld columns", (long long)dim,
+         d < 0 ? "a dynamic number of " : "", (long long)d);
+    return;
+  }
+  int64_t rowBytes = embrtQuantizedRowBytes((embrtTablePrecision)p, dim);
+  if (rowBytes < 0) {
+    fail(c, "weight's %lld columns do not pack into whole bytes of %s",
+         (long long)dim, precision);
+    return;
+  }
+  MlirType out = resultType(c);
+  if (!checkRank(c, out, "the result", 2))
+    return;
+  MlirType e = mlirShapedTypeGetElementType(out);
+  int64_t rows = embDim(w, 0), outRows = embDim(out, 0);
+  if (!mlirTypeIsAInteger(e) || mlirIntegerTypeGetWidth(e) != 8 ||
+      !mlirIntegerTypeIsSignless(e) || embDim(out, 1) != rowBytes ||
+      (rows >= 0 && outRows >= 0 && rows != outRows)) {
+    char ts[128];
+    embPrintType(out, ts, sizeof ts);
+    fail(c,
+         "the result must be the packed rows tensor<%sx%lldxi8> (an %s row "
+         "of %lld columns takes %lld bytes), got %s",
+         rows >= 0 ? "E" : "?", (long long)rowBytes, precision, (long long)dim,
+         (long long)rowBytes, ts);
+  }
+}
+
 static void verifyTable(Checker *c) {
   if (!checkCounts(c, 1, 1))
     return;
-  checkTableTensor(c, operandType(c, 0), "weight");
+  char precision[16];
+  MlirAttribute p =
+      mlirOperationGetAttributeByName(c->op, embStr(EMB_ATTR_PRECISION));
+  if (!mlirAttributeIsNull(p) && !mlirAttributeIsAString(p)) {
+    char as[128];
+    embPrintAttribute(p, as, sizeof as);
+    fail(c, "precision must be a string, got %s", as);
+  } else if (!mlirAttributeIsNull(p) &&
+             (embGetStringAttr(c->op, EMB_ATTR_PRECISION, precision,
+                               sizeof precision),
+              strcmp(precision, "dense") != 0)) {
+    checkQuantizedTable(c, precision);
+  } else {
+    if (!mlirAttributeIsNull(
+            mlirOperationGetAttributeByName(c->op, embStr(EMB_ATTR_DIM))))
+      fail(c, "'dim' is an attribute of a quantized table (precision) only");
+    checkTableTensor(c, operandType(c, 0), "weight");
+  }
   checkHandleResult(c, &tableHandle);
 }
 
@@ -498,19 +629,37 @@ static bool checkTbeLookup(Checker *c, Lookup *lk) {
                 sizeof lk->pooling);
   checkEnumAttr(c, "bounds_check", false, boundsCheckModes, bc, sizeof bc);
 
-  // Tables (through their handles): rank 2, one float type, D in 1 to
-  // EMB_MAX_TABLE_DIM.
+  // Tables (through their handles): rank 2, D in 1 to EMB_MAX_TABLE_DIM,
+  // the dense ones of one float type; quantized ones (checked by their
+  // emb.table) only in a forward.
   int64_t minRows = -1;
+  lk->table0 = (MlirType){NULL};
   for (int64_t t = 0; t < lk->numTables; ++t) {
     char name[32];
     snprintf(name, sizeof name, "weights_%lld", (long long)t);
     MlirType w = handleOperand(c, lk->firstTable + t, name, &tableHandle);
-    if (mlirTypeIsNull(w) || !checkTableTensor(c, w, name))
+    if (mlirTypeIsNull(w))
       return false;
-    if (t == 0)
+    EmbTableInfo info;
+    embGetTableInfo(mlirOperationGetOperand(c->op, lk->firstTable + t), &info);
+    if (embTableIsQuantized(&info)) {
+      if (!embOpIs(c->op, EMB_OP_TBE)) {
+        fail(c,
+             "%s is an %s table; emb.tbe_backward updates dense tables "
+             "only",
+             name, info.precisionName);
+        return false;
+      }
+      if (!mlirTypeIsAInteger(mlirShapedTypeGetElementType(w)))
+        return false; // its emb.table reports it
+    } else if (!checkTableTensor(c, w, name)) {
+      return false;
+    } else if (mlirTypeIsNull(lk->table0)) {
       lk->table0 = w;
-    else if (!checkSameElement(c, w, name, lk->table0, "weights_0"))
+      snprintf(lk->table0Name, sizeof lk->table0Name, "%s", name);
+    } else if (!checkSameElement(c, w, name, lk->table0, lk->table0Name)) {
       return false;
+    }
     int64_t rows = embDim(w, 0);
     if (rows >= 0 && (minRows < 0 || rows < minRows))
       minRows = rows;
@@ -544,10 +693,9 @@ static bool checkTbeLookup(Checker *c, Lookup *lk) {
            (long long)f, (long long)t, (long long)lk->numTables);
       return false;
     }
-    int64_t d =
-        embDim(handleTensor(mlirOperationGetOperand(c->op, lk->firstTable + t),
-                            &tableHandle),
-               1);
+    EmbTableInfo info;
+    embGetTableInfo(mlirOperationGetOperand(c->op, lk->firstTable + t), &info);
+    int64_t d = info.dim;
     if (d < 0) {
       lk->sumD = -1;
       continue;
@@ -613,7 +761,21 @@ static void checkTbeOutput(Checker *c, const Lookup *lk, MlirType out,
                            const char *name, const char *the) {
   if (!checkRank(c, out, name, 2) || !checkFloat(c, out, name))
     return;
-  checkF32OrSame(c, out, the, lk->table0, "weights_0");
+  if (!mlirTypeIsNull(lk->table0))
+    checkF32OrSame(c, out, the, lk->table0, lk->table0Name);
+  else if (lk->psw >= 0) { // quantized tables only: one 16-bit type at most
+    MlirType pe = mlirShapedTypeGetElementType(operandType(c, lk->psw));
+    MlirType oe = mlirShapedTypeGetElementType(out);
+    if (!mlirTypeIsAF32(pe) && !mlirTypeIsAF32(oe) && !mlirTypeEqual(pe, oe)) {
+      char ps[64], os[64];
+      embPrintType(pe, ps, sizeof ps);
+      embPrintType(oe, os, sizeof os);
+      fail(c,
+           "per_sample_weights hold %s but %s holds %s: over quantized "
+           "tables, each is f32 or both hold one type",
+           ps, the, os);
+    }
+  }
   int64_t o = embDim(operandType(c, lk->offsets), 0), f = lk->numFeatures;
   if (o > 0)
     o -= lk->endsEntries; // checkTbeLookup: at least 1 remains
@@ -665,8 +827,16 @@ static void checkShardingPlan(Checker *c, const Lookup *lk) {
     return;
   }
   for (int64_t t = 0; t < lk->numTables; ++t) {
-    MlirType w = handleTensor(
-        mlirOperationGetOperand(c->op, lk->firstTable + t), &tableHandle);
+    MlirValue handle = mlirOperationGetOperand(c->op, lk->firstTable + t);
+    EmbTableInfo info;
+    if (embGetTableInfo(handle, &info) && embTableIsQuantized(&info)) {
+      fail(c,
+           "a sharding plan takes dense tables only, but weights_%lld is an "
+           "%s table",
+           (long long)t, info.precisionName);
+      return;
+    }
+    MlirType w = handleTensor(handle, &tableHandle);
     rows[t] = embDim(w, 0);
     cols[t] = embDim(w, 1);
   }
@@ -1695,6 +1865,7 @@ typedef struct {
 static const OpVerifier verifiers[] = {
     {EMB_OP_EMBEDDING_BAG, verifyEmbeddingBag},
     {EMB_OP_TABLE, verifyTable},
+    {EMB_OP_QUANTIZE_TABLE, verifyQuantizeTable},
     {EMB_OP_TBE, verifyTbe},
     {EMB_OP_BROADCAST, verifyBroadcast},
     {EMB_OP_LCE, verifyLce},

@@ -107,7 +107,7 @@ void embReportf(EmbErrorCallback onError, void *userData, const char *fmt,
 //===----------------------------------------------------------------------===//
 
 /// The longest key or value of an option.
-enum { maxOptionText = 64 };
+enum { maxOptionText = EMB_OPTION_TEXT_SIZE };
 
 static int64_t *field(const EmbPassOption *o, void *options) {
   return (int64_t *)((char *)options + o->offset);
@@ -226,6 +226,17 @@ static int64_t choiceIndex(const char *choices, const char *value) {
 static bool setOption(const char *passName, const EmbPassOption *o,
                       const char *value, void *options,
                       EmbErrorCallback onError, void *userData) {
+  if (o->kind == EMB_OPTION_TEXT) {
+    size_t n = strlen(value);
+    if (n >= EMB_OPTION_TEXT_SIZE) {
+      embReportf(onError, userData,
+                 "%s: option '%s' is %zu characters, longer than %d", passName,
+                 o->name, n, EMB_OPTION_TEXT_SIZE - 1);
+      return false;
+    }
+    memcpy((char *)options + o->offset, value, n + 1);
+    return true;
+  }
   if (o->kind == EMB_OPTION_ENUM) {
     int64_t i = choiceIndex(o->choices, value);
     if (i < 0) {
@@ -321,6 +332,15 @@ static bool checkValues(const EmbPassDef *def, const void *options,
   const EmbPassOption *rows = rowsOf(def, &n);
   for (size_t i = 0; i < n; ++i) {
     const EmbPassOption *o = &rows[i];
+    if (o->kind == EMB_OPTION_TEXT) {
+      const char *text = (const char *)options + o->offset;
+      if (!memchr(text, '\0', EMB_OPTION_TEXT_SIZE)) {
+        embReportf(onError, userData, "%s: %s is not NUL-terminated", function,
+                   o->name);
+        return false;
+      }
+      continue;
+    }
     int64_t v = fieldValue(o, options);
     if (o->kind == EMB_OPTION_ENUM) {
       if (v < 0 || v >= numChoices(o->choices)) {
@@ -368,7 +388,7 @@ void embFormatPassOptionsHelp(const EmbPassDef *def, char *buf, size_t size) {
     const EmbPassOption *o = &rows[i];
     int w =
         snprintf(buf + n, size - n, "%s%s=%s: %s (default %s)", i ? "\n" : "",
-                 o->name, o->kind == EMB_OPTION_ENUM ? o->choices : "<int>",
+                 o->name, o->kind == EMB_OPTION_INT ? "<int>" : o->choices,
                  o->help, o->defaultValue);
     n += w > 0 ? (size_t)w : 0;
   }

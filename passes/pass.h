@@ -39,14 +39,20 @@ extern "C" {
 typedef enum EmbOptionKind {
   EMB_OPTION_INT,  ///< a decimal integer in [min, max]
   EMB_OPTION_ENUM, ///< one of `choices`; stored as its index
+  /// free text (a list the pass parses itself), stored NUL-terminated in a
+  /// char[EMB_OPTION_TEXT_SIZE] field; `choices` names its form in --help
+  EMB_OPTION_TEXT,
 } EmbOptionKind;
 
+/// The bytes of an EMB_OPTION_TEXT field, with its NUL.
+enum { EMB_OPTION_TEXT_SIZE = 256 };
+
 /// One option of a pass or pipeline, `name=value` inside its {braces}: one
-/// int64_t field of its options struct.
+/// int64_t field of its options struct (a char array for EMB_OPTION_TEXT).
 typedef struct EmbPassOption {
   const char *name; ///< "copy-limit"
   EmbOptionKind kind;
-  size_t offset;            ///< offsetof the int64_t field
+  size_t offset;            ///< offsetof the field
   const char *defaultValue; ///< as written in a pipeline: "64", "cpu"
   int64_t min, max;         ///< EMB_OPTION_INT: the values accepted
   const char *choices;      ///< EMB_OPTION_ENUM: "cpu|cuda"
@@ -174,6 +180,7 @@ extern const EmbPassDef embEraseDeadPassDef;         // erase_dead.c
 extern const EmbPassDef embFromTorchPipelineDef;     // from_torch.c
 extern const EmbPassDef embShardPassDef;             // shard.c
 extern const EmbPassDef embPlanShardingPassDef;      // plan_sharding.c
+extern const EmbPassDef embQuantizeTablesPassDef;    // quantize_tables.c
 
 /// emb-ikbo's options (the fields of EmbIkboOptions), which emb-from-torch
 /// takes too.

@@ -186,6 +186,12 @@ struct embrtBackend {
   embrtStatus (*convert)(embrtContext *ctx, const void *input,
                          embrtDtype inputDtype, void *output,
                          embrtDtype outputDtype, int64_t numElements);
+  /// embrtQuantizeTable and embrtDequantizeTable (runtime/quantize.c):
+  /// at least one row.
+  embrtStatus (*quantizeTable)(embrtContext *ctx,
+                               const embrtQuantizeTableArgs *args);
+  embrtStatus (*dequantizeTable)(embrtContext *ctx,
+                                 const embrtQuantizeTableArgs *args);
 
   /// A kernel the compiler generated (embrtCompiledLaunchKernel, checked
   /// by runtime/compiled.c); NULL where the device cannot run PTX.

@@ -17,6 +17,7 @@
 #include "runtime/backend.h"
 #include "runtime/check.h"
 #include "runtime/context.h"
+#include "runtime/quantize.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,42 @@ checkLookupCommon(embrtContext *ctx, const char *op, const char *poolingName,
   return embrtCheckConfigId(ctx, op, configId);
 }
 
+/// Table t's storage: dense rows of tableDtype, or packed rows of a known
+/// precision whose D packs into whole bytes (embrtQuantizedRowBytes). Only
+/// the forward (`withOutput`) reads quantized tables.
+static embrtStatus checkTablePrecision(embrtContext *ctx, const char *op,
+                                       const embrtTbeArgs *args, int64_t t,
+                                       int withOutput) {
+  int64_t rows = args->tableRows[t], dim = args->tableDims[t];
+  int64_t stored =
+      args->tablePrecisions ? args->tablePrecisions[t] : EMBRT_PRECISION_DENSE;
+  embrtTablePrecision p = (embrtTablePrecision)stored;
+  if (stored == EMBRT_PRECISION_DENSE)
+    return embrtCheckCount(ctx, op, "a table", args->tableDtype, NULL, rows,
+                           dim, 1, 1);
+  int bits =
+      stored > 0 && stored <= EMBRT_PRECISION_FP8 ? embrtPrecisionBits(p) : 0;
+  if (bits == 0)
+    return embrtInvalid(ctx,
+                        "%s: tablePrecisions[%lld] is %lld, not an "
+                        "embrtTablePrecision",
+                        op, (long long)t, (long long)stored);
+  if (!withOutput)
+    return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                         "%s: table %lld is %s; the backward updates dense "
+                         "tables only",
+                         op, (long long)t, embrtTablePrecisionName(p));
+  int64_t rowBytes = embrtQuantizedRowBytes(p, dim);
+  if (rowBytes < 0)
+    return embrtInvalid(ctx,
+                        "%s: tableDims[%lld] is %lld, not a multiple of %d, "
+                        "which one byte of %s packs",
+                        op, (long long)t, (long long)dim, 8 / bits,
+                        embrtTablePrecisionName(p));
+  return embrtCheckCount(ctx, op, "a table", EMBRT_I8, NULL, rows, rowBytes, 1,
+                         1);
+}
+
 embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
                                 const embrtTbeArgs *args, embrtCheckMode mode,
                                 int withOutput) {
@@ -98,8 +135,7 @@ embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
       return embrtInvalid(ctx, "%s: tableDims[%lld] is %lld, must be in 1..%d",
                           op, (long long)t, (long long)dim,
                           EMBRT_MAX_TABLE_DIM);
-    EMBRT_TRY(embrtCheckCount(ctx, op, "a table", args->tableDtype, NULL, rows,
-                              dim, 1, 1));
+    EMBRT_TRY(checkTablePrecision(ctx, op, args, t, withOutput));
     if (mode == EMBRT_CHECK_CALL && rows > 0 && !args->tables[t])
       return embrtInvalid(ctx, "%s: tables[%lld] is NULL", op, (long long)t);
   }
@@ -362,6 +398,8 @@ static embrtTbeArgs decodeTbe(const int64_t *attrs, void *const *buffers,
   a.numTables = numTables;
   a.numFeatures = attrs[EMB_ABI_TBE_NUM_FEATURES];
   a.featureTables = attrs + EMB_ABI_TBE_FEATURE_TABLES;
+  if (attrs[EMB_ABI_TBE_PRECISIONS])
+    a.tablePrecisions = attrs + EMB_ABI_TBE_FEATURE_TABLES + a.numFeatures;
   a.indices = buffers[EMB_ABI_TBE_BUF_INDICES];
   a.offsets = buffers[EMB_ABI_TBE_BUF_OFFSETS];
   if (attrs[EMB_ABI_TBE_PSW_DTYPE] >= 0) {

@@ -71,7 +71,7 @@ EMB_EXPORTS_BEGIN
 /// A bump renames embrtCompiledAbi<N> below (runtime/compiled.c does not
 /// compile until it is renamed) and python/emb_torch/compiled.py's
 /// ABI_VERSION.
-#define EMB_ABI_VERSION 1
+#define EMB_ABI_VERSION 2
 
 #define EMB_ABI_CONCAT_(a, b) a##b
 #define EMB_ABI_CONCAT(a, b) EMB_ABI_CONCAT_(a, b)
@@ -82,7 +82,7 @@ EMB_EXPORTS_BEGIN
 /// lowering writes takes its address (codegen/runtime_symbols.def), so a
 /// program or shared object with an object compiled for another ABI version
 /// fails to link, or to load, on the missing `embrtCompiledAbi<N>`.
-int32_t embrtCompiledAbi1(void);
+int32_t embrtCompiledAbi2(void);
 
 /// The ABI version of this runtime (EMB_ABI_VERSION when it was built), for
 /// loaders to compare with what a shared object records (`<P>abi_version`,
@@ -215,6 +215,23 @@ int64_t embrtCompiledCheckIndex(embrtContext *ctx, int64_t index, int64_t size,
 // Ops
 //===----------------------------------------------------------------------===//
 
+/// emb.quantize_table: embrtQuantizeTable of a dense [rows, dim] table.
+enum {
+  EMB_ABI_QUANTIZE_PRECISION = 0, ///< embrtTablePrecision
+  EMB_ABI_QUANTIZE_DENSE_DTYPE,
+};
+enum {
+  EMB_ABI_QUANTIZE_BUF_INPUT = 0,
+  EMB_ABI_QUANTIZE_BUF_OUTPUT,
+};
+enum {
+  EMB_ABI_QUANTIZE_DIM_ROWS = 0,
+  EMB_ABI_QUANTIZE_DIM_COLS,
+  EMB_ABI_QUANTIZE_DIM_OUTPUT_ROWS, ///< checked against rows
+};
+void embrtCompiledQuantizeTable(embrtContext *ctx, const int64_t *attrs,
+                                void *const *buffers, const int64_t *dims);
+
 /// emb.tbe and emb.embedding_bag (T = F = 1).
 enum {
   EMB_ABI_TBE_POOLING = 0, ///< embrtPooling
@@ -232,6 +249,9 @@ enum {
   /// 1: the last 2F entries of offsets are the feature ends of an emb.tbe
   /// with feature_ends (embrtTbeArgs::featureEnds)
   EMB_ABI_TBE_FEATURE_ENDS,
+  /// 1: T entries follow the feature tables, table t's embrtTablePrecision
+  /// (embrtTbeArgs::tablePrecisions); 0: every table is dense
+  EMB_ABI_TBE_PRECISIONS,
   EMB_ABI_TBE_FEATURE_TABLES, ///< F entries follow
 };
 enum {

@@ -352,6 +352,40 @@ void embrtGraphDestroy(embrtContext *ctx, embrtGraph *graph);
 /// the lookups and their backward admit: 2048.
 #define EMBRT_MAX_TABLE_DIM 2048
 
+/// How a table's rows are stored (embrtTbeArgs::tablePrecisions). DENSE rows
+/// are D elements of embrtTbeArgs::tableDtype. The others are packed rows
+/// of embrtQuantizedRowBytes(precision, D) bytes, in FBGEMM's IntNBit TBE
+/// row layout so that its weights import unchanged: a 4-byte header, then
+/// the D elements, then zeros up to a multiple of
+/// EMBRT_QUANTIZED_ROW_ALIGNMENT bytes. Element d of a row reads
+///   INT8, INT4, INT2: fmaf(scale, q_d, bias), the header holding scale then
+///     bias as IEEE halves and q_d an unsigned integer of 8, 4 or 2 bits;
+///     element d sits in byte d*bits/8 at bit (d*bits) % 8 (the low bits
+///     first), so D must be a multiple of 8/bits;
+///   FP8: e4m3(q_d) * scale, the header holding scale as an f32 and q_d an
+///     OCP e4m3 byte (bias 7, largest finite 448, no infinities).
+/// embrtQuantizeTable makes such rows from a dense table.
+typedef enum embrtTablePrecision {
+  EMBRT_PRECISION_DENSE = 0,
+  EMBRT_PRECISION_INT8 = 1,
+  EMBRT_PRECISION_INT4 = 2,
+  EMBRT_PRECISION_INT2 = 3,
+  EMBRT_PRECISION_FP8 = 4,
+} embrtTablePrecision;
+
+/// The bytes a packed row is padded to a multiple of: FBGEMM's row alignment
+/// on the GPU.
+#define EMBRT_QUANTIZED_ROW_ALIGNMENT 16
+
+/// Bytes of one packed row of `dim` columns at `precision`, or -1 for
+/// EMBRT_PRECISION_DENSE, an unknown precision, or a `dim` outside
+/// 1..EMBRT_MAX_TABLE_DIM or not a multiple of what one byte packs.
+int64_t embrtQuantizedRowBytes(embrtTablePrecision precision, int64_t dim);
+
+/// The name of a precision ("dense", "int8", "int4", "int2", "fp8"), or
+/// "unknown".
+const char *embrtTablePrecisionName(embrtTablePrecision precision);
+
 /// Arguments of embrtTbeForward. T tables, F features, B bags per feature.
 /// Bag b of feature f is indices[offsets[f*B+b] : offsets[f*B+b+1]], looked
 /// up in table featureTables[f]. Pooled output is [B, sum of D over features]
@@ -396,6 +430,16 @@ typedef struct embrtTbeArgs {
   /// them when it batches bags into one lookup. The backward takes none
   /// (embrtTbeBackwardArgs::lookup.featureEnds must be NULL).
   const void *featureEnds;
+  /// NULL (every table dense), or T embrtTablePrecision values (host
+  /// array; int64 like the other per-table arrays): how table t's rows are
+  /// stored. A quantized table t is tableRows[t] packed rows of
+  /// embrtQuantizedRowBytes(tablePrecisions[t], tableDims[t]) bytes; the
+  /// dense tables hold tableDtype, and the output is f32 or tableDtype as
+  /// ever (for a lookup of quantized tables only, tableDtype chooses the
+  /// 16-bit output). Quantized rows are read in f32 and summed in f32. The
+  /// backward takes only dense tables, and the CUDA backend has no
+  /// quantized lookup yet (EMBRT_UNSUPPORTED).
+  const int64_t *tablePrecisions;
 } embrtTbeArgs;
 
 /// Bytes of workspace embrtTbeForward needs for `args` (the workspace fields
@@ -407,6 +451,33 @@ embrtStatus embrtTbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
 /// one call. Accumulates in f32 (f64 for f32 tables). An empty bag gives
 /// zeros; a mean over a bag with no counted id gives zeros.
 embrtStatus embrtTbeForward(embrtContext *ctx, const embrtTbeArgs *args);
+
+/// Arguments of embrtQuantizeTable and embrtDequantizeTable.
+typedef struct embrtQuantizeTableArgs {
+  size_t structSize;
+  embrtTablePrecision precision; ///< INT8, INT4, INT2 or FP8
+  int64_t rows;
+  int64_t dim;           ///< D, as embrtQuantizedRowBytes takes it
+  const void *input;     ///< dense [rows, dim] or packed rows
+  embrtDtype denseDtype; ///< F32, F16 or BF16: the dense side's dtype
+  void *output;          ///< packed rows or dense [rows, dim]
+} embrtQuantizeTableArgs;
+
+/// Quantizes dense `input` into packed rows at `output`, row by row as
+/// FBGEMM's FloatToFusedNBitRowwiseQuantizedSBHalf does for INT8/4/2 (bias
+/// the row's minimum rounded to f16, scale (max - bias) / (2^bits - 1)
+/// rounded to f16, 1 for a constant row; q = lrintf((x - bias) / scale)
+/// clamped), and for FP8 with scale = max|x| / 448 (1 for a zero row) and
+/// q = e4m3(x / scale) rounded to nearest even. A non-finite element is
+/// EMBRT_OUT_OF_RANGE naming its row and column, with nothing written past
+/// the rows before it. The padding bytes are written as zeros.
+embrtStatus embrtQuantizeTable(embrtContext *ctx,
+                               const embrtQuantizeTableArgs *args);
+
+/// The inverse: the dense [rows, dim] table of denseDtype that packed
+/// `input` reads as (embrtTablePrecision), each element rounded once.
+embrtStatus embrtDequantizeTable(embrtContext *ctx,
+                                 const embrtQuantizeTableArgs *args);
 
 /// Arguments of embrtEmbeddingBag (emb.embedding_bag): one table, B bags.
 typedef struct embrtEmbeddingBagArgs {

@@ -15,7 +15,7 @@ if not hasattr(torch.library, "custom_op"):
     raise ImportError("emb_torch needs PyTorch 2.4 or newer (torch.library.custom_op); this is "
                       "PyTorch %s" % torch.__version__)
 
-from . import ikbo, input_dist, ops  # noqa: E402
+from . import ikbo, input_dist, ops, quantized  # noqa: E402
 from ._runtime import EmbError, EmbIndexError, runtime
 from .compiled import CompiledModel, load
 from .ikbo import IkboLinearCompression, IkboTargetAttention
@@ -23,7 +23,7 @@ from .modules import (DataType, EmbeddingBagCollection, EmbeddingBagConfig, Embe
                       EmbeddingConfig, JaggedTensor, KeyedJaggedTensor, KeyedTensor, PoolingType,
                       RowWiseAdagrad, apply_optimizer_in_backward)
 
-__all__ = ["ikbo", "input_dist", "ops", "CompiledModel", "load", "IkboLinearCompression",
+__all__ = ["ikbo", "input_dist", "ops", "quantized", "CompiledModel", "load", "IkboLinearCompression",
            "IkboTargetAttention", "EmbError", "EmbIndexError", "runtime", "DataType",
            "EmbeddingBagCollection", "EmbeddingBagConfig", "EmbeddingCollection",
            "EmbeddingConfig", "JaggedTensor", "KeyedJaggedTensor", "KeyedTensor", "PoolingType",

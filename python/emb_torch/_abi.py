@@ -29,7 +29,8 @@ class TbeArgs(ctypes.Structure):
                 ("perSampleWeights", _p), ("perSampleWeightDtype", ctypes.c_int),
                 ("paddingIdx", ctypes.c_int64), ("hasPaddingIdx", ctypes.c_int), ("output", _p),
                 ("outputDtype", ctypes.c_int), ("configId", ctypes.c_int64), ("workspace", _p),
-                ("workspaceBytes", ctypes.c_size_t), ("featureEnds", _p)]
+                ("workspaceBytes", ctypes.c_size_t), ("featureEnds", _p),
+                ("tablePrecisions", _i64p)]
 
 
 class TbeBackwardArgs(ctypes.Structure):
@@ -114,12 +115,18 @@ class LengthsToOffsetsArgs(ctypes.Structure):
                 ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
 
 
+class QuantizeTableArgs(ctypes.Structure):
+    _fields_ = [("structSize", ctypes.c_size_t), ("precision", ctypes.c_int), ("rows", _i64),
+                ("dim", _i64), ("input", _p), ("denseDtype", _dtype), ("output", _p)]
+
+
 # Every struct, for test/PyTorch/check_abi.py: (the C type name, the ctypes class).
 STRUCTS = [
     ("embrtTbeArgs", TbeArgs), ("embrtTbeBackwardArgs", TbeBackwardArgs),
     ("embrtBroadcastArgs", BroadcastArgs), ("embrtJaggedToPaddedArgs", JaggedToPaddedArgs),
     ("embrtIkboLceArgs", IkboLceArgs), ("embrtAttentionArgs", AttentionArgs),
     ("embrtBucketizeArgs", BucketizeArgs), ("embrtLengthsToOffsetsArgs", LengthsToOffsetsArgs),
+    ("embrtQuantizeTableArgs", QuantizeTableArgs),
     ("EmbArgSpec", ArgSpecStruct), ("EmbModelSpec", ModelSpecStruct),
     ("EmbSharedModel", SharedModelStruct), ("embrtCompiledResult", CompiledResultStruct),
 ]

@@ -20,7 +20,7 @@ __all__ = ["EmbeddingBagConfig", "EmbeddingBagCollection", "KeyedJaggedTensor", 
 
 from ._abi import (BF16, F16, F32, I32, I64, AttentionArgs, BroadcastArgs,  # noqa: F401
                    BucketizeArgs, IkboLceArgs, JaggedToPaddedArgs, LengthsToOffsetsArgs,
-                   TbeArgs, TbeBackwardArgs, _i64p, _p, _pp)
+                   QuantizeTableArgs, TbeArgs, TbeBackwardArgs, _i64p, _p, _pp)
 
 # The ops' entry points: embrt<name>(ctx, args) and, where one exists, the workspace query
 # embrt<query>(ctx, args, &bytes), both over the args struct of include/emb/runtime.h.
@@ -31,7 +31,8 @@ ENTRY_POINTS = [
     ("IkboLce", "IkboLceWorkspaceSize", IkboLceArgs),
     ("Attention", "AttentionWorkspaceSize", AttentionArgs), ("IkboAttention", None, AttentionArgs),
     ("Bucketize", "BucketizeWorkspaceSize", BucketizeArgs),
-    ("LengthsToOffsets", "LengthsToOffsetsWorkspaceSize", LengthsToOffsetsArgs)]
+    ("LengthsToOffsets", "LengthsToOffsetsWorkspaceSize", LengthsToOffsetsArgs),
+    ("QuantizeTable", None, QuantizeTableArgs), ("DequantizeTable", None, QuantizeTableArgs)]
 
 DTYPES = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16, torch.int32: I32,
           torch.int64: I64}
@@ -92,6 +93,8 @@ class Runtime:
                 fn.restype = ctypes.c_int
         lib.embrtBucketizeDepth.argtypes = [ctypes.c_int64, _i64p, _i64p, _i64p]
         lib.embrtBucketizeDepth.restype = ctypes.c_int64
+        lib.embrtQuantizedRowBytes.argtypes = [ctypes.c_int, ctypes.c_int64]
+        lib.embrtQuantizedRowBytes.restype = ctypes.c_int64
         self.lib = lib
         self.contexts = {}
 

@@ -160,6 +160,8 @@ const struct embrtBackend embrtCpuBackend = {
     .elementwise = embrtCpuElementwise,
     .fill = embrtCpuFill,
     .convert = embrtCpuConvert,
+    .quantizeTable = embrtCpuQuantizeTable,
+    .dequantizeTable = embrtCpuDequantizeTable,
     .launchKernel = NULL, // PTX: embrtCompiledLaunchKernel refuses it
 
     .commGetUniqueId = embrtCpuCommGetUniqueId,

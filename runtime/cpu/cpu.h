@@ -83,6 +83,10 @@ embrtStatus embrtCpuFill(embrtContext *ctx, void *output, embrtDtype dtype,
 embrtStatus embrtCpuConvert(embrtContext *ctx, const void *input,
                             embrtDtype inputDtype, void *output,
                             embrtDtype outputDtype, int64_t numElements);
+embrtStatus embrtCpuQuantizeTable(embrtContext *ctx,
+                                  const embrtQuantizeTableArgs *args);
+embrtStatus embrtCpuDequantizeTable(embrtContext *ctx,
+                                    const embrtQuantizeTableArgs *args);
 
 // Collectives of one rank (cpu/collectives.c).
 embrtStatus embrtCpuCommGetUniqueId(embrtCommId *out);

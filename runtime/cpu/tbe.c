@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/cpu.h"
+#include "runtime/quantize.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -205,18 +206,46 @@ static void scanIds(const embrtTbeArgs *args, BadId *bad) {
   }
 }
 
+/// Row `id` of table t, D values: its elements, or a quantized row decoded
+/// to f32 (runtime/quantize.h).
+static void readRow(const embrtTbeArgs *args, int64_t t, int64_t id,
+                    double *row) {
+  int64_t D = args->tableDims[t];
+  embrtTablePrecision p = args->tablePrecisions
+                              ? (embrtTablePrecision)args->tablePrecisions[t]
+                              : EMBRT_PRECISION_DENSE;
+  if (p == EMBRT_PRECISION_DENSE) {
+    for (int64_t d = 0; d < D; ++d)
+      row[d] = embrtCpuLoad(args->tables[t], args->tableDtype, id * D + d);
+    return;
+  }
+  float decoded[EMBRT_MAX_TABLE_DIM];
+  const uint8_t *bytes =
+      (const uint8_t *)args->tables[t] + id * embrtQuantizedRowBytes(p, D);
+  embrtDecodeRow(p, bytes, D, decoded);
+  for (int64_t d = 0; d < D; ++d)
+    row[d] = decoded[d];
+}
+
+/// Whether table t's rows are summed in f32: 16-bit and quantized tables.
+static int summedInF32(const embrtTbeArgs *args, int64_t t) {
+  if (args->tablePrecisions &&
+      args->tablePrecisions[t] != EMBRT_PRECISION_DENSE)
+    return 1;
+  return embrtCpuAccumulatesInF32(args->tableDtype);
+}
+
 /// Pools bag b of feature f into output[outputBase : outputBase + D].
 static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
                     void *output, int64_t outputBase) {
   int64_t t = args->featureTables[f];
   int64_t rows = args->tableRows[t], D = args->tableDims[t];
-  const void *table = args->tables[t];
-  int inF32 = embrtCpuAccumulatesInF32(args->tableDtype);
+  int inF32 = summedInF32(args, t);
   int64_t slot = f * args->batchSize + b;
   int64_t begin = embrtLoadIndex(args->offsets, args->offsetDtype, slot);
   int64_t end = embrtLoadIndex(args->offsets, args->offsetDtype, slot + 1);
 
-  double acc[EMBRT_MAX_TABLE_DIM];
+  double acc[EMBRT_MAX_TABLE_DIM], row[EMBRT_MAX_TABLE_DIM];
   for (int64_t d = 0; d < D; ++d)
     acc[d] = 0.0;
   int64_t count = 0;
@@ -228,10 +257,9 @@ static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
                         ? embrtCpuLoad(args->perSampleWeights,
                                        args->perSampleWeightDtype, i)
                         : 1.0;
+    readRow(args, t, id, row);
     for (int64_t d = 0; d < D; ++d)
-      acc[d] = embrtCpuAccumulate(
-          acc[d], weight, embrtCpuLoad(table, args->tableDtype, id * D + d),
-          inF32);
+      acc[d] = embrtCpuAccumulate(acc[d], weight, row[d], inF32);
     ++count;
   }
   for (int64_t d = 0; d < D; ++d) {
@@ -252,12 +280,14 @@ static void copyRows(const embrtTbeArgs *args, int64_t f) {
   int64_t end = embrtLoadIndex(args->offsets, args->offsetDtype, (f + 1) * B);
   for (int64_t i = begin; i < end; ++i) {
     int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
-    int isRow = classify(args, id, rows) == ID_ROW;
+    double row[EMBRT_MAX_TABLE_DIM];
+    if (classify(args, id, rows) == ID_ROW)
+      readRow(args, t, id, row);
+    else
+      for (int64_t d = 0; d < D; ++d)
+        row[d] = 0.0;
     for (int64_t d = 0; d < D; ++d)
-      embrtCpuStore(
-          args->output, args->outputDtype, i * D + d,
-          isRow ? embrtCpuLoad(args->tables[t], args->tableDtype, id * D + d)
-                : 0.0);
+      embrtCpuStore(args->output, args->outputDtype, i * D + d, row[d]);
   }
 }
 

@@ -56,13 +56,27 @@ static embrtStatus launchedAs(embrtContext *ctx, const char *op,
 // emb.tbe and emb.embedding_bag (kernels/tbe.cu, kernels/tbe_backward.cu)
 //===----------------------------------------------------------------------===//
 
+/// Whether a lookup reads any quantized table.
+static int readsQuantized(const embrtTbeArgs *args) {
+  for (int64_t t = 0; args->tablePrecisions && t < args->numTables; ++t)
+    if (args->tablePrecisions[t] != EMBRT_PRECISION_DENSE)
+      return 1;
+  return 0;
+}
+
+static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op);
+
 static embrtStatus tbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
                                     size_t *bytes) {
+  if (readsQuantized(args))
+    return EMBRT_OK; // tbeForward refuses it
   return launched(ctx, embrtCudaTbeWorkspaceSize(envOf(ctx), args, bytes));
 }
 
 static embrtStatus tbeForward(embrtContext *ctx, const char *op,
                               const embrtTbeArgs *args) {
+  if (readsQuantized(args))
+    return noQuantizedKernels(ctx, op);
   char what[64];
   snprintf(what, sizeof what, "%s: cudaSetDevice", op);
   EMBRT_TRY(enter(ctx, what));
@@ -333,6 +347,27 @@ static embrtStatus convert(embrtContext *ctx, const void *input,
                                          outputDtype, numElements));
 }
 
+/// Quantized tables have no CUDA kernels yet: the CPU backend quantizes
+/// and looks them up.
+static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op) {
+  return embrtSetError(ctx, EMBRT_UNSUPPORTED,
+                       "%s: the CUDA backend has no quantized-table kernels "
+                       "yet; use a CPU context",
+                       op);
+}
+
+static embrtStatus quantizeTable(embrtContext *ctx,
+                                 const embrtQuantizeTableArgs *args) {
+  (void)args;
+  return noQuantizedKernels(ctx, "quantize_table");
+}
+
+static embrtStatus dequantizeTable(embrtContext *ctx,
+                                   const embrtQuantizeTableArgs *args) {
+  (void)args;
+  return noQuantizedKernels(ctx, "dequantize_table");
+}
+
 //===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
@@ -386,6 +421,8 @@ const struct embrtBackend embrtCudaBackend = {
     .elementwise = elementwise,
     .fill = fill,
     .convert = convert,
+    .quantizeTable = quantizeTable,
+    .dequantizeTable = dequantizeTable,
     .launchKernel = embrtCudaLaunchKernel,
 
     .commGetUniqueId = embrtCudaCommGetUniqueId,

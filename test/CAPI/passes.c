@@ -156,7 +156,7 @@ static void testDefaultsParse(MlirContext ctx) {
   }
   // CHECK-LABEL: @testDefaultsParse
   // CHECK-NOT: error:
-  // CHECK: options 15, defaults accepted 15
+  // CHECK: options 18, defaults accepted 18
   fprintf(stderr, "options %d, defaults accepted %d\n", options, accepted);
 }
 

@@ -46,6 +46,7 @@ int main(void) {
   FIELD(embrtTbeArgs, workspace);
   FIELD(embrtTbeArgs, workspaceBytes);
   FIELD(embrtTbeArgs, featureEnds);
+  FIELD(embrtTbeArgs, tablePrecisions);
   STRUCT(embrtTbeBackwardArgs);
   FIELD(embrtTbeBackwardArgs, structSize);
   FIELD(embrtTbeBackwardArgs, lookup);
@@ -190,5 +191,13 @@ int main(void) {
   FIELD(embrtLengthsToOffsetsArgs, blockSums);
   FIELD(embrtLengthsToOffsetsArgs, workspace);
   FIELD(embrtLengthsToOffsetsArgs, workspaceBytes);
+  STRUCT(embrtQuantizeTableArgs);
+  FIELD(embrtQuantizeTableArgs, structSize);
+  FIELD(embrtQuantizeTableArgs, precision);
+  FIELD(embrtQuantizeTableArgs, rows);
+  FIELD(embrtQuantizeTableArgs, dim);
+  FIELD(embrtQuantizeTableArgs, input);
+  FIELD(embrtQuantizeTableArgs, denseDtype);
+  FIELD(embrtQuantizeTableArgs, output);
   return 0;
 }
