@@ -235,14 +235,16 @@ void embBackwardUpdatedName(const EmbBackwardOperands *ops, intptr_t r,
     snprintf(buf, size, "%s #%lld", groups[group], (long long)t);
 }
 
-MlirType embHandleTensorType(MlirValue v) {
+/// The emb.table or emb.state that made handle `v`, following the results
+/// of emb.tbe_backward to the handles they update; null if none.
+static MlirOperation handleMaker(MlirValue v) {
   // A chain longer than this is not made by the backward ops (each takes
   // handles of emb.table and emb.state); stop rather than follow it.
   for (int depth = 0; depth < 8 && mlirValueIsAOpResult(v); ++depth) {
     MlirOperation def = mlirOpResultGetOwner(v);
     if ((embOpIs(def, EMB_OP_TABLE) || embOpIs(def, EMB_OP_STATE)) &&
         mlirOperationGetNumOperands(def) == 1)
-      return mlirValueGetType(mlirOperationGetOperand(def, 0));
+      return def;
     EmbBackwardOperands ops;
     if (!embOpIs(def, EMB_OP_TBE_BACKWARD) ||
         !embGetBackwardOperands(def, &ops))
@@ -253,7 +255,14 @@ MlirType embHandleTensorType(MlirValue v) {
       break;
     v = mlirOperationGetOperand(def, i);
   }
-  return (MlirType){NULL};
+  return (MlirOperation){NULL};
+}
+
+MlirType embHandleTensorType(MlirValue v) {
+  MlirOperation maker = handleMaker(v);
+  if (mlirOperationIsNull(maker))
+    return (MlirType){NULL};
+  return mlirValueGetType(mlirOperationGetOperand(maker, 0));
 }
 
 bool embParsePrecision(const char *name, int *precision) {
@@ -273,26 +282,6 @@ bool embParsePrecision(const char *name, int *precision) {
   return false;
 }
 
-/// The emb.table that made `v`, following backward results as
-/// embHandleTensorType does; null if none.
-static MlirOperation tableOp(MlirValue v) {
-  for (int depth = 0; depth < 8 && mlirValueIsAOpResult(v); ++depth) {
-    MlirOperation def = mlirOpResultGetOwner(v);
-    if (embOpIs(def, EMB_OP_TABLE))
-      return def;
-    EmbBackwardOperands ops;
-    if (!embOpIs(def, EMB_OP_TBE_BACKWARD) ||
-        !embGetBackwardOperands(def, &ops))
-      break;
-    intptr_t i =
-        embBackwardUpdatedOperand(&ops, mlirOpResultGetResultNumber(v));
-    if (i < 0)
-      break;
-    v = mlirOperationGetOperand(def, i);
-  }
-  return (MlirOperation){NULL};
-}
-
 bool embGetTableInfo(MlirValue handle, EmbTableInfo *info) {
   memset(info, 0, sizeof *info);
   info->tensor = embHandleTensorType(handle);
@@ -301,10 +290,10 @@ bool embGetTableInfo(MlirValue handle, EmbTableInfo *info) {
   info->rows = embDim(info->tensor, 0);
   info->dim = embDim(info->tensor, 1);
   snprintf(info->precisionName, sizeof info->precisionName, "dense");
-  MlirOperation table = tableOp(handle);
+  MlirOperation table = handleMaker(handle);
   char name[16];
   int64_t dim;
-  if (!mlirOperationIsNull(table) &&
+  if (!mlirOperationIsNull(table) && embOpIs(table, EMB_OP_TABLE) &&
       embGetStringAttr(table, EMB_ATTR_PRECISION, name, sizeof name) &&
       embParsePrecision(name, &info->precision) && info->precision != 0) {
     snprintf(info->precisionName, sizeof info->precisionName, "%s", name);

@@ -389,7 +389,7 @@ void embFormatPassOptionsHelp(const EmbPassDef *def, char *buf, size_t size) {
     int w =
         snprintf(buf + n, size - n, "%s%s=%s: %s (default %s)", i ? "\n" : "",
                  o->name, o->kind == EMB_OPTION_INT ? "<int>" : o->choices,
-                 o->help, o->defaultValue);
+                 o->help, o->defaultValue[0] ? o->defaultValue : "\"\"");
     n += w > 0 ? (size_t)w : 0;
   }
 }

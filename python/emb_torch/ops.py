@@ -42,6 +42,35 @@ MAX_DIM = 2048  # EMBRT_MAX_TABLE_DIM
 # Checks (shared by the real and the fake kernels: metadata only)
 #===------------------------------------------------------------------------------------------===#
 
+def _check_features(op, num_tables, feature_table, indices, offsets, pooling, bounds_check,
+                    device):
+    """Checks what a lookup says of its features: the table of each, the ids and offsets (F * B
+    + 1 of them), the pooling and bounds-check names."""
+    F = len(feature_table)
+    if F == 0:
+        raise ValueError("%s: feature_table is empty, needs at least one feature" % op)
+    for f, t in enumerate(feature_table):
+        if not 0 <= t < num_tables:
+            raise ValueError("%s: feature_table[%d] is %d, outside the %d tables"
+                             % (op, f, t, num_tables))
+    for name, x in (("indices", indices), ("offsets", offsets)):
+        if x.dtype not in INDEX_DTYPES:
+            raise TypeError("%s: %s must be int32 or int64, got %s" % (op, name, x.dtype))
+        if x.dim() != 1:
+            raise ValueError("%s: %s must be 1-D, got shape %s" % (op, name, tuple(x.shape)))
+        if x.device != device:
+            raise ValueError("%s: %s is on %s but the tables are on %s"
+                             % (op, name, x.device, device))
+    if offsets.shape[0] < 1 or (offsets.shape[0] - 1) % F != 0:
+        raise ValueError("%s: offsets has %d entries, must be F * B + 1 with F = %d features"
+                         % (op, offsets.shape[0], F))
+    if pooling not in R.POOLING:
+        raise ValueError("%s: pooling must be one of %s, got %r" % (op, sorted(R.POOLING), pooling))
+    if bounds_check not in R.BOUNDS:
+        raise ValueError("%s: bounds_check must be one of %s, got %r"
+                         % (op, sorted(R.BOUNDS), bounds_check))
+
+
 def _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights, pooling,
                   bounds_check):
     """Checks a lookup's arguments; returns (B, the output's width or D)."""
@@ -66,29 +95,9 @@ def _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weigh
                              % (op, t, w.shape[1], MAX_DIM))
         if not w.is_contiguous():
             raise ValueError("%s: weights[%d] must be contiguous (rows packed)" % (op, t))
+    _check_features(op, len(weights), feature_table, indices, offsets, pooling, bounds_check,
+                    device)
     F = len(feature_table)
-    if F == 0:
-        raise ValueError("%s: feature_table is empty, needs at least one feature" % op)
-    for f, t in enumerate(feature_table):
-        if not 0 <= t < len(weights):
-            raise ValueError("%s: feature_table[%d] is %d, outside the %d tables"
-                             % (op, f, t, len(weights)))
-    for name, x in (("indices", indices), ("offsets", offsets)):
-        if x.dtype not in INDEX_DTYPES:
-            raise TypeError("%s: %s must be int32 or int64, got %s" % (op, name, x.dtype))
-        if x.dim() != 1:
-            raise ValueError("%s: %s must be 1-D, got shape %s" % (op, name, tuple(x.shape)))
-        if x.device != device:
-            raise ValueError("%s: %s is on %s but the tables are on %s"
-                             % (op, name, x.device, device))
-    if offsets.shape[0] < 1 or (offsets.shape[0] - 1) % F != 0:
-        raise ValueError("%s: offsets has %d entries, must be F * B + 1 with F = %d features"
-                         % (op, offsets.shape[0], F))
-    if pooling not in R.POOLING:
-        raise ValueError("%s: pooling must be one of %s, got %r" % (op, sorted(R.POOLING), pooling))
-    if bounds_check not in R.BOUNDS:
-        raise ValueError("%s: bounds_check must be one of %s, got %r"
-                         % (op, sorted(R.BOUNDS), bounds_check))
     if per_sample_weights is not None:
         if pooling != "sum":
             raise ValueError("%s: per_sample_weights needs pooling \"sum\", got %r" % (op, pooling))

@@ -30,7 +30,7 @@ import torch
 from torch import Tensor
 
 from . import _runtime as R
-from .ops import INDEX_DTYPES, MAX_DIM, TABLE_DTYPES
+from .ops import MAX_DIM, TABLE_DTYPES, _check_features
 
 __all__ = ["quantize_table", "dequantize_table", "tbe_forward_quantized", "row_bytes",
            "PRECISIONS"]
@@ -195,28 +195,8 @@ def _check_lookup(weights, precisions, dims, feature_table, indices, offsets, pe
                              % (op, name, tuple(w.shape), t, d, MAX_DIM))
         if not w.is_contiguous():
             raise ValueError("%s: %s must be contiguous (rows packed)" % (op, name))
+    _check_features(op, T, feature_table, indices, offsets, pooling, bounds_check, device)
     F = len(feature_table)
-    if F == 0:
-        raise ValueError("%s: feature_table is empty, needs at least one feature" % op)
-    for f, t in enumerate(feature_table):
-        if not 0 <= t < T:
-            raise ValueError("%s: feature_table[%d] is %d, outside the %d tables" % (op, f, t, T))
-    for name, x in (("indices", indices), ("offsets", offsets)):
-        if x.dtype not in INDEX_DTYPES:
-            raise TypeError("%s: %s must be int32 or int64, got %s" % (op, name, x.dtype))
-        if x.dim() != 1:
-            raise ValueError("%s: %s must be 1-D, got shape %s" % (op, name, tuple(x.shape)))
-        if x.device != device:
-            raise ValueError("%s: %s is on %s but the tables are on %s" % (op, name, x.device,
-                                                                          device))
-    if offsets.shape[0] < 1 or (offsets.shape[0] - 1) % F != 0:
-        raise ValueError("%s: offsets has %d entries, must be F * B + 1 with F = %d features"
-                         % (op, offsets.shape[0], F))
-    if pooling not in R.POOLING:
-        raise ValueError("%s: pooling must be one of %s, got %r" % (op, sorted(R.POOLING), pooling))
-    if bounds_check not in R.BOUNDS:
-        raise ValueError("%s: bounds_check must be one of %s, got %r"
-                         % (op, sorted(R.BOUNDS), bounds_check))
     out = torch.float32 if output_dtype is None else output_dtype
     psw = per_sample_weights.dtype if per_sample_weights is not None else None
     # tableDtype: the dense tables' dtype; over quantized tables only, the 16-bit one the output
