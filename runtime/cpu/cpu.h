@@ -3,7 +3,7 @@
 // The op functions of the CPU backend, one file per family
 // (runtime/cpu/<family>.c; the table is runtime/cpu/backend.c), and the
 // element loads and stores they share. Loads widen exactly to double; stores
-// round once, to nearest even.
+// round once, to nearest even (runtime/half.h).
 //
 // Accumulation rule of the backend: f64 for f32 (and f64) data, f32 for f16
 // and bf16 data (embrtCpuAccumulate), rounded once at the store.
@@ -14,6 +14,7 @@
 #define EMB_RUNTIME_CPU_CPU_H
 
 #include "runtime/context.h"
+#include "runtime/half.h"
 #include "runtime/status.h"
 
 #include <stddef.h>
@@ -98,12 +99,6 @@ embrtStatus embrtCpuAllGather(embrtContext *ctx, const void *send, void *recv,
 //===----------------------------------------------------------------------===//
 // Elements
 //===----------------------------------------------------------------------===//
-
-/// Rounds a double once to IEEE half / bfloat16 bits (nearest even, NaN kept,
-/// overflow to infinity, subnormals exact): the stores of the CPU backend
-/// (runtime/half.c).
-uint16_t embrtF64ToF16(double value);
-uint16_t embrtF64ToBF16(double value);
 
 /// Reads element i of an I32 or I64 array as int64.
 static inline int64_t embrtLoadIndex(const void *p, embrtDtype dtype,

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/cpu/cpu.h" // embrtF64ToF16, embrtF64ToBF16 (runtime/half.c)
 #include "runtime/cuda/cuda.h"
+#include "runtime/half.h"
 
 #include <cuda_runtime_api.h>
 
