@@ -137,35 +137,12 @@ const struct embrtBackend embrtCpuBackend = {
     .graphLaunch = graphLaunch,
     .graphDestroy = graphDestroy,
 
-    .tbeWorkspaceSize = embrtCpuTbeWorkspaceSize,
-    .tbeForward = embrtCpuTbeForward,
-    .tbeBackwardWorkspaceSize = embrtCpuTbeBackwardWorkspaceSize,
-    .tbeBackward = embrtCpuTbeBackward,
-    .broadcast = embrtCpuBroadcast,
-    .broadcastAdd = embrtCpuBroadcastAdd,
-    .jaggedToPadded = embrtCpuJaggedToPadded,
-    .bucketizeWorkspaceSize = embrtCpuBucketizeWorkspaceSize,
-    .bucketize = embrtCpuBucketize,
-    .lengthsToOffsetsWorkspaceSize = embrtCpuLengthsToOffsetsWorkspaceSize,
-    .lengthsToOffsets = embrtCpuLengthsToOffsets,
-    .lceWorkspaceSize = embrtCpuLceWorkspaceSize,
-    .lce = embrtCpuLce,
-    .ikboLceWorkspaceSize = embrtCpuIkboLceWorkspaceSize,
-    .ikboLce = embrtCpuIkboLce,
-    .gemm = embrtCpuGemm,
-    .attentionWorkspaceSize = embrtCpuAttentionWorkspaceSize,
-    .attention = embrtCpuAttention,
-    .concat = embrtCpuConcat,
-    .stridedCopy = embrtCpuStridedCopy,
-    .elementwise = embrtCpuElementwise,
-    .fill = embrtCpuFill,
-    .convert = embrtCpuConvert,
+// The ops: embrtCpu<Op> for every row of kernels/ops.def.
+#define EMBRT_OP(op, Op, Args, takes) .op = embrtCpu##Op,
+#include "kernels/ops.def"
     .launchKernel = NULL, // PTX: embrtCompiledLaunchKernel refuses it
 
     .commGetUniqueId = embrtCpuCommGetUniqueId,
     .commInit = embrtCpuCommInit,
     .commRelease = embrtCpuCommRelease,
-    .allToAll = embrtCpuAllToAll,
-    .reduceScatter = embrtCpuReduceScatter,
-    .allGather = embrtCpuAllGather,
 };
