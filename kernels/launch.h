@@ -135,86 +135,14 @@ static inline unsigned embrtCudaGridSize(const embrtLaunchEnv *env,
 }
 
 //===----------------------------------------------------------------------===//
-// Launchers, one file per op family
+// Launchers, one per EMBRT_KERNEL_OP row of kernels/ops.def (which says what
+// each takes and which kernels/<family>.cu defines it): embrtCudaLaunch<Op>,
+// and embrtCuda<Op> for a workspace query
 //===----------------------------------------------------------------------===//
 
-/// emb.tbe (and emb.embedding_bag as T = F = 1): kernels/tbe.cu.
-embrtStatus embrtCudaLaunchTbeForward(embrtLaunchEnv *env,
-                                      const embrtTbeArgs *args);
-embrtStatus embrtCudaTbeWorkspaceSize(embrtLaunchEnv *env,
-                                      const embrtTbeArgs *args, size_t *bytes);
-
-/// emb.tbe_backward (and emb.embedding_bag_backward as a TBE backward of one
-/// table): kernels/tbe_backward.cu. The workspace holds the sort, the runs
-/// and CUB's temporary storage, sized from the shapes and N alone.
-embrtStatus embrtCudaLaunchTbeBackward(embrtLaunchEnv *env,
-                                       const embrtTbeBackwardArgs *args);
-embrtStatus embrtCudaTbeBackwardWorkspaceSize(embrtLaunchEnv *env,
-                                              const embrtTbeBackwardArgs *args,
-                                              size_t *bytes);
-
-/// emb.broadcast and emb.broadcast_add: kernels/broadcast.cu.
-embrtStatus embrtCudaLaunchBroadcast(embrtLaunchEnv *env,
-                                     const embrtBroadcastArgs *args);
-embrtStatus embrtCudaLaunchBroadcastAdd(embrtLaunchEnv *env,
-                                        const embrtBroadcastArgs *args);
-
-/// emb.jagged_to_padded: kernels/jagged.cu. `paddingElement` is the padding
-/// value as one element of args->dtype (its bytes).
-embrtStatus embrtCudaLaunchJaggedToPadded(embrtLaunchEnv *env,
-                                          const embrtJaggedToPaddedArgs *args,
-                                          const void *paddingElement);
-
-/// emb.bucketize and emb.lengths_to_offsets: kernels/input_dist.cu. Their
-/// workspaces hold the slots' metadata, the 64-bit counts and positions
-/// and CUB's scan storage, sized from the shapes alone.
-embrtStatus embrtCudaLaunchBucketize(embrtLaunchEnv *env,
-                                     const embrtBucketizeArgs *args);
-embrtStatus embrtCudaBucketizeWorkspaceSize(embrtLaunchEnv *env,
-                                            const embrtBucketizeArgs *args,
-                                            size_t *bytes);
-embrtStatus
-embrtCudaLaunchLengthsToOffsets(embrtLaunchEnv *env,
-                                const embrtLengthsToOffsetsArgs *args);
-embrtStatus embrtCudaLengthsToOffsetsWorkspaceSize(
-    embrtLaunchEnv *env, const embrtLengthsToOffsetsArgs *args, size_t *bytes);
-
-/// emb.lce through cuBLAS (env->blasHandle), kernels/lce.cu. Its workspace
-/// is cuBLAS's (cublasSetWorkspace).
-embrtStatus embrtCudaLaunchLce(embrtLaunchEnv *env, const embrtLceArgs *args);
-embrtStatus embrtCudaLceWorkspaceSize(embrtLaunchEnv *env,
-                                      const embrtLceArgs *args, size_t *bytes);
-
-/// emb.ikbo_lce: kernels/ikbo_lce.cu (and kernels/ikbo_lce_sm90a.cu).
-embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
-                                   const embrtIkboLceArgs *args);
-embrtStatus embrtCudaIkboLceWorkspaceSize(embrtLaunchEnv *env,
-                                          const embrtIkboLceArgs *args,
-                                          size_t *bytes);
-
-/// emb.attention (candToUser == NULL) and emb.ikbo_attention:
-/// kernels/attention.cu (and kernels/attention_sm90a.cu). A workspace query
-/// with U == B and no index arrays comes as plain attention.
-embrtStatus embrtCudaLaunchAttention(embrtLaunchEnv *env,
-                                     const embrtAttentionArgs *args);
-embrtStatus embrtCudaAttentionWorkspaceSize(embrtLaunchEnv *env,
-                                            const embrtAttentionArgs *args,
-                                            size_t *bytes);
-
-/// Concat, strided copy, elementwise, fill and convert: kernels/data.cu.
-embrtStatus embrtCudaLaunchConcat(embrtLaunchEnv *env,
-                                  const embrtConcatArgs *args);
-embrtStatus embrtCudaLaunchStridedCopy(embrtLaunchEnv *env,
-                                       const embrtStridedCopyArgs *args);
-embrtStatus embrtCudaLaunchElementwise(embrtLaunchEnv *env,
-                                       const embrtElementwiseArgs *args);
-/// `value` is host memory (embrtDtypeSize(dtype) bytes), read at the call.
-embrtStatus embrtCudaLaunchFill(embrtLaunchEnv *env, void *output,
-                                embrtDtype dtype, int64_t numElements,
-                                const void *value);
-embrtStatus embrtCudaLaunchConvert(embrtLaunchEnv *env, const void *input,
-                                   embrtDtype inputDtype, void *output,
-                                   embrtDtype outputDtype, int64_t numElements);
+#define EMBRT_KERNEL_OP(op, Op, Args, takes)                                   \
+  embrtStatus EMBRT_LAUNCHER(takes, Op) EMBRT_LAUNCHER_PARAMS(takes, Args);
+#include "kernels/ops.def"
 
 #ifdef __cplusplus
 }

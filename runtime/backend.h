@@ -15,10 +15,12 @@
 // build without CUDA has no embrtCudaBackend; creating a CUDA context then
 // answers EMBRT_UNSUPPORTED.
 //
-// Adding an op family: its entry points in runtime/<family>.c, its CPU loops
-// in runtime/cpu/<family>.c, its launchers in kernels/<family>.cu, and one
-// row for each op in both tables (runtime/cpu/backend.c,
-// runtime/cuda/backend.c).
+// The ops are the rows of kernels/ops.def, from which this struct's op
+// fields, the CPU backend's functions and table, the launchers and the CUDA
+// backend's table are all declared. Adding an op family: its entry points in
+// runtime/<family>.c, a row for each op in kernels/ops.def, its CPU loops in
+// runtime/cpu/<family>.c, its launchers in kernels/<family>.cu and the CUDA
+// backend's function per op in runtime/cuda/backend.c.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,77 +123,13 @@ struct embrtBackend {
   void (*graphDestroy)(embrtContext *ctx, embrtGraph *graph);
 
   //===--------------------------------------------------------------------===//
-  // Ops, one per entry point (runtime/<family>.c). *WorkspaceSize gets
-  // checked shapes (data pointers may be unset) and `bytes` set to 0.
+  // Ops, one per row of kernels/ops.def, which says what each takes: the
+  // entry points of runtime/<family>.c call them with checked arguments.
   //===--------------------------------------------------------------------===//
 
-  /// emb.tbe, and emb.embedding_bag as a TBE of one table and one feature.
-  embrtStatus (*tbeWorkspaceSize)(embrtContext *ctx, const embrtTbeArgs *args,
-                                  size_t *bytes);
-  /// `op` ("tbe", "embedding_bag") names the entry point in messages.
-  embrtStatus (*tbeForward)(embrtContext *ctx, const char *op,
-                            const embrtTbeArgs *args);
-  /// emb.tbe_backward (and emb.embedding_bag_backward as a TBE backward of
-  /// one table): the fused backward and optimizer step; `op` as above.
-  embrtStatus (*tbeBackwardWorkspaceSize)(embrtContext *ctx,
-                                          const embrtTbeBackwardArgs *args,
-                                          size_t *bytes);
-  embrtStatus (*tbeBackward)(embrtContext *ctx, const char *op,
-                             const embrtTbeBackwardArgs *args);
-
-  embrtStatus (*broadcast)(embrtContext *ctx, const embrtBroadcastArgs *args);
-  embrtStatus (*broadcastAdd)(embrtContext *ctx,
-                              const embrtBroadcastArgs *args);
-
-  /// emb.jagged_to_padded; the backend checks the offsets' values.
-  embrtStatus (*jaggedToPadded)(embrtContext *ctx,
-                                const embrtJaggedToPaddedArgs *args);
-
-  /// emb.bucketize and emb.lengths_to_offsets (the input dist,
-  /// runtime/input_dist.c); the backend checks the offsets' and lengths'
-  /// values.
-  embrtStatus (*bucketizeWorkspaceSize)(embrtContext *ctx,
-                                        const embrtBucketizeArgs *args,
-                                        size_t *bytes);
-  embrtStatus (*bucketize)(embrtContext *ctx, const embrtBucketizeArgs *args);
-  embrtStatus (*lengthsToOffsetsWorkspaceSize)(
-      embrtContext *ctx, const embrtLengthsToOffsetsArgs *args, size_t *bytes);
-  embrtStatus (*lengthsToOffsets)(embrtContext *ctx,
-                                  const embrtLengthsToOffsetsArgs *args);
-
-  embrtStatus (*lceWorkspaceSize)(embrtContext *ctx, const embrtLceArgs *args,
-                                  size_t *bytes);
-  embrtStatus (*lce)(embrtContext *ctx, const embrtLceArgs *args);
-  embrtStatus (*ikboLceWorkspaceSize)(embrtContext *ctx,
-                                      const embrtIkboLceArgs *args,
-                                      size_t *bytes);
-  embrtStatus (*ikboLce)(embrtContext *ctx, const embrtIkboLceArgs *args);
-
-  /// embrtGemm: leading dimensions resolved, output not empty.
-  embrtStatus (*gemm)(embrtContext *ctx, const embrtGemmArgs *args);
-
-  /// emb.attention and emb.ikbo_attention (candToUser set).
-  embrtStatus (*attentionWorkspaceSize)(embrtContext *ctx,
-                                        const embrtAttentionArgs *args,
-                                        size_t *bytes);
-  embrtStatus (*attention)(embrtContext *ctx, const embrtAttentionArgs *args);
-
-  embrtStatus (*concat)(embrtContext *ctx, const embrtConcatArgs *args);
-  embrtStatus (*stridedCopy)(embrtContext *ctx,
-                             const embrtStridedCopyArgs *args);
-  embrtStatus (*elementwise)(embrtContext *ctx,
-                             const embrtElementwiseArgs *args);
-  embrtStatus (*fill)(embrtContext *ctx, void *output, embrtDtype dtype,
-                      int64_t numElements, const void *value);
-  embrtStatus (*convert)(embrtContext *ctx, const void *input,
-                         embrtDtype inputDtype, void *output,
-                         embrtDtype outputDtype, int64_t numElements);
-  /// embrtQuantizeTable and embrtDequantizeTable (runtime/quantize.c):
-  /// at least one row.
-  embrtStatus (*quantizeTable)(embrtContext *ctx,
-                               const embrtQuantizeTableArgs *args);
-  embrtStatus (*dequantizeTable)(embrtContext *ctx,
-                                 const embrtQuantizeTableArgs *args);
+#define EMBRT_OP(op, Op, Args, takes)                                          \
+  embrtStatus(*op) EMBRT_OP_PARAMS(takes, Args);
+#include "kernels/ops.def"
 
   /// A kernel the compiler generated (embrtCompiledLaunchKernel, checked
   /// by runtime/compiled.c); NULL where the device cannot run PTX.
@@ -199,9 +137,9 @@ struct embrtBackend {
                               const struct embrtKernelLaunch *launch);
 
   //===--------------------------------------------------------------------===//
-  // Communicators and collectives (runtime/collectives.c): arguments are
-  // checked; ctx->worldSize and ctx->rank are set before commInit and the
-  // collectives run only once it succeeded.
+  // Communicators (runtime/collectives.c): arguments are checked;
+  // ctx->worldSize and ctx->rank are set before commInit, and the
+  // collectives (ops above) run only once it succeeded.
   //===--------------------------------------------------------------------===//
 
   embrtStatus (*commGetUniqueId)(embrtCommId *out);
@@ -209,11 +147,6 @@ struct embrtBackend {
   embrtStatus (*commInit)(embrtContext *ctx, const embrtCommId *id);
   /// Frees ctx->comm (set).
   void (*commRelease)(embrtContext *ctx);
-  embrtStatus (*allToAll)(embrtContext *ctx, const embrtAllToAllArgs *args);
-  embrtStatus (*reduceScatter)(embrtContext *ctx, const void *send, void *recv,
-                               embrtDtype dtype, int64_t recvElements);
-  embrtStatus (*allGather)(embrtContext *ctx, const void *send, void *recv,
-                           embrtDtype dtype, int64_t sendElements);
 };
 
 /// Copies `n` i64 counts from the context's device to `host` and waits for

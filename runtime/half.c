@@ -8,9 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-// embrtF64ToF16 and embrtF64ToBF16, the single roundings of the CPU
-// backend's stores, are declared with the backend.
-#include "runtime/cpu/cpu.h"
+#include "runtime/half.h"
+#include "emb/runtime.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 // The op functions of the CPU backend, one file per family
 // (runtime/cpu/<family>.c; the table is runtime/cpu/backend.c), and the
 // element loads and stores they share. Loads widen exactly to double; stores
-// round once, to nearest even.
+// round once, to nearest even (runtime/half.h).
 //
 // Accumulation rule of the backend: f64 for f32 (and f64) data, f32 for f16
 // and bf16 data (embrtCpuAccumulate), rounded once at the store.
@@ -14,29 +14,26 @@
 #define EMB_RUNTIME_CPU_CPU_H
 
 #include "runtime/context.h"
+#include "runtime/half.h"
 #include "runtime/status.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 //===----------------------------------------------------------------------===//
-// Ops (arguments checked by runtime/<family>.c)
+// Ops: embrtCpu<Op> for every row of kernels/ops.def (arguments checked by
+// runtime/<family>.c)
 //===----------------------------------------------------------------------===//
 
-embrtStatus embrtCpuTbeWorkspaceSize(embrtContext *ctx,
-                                     const embrtTbeArgs *args, size_t *bytes);
-embrtStatus embrtCpuTbeForward(embrtContext *ctx, const char *op,
-                               const embrtTbeArgs *args);
+#define EMBRT_OP(op, Op, Args, takes)                                          \
+  embrtStatus embrtCpu##Op EMBRT_OP_PARAMS(takes, Args);
+#include "kernels/ops.def"
+
 /// The offsets of a lookup on the host: offsets[0] == 0, never decreasing,
 /// offsets[F*B] == N; a named EMBRT_OUT_OF_RANGE (feature, bag, position)
 /// otherwise. Shared by the forward and the backward.
 embrtStatus embrtCpuCheckTbeOffsets(embrtContext *ctx, const char *op,
                                     const embrtTbeArgs *args);
-embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
-                                             const embrtTbeBackwardArgs *args,
-                                             size_t *bytes);
-embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
-                                const embrtTbeBackwardArgs *args);
 
 /// Where an id outside its table is, for the messages of the lookups and
 /// their backward: "feature f bag b: id x is outside table t (r rows), at
@@ -45,69 +42,15 @@ embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
 void embrtCpuDescribeBadId(char *buffer, size_t size, const char *op,
                            int64_t feature, int64_t bag, int64_t id,
                            int64_t table, int64_t rows, int64_t position);
-embrtStatus embrtCpuBroadcast(embrtContext *ctx,
-                              const embrtBroadcastArgs *args);
-embrtStatus embrtCpuBroadcastAdd(embrtContext *ctx,
-                                 const embrtBroadcastArgs *args);
-embrtStatus embrtCpuJaggedToPadded(embrtContext *ctx,
-                                   const embrtJaggedToPaddedArgs *args);
-embrtStatus embrtCpuBucketizeWorkspaceSize(embrtContext *ctx,
-                                           const embrtBucketizeArgs *args,
-                                           size_t *bytes);
-embrtStatus embrtCpuBucketize(embrtContext *ctx,
-                              const embrtBucketizeArgs *args);
-embrtStatus embrtCpuLengthsToOffsetsWorkspaceSize(
-    embrtContext *ctx, const embrtLengthsToOffsetsArgs *args, size_t *bytes);
-embrtStatus embrtCpuLengthsToOffsets(embrtContext *ctx,
-                                     const embrtLengthsToOffsetsArgs *args);
-embrtStatus embrtCpuLceWorkspaceSize(embrtContext *ctx,
-                                     const embrtLceArgs *args, size_t *bytes);
-embrtStatus embrtCpuLce(embrtContext *ctx, const embrtLceArgs *args);
-embrtStatus embrtCpuIkboLceWorkspaceSize(embrtContext *ctx,
-                                         const embrtIkboLceArgs *args,
-                                         size_t *bytes);
-embrtStatus embrtCpuIkboLce(embrtContext *ctx, const embrtIkboLceArgs *args);
-embrtStatus embrtCpuGemm(embrtContext *ctx, const embrtGemmArgs *args);
-embrtStatus embrtCpuAttentionWorkspaceSize(embrtContext *ctx,
-                                           const embrtAttentionArgs *args,
-                                           size_t *bytes);
-embrtStatus embrtCpuAttention(embrtContext *ctx,
-                              const embrtAttentionArgs *args);
-embrtStatus embrtCpuConcat(embrtContext *ctx, const embrtConcatArgs *args);
-embrtStatus embrtCpuStridedCopy(embrtContext *ctx,
-                                const embrtStridedCopyArgs *args);
-embrtStatus embrtCpuElementwise(embrtContext *ctx,
-                                const embrtElementwiseArgs *args);
-embrtStatus embrtCpuFill(embrtContext *ctx, void *output, embrtDtype dtype,
-                         int64_t numElements, const void *value);
-embrtStatus embrtCpuConvert(embrtContext *ctx, const void *input,
-                            embrtDtype inputDtype, void *output,
-                            embrtDtype outputDtype, int64_t numElements);
-embrtStatus embrtCpuQuantizeTable(embrtContext *ctx,
-                                  const embrtQuantizeTableArgs *args);
-embrtStatus embrtCpuDequantizeTable(embrtContext *ctx,
-                                    const embrtQuantizeTableArgs *args);
 
-// Collectives of one rank (cpu/collectives.c).
+// Communicators of one rank (cpu/collectives.c).
 embrtStatus embrtCpuCommGetUniqueId(embrtCommId *out);
 embrtStatus embrtCpuCommInit(embrtContext *ctx, const embrtCommId *id);
 void embrtCpuCommRelease(embrtContext *ctx);
-embrtStatus embrtCpuAllToAll(embrtContext *ctx, const embrtAllToAllArgs *args);
-embrtStatus embrtCpuReduceScatter(embrtContext *ctx, const void *send,
-                                  void *recv, embrtDtype dtype,
-                                  int64_t recvElements);
-embrtStatus embrtCpuAllGather(embrtContext *ctx, const void *send, void *recv,
-                              embrtDtype dtype, int64_t sendElements);
 
 //===----------------------------------------------------------------------===//
 // Elements
 //===----------------------------------------------------------------------===//
-
-/// Rounds a double once to IEEE half / bfloat16 bits (nearest even, NaN kept,
-/// overflow to infinity, subnormals exact): the stores of the CPU backend
-/// (runtime/half.c).
-uint16_t embrtF64ToF16(double value);
-uint16_t embrtF64ToBF16(double value);
 
 /// Reads element i of an I32 or I64 array as int64.
 static inline int64_t embrtLoadIndex(const void *p, embrtDtype dtype,

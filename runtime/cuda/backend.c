@@ -1,19 +1,20 @@
 //===- runtime/cuda/backend.c - The CUDA backend's table ----------*- C -*-===//
 //
-// embrtCudaBackend: the context, memory, event and graph hooks of
-// runtime/cuda/, and one op row per entry point. An op makes the context's
-// device current on the calling thread, returns early when its output is
-// empty (so launchers never see an empty grid), hands the context's launch
-// environment to the launcher of kernels/<family>.cu (kernels/launch.h), and
-// records the launcher's message on the context when it fails. Workspace
-// queries go to the kernels' own *WorkspaceSize functions the same way. During
-// a graph capture an op refuses what a replay could not repeat (first-use
+// embrtCudaBackend: the context, memory, event and graph hooks and the
+// library ops of runtime/cuda/ (cuda.h), and a function per kernel op of
+// kernels/ops.def. A kernel op makes the context's device current on the
+// calling thread, returns early when its output is empty (so launchers never
+// see an empty grid), hands the context's launch environment to the launcher
+// of kernels/<family>.cu (kernels/launch.h), and records the launcher's
+// message on the context when it fails. Workspace queries go to
+// the kernels' own *WorkspaceSize functions the same way. During a graph
+// capture an op refuses what a replay could not repeat (first-use
 // allocations, metadata staged through host memory).
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/cpu/cpu.h" // embrtF64ToF16, embrtF64ToBF16 (runtime/half.c)
 #include "runtime/cuda/cuda.h"
+#include "runtime/half.h"
 
 #include <cuda_runtime_api.h>
 
@@ -398,37 +399,14 @@ const struct embrtBackend embrtCudaBackend = {
     .graphLaunch = embrtCudaGraphLaunch,
     .graphDestroy = embrtCudaGraphDestroy,
 
-    .tbeWorkspaceSize = tbeWorkspaceSize,
-    .tbeForward = tbeForward,
-    .tbeBackwardWorkspaceSize = tbeBackwardWorkspaceSize,
-    .tbeBackward = tbeBackward,
-    .broadcast = broadcast,
-    .broadcastAdd = broadcastAdd,
-    .jaggedToPadded = jaggedToPadded,
-    .bucketizeWorkspaceSize = bucketizeWorkspaceSize,
-    .bucketize = bucketize,
-    .lengthsToOffsetsWorkspaceSize = lengthsToOffsetsWorkspaceSize,
-    .lengthsToOffsets = lengthsToOffsets,
-    .lceWorkspaceSize = lceWorkspaceSize,
-    .lce = lce,
-    .ikboLceWorkspaceSize = ikboLceWorkspaceSize,
-    .ikboLce = ikboLce,
-    .gemm = embrtCudaGemm,
-    .attentionWorkspaceSize = attentionWorkspaceSize,
-    .attention = attention,
-    .concat = concat,
-    .stridedCopy = stridedCopy,
-    .elementwise = elementwise,
-    .fill = fill,
-    .convert = convert,
-    .quantizeTable = quantizeTable,
-    .dequantizeTable = dequantizeTable,
+// The ops, one per row of kernels/ops.def: a kernel op is this file's
+// function of its name, a library op embrtCuda<Op> (cuda.h).
+#define EMBRT_KERNEL_OP(op, Op, Args, takes) .op = op,
+#define EMBRT_LIBRARY_OP(op, Op, Args, takes) .op = embrtCuda##Op,
+#include "kernels/ops.def"
     .launchKernel = embrtCudaLaunchKernel,
 
     .commGetUniqueId = embrtCudaCommGetUniqueId,
     .commInit = embrtCudaCommInit,
     .commRelease = embrtCudaCommRelease,
-    .allToAll = embrtCudaAllToAll,
-    .reduceScatter = embrtCudaReduceScatter,
-    .allGather = embrtCudaAllGather,
 };

@@ -69,9 +69,14 @@ embrtStatus embrtCudaMemcpy(embrtContext *ctx, void *dst, const void *src,
 embrtStatus embrtCudaMemset(embrtContext *ctx, void *dst, int value,
                             size_t bytes);
 
-/// embrtGemm (runtime/cuda/gemm.c), and the release of what it keeps in
-/// the context.
-embrtStatus embrtCudaGemm(embrtContext *ctx, const embrtGemmArgs *args);
+/// The library ops of kernels/ops.def: embrtGemm on cuBLASLt
+/// (runtime/cuda/gemm.c) and the collectives on NCCL
+/// (runtime/cuda/collectives.c).
+#define EMBRT_LIBRARY_OP(op, Op, Args, takes)                                  \
+  embrtStatus embrtCuda##Op EMBRT_OP_PARAMS(takes, Args);
+#include "kernels/ops.def"
+
+/// Releases what embrtCudaGemm keeps in the context.
 void embrtCudaGemmRelease(embrtContext *ctx);
 
 /// embrtCompiledLaunchKernel (runtime/cuda/modules.c), and the unloading of
@@ -91,15 +96,9 @@ embrtStatus embrtCudaCaptureEnd(embrtContext *ctx, embrtGraph *graph);
 embrtStatus embrtCudaGraphLaunch(embrtContext *ctx, const embrtGraph *graph);
 void embrtCudaGraphDestroy(embrtContext *ctx, embrtGraph *graph);
 
-// Communicators and collectives on NCCL (runtime/cuda/collectives.c).
+// Communicators on NCCL (runtime/cuda/collectives.c).
 embrtStatus embrtCudaCommGetUniqueId(embrtCommId *out);
 embrtStatus embrtCudaCommInit(embrtContext *ctx, const embrtCommId *id);
 void embrtCudaCommRelease(embrtContext *ctx);
-embrtStatus embrtCudaAllToAll(embrtContext *ctx, const embrtAllToAllArgs *args);
-embrtStatus embrtCudaReduceScatter(embrtContext *ctx, const void *send,
-                                   void *recv, embrtDtype dtype,
-                                   int64_t recvElements);
-embrtStatus embrtCudaAllGather(embrtContext *ctx, const void *send, void *recv,
-                               embrtDtype dtype, int64_t sendElements);
 
 #endif // EMB_RUNTIME_CUDA_CUDA_H

@@ -1,11 +1,14 @@
 """Checks that emb's layers include one way (docs/architecture.md).
 
-Usage: check_layers.py SOURCE_ROOT
-Reads every quoted #include of emb's C, header and CUDA sources, resolves it
-the way the build does (the including file's folder, the source root,
-include/, dialect/, passes/), and checks the edge against LAYERS: the folders
-a folder may include from. A private runtime header (runtime/*.h) is
-included only from runtime/. Prints each offending line; exits 1 if any.
+Usage: check_layers.py SOURCE_ROOT [FILE...]
+Reads every quoted #include of emb's C, header and CUDA sources (or of the
+FILEs given, relative to SOURCE_ROOT), resolves it the way the build does
+(the including file's folder, the source root, include/, dialect/, passes/),
+and checks the edge against LAYERS: the folders a folder may include from. A
+private runtime header (runtime/*.h) is included only from runtime/, and a
+backend's header (runtime/cpu/*.h, runtime/cuda/*.h) only from that
+backend's folder: what both backends share lives in runtime/ itself. Prints
+each offending line; exits 1 if any.
 """
 import os
 import re
@@ -57,10 +60,17 @@ def resolve(root, includer, name):
     return None
 
 
+def backend(path):
+    """The backend folder ("runtime/cpu") a runtime path is in, or None."""
+    parts = path.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 and parts[0] == "runtime" \
+        else None
+
+
 def main():
     root = sys.argv[1]
     bad = []
-    for f in sources(root):
+    for f in sys.argv[2:] or sources(root):
         layer = f.split("/")[0]
         with open(os.path.join(root, f), errors="replace") as src:
             for lineno, line in enumerate(src, 1):
@@ -72,9 +82,13 @@ def main():
                     continue  # generated or system header
                 to = target.split("/")[0]
                 private_runtime = (to == "runtime" and layer != "runtime")
-                if private_runtime or (to != layer and to not in LAYERS[layer]):
-                    bad.append("%s:%d: %s layer includes %s" %
-                               (f, lineno, layer, target))
+                other_backend = (backend(target) is not None
+                                 and backend(target) != backend(f))
+                if (private_runtime or other_backend
+                        or (to != layer and to not in LAYERS[layer])):
+                    bad.append("%s:%d: %s includes %s" %
+                               (f, lineno, backend(f) or layer + " layer",
+                                target))
     for b in bad:
         print(b)
     print("%d include(s) against the layers" % len(bad))
