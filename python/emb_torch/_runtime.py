@@ -7,6 +7,7 @@ no compiler on the user's machine); torch.library's Python custom ops give the o
 kernels and autograd, which is what torch.compile, torch.export and CUDA graphs need.
 """
 import ctypes
+import functools
 import os
 
 import torch
@@ -41,6 +42,24 @@ BOUNDS = {"fatal": 0, "warning": 1, "ignore": 2, "none": 3}
 OPTIMIZERS = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}
 DEVICE_CPU, DEVICE_CUDA = 0, 1
 CUDA_STREAM_LEGACY = 1  # cudaStreamLegacy: the legacy default stream as a stream handle
+
+def keeps_device(fn):
+    """Runs `fn` (which calls the runtime) and puts the caller's current CUDA device back after
+    it: the runtime makes its context's device current (cudaSetDevice) and leaves it so, and a
+    PyTorch op must not move torch.cuda.current_device(), as c10's device guards keep it. CUDA
+    tensors have initialised CUDA, so an op that has none makes no CUDA context."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not torch.cuda.is_initialized():  # CPU tensors only: no CUDA context is made
+            return fn(*args, **kwargs)
+        previous = torch.cuda.current_device()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if torch.cuda.current_device() != previous:
+                torch.cuda.set_device(previous)
+    return run
+
 
 class EmbError(RuntimeError):
     """An error the runtime reported; `status` is its embrtStatus."""
@@ -128,6 +147,7 @@ class Runtime:
         recorded, without waiting for the device (embrtPollDeviceErrors)."""
         self.check(ctx, self.lib.embrtPollDeviceErrors(ctx), what)
 
+    @keeps_device
     def synchronize(self, device, what="emb: synchronize"):
         """Waits for emb's work on the current stream of `device`; raises its device errors."""
         ctx = self.context(device)

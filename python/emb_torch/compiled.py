@@ -383,6 +383,7 @@ class CompiledModel(torch.nn.Module):
             ptr = scratch.data_ptr()
         return ptr
 
+    @_runtime.keeps_device
     def forward(self, *inputs):
         n = len(self.inputs)
         if len(inputs) != n:

@@ -183,6 +183,7 @@ def _default_scale(scale, head_dim):
 #===------------------------------------------------------------------------------------------===#
 
 @torch.library.custom_op("emb::broadcast", mutates_args=())
+@_runtime.keeps_device
 def broadcast(user: torch.Tensor, cand_to_user: torch.Tensor) -> torch.Tensor:
     _check_broadcast(user, cand_to_user, fake=False)
     user = user.contiguous()  # the runtime reads dense rows
@@ -233,6 +234,7 @@ broadcast.register_autograd(_broadcast_backward, setup_context=_broadcast_setup)
 #===------------------------------------------------------------------------------------------===#
 
 @torch.library.custom_op("emb::jagged_to_padded", mutates_args=())
+@_runtime.keeps_device
 def jagged_to_padded(values: torch.Tensor, offsets: torch.Tensor, max_length: int,
                      padding_value: float = 0.0) -> Tuple[torch.Tensor, torch.Tensor]:
     _check_jagged(values, offsets, max_length, padding_value, fake=False)
@@ -307,6 +309,7 @@ def _weight_rows(w):
 
 
 @torch.library.custom_op("emb::ikbo_lce", mutates_args=())
+@_runtime.keeps_device
 def ikbo_lce(w_user: torch.Tensor, w_cand: torch.Tensor, user: torch.Tensor, cand: torch.Tensor,
              cand_to_user: torch.Tensor,
              compute_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
@@ -382,6 +385,8 @@ ikbo_lce.register_autograd(_ikbo_lce_backward, setup_context=_ikbo_lce_setup)
 #===------------------------------------------------------------------------------------------===#
 # emb::attention and emb::ikbo_attention
 #===------------------------------------------------------------------------------------------===#
+
+@_runtime.keeps_device
 
 def _run_attention(op, q, k, v, cand_to_user, lengths, scale, compute):
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()  # dense [*, L, H, Dh] only

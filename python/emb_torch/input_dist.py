@@ -186,6 +186,7 @@ def _host(values):
 #===------------------------------------------------------------------------------------------===#
 
 @torch.library.custom_op("emb::bucketize", mutates_args=())
+@_runtime.keeps_device
 def bucketize(indices: Tensor, offsets: Tensor, per_sample_weights: Optional[Tensor],
               world_size: int, slot_ranks: List[int], slot_features: List[int],
               slot_row_begin: List[int], slot_row_end: List[int],
@@ -249,6 +250,7 @@ def _bucketize_fake(indices, offsets, per_sample_weights, world_size, slot_ranks
 #===------------------------------------------------------------------------------------------===#
 
 @torch.library.custom_op("emb::lengths_to_offsets", mutates_args=())
+@_runtime.keeps_device
 def lengths_to_offsets(lengths: Tensor, num_blocks: int) -> Tuple[Tensor, Tensor]:
     _check_lengths_to_offsets(lengths, num_blocks, fake=False)
     lengths = lengths.contiguous()

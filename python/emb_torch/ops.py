@@ -176,6 +176,9 @@ def _lookup_args(weights, feature_table, indices, offsets, per_sample_weights, p
     return a
 
 
+@R.keeps_device
+
+
 def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, pooling,
              bounds_check, padding_idx, output_dtype):
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
@@ -199,6 +202,9 @@ def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, p
     rt.check(ctx, rt.lib.embrtTbeForward(ctx, ctypes.byref(a)), op)
     rt.poll(ctx, op)  # an earlier call's bad id, found by the device since: raised now
     return out
+
+
+@R.keeps_device
 
 
 def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,

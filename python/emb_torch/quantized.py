@@ -108,6 +108,7 @@ def _check_quantize(weight, precision):
 
 
 @torch.library.custom_op("emb::quantize_table", mutates_args=())
+@R.keeps_device
 def quantize_table(weight: Tensor, precision: str) -> Tensor:
     """The packed rows of `weight` at `precision` ("int8", "int4", "int2", "fp8"): uint8
     [rows, row_bytes(precision, dim)] (embrtQuantizeTable)."""
@@ -139,6 +140,7 @@ def _check_dequantize(packed, precision, dim, dtype):
 
 
 @torch.library.custom_op("emb::dequantize_table", mutates_args=())
+@R.keeps_device
 def dequantize_table(packed: Tensor, precision: str, dim: int,
                      dtype: Optional[torch.dtype] = None) -> Tensor:
     """The dense [rows, dim] table (float32 by default) that packed rows read as, each element
@@ -229,6 +231,7 @@ def _check_lookup(weights, precisions, dims, feature_table, indices, offsets, pe
 
 
 @torch.library.custom_op("emb::tbe_forward_quantized", mutates_args=())
+@R.keeps_device
 def tbe_forward_quantized(weights: List[Tensor], precisions: List[str], dims: List[int],
                           feature_table: List[int], indices: Tensor, offsets: Tensor,
                           per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",

@@ -9,7 +9,8 @@ PyTorch: a dense gradient per table from the bags, then the optimizer on the row
 f32 tables must agree to f32 rounding of the updates; f16 tables (stochastic rounding in emb, nearest
 here) within two f16 ulps a step. Then a model whose dense layer trains with torch.optim.SGD while
 the embeddings train inside backward, the device error path (a bad id under bounds "fatal"), and
-on CUDA the order of emb's calls with PyTorch's work on the default stream and on a side stream.
+on CUDA the order of emb's calls with PyTorch's work on the default stream and on a side stream,
+and (with two GPUs) that an op on another GPU leaves PyTorch's current device as it was.
 
     python3 test/PyTorch/test_tbe.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
@@ -312,6 +313,25 @@ def run_stream_order(lib):
               % ("side" if side else "default", got.flatten()[:4].tolist()))
 
 
+def run_keeps_device(lib):
+    """An emb op on another GPU than the current one leaves torch.cuda.current_device() as it
+    was (the runtime makes its context's device current; emb_torch puts the caller's back), as a
+    PyTorch op does. Needs two GPUs; with one there is no other device to move to."""
+    if torch.cuda.device_count() < 2:
+        print("note: one GPU: the current device cannot move, run_keeps_device checks nothing")
+        return
+    torch.cuda.set_device(0)
+    w = torch.randn((32, 8), device="cuda:1")
+    idx = torch.arange(8, device="cuda:1")
+    off = torch.tensor([0, 4, 8], device="cuda:1")
+    out = torch.ops.emb.tbe_forward([w], [0], idx, off)
+    check(torch.cuda.current_device() == 0,
+          "a lookup on cuda:1 left the current device at %d, not 0" % torch.cuda.current_device())
+    check(out.device == torch.device("cuda:1"), "the output is on cuda:1, got %s" % out.device)
+    torch.ops.emb.broadcast(w, torch.zeros(4, dtype=torch.int64, device="cuda:1"))
+    check(torch.cuda.current_device() == 0, "emb::broadcast on cuda:1 moved the current device")
+
+
 def main():
     a = harness.parser().parse_args()
     print("torch", torch.__version__, "device", a.device, flush=True)
@@ -327,6 +347,7 @@ def main():
     run_errors(a.device, a.lib)
     if a.device == "cuda":
         run_stream_order(a.lib)
+        run_keeps_device(a.lib)
     sys.exit(harness.finish())
 
 
