@@ -11,7 +11,8 @@
 #
 # Features: emb-compiler (the MLIR half was built), cuda (kernels built),
 # cuda-gpu (kernels built and a GPU answers), cuda-gpus-2 (a second GPU
-# answers: emb-run --ranks 2), clang-format, mlir-opt (the
+# answers: emb-run --ranks 2), nccl (the CUDA collectives run on NCCL),
+# clang-format, mlir-opt (the
 # stock MLIR tool, which loads emb's plugin), torch (the configured Python
 # has PyTorch 2.4 or newer).
 import os
@@ -141,6 +142,8 @@ def python_runs(code):
 
 if config.emb_have_cuda:
     config.available_features.add("cuda")
+    if config.emb_have_nccl:
+        config.available_features.add("nccl")
     if gpu_answers():
         config.available_features.add("cuda-gpu")
         # Two GPUs: emb-run --ranks 2 (NCCL runs one rank a GPU).
