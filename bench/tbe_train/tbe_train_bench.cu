@@ -78,15 +78,15 @@ static const struct {
   bool sameBits; ///< the check also compares the sampled rows with the
                  ///< default's step bit for bit
 } kVariants[] = {
-    {"mb2", embrtCudaLaunchTbeBackward_mb2},
-    {"stream", embrtCudaLaunchTbeBackward_stream},
-    {"pre", embrtCudaLaunchTbeBackward_pre},
-    {"multi", embrtCudaLaunchTbeBackward_multi},
-    {"multi2", embrtCudaLaunchTbeBackward_multi2},
+    {"mb2", embrtCudaLaunchTbeBackward_mb2, false},
+    {"stream", embrtCudaLaunchTbeBackward_stream, false},
+    {"pre", embrtCudaLaunchTbeBackward_pre, false},
+    {"multi", embrtCudaLaunchTbeBackward_multi, false},
+    {"multi2", embrtCudaLaunchTbeBackward_multi2, false},
     // 8 CTAs an SM: Adam's rows differ from the default's (6 CTAs) in
     // the last bit (call 6): within the GPU test's tolerance, not the same
     // bits.
-    {"occ", embrtCudaLaunchTbeBackward_occ},
+    {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
 };
 #endif
