@@ -77,7 +77,10 @@ find_program(EMB_LIT NAMES lit lit.py llvm-lit
   HINTS ${EMB_MLIR_PREFIX}/bin ${EMB_MLIR_PREFIX}/build/utils/lit)
 find_program(EMB_FILECHECK NAMES FileCheck HINTS ${EMB_MLIR_PREFIX}/bin)
 find_program(EMB_NOT NAMES not HINTS ${EMB_MLIR_PREFIX}/bin)
-find_program(EMB_CLANG_FORMAT NAMES clang-format clang-format-14)
+# clang-format: the major version the tree is formatted with first
+# (test/Format/check_format.py, PINNED_MAJOR), then whatever is called
+# clang-format, which the Format test checks the version of.
+find_program(EMB_CLANG_FORMAT NAMES clang-format-14 clang-format)
 # The install tests build a program against the installed emb with pkg-config.
 find_program(EMB_PKG_CONFIG NAMES pkg-config pkgconf)
 find_package(Python3 COMPONENTS Interpreter)

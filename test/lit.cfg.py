@@ -18,6 +18,7 @@
 import os
 import re
 import subprocess
+import sys
 
 import lit.formats
 
@@ -115,8 +116,20 @@ if config.emb_have_compiler:
         if root and os.path.exists(os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")):
             config.available_features.add("libdevice")
             break
+# clang-format: the configured one is the major version the tree is
+# formatted with (test/Format/check_format.py, PINNED_MAJOR); another one
+# would judge its own layout, not the code's, so the Format test is then
+# unsupported, with a warning that says why.
 if config.clang_format and os.path.exists(config.clang_format):
-    config.available_features.add("clang-format")
+    sys.path.insert(0, os.path.join(config.emb_src_root, "test", "Format"))
+    from check_format import version_problem
+    problem = version_problem(config.clang_format)
+    sys.path.pop(0)
+    if problem:
+        lit_config.warning("test/Format/clang_format.test is unsupported: %s"
+                           % problem)
+    else:
+        config.available_features.add("clang-format")
 
 
 def gpu_answers(ordinal=0):
