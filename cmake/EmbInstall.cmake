@@ -65,7 +65,7 @@ set(EMB_PC_LIBS_PRIVATE "-lm")
 if(EMB_HAVE_CUDA)
   set(EMB_PC_LIBS_PRIVATE
     "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lcublas -lcublasLt")
-  if(EMB_NCCL_LIBRARY)
+  if(EMB_HAVE_NCCL)
     string(APPEND EMB_PC_LIBS_PRIVATE " ${EMB_NCCL_LIBRARY}")
   endif()
   string(APPEND EMB_PC_LIBS_PRIVATE " -lstdc++ -lm")

@@ -1,5 +1,5 @@
-# Detects the optional halves of the build and sets EMB_HAVE_CUDA and
-# EMB_HAVE_COMPILER.
+# Detects the optional halves of the build and sets EMB_HAVE_CUDA,
+# EMB_HAVE_NCCL and EMB_HAVE_COMPILER.
 
 # CUDA ------------------------------------------------------------------------
 set(EMB_HAVE_CUDA OFF)
@@ -24,6 +24,26 @@ if(NOT EMB_ENABLE_CUDA STREQUAL "OFF")
   elseif(EMB_ENABLE_CUDA STREQUAL "ON")
     message(FATAL_ERROR "EMB_ENABLE_CUDA=ON but no CUDA compiler was found")
   endif()
+endif()
+
+# NCCL ------------------------------------------------------------------------
+# Only the collectives of the CUDA backend need it (runtime/cuda/
+# collectives.c); the CUDA toolkit here ships it (nccl.h, libnccl.so), other
+# installs may not. Without it the CUDA runtime builds all the same and its
+# collectives answer EMBRT_UNSUPPORTED, naming what is missing
+# (runtime/cuda/collectives_no_nccl.c).
+set(EMB_HAVE_NCCL OFF)
+if(EMB_HAVE_CUDA AND NOT EMB_ENABLE_NCCL STREQUAL "OFF")
+  find_library(EMB_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+  find_path(EMB_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  if(EMB_NCCL_LIBRARY AND EMB_NCCL_INCLUDE)
+    set(EMB_HAVE_NCCL ON)
+  elseif(EMB_ENABLE_NCCL STREQUAL "ON")
+    message(FATAL_ERROR "EMB_ENABLE_NCCL=ON but nccl.h or libnccl was not "
+      "found (EMB_NCCL_INCLUDE, EMB_NCCL_LIBRARY)")
+  endif()
+elseif(EMB_ENABLE_NCCL STREQUAL "ON")
+  message(FATAL_ERROR "EMB_ENABLE_NCCL=ON needs the CUDA runtime (EMB_ENABLE_CUDA)")
 endif()
 
 # MLIR ------------------------------------------------------------------------
@@ -57,7 +77,10 @@ find_program(EMB_LIT NAMES lit lit.py llvm-lit
   HINTS ${EMB_MLIR_PREFIX}/bin ${EMB_MLIR_PREFIX}/build/utils/lit)
 find_program(EMB_FILECHECK NAMES FileCheck HINTS ${EMB_MLIR_PREFIX}/bin)
 find_program(EMB_NOT NAMES not HINTS ${EMB_MLIR_PREFIX}/bin)
-find_program(EMB_CLANG_FORMAT NAMES clang-format clang-format-14)
+# clang-format: the major version the tree is formatted with first
+# (test/Format/check_format.py, PINNED_MAJOR), then whatever is called
+# clang-format, which the Format test checks the version of.
+find_program(EMB_CLANG_FORMAT NAMES clang-format-14 clang-format)
 # The install tests build a program against the installed emb with pkg-config.
 find_program(EMB_PKG_CONFIG NAMES pkg-config pkgconf)
 find_package(Python3 COMPONENTS Interpreter)

@@ -11,12 +11,14 @@
 #
 # Features: emb-compiler (the MLIR half was built), cuda (kernels built),
 # cuda-gpu (kernels built and a GPU answers), cuda-gpus-2 (a second GPU
-# answers: emb-run --ranks 2), clang-format, mlir-opt (the
+# answers: emb-run --ranks 2), nccl (the CUDA collectives run on NCCL),
+# clang-format, mlir-opt (the
 # stock MLIR tool, which loads emb's plugin), torch (the configured Python
 # has PyTorch 2.4 or newer).
 import os
 import re
 import subprocess
+import sys
 
 import lit.formats
 
@@ -114,8 +116,20 @@ if config.emb_have_compiler:
         if root and os.path.exists(os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")):
             config.available_features.add("libdevice")
             break
+# clang-format: the configured one is the major version the tree is
+# formatted with (test/Format/check_format.py, PINNED_MAJOR); another one
+# would judge its own layout, not the code's, so the Format test is then
+# unsupported, with a warning that says why.
 if config.clang_format and os.path.exists(config.clang_format):
-    config.available_features.add("clang-format")
+    sys.path.insert(0, os.path.join(config.emb_src_root, "test", "Format"))
+    from check_format import version_problem
+    problem = version_problem(config.clang_format)
+    sys.path.pop(0)
+    if problem:
+        lit_config.warning("test/Format/clang_format.test is unsupported: %s"
+                           % problem)
+    else:
+        config.available_features.add("clang-format")
 
 
 def gpu_answers(ordinal=0):
@@ -141,6 +155,8 @@ def python_runs(code):
 
 if config.emb_have_cuda:
     config.available_features.add("cuda")
+    if config.emb_have_nccl:
+        config.available_features.add("nccl")
     if gpu_answers():
         config.available_features.add("cuda-gpu")
         # Two GPUs: emb-run --ranks 2 (NCCL runs one rank a GPU).

@@ -17,19 +17,17 @@
 #   it is timed beside the emb-dialect version and its outputs compared.
 # TBE_CASES: tbe_bench cases (default all of its headline and small cases).
 # Writes $OUT/ab.json (one record per case and side, every run kept), runs
-# this tree's GPU test suite, and prints the table last.
+# this tree's GPU test suite, and prints the table last. The variables every
+# family's run.sh has: bench/common/env.sh; this tree builds in $BUILD, the
+# old one in $BUILD-old.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+source bench/common/env.sh ab ""
 OLD=${OLD:?OLD: the old tree}
 OLD_AOT=${OLD_AOT:?OLD_AOT: the old tree\'s compiled models}
-OUT=${OUT:-/tmp/ab}
-RUNS=${RUNS:-3}
 TBE_CASES=${TBE_CASES:-tbe_fbgemm_default,tbe_f16,tbe_f32,tbe_f32_zipf,tbe_f16_weighted_d64,tbe_f16_l4,ebag_mean_d32_l1,ebag_mean_d64_l4,ebag_mean_d128_l8,ebag_mean_big}
-NEW_B=/tmp/ab-new OLD_B=/tmp/ab-old
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-t0=$(date +%s)
-stamp() { echo "=== $1 ($(($(date +%s) - t0)) s)"; }
+NEW_B=$BUILD OLD_B=$BUILD-old
+case $OLD_B in /*) ;; *) OLD_B=$PWD/$OLD_B ;; esac
 models() { ls "$PWD/$1"/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';'; }
 
 stamp "build both trees (runtime half, with their compiled models)"

@@ -8,7 +8,7 @@
 // user (B = 2048) and ragged 64-65 (B = 2066), Lk from 512 to 16384. Every
 // applicable row of the launch table is timed (or those --config lists).
 // Timed as the peers' triton.testing.do_bench times them (BenchTimer in
-// test/Kernels/gpu_test.cuh): the L2 flushed before every call, 25 ms of
+// bench/common/bench_timer.cuh): the L2 flushed before every call, 25 ms of
 // warm-up calls, then at least --reps calls (30) and 100 ms, each between
 // its own pair of CUDA events, no host synchronisation between calls; the
 // median. --burst times as this benchmark did before 2026-12-04 (5 warm-up
@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/common/bench_timer.cuh"
 #include "kernels/attention_config.cuh"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"

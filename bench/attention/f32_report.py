@@ -13,14 +13,18 @@ back inside its timed call (peers.py --compute bf16). Medians over the runs;
 every run is kept. Ratios are peer time / our time (> 1: we are faster).
 """
 import argparse
-import datetime
-import json
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import add_commit_arg, load_jsonl, today  # noqa: E402
+from bench_results import write_results  # noqa: E402
 
 
 def load(path):
-    with open(path) as f:
-        return [json.loads(x) for x in f if x.startswith("{")]
+    return load_jsonl(path)
 
 
 def medians(rows):
@@ -37,7 +41,7 @@ def main():
     ap.add_argument("--ours", required=True)
     ap.add_argument("--peers", required=True)
     ap.add_argument("--json", required=True)
-    ap.add_argument("--commit", default="uncommitted")
+    add_commit_arg(ap)
     a = ap.parse_args()
     ours_rows = load(a.ours)
     ours, peers = medians(ours_rows), medians(load(a.peers))
@@ -45,7 +49,7 @@ def main():
     auto = {(r["dtype"], r.get("compute", r["dtype"]), r["Lk"]): r["impl"]
             for r in ours_rows if r.get("auto")}
     device = next((r.get("device") for r in load(a.peers) if r.get("device")), "")
-    date = datetime.date.today().isoformat()
+    date = today()
     records = []
     lks = sorted({k[3] for k in ours})
     print("%6s %-22s %9s %9s | %-34s %9s %6s" % (
@@ -79,8 +83,7 @@ def main():
                     "%s (%s)" % (peer[6:], pct),
                     "%.4f" % pms if pms else "n/a",
                     "%.2f" % rec["ratio"] if pms else "-"))
-    with open(a.json, "w") as f:
-        json.dump(records, f, indent=1)
+    write_results(a.json, records)
 
 
 if __name__ == "__main__":

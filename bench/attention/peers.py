@@ -23,28 +23,19 @@ Timing: triton.testing.do_bench (L2 flushed before each call), median.
         [--dtype bf16|f32] [--compute bf16|f16] [--run N] [--only NAME,NAME]
 """
 import argparse
-import json
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_peers import Recorder, announce  # noqa: E402
+from bench_peers import do_bench_median as bench  # noqa: E402
 
 dev = "cuda"
-rows = []
-
-
-def bench(fn):
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
-
-
-def record(out, **kw):
-    rows.append(kw)
-    line = json.dumps(kw)
-    print(line, flush=True)
-    if out:
-        out.write(line + "\n")
-        out.flush()
 
 
 def varlen_fn():
@@ -69,10 +60,9 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated peers to time")
     a = ap.parse_args()
     lks = a.lk or [512, 1024, 2048, 4096, 8192, 16384]
-    out = open(a.out, "w") if a.out else None
+    record = Recorder(a.out)
     torch.manual_seed(0)
-    device = torch.cuda.get_device_name()
-    print(torch.__version__, device, flush=True)
+    device = announce()
     varlen = varlen_fn()
     U, Lq, H, Dh = 32, 64, 2, 128
     types = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
@@ -158,13 +148,13 @@ def main():
                     else:
                         with sdpa_kernel(backend):
                             ms = bench(fn)
-                    record(out, impl=name, ms=ms, tflops=flops / ms / 1e9, **shape)
+                    record(impl=name, ms=ms, tflops=flops / ms / 1e9, **shape)
                 except Exception as e:  # a peer that cannot run is reported, not fatal
-                    record(out, impl=name, ms=None, error=str(e)[:300], **shape)
+                    record(impl=name, ms=None, error=str(e)[:300], **shape)
             del q, k, v, qn, kn, vn, qv, kv, vv
             torch.cuda.empty_cache()
     print("\n%-26s %6s %-36s %9s %7s" % ("case", "Lk", "impl", "ms", "TFLOP/s"))
-    for r in rows:
+    for r in record.rows:
         if r.get("ms"):
             print("%-26s %6d %-36s %9.4f %7.0f" % (r["case"], r["Lk"], r["impl"], r["ms"],
                                                    r["tflops"]))

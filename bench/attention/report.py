@@ -15,9 +15,14 @@ our own unmasked run of the same config and shape: peer "emb_unmasked",
 ratio = our useful TFLOP/s masked / our TFLOP/s unmasked.
 """
 import argparse
-import datetime
-import json
-import statistics
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import add_commit_arg, load_jsonl, today  # noqa: E402
+from bench_results import write_results  # noqa: E402
+from bench_results import median_runs as medians  # noqa: E402
 
 # The peer of record first (bench/attention/NOTES.md): cuDNN reading the
 # grouped queries through strided views.
@@ -31,23 +36,7 @@ GROUPS = {
 
 
 def load(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("{"):
-                out.append(json.loads(line))
-    return out
-
-
-def medians(rows, key):
-    """{key(row): (median ms, [ms of each run], a row)} over rows with a time."""
-    runs = {}
-    for r in rows:
-        if r.get("ms"):
-            runs.setdefault(key(r), []).append(r)
-    return {k: (statistics.median(x["ms"] for x in rs), [x["ms"] for x in rs], rs[0])
-            for k, rs in runs.items()}
+    return load_jsonl(path)
 
 
 def main():
@@ -56,14 +45,14 @@ def main():
     ap.add_argument("--peers", required=True)
     ap.add_argument("--json", required=True)
     ap.add_argument("--png", default=None)
-    ap.add_argument("--commit", default="uncommitted")
+    add_commit_arg(ap)
     a = ap.parse_args()
     ours_rows = load(a.ours)
     try:
         peer_rows = load(a.peers)
     except OSError:
         peer_rows = []
-    date = datetime.date.today().isoformat()
+    date = today()
     device = next((p["device"] for p in peer_rows if p.get("device")), "unknown")
     shape = lambda r: (r["case"], r["Lk"], r.get("dtype", "f16"))
     ours = medians(ours_rows, lambda r: shape(r) + (r.get("masked", False), r["impl"]))
@@ -100,8 +89,7 @@ def main():
                                 peer_tflops=round(p["tflops"] * p["ms"] / pms, 1),
                                 ratio=round(pms / ms, 3), device=device,
                                 commit=a.commit, date=date))
-    with open(a.json, "w") as f:
-        json.dump(records, f, indent=1)
+    write_results(a.json, records)
 
     # The bars, for the automatic configuration: medians over runs.
     print("\n%-8s %-4s %6s %-22s %8s  %-34s %8s %6s %6s" %

@@ -24,12 +24,13 @@ device, date, the runs behind each median):
   part "impl"       every implementation's numbers as measured
 """
 import argparse
-import datetime
-import glob
 import json
 import os
-import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import load_jsonl, today, write_results  # noqa: E402
 
 OURS = ("emb_eager", "emb_compiled")
 PEERS = ("torch_eager", "torch_compiled_dense", "torch_rowwise")
@@ -39,15 +40,8 @@ COMPILE_SPREAD = 0.02
 
 
 def load(patterns):
-    out = []
-    for pattern in patterns:
-        for path in sorted(glob.glob(pattern)):
-            with open(path) as f:
-                for line in f:
-                    line = line.strip()
-                    if line.startswith("{"):
-                        out.append(json.loads(line))
-    return out
+    """The JSON lines of the files the glob patterns match."""
+    return load_jsonl(*patterns, missing_ok=True)
 
 
 def gather(lines):
@@ -80,7 +74,7 @@ def max_diff(a, b):
 
 def build(by, commit, loss_tol):
     config = next((d["config"] for d in by.values() if "config" in d), {})
-    base = dict(commit=commit, device=config.get("device"), date=datetime.date.today().isoformat(),
+    base = dict(commit=commit, device=config.get("device"), date=today(),
                 batch=config.get("batch"), cap_rows=config.get("cap_rows"),
                 zipf=config.get("zipf"), torch=config.get("torch"))
     records = []
@@ -245,8 +239,7 @@ def main():
     if not records:
         print("no records in", a.inputs)
         sys.exit(1)
-    with open(a.json, "w") as f:
-        json.dump(records, f, indent=1)
+    write_results(a.json, records)
     drawn = chart(records, a.chart)
     print("wrote %s%s" % (a.json, ", " + drawn if drawn else ""))
     summary(records)

@@ -12,25 +12,21 @@
 # finds the dense graph in the inductor cache). EXTRA: more dlrm.py flags for every
 # implementation (e.g. "--zipf 1.05", "--cap-rows 10000000"). DEADLINE: seconds after which no
 # further implementation starts (default 420); each one is also cut at LIMIT seconds (default
-# 180) and at 560 s from the start. COMMIT: the commit recorded (default git's HEAD).
+# 180) and at 560 s from the start (DLRM_DEADLINE replaces 420).
 # Files under $OUT: run.log, dlrm_train.jsonl, dlrm_train.json, dlrm_train.svg or .png.
+# The variables every family's run.sh has: bench/common/env.sh.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-LIB=${1:-${LIB:-build/lib/libembrt.so}}
-OUT=${OUT:-/tmp/dlrm-train}
+source bench/common/env.sh dlrm_train ""
+LIB=${1:-${LIB:-$BUILD/lib/libembrt.so}}
 IMPLS=${IMPLS:-emb_eager torch_rowwise torch_eager emb_compiled torch_compiled_dense}
 EXTRA=${EXTRA:-}
-DEADLINE=${DEADLINE:-420}
+DEADLINE=${DLRM_DEADLINE:-420}
 LIMIT=${LIMIT:-180}
-COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
-export PYTHONUNBUFFERED=1
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-/tmp/inductor-dlrm}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/run.log") 2>&1
-t0=$(date +%s)
-elapsed() { echo $(($(date +%s) - t0)); }
+bench_log_all
 
-nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,temperature.gpu --format=csv,noheader
+bench_gpu
 echo "lib $LIB, commit $COMMIT, impls: $IMPLS"
 rm -f "$OUT/dlrm_train.jsonl"
 for impl in $IMPLS; do

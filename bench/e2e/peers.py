@@ -20,25 +20,25 @@ from one measurement to the next.
 
     PYTHONUNBUFFERED=1 python3 bench/e2e/peers.py > peers.jsonl
 """
-import json
 import math
 import os
 import statistics
+import sys
 import time
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_peers import Recorder, announce  # noqa: E402
+from bench_peers import do_bench_median as bench  # noqa: E402
 
 dev = "cuda"
 
 
 RUNS = int(os.environ.get("RUNS", "3"))
-
-
-def bench(fn):
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
 def bench_runs(fn):
@@ -47,8 +47,8 @@ def bench_runs(fn):
     return statistics.median(runs), runs
 
 
-def emit(**kw):
-    print(json.dumps(kw), flush=True)
+# Records go to stdout (run.sh keeps them).
+emit = Recorder()
 
 
 def lce_peers():
@@ -117,6 +117,6 @@ def _cudnn(fn):
 
 
 if __name__ == "__main__":
-    print(torch.__version__, torch.cuda.get_device_name(), flush=True)
+    announce()
     attention_peers()
     lce_peers()

@@ -5,7 +5,7 @@
 # .aot/ranking_stage_*.{o,h} (tools/dev/aot-examples.sh, on a machine with
 # MLIR; carry .aot), CUDA, PyTorch and Triton. From the repository root:
 #
-#   EMB_COMMIT=<sha> OUT=/tmp/emb-ranking bench/e2e/ranking.sh
+#   STEPS=ranking bench/e2e/run.sh      (or bench/e2e/ranking.sh alone)
 #
 # 1. In the background: the runtime-only build of the runners
 #    (emb-run-aot-ranking_model and one a stage), and the Inductor
@@ -22,20 +22,21 @@
 #    checked against ours, do_bench RUNS times, the stage breakdown).
 # 4. $OUT/e2e_ranking.json and the table (ranking.py report).
 #
-# Knobs: RUNS (3), STAGES (1: the per-stage breakdown), JOBS (ninja -j, 8),
+# The variables every family's run.sh has: bench/common/env.sh. STEPS
+# (default stages): stages, the per-stage breakdown (without it the whole
+# model alone). Knobs: JOBS (ninja -j, 8),
 # WARM_PARALLEL (1: the three compiles at once; 0: one after another),
 # WARM_TIMEOUT (270 s a compile),
-# BUILD (build-ranking), DATA (/tmp/emb-ranking-data), SEED (13). Without a
+# DATA (/tmp/emb-ranking-data), SEED (13). Without a
 # GPU, the same steps on the small twin (a smoke test of the scripts):
 # DEVICE=cpu RANKING_SHAPE=small RANKING_DEVICE=cpu AOT=<small objects for
-# the cpu target> CMAKE_EXTRA=-DEMB_ENABLE_CUDA=OFF.
+# the cpu target> CMAKE_ARGS=-DEMB_ENABLE_CUDA=OFF.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-OUT=${OUT:-/tmp/emb-ranking}
-BUILD=${BUILD:-build-ranking}
+source bench/common/env.sh e2e/ranking stages
 DATA=${DATA:-/tmp/emb-ranking-data}
-RUNS=${RUNS:-3}
-STAGES=${STAGES:-1}
+breakdown=0
+has stages && breakdown=1
 JOBS=${JOBS:-8}
 WARM_PARALLEL=${WARM_PARALLEL:-1}
 DEVICE=${DEVICE:-cuda}
@@ -54,7 +55,7 @@ models="$(cd "$AOT" && pwd)/ranking_model"
 targets=(emb-run-aot-ranking_model)
 [[ -f $AOT/ranking_model.o && -f $AOT/ranking_model.h ]] ||
   die "$AOT/ranking_model.o or .h is missing: run tools/dev/aot-examples.sh where MLIR is and carry .aot"
-if [[ $STAGES == 1 ]]; then
+if [[ $breakdown == 1 ]]; then
   for s in "${stages[@]}"; do
     [[ -f $AOT/ranking_stage_$s.o ]] || die "$AOT/ranking_stage_$s.o is missing (tools/dev/aot-examples.sh)"
     models+=";$(cd "$AOT" && pwd)/ranking_stage_$s"
@@ -69,8 +70,8 @@ fi
 
 # 1. The build and the compiles, in the background.
 (
-  # shellcheck disable=SC2086 # CMAKE_EXTRA is a list of options
-  cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF -DEMB_AOT_MODELS="$models" ${CMAKE_EXTRA:-} \
+  # shellcheck disable=SC2086 # CMAKE_ARGS is a list of options
+  cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF -DEMB_AOT_MODELS="$models" $CMAKE_ARGS \
     > "$OUT/configure.log" 2>&1 &&
     ninja -C "$BUILD" -j "$JOBS" "${targets[@]}" > "$OUT/build.log" 2>&1
   echo $? > "$OUT/build.rc"
@@ -87,7 +88,7 @@ warm() {
 }
 : > "$OUT/warm.rc"
 variants=(as_written hand)
-[[ $STAGES == 1 ]] && variants+=(stages)
+[[ $breakdown == 1 ]] && variants+=(stages)
 warm_pids=""
 if [[ $WARM_PARALLEL == 1 ]]; then
   for v in "${variants[@]}"; do
@@ -131,7 +132,7 @@ for r in $(seq "$RUNS"); do
 done
 grep -E "median|captured|error|exit=" "$OUT/ranking_model.txt"
 log "ours: $RUNS runs"
-if [[ $STAGES == 1 ]]; then
+if [[ $breakdown == 1 ]]; then
   for s in "${stages[@]}"; do
     "$BUILD/bin/emb-run-aot-ranking_stage_$s" --device "$DEVICE" --inputs "$(cat "$DATA/ranking_stage_$s.inputs")" \
       --repeat 30 > "$OUT/stage_$s.txt" 2>&1
@@ -141,7 +142,7 @@ if [[ $STAGES == 1 ]]; then
   log "ours: the stages"
 fi
 no_stages=()
-[[ $STAGES == 1 ]] || no_stages=(--no-stages)
+[[ $breakdown == 1 ]] || no_stages=(--no-stages)
 python3 bench/e2e/ranking.py bench --emb-out "$OUT/emb_out" --out "$OUT/peers.jsonl" \
   ${no_stages[@]+"${no_stages[@]}"} ${skip[@]+"${skip[@]}"} \
   > "$OUT/peers.log" 2>&1
@@ -150,7 +151,7 @@ grep -v "^\s*$" "$OUT/peers.log" | tail -25
 log "peers: exit $bench_rc"
 
 # 4. The records.
-python3 bench/e2e/ranking.py report --out "$OUT" --commit "${EMB_COMMIT:-unknown}"
+python3 bench/e2e/ranking.py report --out "$OUT" --commit "$COMMIT"
 report_rc=$?
 log "done: $OUT/e2e_ranking.json (copy it to bench/results/)"
 [[ $bench_rc == 0 && $report_rc == 0 ]]

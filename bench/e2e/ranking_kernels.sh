@@ -6,19 +6,18 @@
 # flushed before it (ncu's defaults; clocks left alone). On the GPU machine,
 # from the repository root:
 #
-#   OUT=/tmp/emb-kernels bench/e2e/ranking_kernels.sh
+#   STEPS=ranking_kernels bench/e2e/run.sh  (or this script alone)
 #
 # Prints the kernels of one call (the runner's last), slowest first, and
 # writes $OUT/kernels.csv (ncu's rows) and $OUT/kernels.txt (the table).
-# Knobs: BUILD (build-ranking, shared with ranking.sh), DATA
-# (/tmp/emb-ranking-data), JOBS (8).
+# The variables every family's run.sh has: bench/common/env.sh. Knobs: DATA
+# (/tmp/emb-ranking-data, shared with ranking.sh), JOBS (8).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-OUT=${OUT:-/tmp/emb-kernels}
-BUILD=${BUILD:-build-ranking}
+source bench/common/env.sh e2e/ranking_kernels ""
 DATA=${DATA:-/tmp/emb-ranking-data}
 JOBS=${JOBS:-8}
-export SEED=${SEED:-13} LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export SEED=${SEED:-13}
 mkdir -p "$OUT" "$DATA"
 die() { echo "ranking_kernels.sh: error: $*" >&2; exit 1; }
 [[ -f .aot/ranking_model.o ]] || die ".aot/ranking_model.o is missing (tools/dev/aot-examples.sh; carry .aot)"

@@ -7,11 +7,15 @@ side was timed more than once the record holds the median of the runs and
 every run (`ms_runs`, `peer_ms_runs`).
 """
 import argparse
-import datetime
 import json
 import os
 import re
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import today, write_results  # noqa: E402
 
 MODELS = {
     "ikbo_lce": dict(file="ikbo_benchmark", entry="ikbo_benchmark",
@@ -36,7 +40,7 @@ def main():
     lines = open(os.path.join(a.out, "peers.jsonl")).read().splitlines()
     device = lines[0].split(" ", 1)[1] if lines else "unknown"
     peers = [json.loads(l) for l in lines if l.startswith("{")]
-    date = datetime.date.today().isoformat()
+    date = today()
     records = []
     for case, m in MODELS.items():
         text = open(os.path.join(a.out, m["file"] + ".txt")).read()
@@ -67,8 +71,7 @@ def main():
             if len(peer_runs) > 1:
                 r["peer_ms_runs"] = peer_runs
             records.append(r)
-    with open(os.path.join(a.out, "e2e.json"), "w") as f:
-        json.dump(records, f, indent=1)
+    write_results(os.path.join(a.out, "e2e.json"), records)
     print("\n%-15s %-42s %9s %9s %7s %7s %s" % ("case", "peer", "ms", "peer_ms",
                                                "ratio", "TF/s", "check"))
     for r in records:

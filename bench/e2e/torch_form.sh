@@ -7,14 +7,16 @@
 # 30 with L2 flushed, emb-run-aot --repeat), and run once more on the same
 # random inputs (--seed 11) with their outputs compared.
 #
-#   OUT=/tmp/torch-form bench/e2e/torch_form.sh   (carry .aot)
+#   STEPS=torch_form bench/e2e/run.sh   (or this script alone; carry .aot)
+#
+# The variables every family's run.sh has: bench/common/env.sh.
 set -u
 cd "$(dirname "$0")/../.."
-P=$PWD B=${BUILD:-/tmp/torch-form-build} OUT=${OUT:-/tmp/torch-form}
-mkdir -p "$B" "$OUT"
+source bench/common/env.sh e2e/torch_form ""
+P=$PWD B=$BUILD
+mkdir -p "$B"
 cmake -G Ninja -S . -B $B -DEMB_ENABLE_COMPILER=OFF -DEMB_AOT_MODELS="$P/.aot/ikbo_benchmark;$P/.aot/torch_ikbo_benchmark" > $OUT/cfg.log 2>&1 || { tail $OUT/cfg.log; exit 1; }
 time ninja -C $B emb-run-aot-ikbo_benchmark emb-run-aot-torch_ikbo_benchmark > $OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 for r in 1 2 3; do for m in ikbo_benchmark torch_ikbo_benchmark; do
   $B/bin/emb-run-aot-$m --device cuda --random-inputs --repeat 30 2>&1 | grep median | sed "s/^/$m run $r: /"; done; done
 for m in ikbo_benchmark torch_ikbo_benchmark; do $B/bin/emb-run-aot-$m --device cuda --random-inputs --seed 11 --output-dir /tmp/o-$m > /dev/null 2>&1; echo "$m rc=$?"; done

@@ -6,35 +6,37 @@
 #   bench/gemm/run.sh            # COMPILE=0 skips torch.compile max-autotune
 #
 # Builds the runtime (with its kernels) and the GPU test of the GEMM in
-# $BUILD (default build-gemm; kept, so a second run builds nothing), runs
-# that test (cuBLASLt against the CPU reference), then the benchmark and the
-# torch peers in the same run, and prints a table of medians of three runs
-# (ms per call) with our speed-up over each peer. Writes $BUILD/gemm.txt.
+# $BUILD (kept, so a second run builds nothing), runs that test (cuBLASLt
+# against the CPU reference), then the benchmark and the torch peers in the
+# same run, and prints a table of medians of three runs (ms per call) with
+# our speed-up over each peer. Writes $OUT/gemm.txt.
+#
+# The variables every family's run.sh has: bench/common/env.sh.
+# STEPS (default all): test,bench. ITERS: calls a run (100).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build-gemm}
+source bench/common/env.sh gemm test,bench
 ITERS=${ITERS:-100}
-export PATH=/usr/local/cuda/bin:$PATH
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export TORCHINDUCTOR_CACHE_DIR=/tmp/inductor-cache TRITON_CACHE_DIR=/tmp/triton-cache
 
-cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real >"$BUILD.configure.log"
-ninja -C "$BUILD" embrt embrt-kernel-test-gemm | tail -2
+bench_build embrt embrt-kernel-test-gemm || exit 1
 cc -O2 -std=c11 -Iinclude bench/gemm/gemm_bench.c "$BUILD/runtime/libembrt.a" \
   -L/usr/local/cuda/lib64 -lcublasLt -lcublas -lnccl -lcudart -lstdc++ -lm -ldl \
   -lpthread -o "$BUILD/gemm_bench"
 
-echo "== GPU test: cuBLASLt against the CPU reference"
-"$BUILD/test/Kernels/gemm" 2>&1 | tail -3
+if has test; then
+  echo "== GPU test: cuBLASLt against the CPU reference"
+  "$BUILD/test/Kernels/gemm" 2>&1 | tail -3
+fi
 
+has bench || exit 0
 echo "== benchmark (median of 3 runs of $ITERS calls)"
 {
   "$BUILD/gemm_bench" "$ITERS"
   python3 bench/gemm/peers.py "$ITERS"
-} | tee "$BUILD/gemm.txt"
+} | tee "$OUT/gemm.txt"
 
-python3 - "$BUILD/gemm.txt" <<'PY'
+python3 - "$OUT/gemm.txt" <<'PY'
 import sys
 rows = {}
 for line in open(sys.argv[1]):

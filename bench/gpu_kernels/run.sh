@@ -5,8 +5,10 @@
 #   tools/dev/aot-examples.sh build   # on a machine with MLIR: fills .aot/
 #   bench/gpu_kernels/run.sh          # on the GPU machine
 #
-# Builds a runner for every .aot/gpu_kernels_* model in $BUILD (default
-# build-gpu-kernels; kept, so a second run builds nothing), then:
+# The variables every family's run.sh has: bench/common/env.sh.
+# STEPS (default all): test,bench. ITERS: calls a timed run (50).
+# Builds a runner for every .aot/gpu_kernels_* model in $BUILD (kept, so a
+# second run builds nothing), then:
 #   - runs each test model of test/Codegen/Inputs/gpu_kernels/ on the GPU on
 #     random inputs and compares it with the model as written compiled for
 #     the cpu target, run on the CPU (--compare-unoptimized), and replays one
@@ -18,22 +20,18 @@
 #     same bytes, the bandwidth they are measured against.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build-gpu-kernels}
+source bench/common/env.sh gpu_kernels test,bench
 ITERS=${ITERS:-50}
-LOGS=${OUT:-/tmp/emb-gpu-kernels}
-export PATH=/usr/local/cuda/bin:$PATH
-mkdir -p "$LOGS"
+LOGS=$OUT
 models=$(ls "$PWD"/.aot/gpu_kernels_*.o | sed 's/\.o$//' | tr '\n' ';')
 targets=$(for m in .aot/gpu_kernels_*.o; do echo "emb-run-aot-$(basename "$m" .o)"; done)
-cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
-  -DEMB_AOT_MODELS="$models" >"$LOGS/configure.log" 2>&1 ||
-  { tail -20 "$LOGS/configure.log"; exit 1; }
-ninja -C "$BUILD" $targets >"$LOGS/build.log" 2>&1 ||
-  { tail -40 "$LOGS/build.log"; exit 1; }
+CMAKE_ARGS="$CMAKE_ARGS -DEMB_AOT_MODELS=$models"
+bench_build $targets || exit 1
 
 status=0
-echo "== the GPU against the CPU, a CUDA graph replay, memcheck"
+has test && echo "== the GPU against the CPU, a CUDA graph replay, memcheck"
 for runner in "$BUILD"/bin/emb-run-aot-gpu_kernels_*; do
+  has test || break
   [[ "$runner" == *benchmark* ]] && continue
   name=$(basename "$runner")
   "$runner" --device cuda --random-inputs --seed 7 --compare-unoptimized \
@@ -45,8 +43,9 @@ for runner in "$BUILD"/bin/emb-run-aot-gpu_kernels_*; do
   echo "$name: memcheck: $(grep -E 'ERROR SUMMARY' "$LOGS/$name.memcheck.log")"
 done
 
-echo "== bandwidth, 8192 x 8192 f16 ($ITERS calls, L2 flushed before each)"
+has bench && echo "== bandwidth, 8192 x 8192 f16 ($ITERS calls, L2 flushed before each)"
 for shape in copy_f16_8192 bias_gelu_f16_8192 softmax_f16_8192; do
+  has bench || break
   "$BUILD/bin/emb-run-aot-gpu_kernels_benchmark_$shape" --device cuda \
     --random-inputs --repeat "$ITERS" 2>&1 | grep -E "median|error"
 done

@@ -11,11 +11,11 @@ ours comes from `ikbo_lce_bench --set f32`.
     python3 bench/ikbo_lce/f32_peers.py [--run N]
 """
 import argparse
-import json
 
 import torch
 
 import run_bench as rb
+from bench_peers import Recorder  # bench/common, on the path run_bench sets
 
 
 def decomposed_via(shape, dt):
@@ -41,21 +41,19 @@ def main():
     a = ap.parse_args()
     shape = (1024, 15, 433, 1184, 872, 256)
     device = torch.cuda.get_device_name()
+    record = Recorder(run=a.run, device=device)
     for tf32 in (False, True):
         torch.backends.cuda.matmul.allow_tf32 = tf32
         ms = rb.eager_decomposed(*shape, torch.float32)
-        print(json.dumps({"peer": "torch_eager_decomposed_%s" % ("tf32" if tf32 else "f32"),
-                          "dtype": "f32", "ms": ms, "run": a.run, "device": device}),
-              flush=True)
+        record(peer="torch_eager_decomposed_%s" % ("tf32" if tf32 else "f32"),
+               dtype="f32", ms=ms)
     torch.backends.cuda.matmul.allow_tf32 = False
     for name, dt in (("bf16", torch.bfloat16), ("f16", torch.float16)):
         ms = decomposed_via(shape, dt)
-        print(json.dumps({"peer": "torch_eager_decomposed_via_%s" % name,
-                          "dtype": "f32", "compute": name, "ms": ms,
-                          "run": a.run, "device": device}), flush=True)
+        record(peer="torch_eager_decomposed_via_%s" % name, dtype="f32",
+               compute=name, ms=ms)
     ms = rb.eager_original(*shape, torch.float32)
-    print(json.dumps({"peer": "torch_eager_broadcast_cat_bmm_f32", "dtype": "f32",
-                      "ms": ms, "run": a.run, "device": device}), flush=True)
+    record(peer="torch_eager_broadcast_cat_bmm_f32", dtype="f32", ms=ms)
 
 
 if __name__ == "__main__":

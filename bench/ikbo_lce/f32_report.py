@@ -7,19 +7,19 @@ table of docs/benchmarks.md ("f32 data").
         --peers f32_peers.jsonl --json ikbo_lce_f32.json [--commit SHA]
 """
 import argparse
-import datetime
-import json
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import load_jsonl, today, write_results  # noqa: E402
 
 SHAPE = {"B": 1024, "U": 15, "M": 433, "Ku": 1184, "Kc": 872, "N": 256}
 
 
 def lines(path):
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("{"):
-                yield json.loads(line)
+    return load_jsonl(path)
 
 
 def main():
@@ -39,7 +39,7 @@ def main():
         device = r.get("device", device)
         key = (r["peer"], r["dtype"], r.get("compute", "as_data"), None)
         runs.setdefault(key, []).append(r["ms"])
-    date = datetime.date.today().isoformat()
+    date = today()
     out = []
     for (impl, dtype, compute, config), ms in runs.items():
         rec = {"case": "ikbo_lce_main", **SHAPE, "dtype": dtype,
@@ -47,9 +47,7 @@ def main():
                "ms": statistics.median(ms), "ms_runs": ms,
                "device": device, "commit": a.commit, "date": date}
         out.append(rec)
-    with open(a.json, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    write_results(a.json, out)
     med = {k: statistics.median(v) for k, v in runs.items()}
     ours = {}  # compute -> our fastest (the automatic row) on f32 data
     for (i, d, c, _), ms in med.items():

@@ -2,22 +2,23 @@
 # The IKBO LCE on the held-apart shapes of FBGEMM's IKBO LCE tests against
 # Inductor max-autotune, on the GPU machine (bench/ikbo_lce/heldout.py):
 #
-#   EMB_COMMIT=<sha> OUT=/tmp/heldout bench/ikbo_lce/heldout.sh [FIRST COUNT]
+# The step heldout of bench/ikbo_lce/run.sh, or alone:
 #
-# Builds the kernel benchmark alone into $BUILD (default /tmp/emb-heldout;
-# kept, so a second call on a warm machine builds nothing), runs
-# `ikbo_lce_bench --set heldout` three times, then the peers for shapes
-# FIRST .. FIRST+COUNT-1 (default all) until DEADLINE seconds have passed
-# (default 420), and prints the table of every shape measured so far.
+#   OUT=/tmp/heldout bench/ikbo_lce/heldout.sh [FIRST COUNT]
+#
+# The variables every family's run.sh has: bench/common/env.sh. Builds the
+# kernel benchmark alone with nvcc into $BUILD/heldout (kept, so a second
+# call on a warm machine builds nothing), runs `ikbo_lce_bench --set
+# heldout` three times, then the peers for shapes FIRST .. FIRST+COUNT-1
+# (default all) until HELDOUT_DEADLINE seconds have passed (default 420),
+# and prints the table of every shape measured so far.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-/tmp/emb-heldout}
-OUT=${OUT:-/tmp/heldout}
-DEADLINE=${DEADLINE:-420}
-export PATH=/usr/local/cuda/bin:$PATH
-export PYTHONUNBUFFERED=1
+source bench/common/env.sh ikbo_lce/heldout ""
+DEADLINE=${HELDOUT_DEADLINE:-420}
 export TORCHINDUCTOR_CACHE_DIR=/tmp/inductor-cache TRITON_CACHE_DIR=/tmp/triton-cache
-mkdir -p "$BUILD" "$OUT"
+BUILD=$BUILD/heldout
+mkdir -p "$BUILD"
 if [[ ! -x $BUILD/ikbo_lce_bench ]]; then
   flags=(-std=c++17 -O3 -I include -I .)
   nvcc "${flags[@]}" -gencode arch=compute_90,code=sm_90 -c kernels/ikbo_lce.cu -o "$BUILD/ikbo_lce.o" &
@@ -33,4 +34,5 @@ if [[ ! -s $OUT/ours.jsonl ]]; then
   done
 fi
 python3 bench/ikbo_lce/heldout.py --ours "$OUT/ours.jsonl" --out "$OUT" \
-  --first "${1:-0}" --count "${2:-1000}" --deadline "$DEADLINE"
+  --first "${1:-0}" --count "${2:-1000}" --deadline "$DEADLINE" \
+  --commit "$COMMIT"

@@ -2,7 +2,7 @@
 //
 // Times embrtCudaLaunchIkboLce (user product + candidate product with the
 // fused broadcast-add) as the peers' triton.testing.do_bench times them
-// (BenchTimer in test/Kernels/gpu_test.cuh): the L2 flushed before every
+// (BenchTimer in bench/common/bench_timer.cuh): the L2 flushed before every
 // call, 25 ms of warm-up calls, then at least `reps` calls and 100 ms, each
 // between its own pair of CUDA events, no host synchronisation between
 // calls; the median is reported (the portable f32 kernel: 1 warm-up call
@@ -56,6 +56,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/common/bench_timer.cuh"
 #include "kernels/ikbo_lce_config.cuh"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"

@@ -20,21 +20,21 @@ import datetime
 import json
 import math
 import os
+import sys
 import time
 
 try:
     import torch
-    from triton.testing import do_bench
-except ImportError:  # --chart-only needs neither
+except ImportError:  # --chart-only needs neither torch nor triton
     torch = None
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_peers import do_bench_median as bench  # noqa: E402
 
 dev = "cuda"
 BF16_RATE_REF = 708.0  # TFLOP/s, shared/peers/BASELINES.md
 UNPADDED = {1184: 1178, 872: 866}  # the compiler pads the model's K to these
-
-
-def bench(fn):
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
 def ceiling():

@@ -144,6 +144,9 @@ def rel_err(a, b):
 
 
 def commit():
+    """EMB_COMMIT (bench/common/env.sh sets it), else git's short hash."""
+    if os.environ.get("EMB_COMMIT"):
+        return os.environ["EMB_COMMIT"]
     try:
         return subprocess.check_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                                        text=True).strip()

@@ -9,10 +9,14 @@ line per case and run.
     python3 bench/jagged/peers.py [--out FILE.jsonl]
 """
 import argparse
-import json
+import os
+import sys
 
 import torch
-import triton.testing
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_peers import Recorder, do_bench_median  # noqa: E402
 
 CASES = [("model", 32, 256, 1024, 128, 1024),
          ("large", 2048, 0, 1024, 128, 1024),
@@ -38,7 +42,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     a = ap.parse_args()
-    out = open(a.out, "w") if a.out else None
+    record = Recorder(a.out)
     rng = Xorshift()
     dev = torch.device("cuda")
     for name, users, lo, hi, d, lk in CASES:
@@ -62,15 +66,11 @@ def main():
         kept = sum(min(x, lk) for x in lens)
         nbytes = kept * d * 2 + users * lk * d * 2 + (users + 1) * 8
         for run in (1, 2, 3):
-            ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-            rec = dict(case=name, impl="torch _jagged_to_padded_dense_forward", run=run,
-                       users=users, D=d, Lk=lk, rows=n, ms=round(ms, 5), bytes=nbytes,
-                       gbps=round(nbytes / ms / 1e6, 1), check=check,
-                       torch=torch.__version__, device=torch.cuda.get_device_name())
-            line = json.dumps(rec)
-            print(line, flush=True)
-            if out:
-                out.write(line + "\n")
+            ms = do_bench_median(fn)
+            record(case=name, impl="torch _jagged_to_padded_dense_forward", run=run,
+                   users=users, D=d, Lk=lk, rows=n, ms=round(ms, 5), bytes=nbytes,
+                   gbps=round(nbytes / ms / 1e6, 1), check=check,
+                   torch=torch.__version__, device=torch.cuda.get_device_name())
 
 
 if __name__ == "__main__":

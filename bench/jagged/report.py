@@ -6,14 +6,14 @@ run kept, ratio = peer ms / our ms, GB/s against the copy bandwidth.
         --json jagged.json --commit SHA
 """
 import argparse
-import datetime
-import json
+import os
 import statistics
+import sys
 
-
-def load(path):
-    with open(path) as f:
-        return [json.loads(x) for x in f if x.startswith("{")]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import add_commit_arg, today, write_results  # noqa: E402
+from bench_results import load_jsonl as load  # noqa: E402
 
 
 def main():
@@ -21,7 +21,7 @@ def main():
     ap.add_argument("--ours", required=True)
     ap.add_argument("--peers", required=True)
     ap.add_argument("--json", required=True)
-    ap.add_argument("--commit", default="uncommitted")
+    add_commit_arg(ap)
     a = ap.parse_args()
     ours, peers = load(a.ours), load(a.peers)
     records = []
@@ -42,12 +42,11 @@ def main():
                    ms_runs=[r["ms"] for r in o], peer_ms_runs=[r["ms"] for r in p],
                    check="ok" if checks == ["ok"] else "; ".join(checks),
                    device=p[0].get("device", "NVIDIA H200") if p else "NVIDIA H200",
-                   commit=a.commit, date=datetime.date.today().isoformat())
+                   commit=a.commit, date=today())
         records.append(rec)
         print(f"{case:8} {ms:8.4f} {pms or 0:9.4f} {rec['ratio'] or 0:6.2f} {gbps:7.0f} "
               f"{gbps / copy:7.0%} {rec['check']}")
-    with open(a.json, "w") as f:
-        json.dump(records, f, indent=1)
+    write_results(a.json, records)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 # by emb-run-shared, in one call on the GPU machine (NOTES.md). From the
 # repository root, carrying the models and the CUDA runtime build:
 #
-#   EMB_COMMIT=<sha> bench/pytorch_load/run.sh
+#   bench/pytorch_load/run.sh
 #
 # Needs $MODELS/ranking_model_cuda.so (bench/pytorch_load/compile.sh, where
 # MLIR is) and $BUILD/bin/emb-run-shared with $BUILD/lib/libembrt.so (a
@@ -20,20 +20,18 @@
 #    replayed; the peer's times read from its log; the records to $JSON.
 # 4. The table, last.
 #
-# Knobs: RUNS (3), REPEAT (30), MODELS (.aot/pytorch_load), BUILD
-# (build-gpu), OUT (/tmp/emb-pytorch-load), DATA (/tmp/emb-pytorch-load-data),
+# The variables every family's run.sh has: bench/common/env.sh. Knobs:
+# REPEAT (30), MODELS (.aot/pytorch_load), DATA (/tmp/emb-pytorch-load-data),
 # JSON (bench/results/pytorch_load.json), PYTHON (python3), SEED (13).
 # DEVICE=cpu: the same steps on the small twin on the CPU (a smoke test of
 # the scripts: MODELS/ranking_model_small_cpu.so, a CPU runtime build, no
 # graphs; the records go to $OUT/pytorch_load.json unless JSON is set).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+source bench/common/env.sh pytorch_load ""
 DEVICE=${DEVICE:-cuda}
-RUNS=${RUNS:-3}
 REPEAT=${REPEAT:-30}
 MODELS=${MODELS:-.aot/pytorch_load}
-BUILD=${BUILD:-build-gpu}
-OUT=${OUT:-/tmp/emb-pytorch-load}
 DATA=${DATA:-/tmp/emb-pytorch-load-data}
 PYTHON=${PYTHON:-python3}
 export SEED=${SEED:-13} PYTHONUNBUFFERED=1

@@ -10,50 +10,37 @@
 # (bench/tbe/tbe_graphs.c) and torch's (bench/tbe/graphs_peers.py) in the
 # same run, writes $OUT/tbe_graphs.json and prints the table last.
 #
-#   bash bench/tbe/graphs.sh            (OUT=/tmp/tbe-graphs by default)
+# The step graphs of bench/tbe/run.sh (STEPS=graphs bench/tbe/run.sh), or
+# alone:
+#
+#   bash bench/tbe/graphs.sh            (OUT=/tmp/emb-bench/tbe/graphs)
 #   then: cp $OUT/tbe_graphs.json bench/results/
 #
-# BUILD: the build folder (default /tmp/emb-graphs-build; incremental).
-# COMMIT: recorded in the results (default: git's, else "uncommitted").
+# The variables every family's run.sh has: bench/common/env.sh.
 # CALLS, REPLAYS: calls captured in one graph, replays a timed run (100, 10).
-# DEADLINE: seconds after the start past which the compiled models are
-#   skipped (default 330), so that the whole call stays under 8 minutes.
+# GRAPHS_DEADLINE: seconds after the start past which the compiled models
+#   are skipped (default 330), so that the whole call stays under 8 minutes.
 set -u
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/tbe-graphs}
-BUILD=${BUILD:-/tmp/emb-graphs-build}
+source bench/common/env.sh tbe/graphs ""
 CALLS=${CALLS:-100}
 REPLAYS=${REPLAYS:-10}
-DEADLINE=${DEADLINE:-330}
-COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo uncommitted)}
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/run.log") 2>&1
-t0=$(date +%s)
-elapsed() { echo $(($(date +%s) - t0)); }
-stamp() { echo "=== $1 ($(elapsed) s)"; }
+DEADLINE=${GRAPHS_DEADLINE:-330}
+bench_log_all
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu \
-  --format=csv,noheader
+bench_gpu
 models=$(ls "$PWD"/.aot/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';')
 runners=""
 for m in $(ls .aot/*.o 2>/dev/null); do
   runners="$runners emb-run-aot-$(basename "$m" .o)"
 done
 
-# sm_90 code only (the H200 runs it; the default adds compute_80 PTX, which
-# would compile every kernel a second time).
-stamp "building (runtime half, sm_90, $(nproc) jobs)"
-{ cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES=90-real \
-  -DEMB_AOT_MODELS="$models" >"$OUT/configure.log" 2>&1 &&
-  ninja -C "$BUILD" -j "$(nproc)" embrt-test-graph embrt-test-cuda_graph \
-    embrt-test-cuda_plumbing emb-bench-tbe-graphs \
-    >"$OUT/build.log" 2>&1; } ||
-  { tail -n 40 "$OUT/configure.log" "$OUT/build.log"; exit 1; }
+CMAKE_ARGS="$CMAKE_ARGS -DEMB_AOT_MODELS=$models"
+bench_build embrt-test-graph embrt-test-cuda_graph embrt-test-cuda_plumbing \
+  emb-bench-tbe-graphs || exit 1
 # The compiled models' runners: a failure here skips them, not the rest.
 if [ -n "$runners" ] &&
-  ! ninja -C "$BUILD" -j "$(nproc)" $runners >>"$OUT/build.log" 2>&1; then
+  ! ninja -C "$BUILD" $runners >>"$OUT/build.log" 2>&1; then
   tail -n 20 "$OUT/build.log"
   echo "emb-run-aot runners failed to build: skipped"
   runners=""

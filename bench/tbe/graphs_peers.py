@@ -16,12 +16,16 @@ D in {32, 64, 128}, L in {1, 2, 4, 8}.
     PYTHONUNBUFFERED=1 python3 bench/tbe/graphs_peers.py --out peers.jsonl
 """
 import argparse
-import json
+import os
 import statistics
+import sys
 
 import torch
 import torch.nn.functional as F
-from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_peers import Recorder, announce, do_bench_median  # noqa: E402
 
 dev = "cuda"
 B, V = 8192, 1_000_000
@@ -66,20 +70,11 @@ def main():
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--replays", type=int, default=10)
     a = ap.parse_args()
-    out = open(a.out, "w") if a.out else None
     torch.manual_seed(0)
-    device = torch.cuda.get_device_name()
-    print("#", torch.__version__, device, flush=True)
+    device = announce("#")
     only = set(s for s in a.only.split(",") if s)
-
-    def record(**kw):
-        kw.update(device=device, impl="torch.embedding_bag", B=B, T=1, E=V,
-                  dtype="float16")
-        line = json.dumps(kw)
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
-            out.flush()
+    record = Recorder(a.out, device=device, impl="torch.embedding_bag", B=B,
+                      T=1, E=V, dtype="float16")
 
     for D, L in POINTS:
         name = "ebag_mean_d%d_l%d" % (D, L)
@@ -91,7 +86,7 @@ def main():
 
         def fn():
             return F.embedding_bag(idx, w, mode="mean", padding_idx=0)
-        ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+        ms = do_bench_median(fn)
         record(case=name, D=D, L=L, mode="flushed", ms=ms, check="ok")
         try:
             ms, runs, same = graph_ms(fn, a.calls, a.replays)

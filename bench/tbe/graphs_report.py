@@ -8,8 +8,14 @@ prints the table.
     python3 bench/tbe/graphs_report.py --summary bench/results/tbe_graphs.json
 """
 import argparse
-import datetime
 import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import add_commit_arg, load_jsonl, today  # noqa: E402
+from bench_results import write_results  # noqa: E402
 
 BAR = 2.0
 MODES = {
@@ -19,14 +25,13 @@ MODES = {
 
 
 def load(path):
-    with open(path) as f:
-        return [json.loads(l) for l in f if l.strip().startswith("{")]
+    return load_jsonl(path)
 
 
 def pair(ours, peers, commit):
     peer = {(r["case"], r["mode"]): r for r in peers}
     device = next((r["device"] for r in peers if "device" in r), "unknown")
-    date = datetime.date.today().isoformat()
+    date = today()
     out = []
     for r in ours:
         p = peer.get((r["case"], r["mode"]), {})
@@ -88,7 +93,7 @@ def main():
     ap.add_argument("--ours")
     ap.add_argument("--peers")
     ap.add_argument("--json")
-    ap.add_argument("--commit", default="uncommitted")
+    add_commit_arg(ap)
     ap.add_argument("--summary")
     a = ap.parse_args()
     if a.summary:
@@ -96,9 +101,7 @@ def main():
         return
     records = pair(load(a.ours), load(a.peers), a.commit)
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump(records, f, indent=1)
-            f.write("\n")
+        write_results(a.json, records)
     summary(records)
 
 

@@ -16,11 +16,16 @@ which flushes L2 before each call. Also measures the copy ceiling.
     PYTHONUNBUFFERED=1 python3 bench/tbe/peers.py --out peers.jsonl
 """
 import argparse
-import json
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
-from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_peers import Recorder, announce  # noqa: E402
+from bench_peers import do_bench_median as bench  # noqa: E402
 
 dev = "cuda"
 
@@ -39,10 +44,6 @@ SHAPES = [
 ] + [
     ("ebag_mean_big", 131072, 1, 1_000_000, 128, 8, torch.float16, False, 1.0, True),
 ]
-
-
-def bench(fn):
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
 def ids(E, n, alpha):
@@ -113,18 +114,9 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default="")
     a = ap.parse_args()
-    out = open(a.out, "w") if a.out else None
     torch.manual_seed(0)
-    device = torch.cuda.get_device_name()
-    print(torch.__version__, device, flush=True)
-
-    def record(**kw):
-        kw["device"] = device
-        line = json.dumps(kw)
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
-            out.flush()
+    device = announce()
+    record = Recorder(a.out, device=device)
 
     n = 1 << 30
     x = torch.empty(n, dtype=torch.uint8, device=dev).random_()
@@ -149,8 +141,8 @@ def main():
     if not only:
         for D, L in ((32, 1), (128, 8)):
             ebag_mean(8192, 1_000_000, D, L, torch.float16, profile_it=True)
-    if out:
-        out.close()
+    if record.out:
+        record.out.close()
 
 
 if __name__ == "__main__":

@@ -19,8 +19,14 @@ measured), bar (the issue's ratio to reach), device, commit, date, run
 (which device call measured it: NOTES.md).
 """
 import argparse
-import datetime
 import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import add_commit_arg, load_jsonl, today  # noqa: E402
+from bench_results import write_results  # noqa: E402
 
 BEST_PEER = ("one_embedding_bag_over_concat", "torch.embedding_bag")
 BARS = {
@@ -35,16 +41,8 @@ def bar(case):
 
 
 def load(path):
-    out = []
-    try:
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith("{"):
-                    out.append(json.loads(line))
-    except OSError:
-        pass
-    return out
+    """The JSON lines of `path`; none when it is missing."""
+    return load_jsonl(path, missing_ok=True)
 
 
 def chart(rows, copy, device, png):
@@ -150,7 +148,7 @@ def main():
     ap.add_argument("--peers")
     ap.add_argument("--json")
     ap.add_argument("--png", default=None)
-    ap.add_argument("--commit", default="uncommitted")
+    add_commit_arg(ap)
     ap.add_argument("--redraw", default=None, help="a merged results JSON to draw")
     ap.add_argument("--merge", default=None, help="older results to merge into")
     ap.add_argument("--run", type=int, default=None, help="this run's number")
@@ -165,7 +163,7 @@ def main():
                  if a.run is None or r.get("run") == a.run])
         return
     ours, peers = load(a.ours), load(a.peers)
-    date = datetime.date.today().isoformat()
+    date = today()
     device = next((p["device"] for p in peers if p.get("device")), "NVIDIA H200")
     copy = next((p["gbps"] for p in peers if p["case"] == "ceiling_copy"), None)
     records = []
@@ -188,8 +186,7 @@ def main():
         if a.run is not None:
             records[-1]["run"] = a.run
     merged = merge(json.load(open(a.merge)), records) if a.merge else records
-    with open(a.json, "w") as f:
-        json.dump(merged, f, indent=1)
+    write_results(a.json, merged)
 
     main_rows = [r for r in records if r["impl"] == "emb" and not r["case"].startswith("probe")]
     probes = [r for r in records if r["case"].startswith("probe") and r["impl"] == "emb"]

@@ -7,8 +7,8 @@
 // output in the table dtype; the single-table mean shapes draw ids in
 // [1, V) and set 25% of them to the padding id 0.
 //
-// Method (as triton.testing.do_bench; BenchTimer in test/Kernels/
-// gpu_test.cuh): 5 timed calls estimate the time, then
+// Method (as triton.testing.do_bench; BenchTimer in bench/common/
+// bench_timer.cuh): 5 timed calls estimate the time, then
 // 25 ms of warm-up calls and 100 ms of measured calls (at most 2000), each
 // after a 256 MB memset that flushes L2 and timed alone with CUDA events;
 // the median is reported. Bytes are counted as peers_gpu.py counts them:
@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/common/bench_timer.cuh"
 #include "emb/runtime.h"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"

@@ -1,11 +1,11 @@
 #!/bin/bash
-# Packs what bench/tbe_train/gpu_run.sh runs from a CMake build of the runtime
+# Packs what bench/tbe_train/run.sh runs from a CMake build of the runtime
 # half (cmake -G Ninja -S . -B BUILD -DEMB_ENABLE_COMPILER=OFF; ninja -C BUILD)
 # into .bwd-carry/bins.tar.xz, so that a device call can carry the binaries
 # instead of building them (device time). Add /.bwd-carry/ to
 # .git/info/exclude and name .bwd-carry in the call's carry list.
 #
-#   bench/tbe_train/pack.sh /tmp/b [CARRY_DIR]   (default .bwd-carry; gpu_run.sh
+#   bench/tbe_train/pack.sh build-bench [CARRY_DIR]   (default .bwd-carry; run.sh
 #   reads CARRY)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

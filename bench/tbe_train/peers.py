@@ -15,11 +15,15 @@ written).
     PYTHONUNBUFFERED=1 python3 bench/tbe_train/peers.py --out peers.jsonl [--only CASE,...] [--run N]
 """
 import argparse
-import json
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
-from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_peers import Recorder, announce, do_bench_median  # noqa: E402
 
 dev = "cuda"
 
@@ -69,7 +73,7 @@ def train(B, T, E, D, L, dtype, alpha, opt_name):
 
             step()
             torch.cuda.synchronize()
-            ms = do_bench(step, warmup=50, rep=300, return_mode="median")
+            ms = do_bench_median(step, warmup=50, rep=300)
             impl = "torch embedding_bag(sparse) + %s" % {
                 "adagrad": "Adagrad", "sgd": "SGD", "sparse_adam": "SparseAdam"}[opt_name]
             if train_dtype != dtype:
@@ -88,24 +92,14 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--run", type=int, default=1)
     a = ap.parse_args()
-    out = open(a.out, "w") if a.out else None
     torch.manual_seed(a.run)
-    device = torch.cuda.get_device_name()
-    print(torch.__version__, device, flush=True)
-
-    def record(**kw):
-        kw["device"] = device
-        kw["run"] = a.run
-        line = json.dumps(kw)
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
-            out.flush()
+    device = announce()
+    record = Recorder(a.out, device=device, run=a.run)
 
     n = 1 << 30
     x = torch.empty(n, dtype=torch.uint8, device=dev).random_()
     y = torch.empty_like(x)
-    ms = do_bench(lambda: y.copy_(x), warmup=25, rep=100, return_mode="median")
+    ms = do_bench_median(lambda: y.copy_(x))
     record(case="ceiling_copy", impl="torch copy_", ms=ms, gbps=2 * n / ms / 1e6)
     del x, y
     only = set(s for s in a.only.split(",") if s)
@@ -117,8 +111,8 @@ def main():
             record(case=name, B=B, T=T, E=E, D=D, L=L, dtype=str(dtype).replace("torch.", ""),
                    alpha=alpha, impl=impl, ms=ms)
         torch.cuda.empty_cache()
-    if out:
-        out.close()
+    if record.out:
+        record.out.close()
 
 
 if __name__ == "__main__":

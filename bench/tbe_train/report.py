@@ -16,29 +16,23 @@ read and write of each touched row and its state), floor_ms (bytes at the measur
 copy_fraction (gbps / copy_gbps).
 """
 import argparse
-import datetime
-import glob
 import json
-import statistics
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from bench_results import add_commit_arg, load_jsonl, today  # noqa: E402
+from bench_results import median, write_results  # noqa: E402
 
 
 def load(pattern):
-    out = []
-    for path in sorted(glob.glob(pattern)):
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith("{"):
-                    out.append(json.loads(line))
-    return out
-
-
-def median(xs):
-    return statistics.median(xs) if xs else None
+    """The JSON lines of the files `pattern` matches."""
+    return load_jsonl(pattern, missing_ok=True)
 
 
 def build(ours, peers, commit):
-    date = datetime.date.today().isoformat()
+    date = today()
     device = next((p["device"] for p in peers if p.get("device")), "NVIDIA H200")
     copies = [p["gbps"] for p in peers if p["case"] == "ceiling_copy"]
     copy = median(copies)
@@ -141,15 +135,14 @@ def main():
     ap.add_argument("--peers")
     ap.add_argument("--json")
     ap.add_argument("--png", default=None)
-    ap.add_argument("--commit", default="uncommitted")
+    add_commit_arg(ap)
     ap.add_argument("--summary", default=None, help="a results JSON: print its table")
     a = ap.parse_args()
     if a.summary:
         summary(json.load(open(a.summary)))
         return
     records, copy, device = build(load(a.ours), load(a.peers), a.commit)
-    with open(a.json, "w") as f:
-        json.dump(records, f, indent=1)
+    write_results(a.json, records)
     if a.png:
         chart(records, copy, device, a.png)
     summary(records)

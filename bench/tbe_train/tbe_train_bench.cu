@@ -8,8 +8,8 @@
 // uniformly or Zipf(alpha) with the hot rows scattered, i64 ids and
 // offsets, a fixed random output gradient, learning rate 0.01.
 //
-// Method (as triton.testing.do_bench; BenchTimer in test/Kernels/
-// gpu_test.cuh): 5 timed steps estimate the time, then 25 ms of warm-up
+// Method (as triton.testing.do_bench; BenchTimer in bench/common/
+// bench_timer.cuh): 5 timed steps estimate the time, then 25 ms of warm-up
 // steps (at most 200) and 100 ms of measured steps (at least 5, at most
 // 500), each after a 256 MB memset that flushes L2,
 // timed alone with CUDA events; the median is reported. The forward and the
@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/common/bench_timer.cuh"
 #include "emb/runtime.h"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"
@@ -78,15 +79,15 @@ static const struct {
   bool sameBits; ///< the check also compares the sampled rows with the
                  ///< default's step bit for bit
 } kVariants[] = {
-    {"mb2", embrtCudaLaunchTbeBackward_mb2},
-    {"stream", embrtCudaLaunchTbeBackward_stream},
-    {"pre", embrtCudaLaunchTbeBackward_pre},
-    {"multi", embrtCudaLaunchTbeBackward_multi},
-    {"multi2", embrtCudaLaunchTbeBackward_multi2},
+    {"mb2", embrtCudaLaunchTbeBackward_mb2, false},
+    {"stream", embrtCudaLaunchTbeBackward_stream, false},
+    {"pre", embrtCudaLaunchTbeBackward_pre, false},
+    {"multi", embrtCudaLaunchTbeBackward_multi, false},
+    {"multi2", embrtCudaLaunchTbeBackward_multi2, false},
     // 8 CTAs an SM: Adam's rows differ from the default's (6 CTAs) in
     // the last bit (call 6): within the GPU test's tolerance, not the same
     // bits.
-    {"occ", embrtCudaLaunchTbeBackward_occ},
+    {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
 };
 #endif

@@ -96,7 +96,9 @@ embrtStatus embrtCudaCaptureEnd(embrtContext *ctx, embrtGraph *graph);
 embrtStatus embrtCudaGraphLaunch(embrtContext *ctx, const embrtGraph *graph);
 void embrtCudaGraphDestroy(embrtContext *ctx, embrtGraph *graph);
 
-// Communicators on NCCL (runtime/cuda/collectives.c).
+// Communicators on NCCL (runtime/cuda/collectives.c; in a
+// build without NCCL, runtime/cuda/collectives_no_nccl.c answers
+// EMBRT_UNSUPPORTED).
 embrtStatus embrtCudaCommGetUniqueId(embrtCommId *out);
 embrtStatus embrtCudaCommInit(embrtContext *ctx, const embrtCommId *id);
 void embrtCudaCommRelease(embrtContext *ctx);

@@ -8,6 +8,9 @@
 // (read on the host first, and the rows to receive returned), reduce_scatter
 // and all_gather, and what their decoders refuse (a world that is not the
 // communicator's, send rows short of the counts, blocks that do not match).
+// In a build with CUDA and without NCCL, what the CUDA communicator answers:
+// EMBRT_UNSUPPORTED, naming NCCL (with no GPU, the id alone: a CUDA context
+// needs one).
 
 #include "emb/compiled.h"
 #include "harness.h"
@@ -228,9 +231,37 @@ static void testCompiled(void) {
   embrtContextDestroy(ctx);
 }
 
+#if defined(EMBRT_TEST_HAVE_CUDA) && !defined(EMBRT_TEST_HAVE_NCCL)
+static void testCudaWithoutNccl(void) {
+  TEST_CASE("cuda without nccl");
+  embrtCommId id;
+  EXPECT_EQ_INT(embrtCommGetUniqueId(EMBRT_DEVICE_CUDA, &id),
+                EMBRT_UNSUPPORTED);
+  embrtContext *ctx = NULL;
+  if (embrtContextCreate(EMBRT_DEVICE_CUDA, 0, NULL, &ctx) != EMBRT_OK)
+    return; // no GPU answers
+  memset(&id, 0, sizeof id);
+  EXPECT_STATUS(embrtContextSetCommunicator(ctx, 1, 0, &id), EMBRT_UNSUPPORTED,
+                ctx);
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                  "set communicator: this emb runtime was built without NCCL");
+  EXPECT_CONTAINS(embrtContextGetLastError(ctx), "-DEMB_ENABLE_NCCL=ON");
+  embrtContextClearError(ctx);
+  // The failed join left no communicator, so a collective is refused first
+  // for want of one.
+  float x[4] = {0}, y[4];
+  EXPECT_STATUS(embrtAllGather(ctx, x, y, EMBRT_F32, 4), EMBRT_INVALID_ARGUMENT,
+                ctx);
+  embrtContextDestroy(ctx);
+}
+#endif
+
 int main(void) {
   testOneRank();
   testRefusals();
   testCompiled();
+#if defined(EMBRT_TEST_HAVE_CUDA) && !defined(EMBRT_TEST_HAVE_NCCL)
+  testCudaWithoutNccl();
+#endif
   return harnessFinish();
 }

@@ -1,4 +1,4 @@
-// REQUIRES: cuda-gpu
+// REQUIRES: cuda-gpu, nccl
 // RUN: sh %S/Inputs/collectives_nccl.sh %runtime_test_dir/collectives_nccl 1
 // RUN: sh %S/Inputs/collectives_nccl.sh %runtime_test_dir/collectives_nccl 0
 //

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing emb needs on Debian 12, skipping what is
-# already there: CMake, Ninja, Python 3, clang-format, pkg-config (the install
-# tests build against the installed emb with it), and LLVM/MLIR 22 (the
+# already there: CMake, Ninja, Python 3, clang-format 14, pkg-config (the
+# install tests build against the installed emb with it), and LLVM/MLIR 22 (the
 # compiler half; lit and FileCheck come with it). The CUDA toolkit is not
 # installed here: the build uses /usr/local/cuda when it exists and builds the
 # CPU runtime alone otherwise.
@@ -24,7 +24,9 @@ need() { # need <package> <path or command that proves it is installed>
 need cmake cmake
 need ninja-build ninja
 need python3 python3
-need clang-format clang-format
+# clang-format-14 is the version the tree is formatted with
+# (test/Format/check_format.py refuses to judge with another).
+need clang-format-14 clang-format-14
 need pkgconf pkg-config
 need git git
 need libmlir-22-dev /usr/lib/llvm-22/lib/cmake/mlir/MLIRConfig.cmake

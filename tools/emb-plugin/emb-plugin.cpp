@@ -1,10 +1,11 @@
 //===- tools/emb-plugin/emb-plugin.cpp - emb as an MLIR tool plugin -------===//
 //
-// Loads emb into a stock MLIR tool built like mlir-opt:
+// Loads emb into a stock MLIR tool built like mlir-opt (one command line; no
+// backslashes here, which would continue this comment):
 //
-//   mlir-opt-22 --load-dialect-plugin=libEmbPlugin.so \
-//               --load-pass-plugin=libEmbPlugin.so \
-//               --allow-unregistered-dialect \
+//   mlir-opt-22 --load-dialect-plugin=libEmbPlugin.so
+//               --load-pass-plugin=libEmbPlugin.so
+//               --allow-unregistered-dialect
 //               --pass-pipeline='builtin.module(emb-raise,emb-ikbo)' model.mlir
 //
 // Why this file is C++: MLIR's plugin entry points, mlirGetDialectPluginInfo

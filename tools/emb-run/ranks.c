@@ -109,7 +109,7 @@ int embRanksExchangeId(int rank, const int *fds, int numFds, embrtDevice device,
               "(embrtCommGetUniqueId): %s%s\n",
               embrtStatusName(st),
               st == EMBRT_UNSUPPORTED && device == EMBRT_DEVICE_CUDA
-                  ? " (this build of the runtime has no CUDA and NCCL)"
+                  ? " (this build of the runtime has no CUDA, or no NCCL)"
                   : "");
     return st == EMBRT_OK ? 0 : -1;
   }

@@ -5,36 +5,32 @@
 # the same run, and writes bench/results-style JSON and a chart. Prints a
 # short table last.
 #
-#   OUT=/tmp/attn bench/attention/gpu_run.sh
+#   OUT=/tmp/attn bench/attention/run.sh
 #
-# STEPS (comma list, default all but f32): smoke,test,sanitize,sass,ncu,bench,
+# The variables every family's run.sh has: bench/common/env.sh. The binaries
+# are CMake's, in $BUILD (built here unless they run already, e.g. carried):
+# test/Kernels/attention, bench/attention_bench, and the ptxas reports and
+# the sm_90a object of `ninja emb-bench-attention-ptxas` in bench/.
+# STEPS (default all but f32): smoke,test,sanitize,sass,ncu,bench,
 # peers,report,f32 (f32 data: ours through the conversion path in bf16 and
 # f16 beside native bf16, and the torch peers in f32 and through bf16;
 # f32_report.py writes ikbo_attention_f32.json)
-# COMMIT: the commit recorded in the results (default: git's, else
-# "uncommitted"). BUILD: where the binaries are (default .attn-build).
-# BASE_BUILD: a second build (e.g. the previous commit's, carried) whose
-# MAIN_CONFIGS are timed in every run beside ours, alternating; ab.py prints
-# new / base last.
+# BASE_BUILD: a second build folder (e.g. the previous commit's, carried)
+# whose MAIN_CONFIGS are timed in every run beside ours, alternating; ab.py
+# prints new / base last.
 set -u
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/attn-out}
-BUILD=${BUILD:-.attn-build}
-STEPS=${STEPS:-smoke,test,sanitize,sass,ncu,bench,peers,report}
+source bench/common/env.sh attention smoke,test,sanitize,sass,ncu,bench,peers,report
 PROFILE_CONFIG=${PROFILE_CONFIG:-wgmma_d128_pp}
-COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo uncommitted)}
-mkdir -p "$OUT"
-LOG=$OUT/run.log
-exec > >(tee -a "$LOG") 2>&1
-has() { [[ ",$STEPS," == *",$1,"* ]]; }
-t0=$(date +%s)
-stamp() { echo "=== $1 ($(($(date +%s) - t0)) s)"; }
+TEST=$BUILD/test/Kernels/attention
+BENCH=$BUILD/bench/attention_bench
+bench_log_all
 
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv,noheader
-if ! "$BUILD/attention_test" --list >/dev/null 2>&1; then
-  stamp "building here"
-  BUILD=$BUILD bench/attention/build.sh || exit 1
+bench_gpu
+if ! "$TEST" --list >/dev/null 2>&1 || [ ! -x "$BENCH" ]; then
+  bench_build embrt-kernel-test-attention emb-bench-attention \
+    emb-bench-attention-ptxas || exit 1
+  grep -E "error|warning" "$BUILD"/bench/attention_sm90*_ptxas.txt || true
 fi
 
 SKIP=""
@@ -45,7 +41,7 @@ if has smoke; then
   # rc 3) of the wgmma path must not take the rest of the call with it;
   # wrong answers are reported by the test below. The newest variant
   # (NEW_CONFIG) is smoked apart, so that it can be left out alone.
-  timeout 60 "$BUILD/attention_test" --quick "${EXCLUDE[@]}" >"$OUT/test.txt" 2>&1
+  timeout 60 "$TEST" --quick "${EXCLUDE[@]}" >"$OUT/test.txt" 2>&1
   rc=$?
   tail -n 14 "$OUT/test.txt"
   echo "smoke rc=$rc"
@@ -53,7 +49,7 @@ if has smoke; then
     echo "the smoke test hung or crashed: skipping the wgmma path below"
     SKIP=--skip-wgmma
   fi
-  timeout 30 "$BUILD/attention_test" --quick --filter "${NEW_CONFIG:-kvfirst}" \
+  timeout 30 "$TEST" --quick --filter "${NEW_CONFIG:-kvfirst}" \
     >>"$OUT/test.txt" 2>&1
   rc=$?
   tail -n 3 "$OUT/test.txt"
@@ -68,7 +64,7 @@ fi
 if has test; then
   stamp test
   echo "--- full test" >>"$OUT/test.txt"
-  timeout 240 "$BUILD/attention_test" $SKIP "${EXCLUDE[@]}" >>"$OUT/test.txt" 2>&1
+  timeout 240 "$TEST" $SKIP "${EXCLUDE[@]}" >>"$OUT/test.txt" 2>&1
   echo "test rc=$?"
   grep -E "^FAIL" "$OUT/test.txt" | head -n 25
   tail -n 2 "$OUT/test.txt"
@@ -78,7 +74,7 @@ if has sanitize; then
   stamp sanitize
   for tool in memcheck racecheck; do
     timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 \
-      "$BUILD/attention_test" --quick $SKIP "${EXCLUDE[@]}" \
+      "$TEST" --quick $SKIP "${EXCLUDE[@]}" \
       >>"$OUT/sanitizer.txt" 2>&1
     echo "compute-sanitizer $tool rc=$?"
   done
@@ -88,7 +84,7 @@ fi
 
 if has sass; then
   stamp sass
-  cuobjdump -sass "$BUILD/attention_test" >"$OUT/sass.full" 2>&1
+  cuobjdump -sass "$TEST" >"$OUT/sass.full" 2>&1
   awk '/Function :/ {f=$3} /HGMMA/ {h[f]++} /HMMA/ {m[f]++}
        /MUFU.EX2/ {e[f]++} /LDL|STL/ {l[f]++}
        END {for (f in h) print "HGMMA", h[f], f;
@@ -135,14 +131,14 @@ if has ncu; then
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
       --section WarpStateStats --section SchedulerStats \
       --metrics "regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
-      "$BUILD/attention_bench" --uniform --lk "$lk" --reps 3 \
+      "$BENCH" --uniform --lk "$lk" --reps 3 \
       --config "$PROFILE_CONFIG" >>"$OUT/ncu.txt" 2>&1
     echo "ncu Lk $lk rc=$?"
   done
   echo "--- ncu plan kernel" >>"$OUT/ncu.txt"
   timeout 60 ncu --clock-control none --kernel-name regex:attentionPlan \
     --launch-skip 3 --launch-count 1 --section SpeedOfLight \
-    "$BUILD/attention_bench" --uniform --lk 512 --reps 3 \
+    "$BENCH" --uniform --lk 512 --reps 3 \
     --config "$PROFILE_CONFIG" >>"$OUT/ncu.txt" 2>&1
   echo "ncu plan rc=$?"
   grep -E "^--- ncu|Duration|Throughput|Pipe|Issue Slots Busy|Eligible|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -n 60
@@ -166,11 +162,11 @@ RECORD_PEERS=torch_sdpa_grouped_cudnn_native,torch_sdpa_grouped_default_native,t
 for r in $(seq 1 "$RUNS"); do
   if has bench; then
     stamp "bench run $r"
-    timeout 120 "$BUILD/attention_bench" $SKIP "${EXCLUDE[@]}" --run "$r" \
+    timeout 120 "$BENCH" $SKIP "${EXCLUDE[@]}" --run "$r" \
       --config "$F16_CONFIGS" --out "$OUT/ours_f16_$r.jsonl" >/dev/null
     echo "bench f16 rc=$?"
     if [ -n "${BASE_BUILD:-}" ]; then
-      timeout 120 "$BASE_BUILD/attention_bench" --run "$r" \
+      timeout 120 "$BASE_BUILD/bench/attention_bench" --run "$r" \
         --config "$MAIN_CONFIGS" --out "$OUT/base_f16_$r.jsonl" >/dev/null
       echo "base f16 rc=$?"
     fi
@@ -185,16 +181,16 @@ done
 for r in $(seq 1 "$RUNS"); do
   if has bench; then
     stamp "bench bf16 and masked, run $r"
-    timeout 60 "$BUILD/attention_bench" $SKIP --config "$MAIN_CONFIGS" \
+    timeout 60 "$BENCH" $SKIP --config "$MAIN_CONFIGS" \
       --dtype bf16 --run "$r" --out "$OUT/ours_bf16_$r.jsonl" >/dev/null
     echo "bench bf16 rc=$?"
-    timeout 60 "$BUILD/attention_bench" $SKIP --config "$MAIN_CONFIGS" \
+    timeout 60 "$BENCH" $SKIP --config "$MAIN_CONFIGS" \
       --masked --run "$r" --out "$OUT/ours_masked_$r.jsonl" >/dev/null
     echo "bench masked rc=$?"
     if [ -n "${BASE_BUILD:-}" ]; then
-      timeout 60 "$BASE_BUILD/attention_bench" --config "$MAIN_CONFIGS" \
+      timeout 60 "$BASE_BUILD/bench/attention_bench" --config "$MAIN_CONFIGS" \
         --dtype bf16 --run "$r" --out "$OUT/base_bf16_$r.jsonl" >/dev/null
-      timeout 60 "$BASE_BUILD/attention_bench" --config "$MAIN_CONFIGS" \
+      timeout 60 "$BASE_BUILD/bench/attention_bench" --config "$MAIN_CONFIGS" \
         --masked --run "$r" --out "$OUT/base_masked_$r.jsonl" >/dev/null
       echo "base bf16 and masked rc=$?"
     fi
@@ -227,13 +223,13 @@ if has f32; then
   for r in $(seq 1 "$RUNS"); do
     stamp "f32 run $r"
     for ct in bf16 f16; do
-      timeout 60 "$BUILD/attention_bench" --uniform --dtype f32 --compute $ct \
+      timeout 60 "$BENCH" --uniform --dtype f32 --compute $ct \
         --config "$MAIN_CONFIGS" $LKARGS --run "$r" >>"$OUT/f32_ours.jsonl"
     done
-    timeout 60 "$BUILD/attention_bench" --uniform --dtype bf16 \
+    timeout 60 "$BENCH" --uniform --dtype bf16 \
       --config "$MAIN_CONFIGS" $LKARGS --run "$r" >>"$OUT/f32_ours.jsonl"
     # The exact f32 path (SIMT) at the shortest Lk only: it is slow.
-    timeout 60 "$BUILD/attention_bench" --uniform --dtype f32 --config simt \
+    timeout 60 "$BENCH" --uniform --dtype f32 --config simt \
       --lk 512 --reps 5 --run "$r" >>"$OUT/f32_ours.jsonl"
     echo "bench f32 rc=$?"
     for ct in "" "--compute bf16"; do

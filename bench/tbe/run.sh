@@ -1,6 +1,6 @@
 #!/bin/bash
 # One call on the GPU machine for the TBE forward: builds with CMake in
-# $BUILD (the runtime half, no MLIR: the GPU test, its 64-bit-position twin
+# $BUILD (bench/common/env.sh: the GPU test, its 64-bit-position twin
 # tbe_pos64, the config test, the benchmark with its tuning variants and the
 # ptxas report; incremental, so a warm machine rebuilds only what changed;
 # skipped when a $BUILD/bins.tar.xz of those binaries was carried instead),
@@ -9,22 +9,24 @@
 # counts the kernel's SASS memory instructions, times ours (all
 # configurations and tuning variants) and the torch peers in the same run,
 # and writes the bench/results records and the chart. Prints a short table
-# last.
+# last. The step graphs runs bench/tbe/graphs.sh (CUDA graphs; its own
+# results file).
 #
-#   OUT=/tmp/tbe MERGE=bench/results/tbe_forward.json RUN=5 bench/tbe/gpu_run.sh
+#   OUT=/tmp/tbe MERGE=bench/results/tbe_forward.json RUN=5 bench/tbe/run.sh
 #   then: cp $OUT/tbe_forward.json bench/results/
 #         cp $OUT/tbe_forward.png docs/kernels/
 #
 # To run binaries built on another machine instead (same paths, relative to
 # its build folder B, configured as above):
-#   tar cJf .tbe-build/bins.tar.xz -C B test/Kernels/tbe \
+#   tar cJf build-bench/bins.tar.xz -C B test/Kernels/tbe \
 #     test/Kernels/tbe_pos64 test/Runtime/tbe_config bench/tbe_bench \
 #     bench/tbe_sm90.o bench/tbe_sm90_ptxas.txt
-# and carry .tbe-build/bins.tar.xz; it is removed once unpacked, so a later
+# and carry build-bench/bins.tar.xz; it is removed once unpacked, so a later
 # call on the same machine builds from the sources again.
 #
-# STEPS (comma list, default all but quick):
-#   quick,test,memcheck,racecheck,sass,bench,regress,peers,report,ncu
+# The variables every family's run.sh has: bench/common/env.sh.
+# STEPS (default all but quick and graphs):
+#   quick,test,memcheck,racecheck,sass,bench,regress,peers,report,ncu,graphs
 # ONLY: cases (comma list) for bench and peers, default all.
 # REGRESS: cases timed ours-only, auto configuration, no sweep (a check that
 #   a change slowed nothing; no records), default none. REGRESS_VARIANTS=1:
@@ -36,29 +38,13 @@
 # MERGE, RUN: report merges this run's records (numbered RUN) into the
 #   results file MERGE (e.g. bench/results/tbe_forward.json), replacing the
 #   records of the cases it measured, and draws the chart from the merge.
-# COMMIT: recorded in the results (default: git's, else "uncommitted").
 set -u
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/tbe-out}
-BUILD=${BUILD:-.tbe-build}
-STEPS=${STEPS:-test,memcheck,racecheck,sass,bench,peers,report,ncu}
-ONLY=${ONLY:-}
+source bench/common/env.sh tbe test,memcheck,racecheck,sass,bench,peers,report,ncu
 REGRESS=${REGRESS:-}
-DEADLINE=${DEADLINE:-10000}
-COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo uncommitted)}
-# Binaries built elsewhere find the CUDA libraries here.
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/run.log") 2>&1
-has() { [[ ",$STEPS," == *",$1,"* ]]; }
-t0=$(date +%s)
-elapsed() { echo $(($(date +%s) - t0)); }
-stamp() { echo "=== $1 ($(elapsed) s)"; }
-onlyArgs=()
-[ -n "$ONLY" ] && onlyArgs=(--only "$ONLY")
+bench_log_all
 
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv,noheader
+bench_gpu
 # Where CMake puts the binaries under $BUILD.
 TEST=$BUILD/test/Kernels/tbe
 TEST_POS64=$BUILD/test/Kernels/tbe_pos64
@@ -68,13 +54,8 @@ if [ -f "$BUILD/bins.tar.xz" ]; then
   # Carried, built elsewhere: paths as above, relative to $BUILD.
   tar xJf "$BUILD/bins.tar.xz" -C "$BUILD" && rm "$BUILD/bins.tar.xz"
 else
-  stamp "building (CMake, runtime half)"
-  { cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
-    >"$OUT/configure.log" 2>&1 &&
-    ninja -C "$BUILD" embrt-test-tbe_config embrt-kernel-test-tbe \
-      embrt-kernel-test-tbe-pos64 emb-bench-tbe emb-bench-tbe-ptxas \
-      >"$OUT/build.log" 2>&1; } ||
-    { tail -n 30 "$OUT/configure.log" "$OUT/build.log"; exit 1; }
+  bench_build embrt-test-tbe_config embrt-kernel-test-tbe \
+    embrt-kernel-test-tbe-pos64 emb-bench-tbe emb-bench-tbe-ptxas || exit 1
   # Registers, spills and stack frames of the library's TBE kernels.
   grep -hE "Used|spill" "$BUILD/bench/tbe_sm90_ptxas.txt" | sort | uniq -c |
     sort -rn | head -n 12
@@ -100,10 +81,7 @@ if has test; then
 fi
 
 sanitize() { # tool
-  echo "--- $1" >>"$OUT/sanitizer.txt"
-  timeout 100 compute-sanitizer --tool "$1" --error-exitcode 9 \
-    "$TEST" --quick >>"$OUT/sanitizer.txt" 2>&1
-  echo "compute-sanitizer $1 rc=$?"
+  bench_sanitize "$1" 100 "$1" "$TEST" --quick
 }
 if has memcheck; then
   stamp memcheck
@@ -164,40 +142,38 @@ if has report; then
 fi
 
 # Optional, after the results are written: skipped past DEADLINE.
-if has racecheck; then
-  if [ "$(elapsed)" -lt "$DEADLINE" ]; then
-    stamp racecheck
-    sanitize racecheck
-  else
-    echo "racecheck skipped: past the deadline"
-  fi
+if bench_late racecheck; then
+  stamp racecheck
+  sanitize racecheck
 fi
 if has memcheck || has racecheck; then
-  grep -E "^---|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Hazard|PASSED|FAILED" \
-    "$OUT/sanitizer.txt" | sort | uniq -c | head -n 12
+  bench_sanitizer_summary
 fi
 
-if has ncu; then
-  if [ "$(elapsed)" -lt "$DEADLINE" ]; then
-    stamp "ncu (one launch each: speed of light, pipes, DRAM bytes, L2 hits)"
-    for c in ${NCU_CASES:-tbe_f32_zipf}; do
-      echo "--- $c"
-      timeout 60 ncu --clock-control none -k regex:tbeForward --launch-skip 2 \
-        --launch-count 1 --section SpeedOfLight \
-        --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
-        --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,regex:sm__inst_executed_pipe_.*avg.pct_of_peak_sustained_active \
-        "$BENCH" --only "$c" --no-sweep >/tmp/ncu.txt 2>&1
-      grep -E "Duration|Throughput|Busy|dram__|lts__|Issue|Ipc|Hit|ERR" /tmp/ncu.txt |
-        head -n 24
-      grep -E "pipe_" /tmp/ncu.txt | sort -k3 -g -r | head -n 8
-    done
-  else
-    echo "ncu skipped: past the deadline"
-  fi
+if bench_late ncu; then
+  stamp "ncu (one launch each: speed of light, pipes, DRAM bytes, L2 hits)"
+  for c in ${NCU_CASES:-tbe_f32_zipf}; do
+    echo "--- $c"
+    timeout 60 ncu --clock-control none -k regex:tbeForward --launch-skip 2 \
+      --launch-count 1 --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,regex:sm__inst_executed_pipe_.*avg.pct_of_peak_sustained_active \
+      "$BENCH" --only "$c" --no-sweep >/tmp/ncu.txt 2>&1
+    grep -E "Duration|Throughput|Busy|dram__|lts__|Issue|Ipc|Hit|ERR" /tmp/ncu.txt |
+      head -n 24
+    grep -E "pipe_" /tmp/ncu.txt | sort -k3 -g -r | head -n 8
+  done
 fi
 
 if has report && [ -f "$OUT/tbe_forward.json" ]; then
   python3 bench/tbe/report.py --summary "$OUT/tbe_forward.json" \
     ${RUN:+--run "$RUN"}
+fi
+
+# CUDA graphs (bench/tbe/graphs.sh: its own build targets, tests and
+# results file, tbe_graphs.json, under $OUT/graphs).
+if has graphs; then
+  stamp "CUDA graphs (bench/tbe/graphs.sh)"
+  OUT=$OUT/graphs bash bench/tbe/graphs.sh
 fi
 stamp done

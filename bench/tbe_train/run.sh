@@ -7,7 +7,7 @@
 # test, and writes the results (bench/results/tbe_train.json's records) and
 # the chart. Prints a short table last.
 #
-#   OUT=/tmp/train bench/tbe_train/gpu_run.sh
+#   OUT=/tmp/train bench/tbe_train/run.sh
 #   then: cp $OUT/tbe_train.json bench/results/
 #         cp $OUT/tbe_train.png docs/kernels/
 #
@@ -15,7 +15,8 @@
 # of being built here: bench/tbe_train/pack.sh BUILD_DIR writes
 # .bwd-carry/bins.tar.xz (carry .bwd-carry), which is unpacked into $BUILD.
 #
-# STEPS (comma list, default all):
+# The variables every family's run.sh has: bench/common/env.sh.
+# STEPS (default all):
 #   test,memcheck,racecheck,bench,profile,binding,report
 #   (profile: each kernel's time in a step, PyTorch's profiler through the
 #   binding; printed into run.log)
@@ -34,44 +35,26 @@
 # ours.jsonl, peers.jsonl, binding.txt, tbe_train.json, tbe_train.png.
 set -u
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/tbe-train-out}
-BUILD=${BUILD:-/tmp/b}
+source bench/common/env.sh tbe_train test,memcheck,racecheck,bench,profile,binding,report
 CARRY=${CARRY:-.bwd-carry}
-STEPS=${STEPS:-test,memcheck,racecheck,bench,profile,binding,report}
-RUNS=${RUNS:-3}
-ONLY=${ONLY:-}
-DEADLINE=${DEADLINE:-10000}
 FORWARD_TEST=${FORWARD_TEST:-1}
 VARIANTS=${VARIANTS:-}
-COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo uncommitted)}
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/run.log") 2>&1
-has() { [[ ",$STEPS," == *",$1,"* ]]; }
-t0=$(date +%s)
-elapsed() { echo $(($(date +%s) - t0)); }
-stamp() { echo "=== $1 ($(elapsed) s)"; }
-onlyArgs=()
-[ -n "$ONLY" ] && onlyArgs=(--only "$ONLY")
+bench_log_all
 variantArgs=()
 [ -n "$VARIANTS" ] && variantArgs=(--variants "$VARIANTS")
 
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv,noheader
+bench_gpu
 if [ -f "$CARRY/bins.tar.xz" ]; then
   mkdir -p "$BUILD"
   tar xJf "$CARRY/bins.tar.xz" -C "$BUILD"
 fi
 if ! "$BUILD/test/Kernels/tbe_backward_config" >/dev/null 2>&1 ||
   [ ! -x "$BUILD/bench/tbe_train_bench" ]; then
-  stamp "building (CMake, runtime half)"
-  cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF >"$OUT/build.txt" 2>&1 &&
-    ninja -C "$BUILD" embrt-kernel-test-tbe-backward \
-      embrt-kernel-test-tbe-backward-multi embrt-kernel-test-tbe-backward-pipe \
-      embrt-kernel-test-tbe-backward-config embrt-test-tbe_backward \
-      embrt-kernel-test-tbe emb-bench-tbe-train embrt_shared >>"$OUT/build.txt" 2>&1 ||
-    { tail -n 30 "$OUT/build.txt"; exit 1; }
-  rm -f "$OUT/build.txt"
+  bench_build embrt-kernel-test-tbe-backward \
+    embrt-kernel-test-tbe-backward-multi embrt-kernel-test-tbe-backward-pipe \
+    embrt-kernel-test-tbe-backward-config embrt-test-tbe_backward \
+    embrt-kernel-test-tbe emb-bench-tbe-train embrt_shared || exit 1
+  rm -f "$OUT/build.log" "$OUT/configure.log"
 fi
 
 if [ -z "${BACKWARD_TESTS:-}" ]; then
@@ -101,10 +84,7 @@ fi
 
 sanitize() { # tool
   local t=${BACKWARD_TESTS%% *}
-  echo "--- $1 ($t)" >>"$OUT/sanitizer.txt"
-  timeout 150 compute-sanitizer --tool "$1" --error-exitcode 9 \
-    "$BUILD/test/Kernels/$t" --quick >>"$OUT/sanitizer.txt" 2>&1
-  echo "compute-sanitizer $1 ($t) rc=$?"
+  bench_sanitize "$1" 150 "$1 ($t)" "$BUILD/test/Kernels/$t" --quick
 }
 if has memcheck; then
   stamp memcheck
@@ -158,17 +138,12 @@ if has report && [ -f "$OUT/ours.jsonl" ]; then
     --png "$OUT/tbe_train.png" --commit "$COMMIT"
 fi
 # Last, being the slowest and optional: skipped past DEADLINE.
-if has racecheck; then
-  if [ "$(elapsed)" -lt "$DEADLINE" ]; then
-    stamp racecheck
-    sanitize racecheck
-  else
-    echo "racecheck skipped: past the deadline"
-  fi
+if bench_late racecheck; then
+  stamp racecheck
+  sanitize racecheck
 fi
 if has memcheck || has racecheck; then
-  grep -E "^---|ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Hazard|PASSED|FAILED" \
-    "$OUT/sanitizer.txt" | sort | uniq -c | head -n 12
+  bench_sanitizer_summary
 fi
 grep -E "rc=|PASSED|FAILED|cases$" "$OUT/test.txt" 2>/dev/null | head -n 12
 stamp done
