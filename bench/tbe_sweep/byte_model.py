@@ -68,7 +68,7 @@ def _inputs(T, B, N, esize, weighted):
 
 
 def distinct_exact(ids_per_table):
-    """Distinct rows of each table from its drawn ids (any iterables of ints, or numpy/torch)."""
+    """Distinct rows of each table from its drawn ids (iterables of ints: lists, tensors)."""
     return [len(set(int(i) for i in ids)) for ids in ids_per_table]
 
 

@@ -97,9 +97,10 @@ def apply_caps(cfg):
             capped.append(tag)
     room = budget - mem_bytes(cfg)
     if table_bytes(cfg) > room:
-        scale = room / table_bytes(cfg)
-        cfg["E"] = [max(MIN_ROWS, int(E * scale)) for E in cfg["E"]]
         capped.append("rows")
+    while table_bytes(cfg) > room:  # again when MIN_ROWS kept small tables from shrinking
+        scale = room / table_bytes(cfg) * 0.999
+        cfg["E"] = [max(MIN_ROWS, int(E * scale)) for E in cfg["E"]]
     cfg["capped"] = capped
 
 
