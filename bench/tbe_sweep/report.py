@@ -1,0 +1,164 @@
+"""Merges sweep.py's JSON lines into bench/results/tbe_sweep.json and prints the distribution, the
+bars of issue 40 and the worst configurations.
+
+    python3 bench/tbe_sweep/report.py --jsonl '$OUT/*.jsonl' [--json bench/results/tbe_sweep.json]
+        [--png docs/kernels/tbe_sweep.png] [--worst 10]
+    python3 bench/tbe_sweep/report.py --summary bench/results/tbe_sweep.json
+
+A configuration measured twice (a re-run, a resumed slice) keeps its last record. Percentiles are
+nearest-rank over the configurations of one op. The "shape hint" beside a worst configuration names
+what its shape points at (a launch-sized floor, short bags, long runs, small D); it is a lead for
+the profiler, not a measured bound.
+"""
+import argparse
+import glob
+import json
+import math
+
+BARS = {  # op: (median bw_fraction, 10th percentile bw_fraction, median ratio, least ratio)
+    "forward": (0.75, 0.50, 4.0, 1.5),
+    "step": (0.55, None, 6.0, None),
+}
+
+
+def load(patterns):
+    """The last record of each (configuration, op); dry-run records only where nothing else is."""
+    recs, dry = {}, {}
+    for pattern in patterns:
+        for path in sorted(glob.glob(pattern)):
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("{"):
+                        r = json.loads(line)
+                        (dry if r.get("dry_run") else recs)[r["config"], r["op"]] = r
+    recs = recs or dry
+    return [recs[k] for k in sorted(recs)]
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    return xs[min(len(xs) - 1, max(0, int(math.ceil(q / 100.0 * len(xs))) - 1))]
+
+
+def hint(r):
+    floor_us = r["bytes"] / r["copy_gbps"] / 1e3
+    out = []
+    if floor_us < 20:
+        out.append("launch-sized (floor %.1f us)" % floor_us)
+    if r["L_mean"] < 4:
+        out.append("short bags (L %.1f)" % r["L_mean"])
+    if r["op"] == "step" and r["pos_long_frac"] > 0.3:
+        out.append("long runs (%.0f%% of ids in runs > 256)" % (100 * r["pos_long_frac"]))
+    if r["op"] == "step" and r["runs_short_frac"] > 0.9:
+        out.append("short runs (%.0f%% of rows < 4 ids)" % (100 * r["runs_short_frac"]))
+    if r["D_max"] <= 32:
+        out.append("small D (%d)" % r["D_max"])
+    return ", ".join(out) or "-"
+
+
+def shape(r):
+    return "T %3d B %5d %s %-4s%s %s D %s L %.1f (max %d) N %.3g" % (
+        r["T"], r["B"], r["dtype"], r["pooling"], " w" if r["weighted"] else "  ",
+        "zipf %.2f" % r["alpha"] if r["ids"] == "zipf" else "uniform  ",
+        "/".join(str(d) for d in r["dims"]), r["L_mean"], r["L_max"], r["N"])
+
+
+def summary(recs, worst=10):
+    if not recs:
+        print("no records")
+        return
+    dry = any(r.get("dry_run") for r in recs)
+    print("%d records, %d configurations, %s, commit %s%s" % (
+        len(recs), len(set(r["config"] for r in recs)), recs[0]["device"], recs[0]["commit"],
+        " (DRY RUN: CPU, shrunk shapes; not a measurement)" if dry else ""))
+    bad = [r for r in recs if r["check"] != "ok" and not r["check"].startswith("not checked")]
+    for op in ("forward", "step"):
+        rs = [r for r in recs if r["op"] == op]
+        if not rs:
+            continue
+        ratio = [r["ratio"] for r in rs]
+        bw = [r["bw_fraction"] for r in rs]
+        print("\n%s: %d configurations" % (op, len(rs)))
+        print("  %-12s %8s %8s %8s %8s %8s" % ("", "min", "p10", "median", "p90", "max"))
+        print("  %-12s %8.2f %8.2f %8.2f %8.2f %8.2f" % (
+            "speedup", min(ratio), pct(ratio, 10), pct(ratio, 50), pct(ratio, 90), max(ratio)))
+        print("  %-12s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%" % (
+            "copy frac", 100 * min(bw), 100 * pct(bw, 10), 100 * pct(bw, 50), 100 * pct(bw, 90),
+            100 * max(bw)))
+        med_bw, p10_bw, med_ratio, least = BARS[op]
+        bars = [("median copy fraction >= %g%%" % (100 * med_bw), pct(bw, 50) >= med_bw),
+                ("median speedup >= %gx" % med_ratio, pct(ratio, 50) >= med_ratio)]
+        if p10_bw is not None:
+            bars.append(("p10 copy fraction >= %g%%" % (100 * p10_bw), pct(bw, 10) >= p10_bw))
+        if least is not None:
+            bars.append(("every speedup >= %gx" % least, min(ratio) >= least))
+        print("  bars: " + "; ".join("%s: %s" % (k, "met" if v else "NOT met") for k, v in bars))
+        ms, floor = sum(r["ms"] for r in rs), sum(r["bytes"] / r["copy_gbps"] / 1e6 for r in rs)
+        print("  emb %.1f ms in all, %.1f ms of it over the copy floor; torch %.1f ms" % (
+            ms, ms - floor, sum(r["peer_ms"] for r in rs)))
+        for key, title in (("ratio", "speedup"), ("bw_fraction", "copy fraction")):
+            print("  worst %d by %s:" % (worst, title))
+            for r in sorted(rs, key=lambda r: r[key])[:worst]:
+                print("    #%-3d x%-6.2f %5.1f%% %9.4f ms  %s  [%s]" % (
+                    r["config"], r["ratio"], 100 * r["bw_fraction"], r["ms"], shape(r), hint(r)))
+    if bad:
+        print("\nchecks that failed (%d): %s" % (len(bad), "; ".join(
+            "#%d %s: %s" % (r["config"], r["op"], r["check"]) for r in bad[:8])))
+
+
+def chart(recs, png):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:  # noqa: BLE001: the numbers matter more than the picture
+        print("chart skipped:", e)
+        return
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    for row, (key, label) in enumerate((("ratio", "speedup over torch"),
+                                        ("bw_fraction", "fraction of copy bandwidth"))):
+        for col, (x, xlabel) in enumerate((("L_mean", "mean pooling factor"),
+                                           ("D_max", "largest D in the mix"))):
+            ax = axes[row][col]
+            for op, color in (("forward", "tab:blue"), ("step", "tab:orange")):
+                rs = [r for r in recs if r["op"] == op]
+                ax.scatter([r[x] for r in rs], [r[key] for r in rs], s=10, c=color, label=op,
+                           alpha=0.7)
+            ax.set_xscale("log", base=2 if x == "D_max" else 10)
+            if key == "ratio":
+                ax.set_yscale("log")
+                ax.axhline(1, color="k", lw=0.8)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(label)
+            ax.legend(fontsize=7)
+    fig.suptitle("emb TBE sweep on %s (%d configurations, commit %s)" % (
+        recs[0]["device"], len(set(r["config"] for r in recs)), recs[0]["commit"]))
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jsonl", action="append", default=[], help="glob of sweep.py's JSON lines")
+    ap.add_argument("--json", default=None, help="write the merged records here")
+    ap.add_argument("--png", default=None)
+    ap.add_argument("--worst", type=int, default=10)
+    ap.add_argument("--summary", default=None, help="a merged results JSON: print its table")
+    a = ap.parse_args()
+    if a.summary:
+        with open(a.summary) as f:
+            recs = json.load(f)
+    else:
+        recs = load(a.jsonl)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(recs, f, indent=1)
+    if a.png and recs:
+        chart(recs, a.png)
+    summary(recs, a.worst)
+
+
+if __name__ == "__main__":
+    main()
