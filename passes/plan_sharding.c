@@ -326,6 +326,21 @@ static bool planTbe(MlirOperation op, const PlanOptions *o, bool *oom) {
                   (long long)n);
     return false;
   }
+  // Quantized tables are served whole: a plan slices dense tables (the
+  // verifier refuses one over packed rows). Shard first, then quantize the
+  // shards' tables (emb-quantize-tables after emb-shard).
+  for (int64_t t = 0; t < n; ++t) {
+    EmbTableInfo info;
+    if (embGetTableInfo(mlirOperationGetOperand(op, 2 + t), &info) &&
+        embTableIsQuantized(&info)) {
+      embEmitRemarkf(loc,
+                     "%s: this emb.tbe stays unsharded: weights_%lld is an "
+                     "%s table, and a plan slices dense tables (run "
+                     "emb-quantize-tables after emb-shard)",
+                     passName, (long long)t, info.precisionName);
+      return true;
+    }
+  }
   MlirAttribute ft =
       mlirOperationGetAttributeByName(op, embStr("feature_tables"));
   int64_t numFeatures = mlirDenseArrayGetNumElements(ft);

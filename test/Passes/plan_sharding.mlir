@@ -79,3 +79,19 @@ func.func @planned(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf
   %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 1>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// A lookup of a quantized table stays unsharded (a plan slices dense
+// tables), with a remark; quantize after emb-shard instead.
+// EXPLAIN: remark: emb-plan-sharding: this emb.tbe stays unsharded: weights_0 is an int4 table, and a plan slices dense tables (run emb-quantize-tables after emb-shard)
+// CHECK-LABEL: func.func @quantized
+// CHECK-NOT: sharding
+// CHECK: return
+// SHARD-LABEL: func.func @quantized
+// SHARD: "emb.tbe"
+func.func @quantized(%i: tensor<?xi64>, %o: tensor<9xi64>, %q: tensor<100x48xi8>) -> tensor<4x128xf32> {
+  %h0 = "emb.table"(%q) {precision = "int4", dim = 64 : i64} : (tensor<100x48xi8>) -> !emb.table_handle
+  %0 = "emb.tbe"(%i, %o, %h0) {pooling = "sum", feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<9xi64>, !emb.table_handle) -> tensor<4x128xf32>
+  return %0 : tensor<4x128xf32>
+}
