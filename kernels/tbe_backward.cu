@@ -184,9 +184,9 @@ constexpr int kOccBlocks = EMB_TBE_BWD_OCC_BLOCKS;
 /// threads, 128 registers; 3, 80). Measured on an H200 (bench/tbe_train/
 /// NOTES.md, call 1): 3 CTAs 15-20% faster than 2 with the per-run
 /// pipeline.
-/// bench/CMakeLists.txt builds variants of this file with other values (and
-/// EMB_TBE_BWD_SUFFIX appended to the entry points' names) to time them in one
-/// run.
+/// kernels/variants.cmake builds variants of this file with other values
+/// (and EMB_TBE_BWD_SUFFIX appended to the entry points' names) to time them
+/// in one run.
 #ifndef EMB_TBE_BWD_MIN_BLOCKS
 #define EMB_TBE_BWD_MIN_BLOCKS (EMB_TBE_BWD_MULTI ? 2 : 3)
 #endif

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Packs what bench/tbe_train/gpu_run.sh runs from a CMake build of the runtime
-# half (cmake -G Ninja -S . -B BUILD -DEMB_ENABLE_COMPILER=OFF; ninja -C BUILD)
+# half (cmake -G Ninja -S . -B BUILD -DEMB_ENABLE_COMPILER=OFF; ninja -C BUILD
+# all emb-bench-tbe-train embrt-kernel-test-tbe-backward-multi
+# embrt-kernel-test-tbe-backward-pipe)
 # into .bwd-carry/bins.tar.xz, so that a device call can carry the binaries
 # instead of building them (device time). Add /.bwd-carry/ to
 # .git/info/exclude and name .bwd-carry in the call's carry list.

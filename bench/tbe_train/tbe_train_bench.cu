@@ -27,7 +27,7 @@
 // Usage: tbe_train_bench [--out FILE.jsonl] [--only CASE,...] [--sweep]
 //                        [--variants NAME,...] [--run N]
 //   --sweep: also every routing configuration on the cases that name them,
-//   and the accumulate variants (bench/CMakeLists.txt; --variants: only
+//   and the accumulate variants (kernels/variants.cmake; --variants: only
 //   those) on every case, each step timed whole and checked as the
 //   default's; those that promise the default's bits (pipe) are also
 //   compared with a default step from the same sampled rows, bit for bit.
@@ -52,7 +52,7 @@
 typedef embrtStatus (*BackwardLauncher)(embrtLaunchEnv *,
                                         const embrtTbeBackwardArgs *);
 
-// Variants of kernels/tbe_backward.cu (bench/CMakeLists.txt,
+// Variants of kernels/tbe_backward.cu (kernels/variants.cmake,
 // EMB_TBE_BWD_SUFFIX), called as launchers with a launch environment.
 #ifdef TBE_TRAIN_VARIANTS
 extern "C" embrtStatus

@@ -29,8 +29,8 @@
 // Usage: tbe_backward [--quick]   (--quick: small shapes, for
 // compute-sanitizer)
 //
-// tbe_backward_multi is this test linked against kernels/tbe_backward.cu
-// built with EMB_TBE_BWD_MULTI=1 (test/Kernels/CMakeLists.txt): the same
+// tbe_backward_multi is this test linked against kernels/tbe_backward.cu's
+// variant "multi" (kernels/variants.cmake: EMB_TBE_BWD_MULTI=1): the same
 // cases through the short-run path that owns several runs a group at once.
 // tbe_backward_pipe: the same with EMB_TBE_BWD_OCC=0, short runs through the
 // accumulate kernel's per-run pipeline (the default before the short-run
