@@ -30,15 +30,6 @@ set(EMB_KERNEL_VARIANTS
   # The per-run pipeline at 2 accumulate CTAs an SM (128 registers) instead
   # of 3.
   mb2      tbe_backward.cu  EMB_TBE_BWD_OCC=0,EMB_TBE_BWD_MIN_BLOCKS=2
-  # Short runs through the shared-memory stream (2 CTAs an SM).
-  stream   tbe_backward.cu  EMB_TBE_BWD_OCC=0,EMB_TBE_BWD_SHORT_STREAM=1,EMB_TBE_BWD_MIN_BLOCKS=2
-  # A run's first sort values loaded a run ahead.
-  pre      tbe_backward.cu  EMB_TBE_BWD_OCC=0,EMB_TBE_BWD_PRE_VALS=1
-  # Short runs owned 4 at a time by a group (2 CTAs an SM); also the GPU
-  # test tbe_backward_multi.
-  multi    tbe_backward.cu  EMB_TBE_BWD_OCC=0,EMB_TBE_BWD_MULTI=1
-  # The same, 2 at a time.
-  multi2   tbe_backward.cu  EMB_TBE_BWD_OCC=0,EMB_TBE_BWD_MULTI=1,EMB_TBE_BWD_MULTI_RUNS=2
   # The default's short-run kernel at 8 CTAs an SM (32 registers) instead of
   # 6.
   occ      tbe_backward.cu  EMB_TBE_BWD_OCC_BLOCKS=8

@@ -58,17 +58,6 @@ typedef embrtStatus (*BackwardLauncher)(embrtLaunchEnv *,
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_mb2(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_stream(embrtLaunchEnv *,
-                                  const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_pre(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_multi(embrtLaunchEnv *,
-                                 const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_multi2(embrtLaunchEnv *,
-                                  const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
@@ -79,10 +68,6 @@ static const struct {
                  ///< default's step bit for bit
 } kVariants[] = {
     {"mb2", embrtCudaLaunchTbeBackward_mb2},
-    {"stream", embrtCudaLaunchTbeBackward_stream},
-    {"pre", embrtCudaLaunchTbeBackward_pre},
-    {"multi", embrtCudaLaunchTbeBackward_multi},
-    {"multi2", embrtCudaLaunchTbeBackward_multi2},
     // 8 CTAs an SM: Adam's rows differ from the default's (6 CTAs) in
     // the last bit (call 6): within the GPU test's tolerance, not the same
     // bits.
