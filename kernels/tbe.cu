@@ -60,10 +60,10 @@ namespace {
 // Launch metadata, shared by host and device
 //===----------------------------------------------------------------------===//
 
-// Tuning knobs. The library is built with the defaults; bench/CMakeLists.txt
-// builds variants of this file with other values (and EMB_TBE_SUFFIX
-// appended to the entry points' names) to time them in one run, and
-// test/Kernels/CMakeLists.txt one with EMB_TBE_POS32=0 for the GPU test. The
+// Tuning knobs. The library is built with the defaults; kernels/variants.cmake
+// declares variants of this file with other values: the benchmark links them
+// with EMB_TBE_SUFFIX appended to the entry points' names to time them in one
+// run, and the GPU test tbe_pos64 links the one with EMB_TBE_POS32=0. The
 // rows of a stage come from the launch configuration (kernels/tbe_config.cuh).
 #ifndef EMB_TBE_STAGES
 #define EMB_TBE_STAGES 2

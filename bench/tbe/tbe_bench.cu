@@ -18,7 +18,7 @@
 // configuration: impl "emb"), with every configuration forced
 // ("emb cfg=NAME"), and through tuning variants of kernels/tbe.cu
 // ("emb var=NAME"): the same file compiled again with other knob values,
-// EMB_TBE_BENCH_VARIANTS in bench/CMakeLists.txt. After timing, 256 sampled
+// the rows of tbe.cu in kernels/variants.cmake. After timing, 256 sampled
 // bags are checked against a host reference computed from the same table
 // values.
 //
@@ -48,8 +48,8 @@
 
 typedef embrtStatus (*Launcher)(embrtLaunchEnv *, const embrtTbeArgs *);
 
-// Tuning variants of kernels/tbe.cu: the names of EMB_TBE_BENCH_VARIANTS in
-// bench/CMakeLists.txt, whose objects define the entry points with
+// Tuning variants of kernels/tbe.cu: the names of its rows in
+// kernels/variants.cmake, whose objects define the entry points with
 // EMB_TBE_SUFFIX=_<name> appended; then the name each is recorded under.
 #define VARIANT(suffix)                                                        \
   extern "C" embrtStatus embrtCudaLaunchTbeForward##suffix(                    \

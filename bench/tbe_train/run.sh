@@ -25,9 +25,8 @@
 #   accumulate variants (each step whole, its backward alone, and checked
 #   as the default's); VARIANTS=NAME,...: only those variants.
 # BACKWARD_TESTS: the GPU backward tests run (default: tbe_backward and, when
-#   built, tbe_backward_multi, the short-run path owning several runs a group
-#   at once, and tbe_backward_pipe, short runs by the accumulate kernel's
-#   per-run pipeline); the first of them also runs under the sanitizers.
+#   built, tbe_backward_pipe, short runs by the accumulate kernel's per-run
+#   pipeline); the first of them also runs under the sanitizers.
 #   FORWARD_TEST=0: skip the forward's GPU test.
 # DEADLINE: seconds after the start past which later bench runs and
 #   racecheck (run last) are skipped.
@@ -51,7 +50,7 @@ fi
 if ! "$BUILD/test/Kernels/tbe_backward_config" >/dev/null 2>&1 ||
   [ ! -x "$BUILD/bench/tbe_train_bench" ]; then
   bench_build embrt-kernel-test-tbe-backward \
-    embrt-kernel-test-tbe-backward-multi embrt-kernel-test-tbe-backward-pipe \
+    embrt-kernel-test-tbe-backward-pipe \
     embrt-kernel-test-tbe-backward-config embrt-test-tbe_backward \
     embrt-kernel-test-tbe emb-bench-tbe-train embrt_shared || exit 1
   rm -f "$OUT/build.log" "$OUT/configure.log"
@@ -59,7 +58,7 @@ fi
 
 if [ -z "${BACKWARD_TESTS:-}" ]; then
   BACKWARD_TESTS=tbe_backward
-  for t in tbe_backward_multi tbe_backward_pipe; do
+  for t in tbe_backward_pipe; do
     [ -x "$BUILD/test/Kernels/$t" ] && BACKWARD_TESTS="$BACKWARD_TESTS $t"
   done
 fi

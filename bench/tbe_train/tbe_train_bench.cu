@@ -27,7 +27,7 @@
 // Usage: tbe_train_bench [--out FILE.jsonl] [--only CASE,...] [--sweep]
 //                        [--variants NAME,...] [--run N]
 //   --sweep: also every routing configuration on the cases that name them,
-//   and the accumulate variants (bench/CMakeLists.txt; --variants: only
+//   and the accumulate variants (kernels/variants.cmake; --variants: only
 //   those) on every case, each step timed whole and checked as the
 //   default's; those that promise the default's bits (pipe) are also
 //   compared with a default step from the same sampled rows, bit for bit.
@@ -53,22 +53,11 @@
 typedef embrtStatus (*BackwardLauncher)(embrtLaunchEnv *,
                                         const embrtTbeBackwardArgs *);
 
-// Variants of kernels/tbe_backward.cu (bench/CMakeLists.txt,
+// Variants of kernels/tbe_backward.cu (kernels/variants.cmake,
 // EMB_TBE_BWD_SUFFIX), called as launchers with a launch environment.
 #ifdef TBE_TRAIN_VARIANTS
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_mb2(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_stream(embrtLaunchEnv *,
-                                  const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_pre(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_multi(embrtLaunchEnv *,
-                                 const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_multi2(embrtLaunchEnv *,
-                                  const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
@@ -80,10 +69,6 @@ static const struct {
                  ///< default's step bit for bit
 } kVariants[] = {
     {"mb2", embrtCudaLaunchTbeBackward_mb2, false},
-    {"stream", embrtCudaLaunchTbeBackward_stream, false},
-    {"pre", embrtCudaLaunchTbeBackward_pre, false},
-    {"multi", embrtCudaLaunchTbeBackward_multi, false},
-    {"multi2", embrtCudaLaunchTbeBackward_multi2, false},
     // 8 CTAs an SM: Adam's rows differ from the default's (6 CTAs) in
     // the last bit (call 6): within the GPU test's tolerance, not the same
     // bits.

@@ -1,6 +1,5 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe_backward
-// RUN: %kernel_test_dir/tbe_backward_multi
 // RUN: %kernel_test_dir/tbe_backward_pipe
 //===- test/Kernels/tbe_backward.c - GPU test of the TBE backward ---------===//
 //
@@ -29,12 +28,10 @@
 // Usage: tbe_backward [--quick]   (--quick: small shapes, for
 // compute-sanitizer)
 //
-// tbe_backward_multi is this test linked against kernels/tbe_backward.cu
-// built with EMB_TBE_BWD_MULTI=1 (test/Kernels/CMakeLists.txt): the same
-// cases through the short-run path that owns several runs a group at once.
-// tbe_backward_pipe: the same with EMB_TBE_BWD_OCC=0, short runs through the
-// accumulate kernel's per-run pipeline (the default before the short-run
-// kernel of its own; both paths stay tested).
+// tbe_backward_pipe is this test linked against kernels/tbe_backward.cu's
+// variant "pipe" (kernels/variants.cmake: EMB_TBE_BWD_OCC=0): the same cases
+// through the accumulate kernel's per-run pipeline for the short runs (the
+// default before the short-run kernel of its own; both paths stay tested).
 //
 //===----------------------------------------------------------------------===//
 

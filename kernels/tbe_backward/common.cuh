@@ -1,0 +1,450 @@
+//===- kernels/tbe_backward/common.cuh - TBE backward metadata --*- C++ -*-===//
+//
+// What every part of the CUDA TBE backward shares (kernels/tbe_backward.cu
+// says how the parts fit): its tuning knobs, the launch metadata the host
+// fills and every kernel reads (Params, in the parameter block), and the
+// device helpers: metadata lookups, loads and stores of a lane's columns,
+// element conversions, error reports, and groups of lanes.
+//
+// The parts under kernels/tbe_backward/ are included by kernels/tbe_backward.cu
+// alone: their code is in the anonymous namespace of that one translation
+// unit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMB_KERNELS_TBE_BACKWARD_COMMON_CUH
+#define EMB_KERNELS_TBE_BACKWARD_COMMON_CUH
+
+#include "kernels/device_errors.cuh"
+#include "kernels/dtype.cuh"
+#include "kernels/launch.h"
+#include "kernels/stochastic_rounding.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+
+#include <type_traits>
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Launch metadata, shared by host and device
+//===----------------------------------------------------------------------===//
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+/// Distinct gather widths of one launch (more are merged: see planBuckets).
+constexpr int kMaxBuckets = 8;
+/// Tables and features whose metadata travels in the parameter block; more
+/// go through the workspace.
+constexpr int kParamTables = 64;
+constexpr int kParamFeatures = 256;
+/// Short runs a group takes at a time in the per-run pipeline.
+constexpr int kUnitRuns = 8;
+/// Short runs by a kernel of their own (shortRunsKernel,
+/// kernels/tbe_backward/short_runs.cuh) with no software pipeline and few
+/// registers, 6 CTAs of 256 threads an SM (48 warps), a group owning one run
+/// at a time; the accumulate kernel then takes only the long chunks. The
+/// default since call 6 (bench/tbe_train/NOTES.md): occupancy, not per-group
+/// pipelining, hides the latency. EMB_TBE_BWD_OCC=0 is the per-run pipeline
+/// before it (variant "pipe": bench and GPU test tbe_backward_pipe). The
+/// short-run strategies measured slower and dropped (the shared-memory
+/// stream, several runs a group at a time, sort values a run ahead) are in
+/// bench/tbe_train/NOTES.md.
+#ifndef EMB_TBE_BWD_OCC
+#define EMB_TBE_BWD_OCC 1
+#endif
+/// The short-run kernel's CTAs an SM (8: 32 registers a thread; 6: 40, the
+/// default: at 8 every hot instantiation spills and Adam's is slower than
+/// the per-run pipeline; call 6).
+#ifndef EMB_TBE_BWD_OCC_BLOCKS
+#define EMB_TBE_BWD_OCC_BLOCKS 6
+#endif
+/// Registers a lane of the short-run kernel spends on gradient rows in
+/// flight: 16 (4 rows of 16 bytes, 2 of 32; 8 at most).
+#ifndef EMB_TBE_BWD_OCC_LOAD_REGS
+#define EMB_TBE_BWD_OCC_LOAD_REGS 16
+#endif
+constexpr bool kOcc = EMB_TBE_BWD_OCC;
+constexpr int kOccBlocks = EMB_TBE_BWD_OCC_BLOCKS;
+[[maybe_unused]] constexpr int kOccLoadRegs = EMB_TBE_BWD_OCC_LOAD_REGS;
+/// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256
+/// threads, 128 registers; 3, 80). Measured on an H200 (bench/tbe_train/
+/// NOTES.md, call 1): 3 CTAs 15-20% faster than 2 with the per-run
+/// pipeline.
+/// kernels/variants.cmake builds variants of this family with other values
+/// of these knobs (and EMB_TBE_BWD_SUFFIX appended to the entry points'
+/// names, kernels/tbe_backward.cu) to time them in one run.
+#ifndef EMB_TBE_BWD_MIN_BLOCKS
+#define EMB_TBE_BWD_MIN_BLOCKS 3
+#endif
+constexpr int kAccumulateMinBlocks = EMB_TBE_BWD_MIN_BLOCKS;
+
+/// What a position's sort value holds, and how its gradient row is found.
+enum Mode : unsigned char {
+  /// SUM, unweighted: the row's first gradient element (b * sumD + column).
+  MODE_ROW = 0,
+  /// SUM, unweighted, where B * sumD does not fit 32 bits: the bag.
+  MODE_BAG_SUM = 1,
+  /// MEAN: the bag; scaled by 1 / its count of contributing ids.
+  MODE_BAG_MEAN = 2,
+  /// Weighted SUM: the position; its bag in bagOf, scaled by its weight.
+  MODE_POS_WEIGHTED = 3,
+  /// Pooling NONE: the position, whose own gradient row it reads.
+  MODE_POS_NONE = 4,
+};
+
+/// One table, in key order ("slot"): its rows are keys keyBase ..
+/// keyBase + rows - 1.
+struct TableMeta {
+  char *table;
+  float *m1, *m2;
+  unsigned long long keyBase;
+  unsigned rows;
+  unsigned dim;
+  int index; ///< in embrtTbeArgs (errors, rounding seed)
+  int bucket;
+};
+static_assert(sizeof(TableMeta) == 48, "TableMeta is 48 bytes");
+
+/// One feature: its table's slot and its first gradient column.
+struct FeatureMeta {
+  unsigned slot;
+  unsigned col;
+};
+
+/// One gather width: its lanes and columns a lane, its tables' slots
+/// [firstSlot, endSlot) and their keys (below keyEnd).
+struct BucketMeta {
+  int lanes, elems, vector, firstSlot, endSlot, pad;
+  unsigned long long keyEnd;
+};
+
+/// Counters of one step, at the start of the workspace; zeroed by the first
+/// kernel.
+struct Control {
+  int numRuns; ///< written by the run-length encode
+  int pad[3];
+  int runBegin[kMaxBuckets], runEnd[kMaxBuckets];
+  /// Long runs (high 32 bits) and chunks (low 32 bits) of each bucket.
+  unsigned long long longAlloc[kMaxBuckets];
+};
+
+/// n / d for n < 2^31 with a multiply and a shift (d >= 1).
+struct FastDiv {
+  unsigned d, mul, shr;
+};
+
+struct Shared {
+  const void *indices, *offsets, *weights, *grad;
+  const float *hyper;
+  const long long *step;
+  embrtDeviceErrors *errors;
+  Control *ctrl;
+  void *keys;                 ///< linearized keys (the sort's input)
+  unsigned *vals;             ///< their values
+  const void *unique;         ///< a key per run
+  const unsigned *starts;     ///< a first position per run
+  const unsigned *sortedVals; ///< values in key order
+  unsigned *bagOf;            ///< MODE_POS_WEIGHTED: the bag of a position
+  float *invCount;            ///< MODE_BAG_MEAN: 1 / count of a bag
+  uint4 *desc;         ///< long runs: {start, chunks, slot, row} per bucket
+  uint4 *chunks;       ///< chunk items: {start, end, long run, chunk}
+  unsigned *countdown; ///< chunks of each long run still to land
+  float *partial;      ///< partial sums, one row per slot
+  const TableMeta *tablesGlobal;     ///< or NULL: Params::tables
+  const FeatureMeta *featuresGlobal; ///< or NULL: Params::features
+  long long batch, numIndices, numBags, paddingIdx;
+  unsigned long long sentinel; ///< the total row count
+  unsigned long long seed;
+  unsigned sumD; ///< gradient row width (D for pooling NONE)
+  unsigned cap;  ///< long runs / chunks a bucket may hold
+  unsigned partialStride;
+  unsigned threshold, chunk, spacing;
+  int numTables, numFeatures, numBuckets;
+  FastDiv byBatch;
+  unsigned char pooling, bounds, idx64, off64, weightKind, hasPadding, mode,
+      optimizer, key64;
+};
+
+struct Params {
+  Shared s;
+  BucketMeta buckets[kMaxBuckets];
+  TableMeta tables[kParamTables];
+  FeatureMeta features[kParamFeatures];
+};
+static_assert(sizeof(Params) <= 32764, "parameter block too big");
+
+//===----------------------------------------------------------------------===//
+// Device helpers: metadata, loads, conversions
+//===----------------------------------------------------------------------===//
+
+__device__ __forceinline__ const TableMeta &tableAt(const Params &p, int slot) {
+  return p.s.tablesGlobal ? p.s.tablesGlobal[slot] : p.tables[slot];
+}
+
+__device__ __forceinline__ const FeatureMeta &featureAt(const Params &p,
+                                                        int f) {
+  return p.s.featuresGlobal ? p.s.featuresGlobal[f] : p.features[f];
+}
+
+__device__ __forceinline__ unsigned fastDiv(const FastDiv &f, unsigned n) {
+  return f.d == 1 ? n : __umulhi(n, f.mul) >> f.shr;
+}
+
+__device__ __forceinline__ long long loadIndex(const void *p, bool i64,
+                                               long long i) {
+  return i64 ? __ldg(static_cast<const long long *>(p) + i)
+             : (long long)__ldg(static_cast<const int *>(p) + i);
+}
+
+__device__ __forceinline__ long long loadOffset(const Shared &s, long long i) {
+  return loadIndex(s.offsets, s.off64, i);
+}
+
+__device__ __forceinline__ unsigned long long loadKey(const void *keys,
+                                                      bool key64, long long i) {
+  return key64 ? __ldg(static_cast<const unsigned long long *>(keys) + i)
+               : (unsigned long long)__ldg(static_cast<const unsigned *>(keys) +
+                                           i);
+}
+
+__device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
+  return embrt::loadPerSampleWeight(s.weightKind, s.weights, i);
+}
+
+__device__ __forceinline__ void prefetchL1(const void *p) {
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
+/// kBytes of a row as 32-bit words (a 2-byte piece in w[0]).
+template <int kBytes> struct Raw { unsigned w[kBytes >= 4 ? kBytes / 4 : 1]; };
+
+/// Loads kBytes at `p` (aligned to min(kBytes, 16)) through L2.
+template <int kBytes>
+__device__ __forceinline__ Raw<kBytes> loadRaw(const void *p) {
+  Raw<kBytes> r;
+  if constexpr (kBytes >= 16) {
+#pragma unroll
+    for (int i = 0; i < kBytes / 16; ++i) {
+      uint4 v = __ldcg(static_cast<const uint4 *>(p) + i);
+      r.w[4 * i] = v.x;
+      r.w[4 * i + 1] = v.y;
+      r.w[4 * i + 2] = v.z;
+      r.w[4 * i + 3] = v.w;
+    }
+  } else if constexpr (kBytes == 8) {
+    uint2 v = __ldcg(static_cast<const uint2 *>(p));
+    r.w[0] = v.x;
+    r.w[1] = v.y;
+  } else if constexpr (kBytes == 4) {
+    r.w[0] = __ldcg(static_cast<const unsigned *>(p));
+  } else {
+    r.w[0] = __ldcg(static_cast<const unsigned short *>(p));
+  }
+  return r;
+}
+
+/// Stores kBytes of words at `p`.
+template <int kBytes>
+__device__ __forceinline__ void storeRaw(void *p, const Raw<kBytes> &r) {
+  if constexpr (kBytes >= 16) {
+#pragma unroll
+    for (int i = 0; i < kBytes / 16; ++i)
+      static_cast<uint4 *>(p)[i] = make_uint4(r.w[4 * i], r.w[4 * i + 1],
+                                              r.w[4 * i + 2], r.w[4 * i + 3]);
+  } else if constexpr (kBytes == 8) {
+    *static_cast<uint2 *>(p) = make_uint2(r.w[0], r.w[1]);
+  } else if constexpr (kBytes == 4) {
+    *static_cast<unsigned *>(p) = r.w[0];
+  } else {
+    *static_cast<unsigned short *>(p) = (unsigned short)r.w[0];
+  }
+}
+
+/// Element types: bits to f32 and back.
+template <typename T> struct Elem;
+template <> struct Elem<float> {
+  __device__ static float get(const unsigned *w, int i) {
+    return __uint_as_float(w[i]);
+  }
+  __device__ static void set(unsigned *w, int i, unsigned bits) { w[i] = bits; }
+};
+template <> struct Elem<__half> {
+  __device__ static float get(const unsigned *w, int i) {
+    return __half2float(
+        __ushort_as_half((unsigned short)(w[i / 2] >> (16 * (i % 2)))));
+  }
+  __device__ static void set(unsigned *w, int i, unsigned bits) {
+    if (i % 2)
+      w[i / 2] = (w[i / 2] & 0xffffu) | bits << 16;
+    else
+      w[i / 2] = (w[i / 2] & 0xffff0000u) | bits;
+  }
+};
+template <> struct Elem<__nv_bfloat16> {
+  __device__ static float get(const unsigned *w, int i) {
+    return __uint_as_float(i % 2 ? w[i / 2] & 0xffff0000u : w[i / 2] << 16);
+  }
+  __device__ static void set(unsigned *w, int i, unsigned bits) {
+    Elem<__half>::set(w, i, bits);
+  }
+};
+
+/// E elements of T per lane: loads and stores of a lane's columns, as one
+/// vector (kVec) or element by element (the first n).
+template <typename T, int E, bool kVec> struct Cols {
+  static constexpr int kBytes = E * (int)sizeof(T);
+  using R = Raw<kBytes>;
+  __device__ static R load(const T *p, int n) {
+    if constexpr (kVec) {
+      return loadRaw<kBytes>(p);
+    } else {
+      R r;
+#pragma unroll
+      for (int i = 0; i < (kBytes >= 4 ? kBytes / 4 : 1); ++i)
+        r.w[i] = 0;
+#pragma unroll
+      for (int i = 0; i < E; ++i)
+        if (i < n) {
+          unsigned bits =
+              sizeof(T) == 4
+                  ? __ldcg(reinterpret_cast<const unsigned *>(p) + i)
+                  : __ldcg(reinterpret_cast<const unsigned short *>(p) + i);
+          Elem<T>::set(r.w, i, bits);
+        }
+      return r;
+    }
+  }
+  __device__ static void store(T *p, const R &r, int n) {
+    if constexpr (kVec) {
+      storeRaw<kBytes>(p, r);
+    } else {
+#pragma unroll
+      for (int i = 0; i < E; ++i)
+        if (i < n) {
+          if constexpr (sizeof(T) == 4)
+            reinterpret_cast<unsigned *>(p)[i] = r.w[i];
+          else
+            reinterpret_cast<unsigned short *>(p)[i] =
+                (unsigned short)(r.w[i / 2] >> (16 * (i % 2)));
+        }
+    }
+  }
+};
+
+/// Rounds f32 values to table elements: nearest for f32, stochastic for f16
+/// and bf16 (the random bits of column `col0 + i` of the row's stream).
+template <typename T>
+__device__ __forceinline__ unsigned roundElem(float x, uint32_t rowSeed,
+                                              unsigned col) {
+  if constexpr (sizeof(T) == 4) {
+    return __float_as_uint(x);
+  } else if constexpr (std::is_same<T, __half>::value) {
+    return embSrToF16(x, embSrColumnBits(rowSeed, col));
+  } else {
+    return embSrToBF16(x, embSrColumnBits(rowSeed, col));
+  }
+}
+
+__device__ __noinline__ void reportBadOffsets(embrtDeviceErrors *e, int feature,
+                                              long long bag, long long index,
+                                              long long value,
+                                              long long limit) {
+  embrtDeviceRecordError(e, EMBRT_DEVERR_BAD_OFFSETS, feature, bag, index,
+                         value, limit);
+}
+
+__device__ __noinline__ void reportBadId(embrtDeviceErrors *e, int feature,
+                                         int table, long long bag,
+                                         long long index, long long id,
+                                         long long rows) {
+  embrtDeviceRecordBadId(e, feature, table, bag, index, id, rows);
+}
+
+/// The slot of the table of `key` among bucket b's tables.
+__device__ __forceinline__ int slotOfKey(const Params &p, int b,
+                                         unsigned long long key) {
+  int lo = p.buckets[b].firstSlot, hi = p.buckets[b].endSlot - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (tableAt(p, mid).keyBase <= key)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+//===----------------------------------------------------------------------===//
+// Device building blocks: groups of lanes
+//===----------------------------------------------------------------------===//
+
+/// A group of `lanes` consecutive threads (a power of two up to kThreads)
+/// owning one row at a time: within one warp (shuffles on the group's mask)
+/// or over lanes / 32 warps (named barrier index + 1).
+struct Group {
+  int lanes, lane, index;
+  unsigned mask;
+};
+
+__device__ __forceinline__ Group makeGroup(int lanes) {
+  Group g;
+  g.lanes = lanes;
+  g.lane = (int)threadIdx.x & (lanes - 1);
+  g.index = (int)threadIdx.x / lanes;
+  g.mask = lanes >= 32
+               ? 0xffffffffu
+               : ((1u << lanes) - 1) << ((threadIdx.x & 31) & ~(lanes - 1));
+  return g;
+}
+
+__device__ __forceinline__ void groupSync(const Group &g) {
+  if (g.lanes > 32)
+    asm volatile("bar.sync %0, %1;" ::"r"(g.index + 1), "r"(g.lanes)
+                 : "memory");
+  else
+    __syncwarp(g.mask);
+}
+
+/// The sum of `v` over the group, in a fixed order. `red`: kWarps floats of
+/// shared memory.
+__device__ __forceinline__ float groupSum(float v, const Group &g, float *red) {
+  if (g.lanes <= 32) {
+    for (int o = g.lanes >> 1; o; o >>= 1)
+      v += __shfl_xor_sync(g.mask, v, o);
+    return v;
+  }
+#pragma unroll
+  for (int o = 16; o; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0)
+    red[threadIdx.x >> 5] = v;
+  groupSync(g);
+  const int first = (g.index * g.lanes) >> 5;
+  float sum = 0;
+  for (int w = 0; w < (g.lanes >> 5); ++w)
+    sum += red[first + w];
+  groupSync(g);
+  return sum;
+}
+
+/// Lane 0's `v`, to the whole group. `flag`: kWarps ints of shared memory.
+__device__ __forceinline__ int groupBroadcast(int v, const Group &g,
+                                              int *flag) {
+  if (g.lanes <= 32)
+    return __shfl_sync(g.mask, v, 0, g.lanes);
+  if (g.lane == 0)
+    flag[g.index] = v;
+  groupSync(g);
+  v = flag[g.index];
+  groupSync(g);
+  return v;
+}
+
+} // namespace
+
+#endif // EMB_KERNELS_TBE_BACKWARD_COMMON_CUH
