@@ -1,7 +1,8 @@
 """What the report scripts of every benchmark family share
 (bench/*/report.py, bench/*/*_report.py): reading the JSON lines the
-drivers and the peers write, medians over runs, and writing the records of
-bench/results/*.json, each stamped with the commit and the date.
+drivers and the peers write and merging re-runs, medians over runs and
+percentiles, and writing the records of bench/results/*.json, each stamped
+with the commit and the date.
 
 A script in bench/<family>/ imports this as
 
@@ -12,7 +13,10 @@ A script in bench/<family>/ imports this as
 import datetime
 import glob
 import json
+import math
+import os
 import statistics
+import subprocess
 
 
 def load_jsonl(*sources, missing_ok=False):
@@ -35,6 +39,16 @@ def load_jsonl(*sources, missing_ok=False):
     return out
 
 
+def last_by(rows, key):
+    """The last of the rows of each key(row), ordered by key: a case measured
+    more than once (a re-run, a resumed part of a sweep) keeps its newest
+    record."""
+    out = {}
+    for r in rows:
+        out[key(r)] = r
+    return [out[k] for k in sorted(out)]
+
+
 def median(xs):
     """statistics.median of `xs`; None for none."""
     xs = list(xs)
@@ -53,6 +67,15 @@ def median_runs(rows, key):
             for k, rs in runs.items()}
 
 
+def percentile(xs, q):
+    """The nearest-rank q-th percentile of `xs` (q in 0..100); nan for
+    none."""
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    return xs[min(len(xs) - 1, max(0, int(math.ceil(q / 100.0 * len(xs))) - 1))]
+
+
 def today():
     """The date a record carries (ISO, local)."""
     return datetime.date.today().isoformat()
@@ -62,6 +85,22 @@ def add_commit_arg(ap):
     """--commit: the commit the results are recorded against (the entry
     scripts pass git's; default "uncommitted")."""
     ap.add_argument("--commit", default="uncommitted")
+
+
+def commit_id(given=None):
+    """The commit results are recorded against: `given`, else EMB_COMMIT
+    (bench/common/env.sh sets it), else git's short hash of this tree, else
+    "uncommitted" (a copy of the tree without .git)."""
+    if given:
+        return given
+    if os.environ.get("EMB_COMMIT"):
+        return os.environ["EMB_COMMIT"]
+    try:
+        return subprocess.check_output(
+            ["git", "rev-parse", "--short", "HEAD"], stderr=subprocess.DEVNULL,
+            cwd=os.path.dirname(os.path.abspath(__file__))).decode().strip()
+    except Exception:  # noqa: BLE001: no git, or not a repository
+        return "uncommitted"
 
 
 def write_results(path, records):

@@ -5,15 +5,20 @@ bars of issue 40 and the worst configurations.
         [--png docs/kernels/tbe_sweep.png] [--worst 10]
     python3 bench/tbe_sweep/report.py --summary bench/results/tbe_sweep.json
 
-A configuration measured twice (a re-run, a resumed slice) keeps its last record. Percentiles are
-nearest-rank over the configurations of one op. The "shape hint" beside a worst configuration names
+A configuration measured twice (a re-run, a resumed slice) keeps its last record
+(bench_results.last_by). Percentiles are nearest-rank over the configurations of one op
+(bench_results.percentile). The "shape hint" beside a worst configuration names
 what its shape points at (a launch-sized floor, short bags, long runs, small D); it is a lead for
 the profiler, not a measured bound.
 """
 import argparse
-import glob
 import json
-import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_results import last_by, load_jsonl, write_results  # noqa: E402
+from bench_results import percentile as pct  # noqa: E402
 
 BARS = {  # op: (median bw_fraction, 10th percentile bw_fraction, median ratio, least ratio)
     "forward": (0.75, 0.50, 4.0, 1.5),
@@ -23,23 +28,9 @@ BARS = {  # op: (median bw_fraction, 10th percentile bw_fraction, median ratio, 
 
 def load(patterns):
     """The last record of each (configuration, op); dry-run records only where nothing else is."""
-    recs, dry = {}, {}
-    for pattern in patterns:
-        for path in sorted(glob.glob(pattern)):
-            with open(path) as f:
-                for line in f:
-                    if line.startswith("{"):
-                        r = json.loads(line)
-                        (dry if r.get("dry_run") else recs)[r["config"], r["op"]] = r
-    recs = recs or dry
-    return [recs[k] for k in sorted(recs)]
-
-
-def pct(xs, q):
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    return xs[min(len(xs) - 1, max(0, int(math.ceil(q / 100.0 * len(xs))) - 1))]
+    rows = load_jsonl(*patterns, missing_ok=True)
+    measured = [r for r in rows if not r.get("dry_run")]
+    return last_by(measured or rows, lambda r: (r["config"], r["op"]))
 
 
 def hint(r):
@@ -153,8 +144,7 @@ def main():
     else:
         recs = load(a.jsonl)
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump(recs, f, indent=1)
+        write_results(a.json, recs)
     if a.png and recs:
         chart(recs, a.png)
     summary(recs, a.worst)

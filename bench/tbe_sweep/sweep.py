@@ -25,12 +25,14 @@ Before the runs each side is called for 25 ms and at least twice (the first call
 checked: emb's forward output against the peer's (relative norm error), and, where the tables are
 small enough to copy, one step of each from the same tables (updated rows and state). The copy
 bandwidth is measured at the start of the call (a 1 GiB device-to-device copy, bytes read plus
-written).
+written). The timer, the warm-up, the size of a run and the copy bandwidth are bench/common's
+(bench_peers.py: Timer, calls_per_run, copy_gbps).
 
 Writes one JSON line per configuration and op (forward, step): the shape fields, ms (median of the
 runs' medians), ms_runs, peer, peer_ms, peer_ms_runs, ratio (peer_ms / ms), bytes (byte_model.py,
 the distinct rows counted from the drawn ids), gbps, copy_gbps, bw_fraction (gbps / copy_gbps),
-check, commit. report.py merges the lines into bench/results/tbe_sweep.json and prints the table.
+check, commit (--commit, else bench_results.commit_id's). report.py merges the lines into
+bench/results/tbe_sweep.json and prints the table.
 
 --dry-run: on the CPU (emb's CPU runtime, torch without compile), every configuration shrunk (at most
 6 tables, B 16, 500 rows, pooling factor 6), one rep a run: checks the driver end to end and the
@@ -38,13 +40,10 @@ peer's Adagrad against emb's reference. --shrink: the same shapes on the GPU (a 
 Records of either say dry_run: true and are no measurement.
 """
 import argparse
-import datetime
-import glob
 import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -53,12 +52,14 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
 import byte_model as bm  # noqa: E402
+from bench_peers import Timer, copy_gbps, calls_per_run  # noqa: E402
+from bench_results import commit_id, load_jsonl, today  # noqa: E402
 
 DTYPES = {"fp16": torch.float16, "fp32": torch.float32}
 LR, EPS = 0.01, 1e-8
 HEAVY_SHAPE, MAX_LEN = 1.5, 300   # as byte_model.heavy_mean_length
-FLUSH_BYTES = 256 << 20           # over the H200's 60 MB L2
 COPY_BYTES = 1 << 30
 WARMUP_MS = 25.0                  # calls before the runs: at least this long, at least 2 calls
 RUN_BUDGET_MS = 100.0             # timed calls a run: about this long, 3 to MAX_REPS calls
@@ -345,50 +346,6 @@ def check_step(x, peer):
 
 
 #===------------------------------------------------------------------------------------------===#
-# Timing
-#===------------------------------------------------------------------------------------------===#
-
-class Timer:
-    def __init__(self, dev):
-        self.cuda = dev.type == "cuda"
-        self.flush = torch.empty(FLUSH_BYTES if self.cuda else 1, dtype=torch.uint8, device=dev)
-
-    def sync(self):
-        if self.cuda:
-            torch.cuda.synchronize()
-
-    def once(self, fn):
-        """Wall time of one call, synchronized (warm-up, estimates)."""
-        self.sync()
-        t = time.perf_counter()
-        fn()
-        self.sync()
-        return (time.perf_counter() - t) * 1e3
-
-    def times(self, fn, reps):
-        if not self.cuda:
-            return [self.once(fn) for _ in range(reps)]
-        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(reps)]
-        for s, e in ev:
-            self.flush.zero_()
-            s.record()
-            fn()
-            e.record()
-        torch.cuda.synchronize()
-        return [s.elapsed_time(e) for s, e in ev]
-
-
-def copy_gbps(timer, dev, nbytes):
-    x = torch.empty(nbytes, dtype=torch.uint8, device=dev).random_()
-    y = torch.empty_like(x)
-    for _ in range(3):
-        y.copy_(x)
-    ms = statistics.median(timer.times(lambda: y.copy_(x), 10))
-    return 2 * nbytes / ms / 1e6
-
-
-#===------------------------------------------------------------------------------------------===#
 # The sweep
 #===------------------------------------------------------------------------------------------===#
 
@@ -406,13 +363,9 @@ def select(configs, slice_arg, only):
 
 def done_ids(pattern):
     ops = {}
-    for path in sorted(glob.glob(pattern)) if pattern else []:
-        with open(path) as f:
-            for line in f:
-                if line.startswith("{"):
-                    r = json.loads(line)
-                    if not r.get("dry_run"):
-                        ops.setdefault(r["config"], set()).add(r["op"])
+    for r in load_jsonl(pattern, missing_ok=True) if pattern else []:
+        if not r.get("dry_run"):
+            ops.setdefault(r["config"], set()).add(r["op"])
     return set(k for k, v in ops.items() if {"forward", "step"} <= v)
 
 
@@ -450,11 +403,7 @@ def run_config(c, dev, timer, peer, runs, reps_max, copy, run_ms=RUN_BUDGET_MS):
              ("step", "emb", lambda: emb_step(x)), ("step", "peer", lambda: peer.step(x))]
     reps = {}
     for op, impl, fn in sides:
-        spent, calls = 0.0, 0
-        while calls < 2 or spent < WARMUP_MS:
-            est = timer.once(fn)
-            spent, calls = spent + est, calls + 1
-        reps[op, impl] = max(1 if est > 500 else 3, min(reps_max, int(run_ms / max(est, 1e-3))))
+        reps[op, impl] = calls_per_run(timer.warm_up(fn, WARMUP_MS), run_ms, reps_max)
     meds = {k: [] for k in reps}
     for _ in range(runs):
         for op, impl, fn in sides:
@@ -504,7 +453,7 @@ def main():
     import emb_torch
     if a.lib:
         emb_torch.runtime(a.lib)
-    commit = a.commit or _git_commit()
+    commit = commit_id(a.commit)
     with open(a.configs) as f:
         doc = json.load(f)
     todo = select(doc["configs"], a.slice, a.only)
@@ -518,7 +467,7 @@ def main():
     print("# %s, torch %s, copy %.0f GB/s, %d configurations to run (%d skipped as done)"
           % (device, torch.__version__, copy, len(todo), len(skip)), flush=True)
     peer = Peer(not a.no_compile and not a.dry_run)
-    date = datetime.date.today().isoformat()
+    date = today()
     left = []
     with open(a.out, "a") as out:
         for i, c in enumerate(todo):
@@ -550,14 +499,6 @@ def main():
     if left:
         print("# deadline: %d configurations not started: %s" % (len(left), ",".join(map(str, left))))
     print("# %.0f s" % (time.perf_counter() - start))
-
-
-def _git_commit():
-    try:
-        return subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
-                                       stderr=subprocess.DEVNULL).decode().strip()
-    except Exception:  # noqa: BLE001: a copy of the tree without .git
-        return "uncommitted"
 
 
 if __name__ == "__main__":
