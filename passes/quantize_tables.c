@@ -21,12 +21,13 @@
 //
 // A constant table (arith.constant, dense or dense_resource) is quantized
 // here: the constant is replaced by its packed rows (dense in, dense out;
-// dense_resource in, dense_resource out), by embrtQuantizeTable's
-// arithmetic, and a remark gives the error on its rows: the max and RMS over
-// rows of ||row - packed row read back|| / ||row||. A table computed or
-// passed in gets an emb.quantize_table before its emb.table, which quantizes
-// it on every call (embrtQuantizeTable): freeze tables into the model to
-// quantize them once. A table with a non-finite value fails, naming its row.
+// dense_resource in, dense_resource out), by the runtime's host loops
+// (embrtQuantizeRows: embrtQuantizeTable's arithmetic, no context), and a
+// remark gives the error on its rows: the max and RMS over rows of ||row -
+// packed row read back|| / ||row||. A table computed or passed in gets an
+// emb.quantize_table before its emb.table, which quantizes it on every call
+// (embrtQuantizeTable): freeze tables into the model to quantize them once. A
+// table with a non-finite value fails, naming its row.
 //
 // Preconditions: verified IR. Postconditions: the chosen tables are
 // quantized; everything else is unchanged. The pass fails on a malformed
@@ -376,41 +377,51 @@ static void rowErrors(const float *dense, const float *back, int64_t rows,
   *rmsError = rows > 0 ? sqrt(sumSq / (double)rows) : 0;
 }
 
-/// Quantizes constant table `t` (defined by `constant`) at compile time.
-/// Returns the packed constant's value, or a null value with an error.
+/// Element i of dense data of `dtype` (F32, F16 or BF16) as f32.
+static float loadF32(const void *p, embrtDtype dtype, int64_t i) {
+  if (dtype == EMBRT_F16)
+    return embrtF16ToF32(((const uint16_t *)p)[i]);
+  if (dtype == EMBRT_BF16)
+    return embrtBF16ToF32(((const uint16_t *)p)[i]);
+  return ((const float *)p)[i];
+}
+
+/// Quantizes constant table `t` (defined by `constant`) at compile time,
+/// with the runtime's host loops (embrtQuantizeRows). Returns the packed
+/// constant's value, or a null value with an error.
 static MlirValue quantizeConstant(Table *t, size_t index,
                                   MlirOperation constant) {
   MlirLocation loc = mlirOperationGetLocation(t->op);
   embrtTablePrecision p = (embrtTablePrecision)t->precision;
   int64_t rowBytes = embrtQuantizedRowBytes(p, t->dim);
+  int64_t n = t->rows * t->dim;
   embrtDtype dtype;
   void *dense = readConstant(constant, t, &dtype);
   uint8_t *packed = malloc(t->rows > 0 ? (size_t)(t->rows * rowBytes) : 1);
-  float *asF32 = malloc(t->rows > 0 ? (size_t)(t->rows * t->dim) * 4 : 1);
-  float *back = malloc(t->rows > 0 ? (size_t)(t->rows * t->dim) * 4 : 1);
-  embrtContext *ctx = NULL;
+  float *asF32 = malloc(n > 0 ? (size_t)n * 4 : 1);
+  float *back = malloc(n > 0 ? (size_t)n * 4 : 1);
   MlirValue result = {NULL};
-  if (!dense || !packed || !asF32 || !back ||
-      embrtContextCreate(EMBRT_DEVICE_CPU, 0, NULL, &ctx) != EMBRT_OK) {
+  if (!dense || !packed || !asF32 || !back) {
     embEmitErrorf(loc, "%s: out of memory", passName);
     goto done;
   }
   embrtQuantizeTableArgs a = {sizeof a, p,     t->rows, t->dim,
                               dense,    dtype, packed};
-  if (embrtQuantizeTable(ctx, &a) != EMBRT_OK) {
-    embEmitErrorf(loc, "%s: table %zu: %s", passName, index,
-                  embrtContextGetLastError(ctx));
+  int64_t badRow = 0, badColumn = 0;
+  if (embrtQuantizeRows(&a, &badRow, &badColumn) != EMBRT_OK) {
+    float x = loadF32(dense, dtype, badRow * t->dim + badColumn);
+    embEmitErrorf(loc,
+                  "%s: table %zu: row %lld column %lld is %s; a quantized "
+                  "table's rows must be finite",
+                  passName, index, (long long)badRow, (long long)badColumn,
+                  isnan(x) ? "nan" : "infinite");
     goto done;
   }
   embrtQuantizeTableArgs r = {sizeof r, p,         t->rows, t->dim,
                               packed,   EMBRT_F32, back};
-  if (embrtDequantizeTable(ctx, &r) != EMBRT_OK ||
-      embrtConvert(ctx, dense, dtype, asF32, EMBRT_F32, t->rows * t->dim) !=
-          EMBRT_OK) {
-    embEmitErrorf(loc, "%s: table %zu: %s", passName, index,
-                  embrtContextGetLastError(ctx));
-    goto done;
-  }
+  embrtDequantizeRows(&r);
+  for (int64_t i = 0; i < n; ++i)
+    asF32[i] = loadF32(dense, dtype, i);
   double maxError, rmsError;
   rowErrors(asF32, back, t->rows, t->dim, &maxError, &rmsError);
 
@@ -443,8 +454,6 @@ static MlirValue quantizeConstant(Table *t, size_t index,
                  embrtTablePrecisionName(p), (long long)rowBytes,
                  (long long)(t->dim * t->elementBytes), maxError, rmsError);
 done:
-  if (ctx)
-    embrtContextDestroy(ctx);
   free(dense);
   free(packed);
   free(asF32);

@@ -479,6 +479,16 @@ embrtStatus embrtQuantizeTable(embrtContext *ctx,
 embrtStatus embrtDequantizeTable(embrtContext *ctx,
                                  const embrtQuantizeTableArgs *args);
 
+/// embrtQuantizeTable and embrtDequantizeTable on host memory, without a
+/// context: the loops the CPU backend runs, for tools that pack tables
+/// ahead of time (emb-quantize-tables packs constant tables with them). A
+/// non-finite element is EMBRT_OUT_OF_RANGE with its row and column in
+/// `*badRow` and `*badColumn` (either may be NULL); arguments the calls
+/// above would refuse are EMBRT_INVALID_ARGUMENT, unexplained.
+embrtStatus embrtQuantizeRows(const embrtQuantizeTableArgs *args,
+                              int64_t *badRow, int64_t *badColumn);
+embrtStatus embrtDequantizeRows(const embrtQuantizeTableArgs *args);
+
 /// Arguments of embrtEmbeddingBag (emb.embedding_bag): one table, B bags.
 typedef struct embrtEmbeddingBagArgs {
   size_t structSize;

@@ -1,9 +1,9 @@
 //===- runtime/cpu/quantize.c - Quantized tables on the CPU -------*- C -*-===//
 //
-// embrtQuantizeTable and embrtDequantizeTable row by row over
-// runtime/quantize.h's codec. A non-finite element stops the quantization
-// at its row: the rows before it are written, it and the rows after are
-// not.
+// embrtQuantizeTable and embrtDequantizeTable: the host loops of
+// runtime/quantize_rows.c, and the message that names a non-finite
+// element's row and column (the rows before it are written, it and the rows
+// after are not).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,36 +14,26 @@
 
 embrtStatus embrtCpuQuantizeTable(embrtContext *ctx,
                                   const embrtQuantizeTableArgs *args) {
-  int64_t D = args->dim;
-  int64_t rowBytes = embrtQuantizedRowBytes(args->precision, D);
-  float row[EMBRT_MAX_TABLE_DIM];
-  for (int64_t r = 0; r < args->rows; ++r) {
-    for (int64_t d = 0; d < D; ++d) {
-      row[d] = (float)embrtCpuLoad(args->input, args->denseDtype, r * D + d);
-      if (!isfinite(row[d]))
-        return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
-                             "quantize_table: row %lld column %lld is %s; a "
-                             "quantized table's rows must be finite",
-                             (long long)r, (long long)d,
-                             isnan(row[d]) ? "nan" : "infinite");
-    }
-    embrtEncodeRow(args->precision, row, D,
-                   (uint8_t *)args->output + r * rowBytes);
-  }
-  return EMBRT_OK;
+  int64_t row = 0, column = 0;
+  embrtStatus status = embrtQuantizeRows(args, &row, &column);
+  if (status != EMBRT_OUT_OF_RANGE)
+    return status; // the arguments are checked: EMBRT_OK
+  float x = (float)0;
+  const void *p = args->input;
+  int64_t i = row * args->dim + column;
+  x = args->denseDtype == EMBRT_F32 ? ((const float *)p)[i]
+      : args->denseDtype == EMBRT_F16
+          ? embrtF16ToF32(((const uint16_t *)p)[i])
+          : embrtBF16ToF32(((const uint16_t *)p)[i]);
+  return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                       "quantize_table: row %lld column %lld is %s; a "
+                       "quantized table's rows must be finite",
+                       (long long)row, (long long)column,
+                       isnan(x) ? "nan" : "infinite");
 }
 
 embrtStatus embrtCpuDequantizeTable(embrtContext *ctx,
                                     const embrtQuantizeTableArgs *args) {
   (void)ctx;
-  int64_t D = args->dim;
-  int64_t rowBytes = embrtQuantizedRowBytes(args->precision, D);
-  float row[EMBRT_MAX_TABLE_DIM];
-  for (int64_t r = 0; r < args->rows; ++r) {
-    embrtDecodeRow(args->precision, (const uint8_t *)args->input + r * rowBytes,
-                   D, row);
-    for (int64_t d = 0; d < D; ++d)
-      embrtCpuStore(args->output, args->denseDtype, r * D + d, row[d]);
-  }
-  return EMBRT_OK;
+  return embrtDequantizeRows(args);
 }

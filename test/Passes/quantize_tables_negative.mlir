@@ -19,7 +19,7 @@
 // TWICE: error: emb-quantize-tables: tables= names table 1 twice
 // PACK: [[@LINE+10]]:9: error: emb-quantize-tables: tables= asks for table 1 as int4, but its 7 columns do not pack into whole bytes of int4
 // TRAINED: [[@LINE+11]]:9: error: emb-quantize-tables: tables= asks for table 2 as int8, but it is trained by an emb.tbe_backward (quantized tables are for lookups)
-// NAN: [[@LINE+7]]:9: error: emb-quantize-tables: table 0: quantize_table: row 1 column 2 is nan; a quantized table's rows must be finite
+// NAN: [[@LINE+7]]:9: error: emb-quantize-tables: table 0: row 1 column 2 is nan; a quantized table's rows must be finite
 // OPTION: emb-quantize-tables: option 'precision' must be int8, int4, int2 or fp8, got 'int3'
 func.func @f(%i: tensor<?xi64>, %o: tensor<7xi64>, %arg: tensor<100x7xf32>,
              %idx: tensor<8xi64>, %off: tensor<5xi64>, %t: tensor<100x8xf32>,
