@@ -532,6 +532,20 @@ static void testBadQuantize(embrtContext *ctx) {
                   "row 1 column 5 is nan; a quantized table's rows must be "
                   "finite");
   EXPECT_TRUE(q[0] != 0xEE && q[16] == 0xEE && q[32] == 0xEE);
+  TEST_CASE("host rows: nan");
+  {
+    int64_t row = -1, column = -1;
+    uint8_t q2[3 * 16];
+    embrtQuantizeTableArgs h = {
+        sizeof h, EMBRT_PRECISION_INT4, 3, 8, x, EMBRT_F32, q2};
+    EXPECT_EQ_INT(embrtQuantizeRows(&h, &row, &column), EMBRT_OUT_OF_RANGE);
+    EXPECT_EQ_INT(row, 1);
+    EXPECT_EQ_INT(column, 5);
+    EXPECT_EQ_INT(memcmp(q2, q, 16), 0); // row 0 as embrtQuantizeTable's
+    h.dim = 7;                           // int4 needs an even dim
+    EXPECT_EQ_INT(embrtQuantizeRows(&h, NULL, NULL), EMBRT_INVALID_ARGUMENT);
+    EXPECT_EQ_INT(embrtDequantizeRows(NULL), EMBRT_INVALID_ARGUMENT);
+  }
   TEST_CASE("inf row");
   x[1 * 8 + 5] = -INFINITY;
   a.precision = EMBRT_PRECISION_FP8;
