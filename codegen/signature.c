@@ -221,9 +221,17 @@ static void lookupRoles(Describe *d, MlirOperation op, intptr_t idx,
                         intptr_t psw) {
   int64_t rows = -1;
   for (intptr_t t = 0; t < nTables; ++t) {
-    int64_t r = tableRows(mlirOperationGetOperand(op, firstTable + t));
+    MlirValue table = mlirOperationGetOperand(op, firstTable + t);
+    int64_t r = tableRows(table);
     if (r >= 0 && (rows < 0 || r < rows))
       rows = r;
+    // A quantized table's packed rows: random inputs pack valid rows.
+    EmbTableInfo info;
+    if (mlirValueIsAOpResult(table) &&
+        embOpIs(mlirOpResultGetOwner(table), EMB_OP_TABLE) &&
+        embGetTableInfo(table, &info) && embTableIsQuantized(&info))
+      setRole(d, mlirOperationGetOperand(mlirOpResultGetOwner(table), 0),
+              EMB_ARG_PACKED_TABLE, info.precision, info.dim);
   }
   MlirValue ids = mlirOperationGetOperand(op, idx);
   setRole(d, ids, EMB_ARG_IDS, 0, rows);

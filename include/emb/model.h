@@ -37,6 +37,10 @@ typedef enum EmbArgRole {
   EMB_ARG_INDEX = 3,   ///< cand_to_user: users in [0, hi), in sorted groups
   EMB_ARG_LENGTHS = 4, ///< user lengths in [lo, hi]
   EMB_ARG_WEIGHTS = 5, ///< per-sample weights, uniform in [0, 1)
+  /// the packed rows of a quantized table (emb.table {precision, dim}):
+  /// lo = its embrtTablePrecision, hi = its columns D; random inputs pack
+  /// rows uniform in [-1, 1) (embrtQuantizeRows)
+  EMB_ARG_PACKED_TABLE = 6,
 } EmbArgRole;
 
 /// One input or result of an entry function.

@@ -52,12 +52,12 @@ __all__ = ["load", "CompiledModel", "ArgSpec"]
 SHARED_MODEL_VERSION = 1  # EMB_SHARED_MODEL_VERSION: the newest layout this loader reads
 ABI_VERSION = 2  # EMB_ABI_VERSION (emb/compiled.h): the compiled ABI these structs describe
 MAX_RANK = 8  # EMB_MODEL_MAX_RANK, EMBRT_MAX_RANK
-ROLES = ("data", "ids", "offsets", "index", "lengths", "weights")  # EmbArgRole
+ROLES = ("data", "ids", "offsets", "index", "lengths", "weights", "packed_table")  # EmbArgRole
 # embrtDtype -> the torch dtype of a result, and the dtypes an input takes (i8 holds booleans too).
 _RESULT_DTYPES = {0: torch.float32, 1: torch.float16, 2: torch.bfloat16, 3: torch.int32,
                   4: torch.int64, 5: torch.float64, 6: torch.int8}
 _INPUT_DTYPES = {k: (v,) for k, v in _RESULT_DTYPES.items()}
-_INPUT_DTYPES[6] = (torch.int8, torch.bool)
+_INPUT_DTYPES[6] = (torch.int8, torch.uint8, torch.bool)  # i8: also packed table rows
 _DTYPE_NAMES = ("f32", "f16", "bf16", "i32", "i64", "f64", "i8")
 _COPY_DEVICE_TO_DEVICE = 2  # EMBRT_COPY_DEVICE_TO_DEVICE
 

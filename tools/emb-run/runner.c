@@ -362,6 +362,32 @@ static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
       free(cuts);
       continue;
     }
+    if (s->role == EMB_ARG_PACKED_TABLE && a->rank == 2) {
+      // Rows uniform in [-1, 1), packed as the table stores them.
+      int64_t rows = a->dims[0], dim = s->hi;
+      float *dense =
+          malloc((size_t)(rows > 0 ? rows * dim : 1) * sizeof *dense);
+      if (!dense) {
+        fprintf(stderr, "emb-run: error: input #%d: out of memory\n", i);
+        return -1;
+      }
+      for (int64_t k = 0; k < rows * dim; ++k)
+        dense[k] = (float)(2.0 * uniform(&state) - 1.0);
+      embrtQuantizeTableArgs q = {
+          sizeof q, (embrtTablePrecision)s->lo, rows, dim, dense, EMBRT_F32,
+          a->data};
+      embrtStatus status = embrtQuantizeRows(&q, NULL, NULL);
+      free(dense);
+      if (status != EMBRT_OK) {
+        fprintf(stderr,
+                "emb-run: error: input #%d: cannot pack %s rows of %lld "
+                "columns into [%lld, %lld] bytes\n",
+                i, embrtTablePrecisionName(q.precision), (long long)dim,
+                (long long)a->dims[0], (long long)a->dims[1]);
+        return -1;
+      }
+      continue;
+    }
     for (int64_t k = 0; k < n; ++k) {
       double v;
       switch (s->role) {
