@@ -83,8 +83,9 @@ def today():
 
 def add_commit_arg(ap):
     """--commit: the commit the results are recorded against (the entry
-    scripts pass git's; default "uncommitted")."""
-    ap.add_argument("--commit", default="uncommitted")
+    scripts pass git's; default EMB_COMMIT, which bench/common/env.sh sets,
+    else "uncommitted")."""
+    ap.add_argument("--commit", default=os.environ.get("EMB_COMMIT") or "uncommitted")
 
 
 def commit_id(given=None):

@@ -28,7 +28,6 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 import torch
@@ -39,6 +38,9 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from emb_torch import _runtime  # noqa: E402
 from emb_torch import ikbo  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_results import commit_id  # noqa: E402
 
 DEV = "cuda"
 
@@ -143,17 +145,6 @@ def rel_err(a, b):
     return ((a - b).abs().max() / b.abs().max().clamp(min=1)).item()
 
 
-def commit():
-    """EMB_COMMIT (bench/common/env.sh sets it), else git's short hash."""
-    if os.environ.get("EMB_COMMIT"):
-        return os.environ["EMB_COMMIT"]
-    try:
-        return subprocess.check_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                                       text=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", default=None)
@@ -194,7 +185,7 @@ def main():
                         case=name, impl=impl, peer=peer, ms=ms[impl], peer_ms=ms[peer],
                         ratio=ms[peer] / ms[impl], runs=runs[impl], peer_runs=runs[peer],
                         max_rel_err=errors[impl], peer_max_rel_err=errors[peer], **c["shape"],
-                        commit=commit(), torch=torch.__version__, device=device,
+                        commit=commit_id(), torch=torch.__version__, device=device,
                         date=datetime.datetime.now(datetime.timezone.utc).isoformat()))
             print("%-26s %s" % (name, "  ".join("%s %.4f ms" % (s, ms[s]) for s in sides)),
                   flush=True)

@@ -34,8 +34,10 @@ import math
 import os
 import re
 import statistics
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_results import commit_id  # noqa: E402
 import time
 
 import torch
@@ -197,16 +199,6 @@ def peer_times(path, entry):
     direct = [float(t) for t in re.findall(r"@%s: median ([0-9.]+) ms" % e, text)]
     graph = [float(t) for t in re.findall(r"@%s: graph replay: median ([0-9.]+) ms" % e, text)]
     return direct, graph
-
-
-def commit_id(given):
-    if given:
-        return given
-    try:
-        return subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 #===------------------------------------------------------------------------------------------===#
