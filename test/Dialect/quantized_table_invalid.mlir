@@ -117,3 +117,61 @@ func.func @sharded(%i: tensor<?xi64>, %o: tensor<9xi64>, %q: tensor<100x48xi8>) 
   %0 = "emb.tbe"(%i, %o, %h0) {pooling = "sum", feature_tables = array<i64: 0, 0>, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<9xi64>, !emb.table_handle) -> tensor<4x128xf32>
   return %0 : tensor<4x128xf32>
 }
+
+// -----
+
+// emb.quantize_table: a precision, a dim equal to the weight's columns, and
+// the packed rows as its result.
+func.func @pack_no_precision(%t: tensor<10x8xf32>) -> tensor<10x16xi8> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.quantize_table' op attribute "precision" is expected but not provided
+  %p = "emb.quantize_table"(%t) {dim = 8 : i64} : (tensor<10x8xf32>) -> tensor<10x16xi8>
+  return %p : tensor<10x16xi8>
+}
+
+// -----
+
+func.func @pack_precision_string(%t: tensor<10x8xf32>) -> tensor<10x16xi8> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.quantize_table' op requires a string attribute 'precision'
+  %p = "emb.quantize_table"(%t) {precision = 8 : i64, dim = 8 : i64} : (tensor<10x8xf32>) -> tensor<10x16xi8>
+  return %p : tensor<10x16xi8>
+}
+
+// -----
+
+func.func @pack_dense(%t: tensor<10x8xf32>) -> tensor<10x16xi8> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.quantize_table' op precision must be "int8", "int4", "int2" or "fp8", got "dense"
+  %p = "emb.quantize_table"(%t) {precision = "dense", dim = 8 : i64} : (tensor<10x8xf32>) -> tensor<10x16xi8>
+  return %p : tensor<10x16xi8>
+}
+
+// -----
+
+func.func @pack_dim(%t: tensor<10x8xf32>) -> tensor<10x16xi8> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.quantize_table' op dim is 16 but weight has 8 columns
+  %p = "emb.quantize_table"(%t) {precision = "int8", dim = 16 : i64} : (tensor<10x8xf32>) -> tensor<10x16xi8>
+  return %p : tensor<10x16xi8>
+}
+
+// -----
+
+func.func @pack_odd(%t: tensor<10x7xf32>) -> tensor<10x16xi8> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.quantize_table' op weight's 7 columns do not pack into whole bytes of int4
+  %p = "emb.quantize_table"(%t) {precision = "int4", dim = 7 : i64} : (tensor<10x7xf32>) -> tensor<10x16xi8>
+  return %p : tensor<10x16xi8>
+}
+
+// -----
+
+func.func @pack_result(%t: tensor<10x8xf32>) -> tensor<10x12xi8> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.quantize_table' op the result must be the packed rows tensor<Ex16xi8> (an int8 row of 8 columns takes 16 bytes), got tensor<10x12xi8>
+  %p = "emb.quantize_table"(%t) {precision = "int8", dim = 8 : i64} : (tensor<10x8xf32>) -> tensor<10x12xi8>
+  return %p : tensor<10x12xi8>
+}
+
+// -----
+
+func.func @pack_rows(%t: tensor<10x8xf32>) -> tensor<9x16xi8> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.quantize_table' op the result must be the packed rows tensor<Ex16xi8> (an int8 row of 8 columns takes 16 bytes), got tensor<9x16xi8>
+  %p = "emb.quantize_table"(%t) {precision = "int8", dim = 8 : i64} : (tensor<10x8xf32>) -> tensor<9x16xi8>
+  return %p : tensor<9x16xi8>
+}
