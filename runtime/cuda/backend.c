@@ -357,14 +357,14 @@ static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op) {
                        op);
 }
 
-static embrtStatus quantizeTable(embrtContext *ctx,
-                                 const embrtQuantizeTableArgs *args) {
+embrtStatus embrtCudaQuantizeTable(embrtContext *ctx,
+                                   const embrtQuantizeTableArgs *args) {
   (void)args;
   return noQuantizedKernels(ctx, "quantize_table");
 }
 
-static embrtStatus dequantizeTable(embrtContext *ctx,
-                                   const embrtQuantizeTableArgs *args) {
+embrtStatus embrtCudaDequantizeTable(embrtContext *ctx,
+                                     const embrtQuantizeTableArgs *args) {
   (void)args;
   return noQuantizedKernels(ctx, "dequantize_table");
 }
