@@ -436,9 +436,11 @@ typedef struct embrtTbeArgs {
   /// embrtQuantizedRowBytes(tablePrecisions[t], tableDims[t]) bytes; the
   /// dense tables hold tableDtype, and the output is f32 or tableDtype as
   /// ever (for a lookup of quantized tables only, tableDtype chooses the
-  /// 16-bit output). Quantized rows are read in f32 and summed in f32. The
-  /// backward takes only dense tables, and the CUDA backend has no
-  /// quantized lookup yet (EMBRT_UNSUPPORTED).
+  /// 16-bit output). Quantized rows are read in f32 and summed in f32, on
+  /// both backends the same values. On CUDA a quantized table must start at
+  /// a multiple of EMBRT_QUANTIZED_ROW_ALIGNMENT bytes (its rows are copied
+  /// 16 bytes at a time; EMBRT_INVALID_ARGUMENT otherwise). The backward
+  /// takes only dense tables.
   const int64_t *tablePrecisions;
 } embrtTbeArgs;
 

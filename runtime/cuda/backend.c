@@ -57,27 +57,16 @@ static embrtStatus launchedAs(embrtContext *ctx, const char *op,
 // emb.tbe and emb.embedding_bag (kernels/tbe.cu, kernels/tbe_backward.cu)
 //===----------------------------------------------------------------------===//
 
-/// Whether a lookup reads any quantized table.
-static int readsQuantized(const embrtTbeArgs *args) {
-  for (int64_t t = 0; args->tablePrecisions && t < args->numTables; ++t)
-    if (args->tablePrecisions[t] != EMBRT_PRECISION_DENSE)
-      return 1;
-  return 0;
-}
-
+/// Quantized tables have no CUDA quantize kernels yet (below).
 static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op);
 
 static embrtStatus tbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
                                     size_t *bytes) {
-  if (readsQuantized(args))
-    return EMBRT_OK; // tbeForward refuses it
   return launched(ctx, embrtCudaTbeWorkspaceSize(envOf(ctx), args, bytes));
 }
 
 static embrtStatus tbeForward(embrtContext *ctx, const char *op,
                               const embrtTbeArgs *args) {
-  if (readsQuantized(args))
-    return noQuantizedKernels(ctx, op);
   char what[64];
   snprintf(what, sizeof what, "%s: cudaSetDevice", op);
   EMBRT_TRY(enter(ctx, what));

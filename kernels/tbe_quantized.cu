@@ -1,0 +1,72 @@
+//===- kernels/tbe_quantized.cu - The TBE forward over quantized tables -*- C++
+//-*-===//
+//
+// The forward of emb.tbe for the features whose tables are quantized
+// (embrtTablePrecision int8, int4, int2, fp8): the kernel of
+// kernels/tbe_forward.cuh over Packed<P> rows, one launch a precision, each
+// after the dense features' launch (kernels/tbe.cu) on the same stream. The
+// rows are dequantised in registers as they are summed, in f32, exactly as
+// the CPU backend reads them (runtime/quantize.h); no dequantised copy of a
+// table is made. A translation unit of its own so that the build compiles
+// it beside the dense kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/tbe_forward.cuh"
+
+namespace {
+
+template <int P, int kCap> Kernel<kCap> packedKernelForIds(int ids) {
+  return ids == 4   ? tbeForwardKernel<Packed<P>, kCap, kPackedRows, 4>
+         : ids == 8 ? tbeForwardKernel<Packed<P>, kCap, kPackedRows, 8>
+                    : tbeForwardKernel<Packed<P>, kCap, kPackedRows, 0>;
+}
+
+/// The kernel for precision `which` and ids (Ids: 4, 8, 0); the stage rows
+/// are kPackedRows (launch's chooser).
+template <int kCap>
+Kernel<kCap> packedKernelFor(const embrtTbeArgs *a, int which, int rows,
+                             int ids) {
+  switch (which) {
+  case EMBRT_PRECISION_INT8:
+    return packedKernelForIds<EMBRT_PRECISION_INT8, kCap>(ids);
+  case EMBRT_PRECISION_INT4:
+    return packedKernelForIds<EMBRT_PRECISION_INT4, kCap>(ids);
+  case EMBRT_PRECISION_INT2:
+    return packedKernelForIds<EMBRT_PRECISION_INT2, kCap>(ids);
+  default:
+    return packedKernelForIds<EMBRT_PRECISION_FP8, kCap>(ids);
+  }
+}
+
+} // namespace
+
+embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *a,
+                               const embrtTbeConfig *cfg, long long outStride) {
+  // A lane copies 16-byte (int2: 8-byte) chunks of the rows, which are
+  // padded to EMBRT_QUANTIZED_ROW_ALIGNMENT bytes: the tables must start
+  // at such a boundary too.
+  for (int64_t f = 0; f < a->numFeatures; ++f) {
+    int64_t t = a->featureTables[f];
+    if (precisionOf(a, f) != EMBRT_PRECISION_DENSE &&
+        (uintptr_t)a->tables[t] % EMBRT_QUANTIZED_ROW_ALIGNMENT != 0)
+      return embrtLaunchError(
+          env, EMBRT_INVALID_ARGUMENT,
+          "tbe: quantized table %lld is at %p, which is not a multiple of "
+          "%d bytes",
+          (long long)t, a->tables[t], EMBRT_QUANTIZED_ROW_ALIGNMENT);
+  }
+  for (int which = EMBRT_PRECISION_INT8; which <= EMBRT_PRECISION_FP8;
+       ++which) {
+    if (launchesBefore(a, which + 1) == launchesBefore(a, which))
+      continue; // no feature of this precision
+    embrtStatus status = a->numFeatures <= kSmallCap
+                             ? launch<kSmallCap>(env, a, cfg, outStride, which,
+                                                 packedKernelFor<kSmallCap>)
+                             : launch<kLargeCap>(env, a, cfg, outStride, which,
+                                                 packedKernelFor<kLargeCap>);
+    if (status != EMBRT_OK)
+      return status;
+  }
+  return EMBRT_OK;
+}
