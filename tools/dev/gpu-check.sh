@@ -5,15 +5,21 @@
 # with lit (carried in .lit/) and every compiled model on the GPU, checked
 # against the model as written. Logs go to $OUT when it is set. A build
 # packed here by tools/dev/gpu-pack.sh (.gpu-carry/) is used instead of
-# building, when it was carried.
+# building, when it was carried. .lit/ holds lit's package (a copy of
+# /usr/lib/llvm-22/utils/lit/lit) and, in .lit/bin, LLVM's FileCheck, not
+# and count with the libz3.so.4 they link, which the GPU machine lacks.
 set -uo pipefail
+if [[ -d .lit/bin ]]; then
+  export PATH=$PWD/.lit/bin:$PATH
+  export LD_LIBRARY_PATH=$PWD/.lit/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 out=${OUT:-/tmp/emb-gpu-check}
 mkdir -p "$out"
-if [[ -f .gpu-carry/build.tar.xz ]]; then
+if [[ -f .gpu-carry/build.tar.zst ]]; then
   # A build packed on the build machine (tools/dev/gpu-pack.sh): unpacked at
   # its own path, with the checkout's path there leading to this copy.
   source .gpu-carry/paths
-  tar -xJf .gpu-carry/build.tar.xz -C /
+  .gpu-carry/zstd -q -d --long=31 -c .gpu-carry/build.tar.zst | tar -xf - -C /
   if [[ "$(cd "$source" 2>/dev/null && pwd -P)" != "$(pwd -P)" ]]; then
     mkdir -p "$(dirname "$source")"
     ln -sfn "$PWD" "$source"
