@@ -221,6 +221,17 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                          "device: tbe_backward: step is %lld, adam counts "
                          "steps from 1 (nothing was updated)",
                          r->value);
+  case EMBRT_DEVERR_NON_FINITE: {
+    uint32_t bits = (uint32_t)r->value;
+    const char *what = (bits & 0x7fffffu) ? "nan"
+                       : (bits >> 31)     ? "-inf"
+                                          : "inf";
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "device: quantize_table: row %lld column %lld is %s; "
+                         "a quantized table's rows must be finite (the row "
+                         "was written as zeros)",
+                         r->index, r->limit, what);
+  }
   case EMBRT_DEVERR_NONE:
     break;
   }
