@@ -247,6 +247,10 @@ embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
                             "synchronize: cudaSetDevice"));
   EMBRT_TRY(embrtCudaRecord(ctx, cudaStreamSynchronize(stream),
                             "synchronize: cudaStreamSynchronize"));
+  // A poll's snapshot still pending is older than the record read below,
+  // which this call reports and resets: the next poll must not report it
+  // again.
+  embrtCudaStateOf(ctx)->pollPending = 0;
   embrtDeviceErrors record;
   EMBRT_TRY(
       embrtCudaRecord(ctx,
