@@ -2,10 +2,10 @@
 //
 // Data errors that device code finds (an id outside its table under
 // EMBRT_BOUNDS_FATAL, a bad offset, cand_to_user entry, user length or Adam
-// step) cannot be returned from a kernel: kernels write them into this
-// record, in device memory, through the functions of kernels/device_errors.cuh.
-// The runtime's CUDA backend allocates one record a context
-// (runtime/cuda/context.c), hands it to launchers in
+// step, a non-finite element of a table to quantize) cannot be returned from a
+// kernel: kernels write them into this record, in device memory, through the
+// functions of kernels/device_errors.cuh. The runtime's CUDA backend allocates
+// one record a context (runtime/cuda/context.c), hands it to launchers in
 // embrtLaunchEnv::deviceErrors (kernels/launch.h), and reads it back, reports
 // and resets it in embrtSynchronize.
 //
@@ -67,6 +67,10 @@ typedef enum embrtDeviceErrorCode {
   /// last offset is not its id count; index = -1 when the feature end itself
   /// is out of order (value = the end, limit = N).
   EMBRT_DEVERR_BAD_FEATURE_OFFSETS = 8,
+  /// A non-finite element of a dense table being quantized
+  /// (embrtQuantizeTable): index = its row, limit = its column (the row's
+  /// first non-finite one), value = its f32 bits.
+  EMBRT_DEVERR_NON_FINITE = 9,
 } embrtDeviceErrorCode;
 
 #ifdef __cplusplus

@@ -470,14 +470,21 @@ typedef struct embrtQuantizeTableArgs {
 /// the row's minimum rounded to f16, scale (max - bias) / (2^bits - 1)
 /// rounded to f16, 1 for a constant row; q = lrintf((x - bias) / scale)
 /// clamped), and for FP8 with scale = max|x| / 448 (1 for a zero row) and
-/// q = e4m3(x / scale) rounded to nearest even. A non-finite element is
-/// EMBRT_OUT_OF_RANGE naming its row and column, with nothing written past
-/// the rows before it. The padding bytes are written as zeros.
+/// q = e4m3(x / scale) rounded to nearest even. Both backends write the same
+/// bytes. A non-finite element is EMBRT_OUT_OF_RANGE naming its row and
+/// column: on the CPU at the call, with nothing written past the rows before
+/// it; on CUDA, which does not wait for the device, by embrtSynchronize (or
+/// embrtPollDeviceErrors), naming one such row and its first non-finite
+/// column and value, with every row holding one written as zeros (it reads
+/// as zeros) and every other row written as usual. The padding bytes are
+/// written as zeros.
 embrtStatus embrtQuantizeTable(embrtContext *ctx,
                                const embrtQuantizeTableArgs *args);
 
 /// The inverse: the dense [rows, dim] table of denseDtype that packed
-/// `input` reads as (embrtTablePrecision), each element rounded once.
+/// `input` reads as (embrtTablePrecision), each element rounded once; the
+/// same on both backends, except that a NaN (an e4m3 NaN byte, a NaN
+/// header) may differ in its sign and payload bits.
 embrtStatus embrtDequantizeTable(embrtContext *ctx,
                                  const embrtQuantizeTableArgs *args);
 

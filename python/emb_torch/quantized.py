@@ -120,6 +120,9 @@ def quantize_table(weight: Tensor, precision: str) -> Tensor:
     a = _table_args(precision, weight.shape[0], weight.shape[1], weight.dtype)
     a.input, a.output = weight.data_ptr(), out.data_ptr()
     rt.check(ctx, rt.lib.embrtQuantizeTable(ctx, ctypes.byref(a)), "emb::quantize_table")
+    # On CUDA a non-finite element is a device error: raised by this poll of a later call, as a
+    # bad id is.
+    rt.poll(ctx, "emb::quantize_table")
     return out
 
 
@@ -152,6 +155,7 @@ def dequantize_table(packed: Tensor, precision: str, dim: int,
     a = _table_args(precision, packed.shape[0], dim, dtype)
     a.input, a.output = packed.data_ptr(), out.data_ptr()
     rt.check(ctx, rt.lib.embrtDequantizeTable(ctx, ctypes.byref(a)), "emb::dequantize_table")
+    rt.poll(ctx, "emb::dequantize_table")
     return out
 
 

@@ -337,8 +337,8 @@ static embrtStatus convert(embrtContext *ctx, const void *input,
                                          outputDtype, numElements));
 }
 
-/// Quantized tables have no CUDA kernels yet: the CPU backend quantizes
-/// and looks them up.
+/// The CUDA lookup reads no quantized table yet: the CPU backend looks them
+/// up.
 static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op) {
   return embrtSetError(ctx, EMBRT_UNSUPPORTED,
                        "%s: the CUDA backend has no quantized-table kernels "
@@ -346,16 +346,24 @@ static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op) {
                        op);
 }
 
-embrtStatus embrtCudaQuantizeTable(embrtContext *ctx,
-                                   const embrtQuantizeTableArgs *args) {
-  (void)args;
-  return noQuantizedKernels(ctx, "quantize_table");
+//===----------------------------------------------------------------------===//
+// embrtQuantizeTable and embrtDequantizeTable (kernels/quantize.cu)
+//===----------------------------------------------------------------------===//
+
+static embrtStatus quantizeTable(embrtContext *ctx,
+                                 const embrtQuantizeTableArgs *args) {
+  EMBRT_TRY(enter(ctx, "quantize_table: cudaSetDevice"));
+  if (args->rows == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchQuantizeTable(envOf(ctx), args));
 }
 
-embrtStatus embrtCudaDequantizeTable(embrtContext *ctx,
-                                     const embrtQuantizeTableArgs *args) {
-  (void)args;
-  return noQuantizedKernels(ctx, "dequantize_table");
+static embrtStatus dequantizeTable(embrtContext *ctx,
+                                   const embrtQuantizeTableArgs *args) {
+  EMBRT_TRY(enter(ctx, "dequantize_table: cudaSetDevice"));
+  if (args->rows == 0)
+    return EMBRT_OK;
+  return launched(ctx, embrtCudaLaunchDequantizeTable(envOf(ctx), args));
 }
 
 //===----------------------------------------------------------------------===//

@@ -221,6 +221,17 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                          "device: tbe_backward: step is %lld, adam counts "
                          "steps from 1 (nothing was updated)",
                          r->value);
+  case EMBRT_DEVERR_NON_FINITE: {
+    uint32_t bits = (uint32_t)r->value;
+    const char *what = (bits & 0x7fffffu) ? "nan"
+                       : (bits >> 31)     ? "-inf"
+                                          : "inf";
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "device: quantize_table: row %lld column %lld is %s; "
+                         "a quantized table's rows must be finite (the row "
+                         "was written as zeros)",
+                         r->index, r->limit, what);
+  }
   case EMBRT_DEVERR_NONE:
     break;
   }
@@ -236,6 +247,10 @@ embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
                             "synchronize: cudaSetDevice"));
   EMBRT_TRY(embrtCudaRecord(ctx, cudaStreamSynchronize(stream),
                             "synchronize: cudaStreamSynchronize"));
+  // A poll's snapshot still pending is older than the record read below,
+  // which this call reports and resets: the next poll must not report it
+  // again.
+  embrtCudaStateOf(ctx)->pollPending = 0;
   embrtDeviceErrors record;
   EMBRT_TRY(
       embrtCudaRecord(ctx,

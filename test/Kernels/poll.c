@@ -5,7 +5,9 @@
 // embrtPollDeviceErrors on a CUDA context: a lookup with an id outside its
 // table under the fatal bounds check is reported by a later poll, without
 // embrtSynchronize, naming the feature, bag, id and table; once reported it
-// is cleared on the device, so embrtSynchronize does not report it again.
+// is cleared on the device, so embrtSynchronize does not report it again;
+// one that embrtSynchronize reported is not reported again by a poll whose
+// snapshot was taken before.
 // Good lookups never make a poll fail; a CPU context's poll answers OK (its
 // calls report their errors themselves); NULL is an invalid argument.
 //
@@ -108,6 +110,17 @@ int main(void) {
   EXPECT_STATUS(pollUntilError(), EMBRT_OUT_OF_RANGE, gpu);
   EXPECT_CONTAINS(embrtContextGetLastError(gpu), "id -3 is outside table 0");
   embrtContextClearError(gpu);
+  embrtFree(gpu, ids), embrtFree(gpu, offsets);
+
+  TEST_CASE("reported by synchronize after a poll: not again by a poll");
+  lookup(gpu, table, output, 15, &ids, &offsets);
+  EXPECT_STATUS(embrtPollDeviceErrors(gpu), EMBRT_OK, gpu); // a snapshot
+  EXPECT_STATUS(embrtSynchronize(gpu), EMBRT_OUT_OF_RANGE, gpu);
+  EXPECT_CONTAINS(embrtContextGetLastError(gpu), "id 15 is outside table 0");
+  embrtContextClearError(gpu);
+  EXPECT_STATUS(embrtPollDeviceErrors(gpu), EMBRT_OK, gpu);
+  EXPECT_STATUS(embrtSynchronize(gpu), EMBRT_OK, gpu);
+  EXPECT_STATUS(embrtPollDeviceErrors(gpu), EMBRT_OK, gpu);
   embrtFree(gpu, ids), embrtFree(gpu, offsets);
 
   TEST_CASE("cpu and NULL contexts");

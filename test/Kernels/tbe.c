@@ -16,6 +16,19 @@
 // sizes (4 and 2 ids with 8-row stages: stages that lie inside one bag, and
 // stages that cross one or two bag ends).
 //
+// Quantized tables (embrtTbeArgs::tablePrecisions): int8, int4, int2 and
+// fp8 x sum, mean and none x weighted and not, every bounds-check mode,
+// f32, f16 and bf16 output, i32 and i64 ids, D from the least each
+// precision packs, odd ones (int4 D 24, 40, 100), 128, 256 and rows wider
+// than 512 bytes (int8 D 600, fp8 D 1000: several column passes), empty
+// bags, feature ends, and every precision beside dense tables in one
+// lookup. Tables are fresh random normal values packed on the host
+// (embrtQuantizeRows). Tolerance of a quantized table's column: f32 output
+// within 4 f32 ulps of the sum of |terms| of the bag (weighted terms, over
+// the count for mean: the GPU fuses weighted adds and scales a mean by a
+// reciprocal, the CPU divides in double); f16 and bf16 output within 1 ulp
+// of the output dtype, plus that f32 margin for sums that cancel.
+//
 // Built twice (test/Kernels/CMakeLists.txt): tbe against the library, and
 // tbe_pos64 against kernels/tbe.cu built with EMB_TBE_POS32=0, so that the
 // 64-bit-position kernels, which only launches with N >= 2^31 take
@@ -61,6 +74,10 @@ typedef struct Case {
   /// its ids (both in order as concatenated offsets; needs minBag >= 1).
   int featureEnds;
   const char *wantDevice; ///< what the GPU's message must say, or NULL
+  /// How each table is stored (embrtTablePrecision; all 0: dense, and
+  /// tablePrecisions is NULL). A quantized table is packed rows, never
+  /// misaligned.
+  int64_t precisions[MAX_TABLES];
 } Case;
 
 typedef struct Inputs {
@@ -71,7 +88,60 @@ typedef struct Inputs {
   void *ends; ///< [2F] feature ends of offsetDtype, or NULL
   embrtDtype weightDtype;
   int64_t featureTables[2048];
+  float *decoded[MAX_TABLES]; ///< a quantized table's values, else NULL
 } Inputs;
+
+/// Whether any table of the case is quantized.
+static int anyQuantized(const Case *c) {
+  for (int t = 0; t < c->numTables; ++t)
+    if (c->precisions[t] != EMBRT_PRECISION_DENSE)
+      return 1;
+  return 0;
+}
+
+/// Bytes of table t's buffer, and where its rows start in it.
+static size_t tableBytes(const Case *c, int t) {
+  if (c->precisions[t] != EMBRT_PRECISION_DENSE)
+    return (size_t)(c->rows[t] *
+                    embrtQuantizedRowBytes(
+                        (embrtTablePrecision)c->precisions[t], c->dims[t]));
+  return (size_t)(c->rows[t] * c->dims[t] + c->misalign) *
+         embrtDtypeSize(c->tableDtype);
+}
+static size_t tableLead(const Case *c, int t) {
+  return c->precisions[t] != EMBRT_PRECISION_DENSE
+             ? 0
+             : (size_t)c->misalign * embrtDtypeSize(c->tableDtype);
+}
+
+/// A standard normal value (Box-Muller).
+static double rngNormal(Rng *rng) {
+  double u = rngUniform(rng, 0x1p-53, 1.0), v = rngUniform(rng, 0.0, 1.0);
+  return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/// Quantized table t: random normal rows packed on the host, and the f32
+/// values they read as.
+static void makeQuantizedTable(const Case *c, Rng *rng, Inputs *in, int t) {
+  int64_t n = c->rows[t] * c->dims[t];
+  float *dense = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+  for (int64_t i = 0; i < n; ++i)
+    dense[i] = (float)rngNormal(rng);
+  in->tables[t] = malloc(tableBytes(c, t) ? tableBytes(c, t) : 1);
+  in->decoded[t] = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+  embrtQuantizeTableArgs a = {
+      sizeof a,     (embrtTablePrecision)c->precisions[t],
+      c->rows[t],   c->dims[t],
+      dense,        EMBRT_F32,
+      in->tables[t]};
+  if (embrtQuantizeRows(&a, NULL, NULL) != EMBRT_OK)
+    HARNESS_FAIL("embrtQuantizeRows refused table %d", t);
+  a.input = in->tables[t];
+  a.output = in->decoded[t];
+  if (embrtDequantizeRows(&a) != EMBRT_OK)
+    HARNESS_FAIL("embrtDequantizeRows refused table %d", t);
+  free(dense);
+}
 
 static int64_t outputWidth(const Case *c) {
   if (c->pooling == EMBRT_POOLING_NONE)
@@ -85,9 +155,14 @@ static int64_t outputWidth(const Case *c) {
 static void makeInputs(const Case *c, Rng *rng, Inputs *in) {
   memset(in, 0, sizeof *in);
   size_t esz = embrtDtypeSize(c->tableDtype);
-  for (int t = 0; t < c->numTables; ++t)
+  for (int t = 0; t < c->numTables; ++t) {
+    if (c->precisions[t] != EMBRT_PRECISION_DENSE) {
+      makeQuantizedTable(c, rng, in, t);
+      continue;
+    }
     in->tables[t] =
         randomTensor(rng, c->tableDtype, c->rows[t] * c->dims[t] + c->misalign);
+  }
   for (int64_t f = 0; f < c->numFeatures; ++f)
     in->featureTables[f] = f % c->numTables;
   (void)esz;
@@ -153,8 +228,10 @@ static void makeInputs(const Case *c, Rng *rng, Inputs *in) {
 }
 
 static void freeInputs(const Case *c, Inputs *in) {
-  for (int t = 0; t < c->numTables; ++t)
+  for (int t = 0; t < c->numTables; ++t) {
     free(in->tables[t]);
+    free(in->decoded[t]);
+  }
   free(in->ids);
   free(in->offs);
   free(in->indices);
@@ -193,6 +270,7 @@ static embrtTbeArgs makeArgs(const Case *c, const Inputs *in,
   a.output = output;
   a.outputDtype = c->outputDtype;
   a.configId = c->configId;
+  a.tablePrecisions = anyQuantized(c) ? c->precisions : NULL;
   return a;
 }
 
@@ -255,6 +333,68 @@ static double bagScale(const Case *c, const Inputs *in, int64_t g) {
   return 2 * sum;
 }
 
+/// One ulp of `x` in `dtype` (f32, f16 or bf16), subnormals included.
+static double ulpOf(double x, embrtDtype dtype) {
+  int mantissa = dtype == EMBRT_F16 ? 10 : dtype == EMBRT_BF16 ? 7 : 23;
+  int least = dtype == EMBRT_F16 ? -14 : -126;
+  int e = least;
+  if (x != 0) {
+    frexp(fabs(x), &e);
+    e = e - 1 < least ? least : e - 1;
+  }
+  return ldexp(1.0, e - mantissa);
+}
+
+/// Output element i against the CPU's, if it comes from a quantized table:
+/// pooled, output row r and column `fcol` of feature f; pooling none, the
+/// id at position r and column `col`. Within 4 f32 ulps of the sum of
+/// |terms| (weighted, over the count for mean), and for f16/bf16 output 1
+/// ulp of the output dtype besides; the terms are the values the packed
+/// rows read as. Returns 1 when it matches, 0 when not, -1 for an element
+/// of a dense table.
+static int expectQuantizedNear(const Case *c, const Inputs *in, int64_t i,
+                               double got, double ref, int64_t r, int64_t f,
+                               int64_t fcol, int64_t col) {
+  int64_t begin = r, end = r + 1;
+  if (c->pooling == EMBRT_POOLING_NONE) {
+    int64_t g = 0; // the bag of position r
+    while (in->offs[g + 1] <= r)
+      ++g;
+    f = g / c->batch;
+    fcol = col;
+  } else {
+    begin = in->offs[f * c->batch + r];
+    end = in->offs[f * c->batch + r + 1];
+  }
+  int64_t t = in->featureTables[f], rows = c->rows[t], D = c->dims[t];
+  if (c->precisions[t] == EMBRT_PRECISION_DENSE)
+    return -1;
+  double terms = 0;
+  int64_t count = 0;
+  for (int64_t k = begin; k < end; ++k) {
+    int64_t id = in->ids[k];
+    if ((c->paddingPercent > 0 && id == 1) || id < 0 || id >= rows)
+      continue;
+    double w =
+        c->weighted ? fabs(refLoad(in->weights, in->weightDtype, k)) : 1.0;
+    terms += w * fabs((double)in->decoded[t][id * D + fcol]);
+    ++count;
+  }
+  if (c->pooling == EMBRT_POOLING_MEAN && count > 0)
+    terms /= (double)count;
+  double bound = 4 * ulpOf(terms, EMBRT_F32);
+  if (c->outputDtype != EMBRT_F32)
+    bound += fmax(ulpOf(ref, c->outputDtype), ulpOf(got, c->outputDtype));
+  if (fabs(got - ref) <= bound && !isnan(got) && !isnan(ref))
+    return 1;
+  HARNESS_FAIL("output[%lld] (table %lld, %s) is %.9g, the cpu's %.9g "
+               "(|diff| %.3g > %.3g)",
+               (long long)i, (long long)t,
+               embrtTablePrecisionName((embrtTablePrecision)c->precisions[t]),
+               got, ref, fabs(got - ref), bound);
+  return 0;
+}
+
 static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
                     uint64_t seed) {
   TEST_CASE(c->name);
@@ -266,12 +406,11 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
   int64_t outRows = c->pooling == EMBRT_POOLING_NONE ? in.N : c->batch;
   int64_t outElems = outRows * outputWidth(c);
   size_t osz = embrtDtypeSize(c->outputDtype);
-  size_t esz = embrtDtypeSize(c->tableDtype);
 
   // The CPU reference.
   const void *hostTables[MAX_TABLES];
   for (int t = 0; t < c->numTables; ++t)
-    hostTables[t] = (const char *)in.tables[t] + c->misalign * esz;
+    hostTables[t] = (const char *)in.tables[t] + tableLead(c, t);
   void *ref = poisoned((size_t)outElems * osz);
   embrtTbeArgs ha =
       makeArgs(c, &in, hostTables, in.indices, in.offsets, in.weights, ref);
@@ -287,10 +426,8 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
   void *dTables[MAX_TABLES];
   const void *devTables[MAX_TABLES];
   for (int t = 0; t < c->numTables; ++t) {
-    dTables[t] =
-        toDevice(gpu, in.tables[t],
-                 (size_t)(c->rows[t] * c->dims[t] + c->misalign) * esz);
-    devTables[t] = (const char *)dTables[t] + c->misalign * esz;
+    dTables[t] = toDevice(gpu, in.tables[t], tableBytes(c, t));
+    devTables[t] = (const char *)dTables[t] + tableLead(c, t);
   }
   void *dIndices =
       toDevice(gpu, in.indices, (size_t)in.N * embrtDtypeSize(c->indexDtype));
@@ -369,6 +506,16 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
         }
         int64_t i = r * width + col;
         double refValue = refLoad(ref, c->outputDtype, i);
+        // A quantized table's column; a dense one's as in the dense cases.
+        int near = anyQuantized(c)
+                       ? expectQuantizedNear(c, &in, i,
+                                             refLoad(got, c->outputDtype, i),
+                                             refValue, r, f, fcol - 1, col)
+                       : -1;
+        if (near >= 0) {
+          bad += !near;
+          continue;
+        }
         if (!EXPECT_NEAR("output", i, refLoad(got, c->outputDtype, i), refValue,
                          scale, tol))
           ++bad;
@@ -430,7 +577,7 @@ int main(int argc, char **argv) {
   static const char *typeNames[] = {"f32", "f16", "bf16"};
   static const int64_t mixedDims[] = {128, 64, 8, 1, 3, 17, 100, 24};
   static const int64_t wideDims[] = {2048, 1000, 520};
-  char names[128][96];
+  char names[256][96];
   int nameCount = 0;
 #define NAME(...)                                                              \
   (snprintf(names[nameCount], 96, __VA_ARGS__), names[nameCount++])
@@ -732,6 +879,109 @@ int main(int argc, char **argv) {
     c.batch = 5;
     c.minBag = 0;
     c.maxBag = 4;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Quantized tables. Every precision x pooling x weighted and not, with
+  // its D list (the least it packs, odd widths, 128, 256, rows wider than
+  // 512 bytes), the output and id types in turn.
+  static const embrtTablePrecision quantized[] = {
+      EMBRT_PRECISION_INT8, EMBRT_PRECISION_INT4, EMBRT_PRECISION_INT2,
+      EMBRT_PRECISION_FP8};
+  static const int64_t quantizedDims[4][4] = {
+      {1, 3, 256, 600}, {2, 24, 40, 100}, {4, 12, 128, 256}, {1, 5, 128, 1000}};
+  static const embrtDtype outTypes[] = {EMBRT_F32, EMBRT_F16, EMBRT_BF16};
+  for (int q = 0; q < 4; ++q) {
+    const char *pn = embrtTablePrecisionName(quantized[q]);
+    for (int mode = 0; mode < 4; ++mode) { // sum, weighted sum, mean, none
+      static const char *modes[] = {"sum", "weighted sum", "mean", "none"};
+      int o = (q + mode) % 3;
+      Case c =
+          base(NAME("%s tables, %s, %s out", pn, modes[mode], typeNames[o]));
+      c.tableDtype = o == 0 ? EMBRT_F16 : outTypes[o];
+      c.outputDtype = outTypes[o];
+      c.pooling = mode == 3   ? EMBRT_POOLING_NONE
+                  : mode == 2 ? EMBRT_POOLING_MEAN
+                              : EMBRT_POOLING_SUM;
+      c.weighted = mode == 1 ? 1 + q % 2 : 0;
+      if (mode == 3) {
+        int64_t same[2] = {quantizedDims[q][2], quantizedDims[q][2]};
+        setTables(&c, 2, same, 300);
+      } else {
+        setTables(&c, 4, quantizedDims[q], 300);
+      }
+      for (int t = 0; t < c.numTables; ++t)
+        c.precisions[t] = quantized[q];
+      c.numFeatures = mode == 3 ? 3 : 6; // features share tables
+      c.batch = B;
+      c.minBag = 0;
+      c.maxBag = 12;
+      c.paddingPercent = mode == 2 ? 20 : 0;
+      c.indexDtype = (q + mode) % 2 ? EMBRT_I32 : EMBRT_I64;
+      c.offsetDtype = mode % 2 ? EMBRT_I64 : EMBRT_I32;
+      runCase(gpu, cpu, &c, seed++);
+    }
+  }
+  // Every precision x bounds-check mode: bad ids (exactly one under fatal;
+  // none promised under none) and padding ids.
+  for (int q = 0; q < 4; ++q) {
+    for (int mode = 0; mode < 4; ++mode) {
+      static const char *modes[] = {"fatal", "warning", "ignore", "none"};
+      Case c = base(NAME("%s tables, bounds %s",
+                         embrtTablePrecisionName(quantized[q]), modes[mode]));
+      c.bounds = (embrtBoundsCheck)mode;
+      c.pooling = mode == 2 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+      c.weighted = mode == 1;
+      setTables(&c, 3, quantizedDims[q], 50);
+      for (int t = 0; t < 3; ++t)
+        c.precisions[t] = quantized[q];
+      c.numFeatures = 3;
+      c.batch = B;
+      c.minBag = 0;
+      c.maxBag = 8;
+      c.badPerMille = mode == 0 ? -1 : mode == 3 ? 0 : 50;
+      c.paddingPercent = 10;
+      c.indexDtype = mode % 2 ? EMBRT_I32 : EMBRT_I64;
+      runCase(gpu, cpu, &c, seed++);
+    }
+  }
+  // Every precision beside dense tables in one lookup, each output type;
+  // with feature ends; pooling none over one precision of each D.
+  {
+    static const int64_t dims[] = {16, 24, 12, 5, 4, 100, 600, 1000};
+    static const int64_t precisions[] = {
+        EMBRT_PRECISION_INT8, EMBRT_PRECISION_INT4,  EMBRT_PRECISION_INT2,
+        EMBRT_PRECISION_FP8,  EMBRT_PRECISION_DENSE, EMBRT_PRECISION_INT4,
+        EMBRT_PRECISION_INT8, EMBRT_PRECISION_FP8};
+    for (int o = 0; o < 3; ++o) {
+      for (int ends = 0; ends < 2; ++ends) {
+        Case c = base(NAME("mixed precisions and dense, %s out%s", typeNames[o],
+                           ends ? ", feature ends" : ""));
+        c.tableDtype = o == 0 ? EMBRT_F16 : outTypes[o];
+        c.outputDtype = outTypes[o];
+        c.pooling = ends ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+        c.weighted = ends ? 0 : 1 + o % 2;
+        setTables(&c, 8, dims, 200);
+        memcpy(c.precisions, precisions, sizeof precisions);
+        c.numFeatures = 11; // features share tables
+        c.batch = quick ? 16 : 64;
+        c.minBag = ends;
+        c.maxBag = 10;
+        c.paddingPercent = 10;
+        c.indexDtype = o % 2 ? EMBRT_I32 : EMBRT_I64;
+        c.offsetDtype = ends ? EMBRT_I64 : EMBRT_I32;
+        c.featureEnds = ends;
+        runCase(gpu, cpu, &c, seed++);
+      }
+    }
+    Case c = base(NAME("mixed precisions, f32 dense tables, f32 out"));
+    c.tableDtype = EMBRT_F32;
+    setTables(&c, 8, dims, 200);
+    memcpy(c.precisions, precisions, sizeof precisions);
+    c.numFeatures = 8;
+    c.batch = quick ? 16 : 64;
+    c.minBag = 0;
+    c.maxBag = 10;
     runCase(gpu, cpu, &c, seed++);
   }
 
