@@ -18,10 +18,12 @@ row's max |x| / 448 as the scale); a NaN or an infinity raises EmbIndexError nam
 column. tbe_forward_quantized is tbe_forward (emb_torch.ops) over tables of any precision, one
 per table ("dense" tables are float tensors of one dtype); quantized rows are read in f32 and
 summed in f32. The output is float32 (the default) or the dense tables' dtype, or over quantized
-tables only, float16 or bfloat16.
+tables only, float16 or bfloat16. Its `precisions` are one embrtTablePrecision code a table (an
+operator schema holds no list of strings), as FBGEMM's IntNBit lookup takes SparseType codes:
+precision_codes(["int4", "dense"]) gives them (PRECISIONS lists the names in code order).
 
-The CPU runtime runs these ops; the CUDA runtime has no quantized kernels yet and raises EmbError
-(EMBRT_UNSUPPORTED). No autograd: quantized tables are for inference.
+The CPU and CUDA runtimes run these ops, reading the same values. No autograd: quantized tables
+are for inference.
 """
 import ctypes
 from typing import List, Optional
@@ -33,7 +35,7 @@ from . import _runtime as R
 from .ops import MAX_DIM, TABLE_DTYPES, _check_features
 
 __all__ = ["quantize_table", "dequantize_table", "tbe_forward_quantized", "row_bytes",
-           "PRECISIONS"]
+           "precision_codes", "PRECISIONS"]
 
 PRECISIONS = ("dense", "int8", "int4", "int2", "fp8")  # embrtTablePrecision, in order
 BITS = {"int8": 8, "int4": 4, "int2": 2, "fp8": 8}
@@ -52,6 +54,13 @@ def row_bytes(precision: str, dim: int) -> int:
         raise ValueError("emb_torch.row_bytes: dim is %d, must be 1..%d and a multiple of %d for %s"
                          % (dim, MAX_DIM, 8 // bits, precision))
     return (4 + dim * bits // 8 + ROW_ALIGNMENT - 1) // ROW_ALIGNMENT * ROW_ALIGNMENT
+
+
+def precision_codes(names: List[str]) -> List[int]:
+    """The embrtTablePrecision codes of precision names ("dense", "int8", "int4", "int2",
+    "fp8"), for tbe_forward_quantized's `precisions`."""
+    return [_precision("emb_torch.precision_codes", "names[%d]" % i, n, True)
+            for i, n in enumerate(names)]
 
 
 def _precision(op, name, precision, dense_ok):
@@ -180,9 +189,14 @@ def _check_lookup(weights, precisions, dims, feature_table, indices, offsets, pe
         raise ValueError("%s: %d weights but %d precisions and %d dims (one each a table)"
                          % (op, T, len(precisions), len(dims)))
     device, dense = weights[0].device, None
-    for t, (w, p, d) in enumerate(zip(weights, precisions, dims)):
+    for t, (w, code, d) in enumerate(zip(weights, precisions, dims)):
         name = "weights[%d]" % t
-        _precision(op, "precisions[%d]" % t, p, True)
+        if isinstance(code, bool) or not isinstance(code, int) or not 0 <= code < len(PRECISIONS):
+            raise ValueError("%s: precisions[%d] is %r, must be an embrtTablePrecision code 0..%d "
+                             "(%s; precision_codes(names) makes them)"
+                             % (op, t, code, len(PRECISIONS) - 1, ", ".join(
+                                 "%d %s" % (i, n) for i, n in enumerate(PRECISIONS))))
+        p = PRECISIONS[code]
         if w.device != device:
             raise ValueError("%s: %s is on %s but weights[0] is on %s" % (op, name, w.device,
                                                                         device))
@@ -236,13 +250,14 @@ def _check_lookup(weights, precisions, dims, feature_table, indices, offsets, pe
 
 @torch.library.custom_op("emb::tbe_forward_quantized", mutates_args=())
 @R.keeps_device
-def tbe_forward_quantized(weights: List[Tensor], precisions: List[str], dims: List[int],
+def tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: List[int],
                           feature_table: List[int], indices: Tensor, offsets: Tensor,
                           per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
                           bounds_check: str = "fatal", padding_idx: Optional[int] = None,
                           output_dtype: Optional[torch.dtype] = None) -> Tensor:
-    """tbe_forward over tables stored at `precisions` (one a table: "dense", "int8", "int4",
-    "int2", "fp8"); `dims` are the tables' columns D (a packed table's width is its bytes)."""
+    """tbe_forward over tables stored at `precisions` (one embrtTablePrecision code a table:
+    precision_codes(["int4", "dense", ...])); `dims` are the tables' columns D (a packed table's
+    width is its bytes)."""
     op = "emb::tbe_forward_quantized"
     B, width, table_dtype, out_dtype = _check_lookup(
         weights, precisions, dims, feature_table, indices, offsets, per_sample_weights, pooling,
@@ -256,7 +271,7 @@ def tbe_forward_quantized(weights: List[Tensor], precisions: List[str], dims: Li
     arrays = ((ctypes.c_void_p * T)(*[w.data_ptr() for w in weights]),
               (ctypes.c_int64 * T)(*[w.shape[0] for w in weights]),
               (ctypes.c_int64 * T)(*dims),
-              (ctypes.c_int64 * T)(*[PRECISIONS.index(p) for p in precisions]),
+              (ctypes.c_int64 * T)(*precisions),
               (ctypes.c_int64 * F)(*feature_table))
     a = R.TbeArgs()
     a.structSize = ctypes.sizeof(R.TbeArgs)

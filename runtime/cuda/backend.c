@@ -57,9 +57,6 @@ static embrtStatus launchedAs(embrtContext *ctx, const char *op,
 // emb.tbe and emb.embedding_bag (kernels/tbe.cu, kernels/tbe_backward.cu)
 //===----------------------------------------------------------------------===//
 
-/// Quantized tables have no CUDA quantize kernels yet (below).
-static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op);
-
 static embrtStatus tbeWorkspaceSize(embrtContext *ctx, const embrtTbeArgs *args,
                                     size_t *bytes) {
   return launched(ctx, embrtCudaTbeWorkspaceSize(envOf(ctx), args, bytes));
@@ -335,15 +332,6 @@ static embrtStatus convert(embrtContext *ctx, const void *input,
   return launched(ctx,
                   embrtCudaLaunchConvert(envOf(ctx), input, inputDtype, output,
                                          outputDtype, numElements));
-}
-
-/// The CUDA lookup reads no quantized table yet: the CPU backend looks them
-/// up.
-static embrtStatus noQuantizedKernels(embrtContext *ctx, const char *op) {
-  return embrtSetError(ctx, EMBRT_UNSUPPORTED,
-                       "%s: the CUDA backend has no quantized-table kernels "
-                       "yet; use a CPU context",
-                       op);
 }
 
 //===----------------------------------------------------------------------===//

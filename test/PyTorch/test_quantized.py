@@ -13,8 +13,7 @@ padding, out-of-range ids (fatal raises EmbIndexError, warning and ignore skip),
 reference quantizer's (equal: the same bytes). Fake kernels under FakeTensorMode; wrong dtypes,
 shapes, precisions and non-finite tables raise TypeError/ValueError/EmbIndexError naming the
 argument (on CUDA a non-finite table's at the runtime's synchronize). On CUDA also: quantize_table
-and dequantize_table equal to the CPU's byte for byte; tbe_forward_quantized's cases are noted and
-skipped while the CUDA runtime refuses quantized lookups.
+and dequantize_table equal to the CPU's byte for byte, and the lookups run on the GPU.
 
     python3 test/PyTorch/test_quantized.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
@@ -198,7 +197,7 @@ def lookup_case(T_precisions, dims, rows, pooling, weighted, out_dtype, bounds):
     offs = torch.tensor(offsets, dtype=torch.int64)
     psw = torch.rand((len(ids),), generator=GEN) + 0.5 if weighted else None
     out = torch.ops.emb.tbe_forward_quantized(
-        tables, list(T_precisions), list(dims), feature_table, indices.to(DEV), offs.to(DEV),
+        tables, Q.precision_codes(T_precisions), list(dims), feature_table, indices.to(DEV), offs.to(DEV),
         None if psw is None else psw.to(DEV), pooling, bounds, 1, out_dtype).cpu()
     # The reference: float64 sums of the decoded rows; padding id 1 and bad ids skipped.
     cols = []
@@ -249,13 +248,13 @@ def test_lookup():
     x = torch.randn((10, 8), generator=GEN)
     packed = torch.ops.emb.quantize_table(x.to(DEV), "int4")
     idx = torch.tensor([3, 0, 9, 1, 4], dtype=torch.int64)
-    out = torch.ops.emb.tbe_forward_quantized([packed], ["int4"], [8], [0], idx.to(DEV),
+    out = torch.ops.emb.tbe_forward_quantized([packed], Q.precision_codes(["int4"]), [8], [0], idx.to(DEV),
                                               torch.tensor([0, 2, 5]).to(DEV), None, "none").cpu()
     check(torch.equal(out, ref_decode(packed.cpu(), "int4", 8)[idx]),
           "pooling none gives the decoded rows exactly")
     # fatal bounds: EmbIndexError naming the id.
     try:
-        torch.ops.emb.tbe_forward_quantized([packed], ["int4"], [8], [0],
+        torch.ops.emb.tbe_forward_quantized([packed], Q.precision_codes(["int4"]), [8], [0],
                                             torch.tensor([3, 12]).to(DEV),
                                             torch.tensor([0, 1, 2]).to(DEV))
         if DEV.type == "cuda":
@@ -276,18 +275,25 @@ def test_errors():
                                                             device=DEV), "int8", 8),
          ValueError, "packed has shape (4, 12), must be [rows, 16]"),
         (lambda: torch.ops.emb.tbe_forward_quantized(
-            [torch.zeros((4, 16), dtype=torch.uint8, device=DEV)], ["int8"], [8, 8], [0],
+            [torch.zeros((4, 16), dtype=torch.uint8, device=DEV)], [1], [8, 8], [0],
             torch.tensor([0]).to(DEV), torch.tensor([0, 1]).to(DEV)),
          ValueError, "1 weights but 1 precisions and 2 dims"),
         (lambda: torch.ops.emb.tbe_forward_quantized(
-            [torch.zeros((4, 16), dtype=torch.float32, device=DEV)], ["int8"], [8], [0],
+            [torch.zeros((4, 16), dtype=torch.float32, device=DEV)], [1], [8], [0],
             torch.tensor([0]).to(DEV), torch.tensor([0, 1]).to(DEV)),
          TypeError, "weights[0] must be uint8 (packed int8 rows), got torch.float32"),
         (lambda: torch.ops.emb.tbe_forward_quantized(
-            [torch.zeros((4, 16), dtype=torch.uint8, device=DEV), x], ["int8", "dense"], [8, 8],
+            [torch.zeros((4, 16), dtype=torch.uint8, device=DEV), x], [1, 0], [8, 8],
             [0, 1], torch.tensor([0, 0]).to(DEV), torch.tensor([0, 1, 2]).to(DEV), None, "sum",
             "fatal", None, torch.float16),
          TypeError, "output_dtype must be float32 or the dense tables' torch.float32"),
+        (lambda: torch.ops.emb.tbe_forward_quantized(
+            [torch.zeros((4, 16), dtype=torch.uint8, device=DEV)], [5], [8], [0],
+            torch.tensor([0]).to(DEV), torch.tensor([0, 1]).to(DEV)),
+         ValueError, "precisions[0] is 5, must be an embrtTablePrecision code 0..4 (0 dense, "
+         "1 int8, 2 int4, 3 int2, 4 fp8"),
+        (lambda: Q.precision_codes(["int8", "int3"]), ValueError,
+         "names[1] must be one of ['dense', 'int8', 'int4', 'int2', 'fp8'], got 'int3'"),
     ]
     for fn, exc, text in cases:
         try:
@@ -317,7 +323,7 @@ def test_fake():
         q = torch.ops.emb.quantize_table(w, "int4")
         check(tuple(q.shape) == (100, 48) and q.dtype == torch.uint8, "fake quantize_table shape")
         out = torch.ops.emb.tbe_forward_quantized(
-            [q], ["int4"], [64], [0, 0], torch.empty((10,), dtype=torch.int64, device=DEV),
+            [q], Q.precision_codes(["int4"]), [64], [0, 0], torch.empty((10,), dtype=torch.int64, device=DEV),
             torch.empty((9,), dtype=torch.int64, device=DEV))
         check(tuple(out.shape) == (4, 128) and out.dtype == torch.float32,
               "fake tbe_forward_quantized shape %s" % (tuple(out.shape),))
@@ -340,16 +346,6 @@ def test_cuda_matches_cpu():
                           "values are the cpu's" % (dtype, p, dim, out))
 
 
-def lookup_or_note():
-    """test_lookup, or a note while the CUDA runtime refuses quantized lookups."""
-    try:
-        test_lookup()
-    except _runtime.EmbError as e:
-        if "no quantized-table kernels yet" not in str(e):
-            raise
-        print("note: %s; tbe_forward_quantized not checked on cuda" % e)
-
-
 def main():
     global DEV
     args = harness.parser().parse_args()
@@ -359,7 +355,6 @@ def main():
     tests = [("row_bytes", test_row_bytes), ("quantize", test_quantize), ("error", test_error),
              ("lookup", test_lookup), ("errors", test_errors), ("fake", test_fake)]
     if DEV.type == "cuda":
-        tests[3] = ("lookup", lookup_or_note)
         tests.append(("cuda_matches_cpu", test_cuda_matches_cpu))
     for name, fn in tests:
         run(name, fn)

@@ -1,0 +1,105 @@
+"""Every torch.library.custom_op in python/emb_torch has a signature torch.library can turn into
+an operator schema: each parameter and the return annotated with a type infer_schema accepts
+(torch/_library/infer_schema.py, PyTorch 2.4 and newer). An annotation it refuses (List[str], say)
+fails only at import under such a PyTorch, so this reads the sources instead: no torch needed.
+
+    python3 test/PyTorch/check_schemas.py [python/emb_torch]
+
+Prints one line per op and a summary; exits nonzero naming each refused annotation.
+"""
+import ast
+import os
+import sys
+
+# The element types infer_schema takes, as written in emb_torch's annotations, alone, Optional,
+# or in a List/Sequence (Tensor also Optional inside a list).
+SCALARS = {"Tensor", "torch.Tensor", "int", "float", "bool", "str", "torch.dtype", "torch.device",
+           "torch.types.Number"}
+LISTABLE = {"Tensor", "torch.Tensor", "int", "float", "bool"}
+RETURNS = {"Tensor", "torch.Tensor", "int", "float", "bool", "None"}
+
+
+def text(node):
+    return ast.unparse(node).replace("typing.", "")
+
+
+def split(node):
+    """(outer, inner) of X[Y], or (X, None)."""
+    if isinstance(node, ast.Subscript):
+        return text(node.value), node.slice
+    return text(node), None
+
+
+def param_ok(node):
+    outer, inner = split(node)
+    if inner is None:
+        return outer in SCALARS
+    if outer == "Optional":
+        i_outer, i_inner = split(inner)
+        if i_inner is None:
+            return i_outer in SCALARS
+        return i_outer in ("List", "Sequence", "list") and text(i_inner) in LISTABLE
+    if outer in ("List", "Sequence", "list"):
+        i_outer, i_inner = split(inner)
+        if i_inner is None:
+            return i_outer in LISTABLE
+        # List[Optional[Tensor]]
+        return i_outer == "Optional" and text(i_inner) in ("Tensor", "torch.Tensor")
+    return False
+
+
+def return_ok(node):
+    if node is None:
+        return False
+    outer, inner = split(node)
+    if inner is None:
+        return outer in RETURNS
+    if outer in ("Tuple", "tuple"):
+        elts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        return all(text(e) in ("Tensor", "torch.Tensor") for e in elts)
+    if outer in ("List", "list"):
+        return text(inner) in ("Tensor", "torch.Tensor")
+    return False
+
+
+def is_custom_op(decorator):
+    call = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return text(call) in ("torch.library.custom_op", "custom_op")
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "emb_torch")
+    ops, bad = 0, []
+    for name in sorted(os.listdir(root)):
+        if not name.endswith(".py"):
+            continue
+        path = os.path.join(root, name)
+        tree = ast.parse(open(path).read(), path)
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            decorators = [d for d in fn.decorator_list if is_custom_op(d)]
+            if not decorators:
+                continue
+            op = ast.literal_eval(decorators[0].args[0])
+            ops += 1
+            args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+            for a in args:
+                if a.annotation is None or not param_ok(a.annotation):
+                    bad.append("%s:%d: %s: parameter %s: %s" % (
+                        name, fn.lineno, op, a.arg,
+                        "no annotation" if a.annotation is None else text(a.annotation)))
+            if not return_ok(fn.returns):
+                bad.append("%s:%d: %s: return: %s" % (
+                    name, fn.lineno, op, "no annotation" if fn.returns is None
+                    else text(fn.returns)))
+            print("op %s" % op)
+    for b in bad:
+        print("refused: %s" % b)
+    print("%d ops, %d refused annotations" % (ops, len(bad)))
+    return 1 if bad or ops == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
