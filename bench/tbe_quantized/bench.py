@@ -46,9 +46,10 @@ Accuracy:
                 first ACC_ROWS rows of each table, ACC_B bags), f16 output: max distance in f16
                 ulps, and f32 output: max relative difference; every precision and f16 tables
   quant_error   emb's quantize_table on a N(0, 1) float32 table (QERR_ROWS x 128, numpy's
-                generator, seed 39) against fbgemm_ref.py (FBGEMM's rowwise quantizer in
-                numpy): each row's relative RMS error, the mean over rows, both sides decoded by
-                the same numpy decoder; and the fraction of bytes equal to the reference's
+                generator, seed 39; on the CPU where the device refuses it, said in `on`)
+                against fbgemm_ref.py (FBGEMM's rowwise quantizer in numpy): each row's
+                relative RMS error, the mean over rows, both sides decoded by the same numpy
+                decoder; and the fraction of bytes equal to the reference's
 
 Writes one JSON line a record (kind: copy, table, cuda_vs_cpu, quant_error, lookup); report.py
 reads them. --dry-run: on the CPU at tiny shapes (emb's CPU runtime, torch eager, one rep a run):
@@ -353,7 +354,12 @@ def quant_error(dev, rows, emit, log):
         rec = dict(kind="quant_error", name=p, rows=rows, dim=QERR_DIM)
         try:
             t0 = time.perf_counter()
-            mine = torch.ops.emb.quantize_table(xt, p).cpu().numpy()
+            try:
+                mine = torch.ops.emb.quantize_table(xt, p).cpu().numpy()
+                rec["on"] = dev.type
+            except Exception as e:  # noqa: BLE001: the device refuses: emb's CPU quantizer
+                mine = torch.ops.emb.quantize_table(torch.from_numpy(x), p).numpy()
+                rec["on"] = "cpu (%s refused: %s)" % (dev.type, _first_line(e))
             want = ref.quantize(x, p)
             emb_err = ref.row_errors(ref.decode(mine, p, QERR_DIM), x)
             ref_err = ref.row_errors(ref.decode(want, p, QERR_DIM), x)

@@ -131,9 +131,10 @@ def summary(recs):
     print("quantisation error on N(0,1) rows (mean relative RMS a row): emb / FBGEMM reference")
     for r in recs:
         if r["kind"] == "quant_error":
-            print("  %-5s %s" % (r["name"], "%s / %s = %s, bytes equal %s  %s" % (
+            print("  %-5s %s" % (r["name"], "%s / %s = %s, bytes equal %s  %s%s" % (
                 fmt(r.get("emb_err"), "%.5f"), fmt(r.get("ref_err"), "%.5f"),
-                fmt(r.get("ratio"), "%.3f"), fmt(r.get("bytes_equal"), "%.4f"), r["check"])))
+                fmt(r.get("ratio"), "%.3f"), fmt(r.get("bytes_equal"), "%.4f"), r["check"],
+                "" if r.get("on") in (None, "cuda", "cpu") else "  (on %s)" % r["on"])))
     print("\nbars%s:" % (" (dry run: not a measurement)" if dry else ""))
     for b in [r for r in recs if r["kind"] == "bar"] or bars(recs):
         verdict = {True: "met", False: "NOT met", None: "not measured"}[b["met"]]
