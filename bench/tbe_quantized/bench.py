@@ -76,6 +76,8 @@ from bench_results import commit_id, today  # noqa: E402
 SHAPE = dict(B=16384, T=32, E=1000000, D=128, L=20)
 DRY_SHAPE = dict(B=16, T=4, E=1000, D=128, L=20)
 PRECISIONS = ("int8", "int4", "int2", "fp8")
+# embrtTablePrecision codes (emb_torch.quantized.precision_codes), as tbe_forward_quantized takes.
+CODES = {"dense": 0, "int8": 1, "int4": 2, "int2": 3, "fp8": 4}
 # The compiled peers, in the order they compile (what the bars need first); OPTIONAL ones are
 # skipped once the deadline has passed.
 PEER_FORMS = (("int4", "words"), ("int4", "bytes"), ("int8", "words"), ("int8", "bytes"),
@@ -201,7 +203,7 @@ def emb_f16(x):
 
 def emb_quantized(x, p, out_dtype=torch.float16):
     T, D = x.s["T"], x.s["D"]
-    return torch.ops.emb.tbe_forward_quantized(x.views[p], [p] * T, [D] * T, x.feature_table,
+    return torch.ops.emb.tbe_forward_quantized(x.views[p], [CODES[p]] * T, [D] * T, x.feature_table,
                                                x.indices, x.offsets, None, "sum", "fatal", None,
                                                out_dtype)
 
@@ -328,7 +330,7 @@ def cuda_vs_cpu(x, emit, log):
 
                 def run(ts, i, o, out_dtype, p=p):
                     return torch.ops.emb.tbe_forward_quantized(
-                        ts, [p] * T, [D] * T, x.feature_table, i, o, None, "sum", "fatal", None,
+                        ts, [CODES[p]] * T, [D] * T, x.feature_table, i, o, None, "sum", "fatal", None,
                         out_dtype)
             di, do = ids.to(dev), offs.to(dev)
             got16 = run(tabs, di, do, torch.float16).cpu()
