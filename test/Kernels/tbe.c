@@ -985,6 +985,53 @@ int main(int argc, char **argv) {
     runCase(gpu, cpu, &c, seed++);
   }
 
+  // A quantized table must start at a 16-byte boundary on CUDA (its rows
+  // are copied 16 bytes at a time): refused, naming the table.
+  {
+    TEST_CASE("quantized table not at a 16-byte boundary");
+    const int64_t ids[1] = {0}, offs[2] = {0, 1};
+    void *table = toDevice(gpu, NULL, 1024);
+    void *dIds = toDevice(gpu, ids, sizeof ids);
+    void *dOffs = toDevice(gpu, offs, sizeof offs);
+    void *out = toDevice(gpu, NULL, 16 * sizeof(float));
+    const void *tables[1] = {(const char *)table + 4};
+    const int64_t rows[1] = {8}, dims[1] = {16}, featureTables[1] = {0};
+    const int64_t precisions[1] = {EMBRT_PRECISION_INT8};
+    embrtTbeArgs a;
+    memset(&a, 0, sizeof a);
+    a.structSize = sizeof a;
+    a.pooling = EMBRT_POOLING_SUM;
+    a.boundsCheck = EMBRT_BOUNDS_FATAL;
+    a.numTables = 1;
+    a.tables = tables;
+    a.tableRows = rows;
+    a.tableDims = dims;
+    a.tableDtype = EMBRT_F32;
+    a.tablePrecisions = precisions;
+    a.numFeatures = 1;
+    a.featureTables = featureTables;
+    a.batchSize = 1;
+    a.numIndices = 1;
+    a.indices = dIds;
+    a.indexDtype = EMBRT_I64;
+    a.offsets = dOffs;
+    a.offsetDtype = EMBRT_I64;
+    a.output = out;
+    a.outputDtype = EMBRT_F32;
+    a.configId = -1;
+    EXPECT_STATUS(embrtTbeForward(gpu, &a), EMBRT_INVALID_ARGUMENT, gpu);
+    EXPECT_CONTAINS(embrtContextGetLastError(gpu), "quantized table 0 is at");
+    EXPECT_CONTAINS(embrtContextGetLastError(gpu),
+                    "which is not a multiple of 16 bytes");
+    // Aligned, the same lookup runs.
+    tables[0] = table;
+    EXPECT_STATUS(embrtTbeForward(gpu, &a), EMBRT_OK, gpu);
+    EXPECT_STATUS(embrtSynchronize(gpu), EMBRT_OK, gpu);
+    void *ptrs[4] = {table, dIds, dOffs, out};
+    for (int i = 0; i < 4; ++i)
+      EXPECT_STATUS(embrtFree(gpu, ptrs[i]), EMBRT_OK, gpu);
+  }
+
   embrtContextDestroy(cpu);
   embrtContextDestroy(gpu);
   return harnessFinish();
