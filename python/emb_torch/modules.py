@@ -280,10 +280,21 @@ def _register_pytrees():
     def kt_unflatten(children, context):
         return KeyedTensor(context[0], context[1], children[0], context[2])
 
+    def with_keys(flatten, names):
+        # torch.export names each child (PyTorch 2.2+: flatten_with_keys_fn).
+        def flatten_with_keys(k):
+            children, context = flatten(k)
+            return [(pytree.GetAttrKey(n), c) for n, c in zip(names, children)], context
+        return flatten_with_keys
+
+    keyed = hasattr(pytree, "GetAttrKey")
+    kjt_keys = {"flatten_with_keys_fn": with_keys(
+        kjt_flatten, ("_values", "_weights", "_lengths", "_offsets"))} if keyed else {}
+    kt_keys = {"flatten_with_keys_fn": with_keys(kt_flatten, ("_values",))} if keyed else {}
     pytree.register_pytree_node(KeyedJaggedTensor, kjt_flatten, kjt_unflatten,
-                                serialized_type_name="emb_torch.KeyedJaggedTensor")
+                                serialized_type_name="emb_torch.KeyedJaggedTensor", **kjt_keys)
     pytree.register_pytree_node(KeyedTensor, kt_flatten, kt_unflatten,
-                                serialized_type_name="emb_torch.KeyedTensor")
+                                serialized_type_name="emb_torch.KeyedTensor", **kt_keys)
 
 
 _register_pytrees()

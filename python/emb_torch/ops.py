@@ -400,7 +400,9 @@ def _train_backward(ctx, grad_output):
     _backward_call(optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
                    indices, offsets, per_sample_weights, grad_output, pooling, bounds_check,
                    padding_idx, seed)
-    return (None,) * 16
+    # One entry an input, lists for the tensor lists (PyTorch checks the structure).
+    return (None, [None] * len(weights), [None] * len(momentum1),
+            [None] * len(momentum2)) + (None,) * 12
 
 
 tbe_forward_train.register_autograd(_train_backward, setup_context=_train_setup)
