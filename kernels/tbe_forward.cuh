@@ -58,6 +58,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -1414,6 +1415,18 @@ long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
   for (int64_t f = 0; f < a->numFeatures; ++f) {
     int64_t t = a->featureTables[f];
     int dim = (int)a->tableDims[t];
+    FeatureMeta &m = meta[f];
+    if (precisionOf(a, f) != which) {
+      // Another launch's feature: no CTAs here (its row format's layout may
+      // not even exist in this one's: a dense D that int4 cannot pack).
+      memset(&m, 0, sizeof m);
+      m.firstCta = (int)ctas;
+      m.outCol = pooled ? (int)outCol : 0;
+      m.tableIndex = (int)t;
+      m.dim = (unsigned short)dim;
+      outCol += dim;
+      continue;
+    }
     int rowBytes, vec, lanes, piece, groupsPerWarp;
     if (which == EMBRT_PRECISION_DENSE) {
       rowBytes = dim * esz;
@@ -1446,7 +1459,6 @@ long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
         pooled ? (a->batchSize + cfg->bagsPerGroup - 1) / cfg->bagsPerGroup
                : positionRuns(a);
     long long groupsPerCta = cfg->threadsPerBlock / 32 * groupsPerWarp;
-    FeatureMeta &m = meta[f];
     m.table = static_cast<const char *>(a->tables[t]);
     m.rows = a->tableRows[t];
     m.outCol = (int)col;
@@ -1455,8 +1467,7 @@ long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
     m.dim = (unsigned short)dim;
     m.passes = (unsigned char)passes;
     m.flags = (unsigned char)(log2Of(lanes) | log2Of(vec) << 3 | outVec << 6);
-    if (precisionOf(a, f) == which) // else another launch's feature
-      ctas += (runs * passes + groupsPerCta - 1) / groupsPerCta;
+    ctas += (runs * passes + groupsPerCta - 1) / groupsPerCta;
     if (ctas > INT32_MAX)
       return -1;
     outCol += dim;
