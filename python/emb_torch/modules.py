@@ -141,6 +141,31 @@ def _table_spec(config, pooled, quantized=False):
         data_type if quantized else _TORCH_DTYPES[data_type], pooling.lower()
 
 
+def _table_specs(cls, tables, pooled, quantized=False):
+    """_table_spec of each config; ValueError for no tables, a name or a feature twice."""
+    specs = [_table_spec(t, pooled, quantized) for t in tables]
+    if not specs:
+        raise ValueError("%s: tables is empty" % cls)
+    names = [s[0] for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError("%s: table names repeat: %s" % (cls, names))
+    features = [f for s in specs for f in s[3]]
+    if len(set(features)) != len(features):
+        raise ValueError("%s: a feature is listed by two tables: %s" % (cls, features))
+    return specs
+
+
+def _module_device(cls, device, bounds_check_mode):
+    """A module's device (cpu by default; meta refused), its bounds_check_mode checked."""
+    device = torch.device(device if device is not None else "cpu")
+    if device.type == "meta":
+        raise ValueError("%s: device meta is not supported" % cls)
+    if bounds_check_mode not in R.BOUNDS:
+        raise ValueError("%s: bounds_check_mode must be one of %s, got %r"
+                         % (cls, sorted(R.BOUNDS), bounds_check_mode))
+    return device
+
+
 #===------------------------------------------------------------------------------------------===#
 # Jagged inputs and keyed outputs (torchrec.sparse.jagged_tensor)
 #===------------------------------------------------------------------------------------------===#
@@ -411,6 +436,10 @@ class _KeyedLookups(nn.Module):
     def _device(self) -> torch.device:
         raise NotImplementedError
 
+    def synchronize(self) -> None:
+        """Waits for emb's work on the current stream; raises the errors the device recorded."""
+        R.runtime().synchronize(self._device(), type(self).__name__)
+
     def _inputs(self, features):
         """values, offsets (module order is not required), weights, keys of a KJT."""
         cls = type(self).__name__
@@ -523,25 +552,12 @@ class _Collection(_KeyedLookups):
                  seed, allow_replicated):
         super().__init__()
         cls = type(self).__name__
-        device = torch.device(device if device is not None else "cpu")
-        if device.type == "meta":
-            raise ValueError("%s: device meta is not supported" % cls)
-        if bounds_check_mode not in R.BOUNDS:
-            raise ValueError("%s: bounds_check_mode must be one of %s, got %r"
-                             % (cls, sorted(R.BOUNDS), bounds_check_mode))
+        device = _module_device(cls, device, bounds_check_mode)
         self._allow_replicated = allow_replicated
         self._check_not_replicated()
-        specs = [_table_spec(t, pooled) for t in tables]
-        if not specs:
-            raise ValueError("%s: tables is empty" % cls)
-        names = [s[0] for s in specs]
-        if len(set(names)) != len(names):
-            raise ValueError("%s: table names repeat: %s" % (cls, names))
-        features = [f for s in specs for f in s[3]]
-        if len(set(features)) != len(features):
-            raise ValueError("%s: a feature is listed by two tables: %s" % (cls, features))
+        specs = _table_specs(cls, tables, pooled)
         self._specs = specs
-        self._feature_names = features
+        self._feature_names = [f for s in specs for f in s[3]]
         self._bounds_check = bounds_check_mode
         self._output_dtype = output_dtype
         self._seed = seed
@@ -652,10 +668,6 @@ class _Collection(_KeyedLookups):
         return torch.ops.emb.tbe_forward_train(
             self._placeholder, w, m1, m2, self.hyper_params,
             getattr(self, "step_%d" % g), *common, self._optimizer, self._seed)
-
-    def synchronize(self) -> None:
-        """Waits for emb's work on the current stream; raises the errors the device recorded."""
-        R.runtime().synchronize(self.hyper_params.device, type(self).__name__)
 
     def reset_parameters(self) -> None:
         """TorchRec's initialisation again (uniform in +-sqrt(1 / num_embeddings))."""

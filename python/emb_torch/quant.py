@@ -39,10 +39,9 @@ from typing import Dict, List, Optional, Tuple
 import torch
 from torch import Tensor, nn
 
-from . import _runtime as R
 from . import quantized as Q
 from .modules import (DataType, EmbeddingBagConfig, KeyedTensor, _enum_name, _KeyedLookups,
-                      _table_spec)
+                      _module_device, _table_specs)
 
 try:  # TorchRec's int4/int2 weight wrappers: its own module's state_dict holds them
     from torchrec.tensor_types import UInt2Tensor as _UInt2Tensor
@@ -252,9 +251,7 @@ class EmbeddingBagCollection(_KeyedLookups):
                  *, bounds_check_mode: str = "fatal"):
         super().__init__()
         cls = "QuantEmbeddingBagCollection"
-        device = torch.device(device if device is not None else "cpu")
-        if device.type == "meta":
-            raise ValueError("%s: device meta is not supported" % cls)
+        device = _module_device(cls, device, bounds_check_mode)
         if output_dtype not in _OUTPUT_DTYPES:
             raise TypeError("%s: output_dtype must be torch.float32, torch.float16 or "
                             "torch.bfloat16, got %s" % (cls, output_dtype))
@@ -262,18 +259,8 @@ class EmbeddingBagCollection(_KeyedLookups):
             raise ValueError("%s: row_alignment is %r; emb's quantized rows are padded to %d "
                              "bytes (FBGEMM's default)" % (cls, row_alignment,
                                                            DEFAULT_ROW_ALIGNMENT))
-        if bounds_check_mode not in R.BOUNDS:
-            raise ValueError("%s: bounds_check_mode must be one of %s, got %r"
-                             % (cls, sorted(R.BOUNDS), bounds_check_mode))
-        specs = [_table_spec(t, True, quantized=True) for t in tables]
-        if not specs:
-            raise ValueError("%s: tables is empty" % cls)
+        specs = _table_specs(cls, tables, True, quantized=True)
         names = [s[0] for s in specs]
-        if len(set(names)) != len(names):
-            raise ValueError("%s: table names repeat: %s" % (cls, names))
-        features = [f for s in specs for f in s[3]]
-        if len(set(features)) != len(features):
-            raise ValueError("%s: a feature is listed by two tables: %s" % (cls, features))
         # TorchRec serves num_embeddings_post_pruning rows where a config sets it.
         specs = [(s[0], getattr(t, "num_embeddings_post_pruning", None) or s[1]) + s[2:]
                  for s, t in zip(specs, tables)]
@@ -358,10 +345,6 @@ class EmbeddingBagCollection(_KeyedLookups):
 
     def output_dtype(self) -> torch.dtype:
         return self._output_dtype
-
-    def synchronize(self) -> None:
-        """Waits for emb's work on the current stream; raises the errors the device recorded."""
-        R.runtime().synchronize(self._device(), "QuantEmbeddingBagCollection")
 
     # Forward ---------------------------------------------------------------------------------
 
