@@ -9,8 +9,9 @@ state dicts, UInt4Tensor-like wrappers) load to the same bytes, built here with 
 quantizer written in torch (test_quantized.ref_quantize); state_dict keys and shapes are TorchRec's
 and round trip through torch.save; key order and keys no table reads change nothing; .to(device)
 moves the tables; a QuantConfig chooses data types and output dtype; bad tables, checkpoints and
-inputs raise TypeError/ValueError/KeyError naming the table. Where torchrec imports, its own
-quantized module is compared (its state dict loads here and gives the same output).
+inputs raise TypeError/ValueError/KeyError naming the table; on PyTorch 2.x torch.compile
+(fullgraph) and torch.export give eager's output. Where torchrec imports, its own quantized
+module is compared (its state dict loads here and gives the same output).
 
     python3 test/PyTorch/test_quant_modules.py [--device cuda|cpu] [--lib build/lib/libembrt.so]
 Exit status 0 when every check passed; the last line says how many passed and failed.
@@ -426,6 +427,26 @@ def test_errors():
         check("id 12" in str(e), "the bad id is named: %s" % e)
 
 
+def test_compile_export():
+    """torch.compile(fullgraph=True) and torch.export of the module: one tbe_forward_quantized
+    call in the graph, eager's numbers (PyTorch 2.x)."""
+    if not hasattr(torch, "compile") or not hasattr(torch, "export"):
+        print("note: this PyTorch has no torch.compile/torch.export; not checked")
+        return
+    tables = [t for t in TABLES if t[5] == "SUM" and t[4] in PRECISION]
+    q = QEBC.from_float(float_module(tables), per_table_data_type=data_types(tables),
+                        output_dtype=torch.float16)
+    feats = kjt([f for t in tables for f in t[3]], rows_of(tables))
+    want = q(feats).values()
+    got = torch.compile(q, fullgraph=True)(feats).values()
+    check(torch.equal(got, want), "compile fullgraph: eager's output")
+    ep = torch.export.export(q, (feats,))
+    text = str(ep.graph)
+    check(text.count("emb.tbe_forward_quantized") == 1,
+          "export: one emb.tbe_forward_quantized call in the graph")
+    check(torch.equal(ep.module()(feats).values(), want), "export: eager's output")
+
+
 def test_torchrec():
     """torchrec's own quantized EmbeddingBagCollection, where torchrec imports: its from_float
     and ours on one float module, its state dict loaded here, the same outputs."""
@@ -474,7 +495,8 @@ def main():
     tests = [("matches_float", test_matches_float), ("from_float_bytes", test_from_float_bytes),
              ("key_order", test_key_order), ("state_dict", test_state_dict),
              ("torchrec_forms", test_torchrec_forms), ("to_device", test_to_device),
-             ("qconfig", test_qconfig), ("errors", test_errors), ("torchrec", test_torchrec)]
+             ("qconfig", test_qconfig), ("errors", test_errors),
+             ("compile_export", test_compile_export), ("torchrec", test_torchrec)]
     for name, fn in tests:
         run(name, fn)
     return harness.finish()
