@@ -261,10 +261,14 @@ class EmbeddingBagCollection(_KeyedLookups):
                                                            DEFAULT_ROW_ALIGNMENT))
         specs = _table_specs(cls, tables, True, quantized=True)
         names = [s[0] for s in specs]
-        # TorchRec serves num_embeddings_post_pruning rows where a config sets it.
-        specs = [(s[0], getattr(t, "num_embeddings_post_pruning", None) or s[1]) + s[2:]
-                 for s, t in zip(specs, tables)]
-        for name, rows, dim, _, data_type, pooling in specs:
+        for (name, rows, dim, _, data_type, pooling), t in zip(specs, tables):
+            pruned = getattr(t, "num_embeddings_post_pruning", None)
+            if pruned is not None and pruned != rows:
+                # TorchRec serves the first rows and FBGEMM remaps the ids to them; emb has no
+                # remapping, and an id read as it is would find another row.
+                raise ValueError("table %r: num_embeddings_post_pruning is %d; emb does not "
+                                 "remap pruned ids: give the pruned table as num_embeddings and "
+                                 "its ids remapped" % (name, pruned))
             p = _PRECISION[data_type]
             if p != "dense" and dim * Q.BITS[p] % 8:
                 raise ValueError("table %r: embedding_dim %d cannot be stored as %s: it packs "
@@ -426,16 +430,16 @@ class EmbeddingBagCollection(_KeyedLookups):
                 output_dtype=output_dtype if output_dtype is not None else torch.float32,
                 quant_state_dict_split_scale_bias=split, bounds_check_mode=bounds_check_mode)
         with torch.no_grad():
-            for c, w, (name, rows, dim, _, dt, _) in zip(configs, weights, q._specs):
-                if tuple(w.shape[1:]) != (dim,) or w.shape[0] < rows:
+            for w, (name, rows, dim, _, dt, _) in zip(weights, q._specs):
+                if tuple(w.shape) != (rows, dim):
                     raise ValueError("%s: table %r's weight has shape %s, its config [%d, %d]"
                                      % (op, name, tuple(w.shape), rows, dim))
                 table = q.embedding_bags[name]
                 p = _PRECISION[dt]
                 if p == "dense":
-                    table.weight.copy_(w[:rows])
+                    table.weight.copy_(w)
                 else:
-                    table.weight.copy_(torch.ops.emb.quantize_table(w[:rows].contiguous(), p))
+                    table.weight.copy_(torch.ops.emb.quantize_table(w.contiguous(), p))
         return q
 
     @staticmethod

@@ -361,6 +361,8 @@ def test_errors():
          "table 't': data_type INT3 is not one emb serves"),
         (lambda: QEBC(cfg(embedding_dim=4096), device=DEV), ValueError,
          "table 't': embedding_dim is 4096"),
+        (lambda: QEBC(cfg(num_embeddings_post_pruning=6), device=DEV), ValueError,
+         "table 't': num_embeddings_post_pruning is 6; emb does not remap pruned ids"),
         (lambda: QEBC(cfg(), device=DEV, output_dtype=torch.int32), TypeError,
          "output_dtype must be torch.float32, torch.float16 or torch.bfloat16, got torch.int32"),
         (lambda: QEBC(cfg(), device=DEV, row_alignment=8), ValueError, "row_alignment is 8"),
