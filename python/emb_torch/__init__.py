@@ -5,6 +5,7 @@
         name="t0", embedding_dim=128, num_embeddings=1000, feature_names=["f0"])],
         device="cuda", fused_params={"optimizer": "exact_rowwise_adagrad", "learning_rate": 0.01})
     pooled = ebc(kjt)                      # KeyedTensor, as TorchRec's
+    qebc = emb_torch.quant.EmbeddingBagCollection.from_float(ebc, data_type="INT4")  # serving
     torch.ops.emb.tbe_forward(...)         # the ops, for torch.compile and torch.export
 
 libembrt.so is found through $EMB_RUNTIME_LIB, next to this package's build tree, or by the loader.
@@ -15,7 +16,7 @@ if not hasattr(torch.library, "custom_op"):
     raise ImportError("emb_torch needs PyTorch 2.4 or newer (torch.library.custom_op); this is "
                       "PyTorch %s" % torch.__version__)
 
-from . import ikbo, input_dist, ops, quantized  # noqa: E402
+from . import ikbo, input_dist, ops, quant, quantized  # noqa: E402
 from ._runtime import EmbError, EmbIndexError, runtime
 from .compiled import CompiledModel, load
 from .ikbo import IkboLinearCompression, IkboTargetAttention
@@ -23,8 +24,8 @@ from .modules import (DataType, EmbeddingBagCollection, EmbeddingBagConfig, Embe
                       EmbeddingConfig, JaggedTensor, KeyedJaggedTensor, KeyedTensor, PoolingType,
                       RowWiseAdagrad, apply_optimizer_in_backward)
 
-__all__ = ["ikbo", "input_dist", "ops", "quantized", "CompiledModel", "load", "IkboLinearCompression",
-           "IkboTargetAttention", "EmbError", "EmbIndexError", "runtime", "DataType",
-           "EmbeddingBagCollection", "EmbeddingBagConfig", "EmbeddingCollection",
+__all__ = ["ikbo", "input_dist", "ops", "quant", "quantized", "CompiledModel", "load",
+           "IkboLinearCompression", "IkboTargetAttention", "EmbError", "EmbIndexError", "runtime",
+           "DataType", "EmbeddingBagCollection", "EmbeddingBagConfig", "EmbeddingCollection",
            "EmbeddingConfig", "JaggedTensor", "KeyedJaggedTensor", "KeyedTensor", "PoolingType",
            "RowWiseAdagrad", "apply_optimizer_in_backward"]

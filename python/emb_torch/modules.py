@@ -47,9 +47,16 @@ class PoolingType(Enum):
 
 
 class DataType(Enum):
+    """A table's storage type. FP32, FP16 and BF16 tables train (these modules); INT8, INT4,
+    INT2 (FBGEMM's rowwise rows, TorchRec's names) and FP8 (emb's: e4m3 with an fp32 scale a
+    row, not TorchRec's NFP8) are served by emb_torch.quant.EmbeddingBagCollection."""
     FP32 = "FP32"
     FP16 = "FP16"
     BF16 = "BF16"
+    INT8 = "INT8"
+    INT4 = "INT4"
+    INT2 = "INT2"
+    FP8 = "FP8"
 
 
 _TORCH_DTYPES = {"FP32": torch.float32, "FP16": torch.float16, "BF16": torch.bfloat16}
@@ -98,8 +105,9 @@ def _enum_name(value, what, table):
     return name.upper()
 
 
-def _table_spec(config, pooled):
-    """(name, rows, dim, features, torch dtype, pooling) of a config of ours or torchrec's."""
+def _table_spec(config, pooled, quantized=False):
+    """(name, rows, dim, features, torch dtype, pooling) of a config of ours or torchrec's;
+    quantized: the data type's name (FP32 ... INT2, FP8) in place of the torch dtype."""
     name = config.name
     if not isinstance(name, str) or not name:
         raise ValueError("every table needs a name, got %r" % (name,))
@@ -114,15 +122,48 @@ def _table_spec(config, pooled):
     if not features:
         raise ValueError("table %r: feature_names is empty" % name)
     data_type = _enum_name(config.data_type, "data_type", name)
-    if data_type not in _TORCH_DTYPES:
+    if quantized:
+        if data_type not in DataType.__members__:
+            raise ValueError("table %r: data_type %s is not one emb serves (%s)%s"
+                             % (name, data_type, ", ".join(DataType.__members__),
+                                "; emb's FP8 rows carry a scale each, TorchRec's NFP8 rows none: "
+                                "quantize the float table to FP8 (from_float)"
+                                if data_type == "NFP8" else ""))
+    elif data_type not in _TORCH_DTYPES:
         raise ValueError("table %r: data_type %s is not one emb trains or looks up (FP32, FP16, "
-                         "BF16)" % (name, data_type))
+                         "BF16; emb_torch.quant.EmbeddingBagCollection serves INT8, INT4, INT2 "
+                         "and FP8 tables)" % (name, data_type))
     pooling = _enum_name(getattr(config, "pooling", "NONE"), "pooling", name) if pooled else "NONE"
     if pooled and pooling not in ("SUM", "MEAN"):
         raise ValueError("table %r: pooling %s; an EmbeddingBagCollection pools SUM or MEAN "
                          "(EmbeddingCollection gives unpooled rows)" % (name, pooling))
     return name, config.num_embeddings, config.embedding_dim, features, \
-        _TORCH_DTYPES[data_type], pooling.lower()
+        data_type if quantized else _TORCH_DTYPES[data_type], pooling.lower()
+
+
+def _table_specs(cls, tables, pooled, quantized=False):
+    """_table_spec of each config; ValueError for no tables, a name or a feature twice."""
+    specs = [_table_spec(t, pooled, quantized) for t in tables]
+    if not specs:
+        raise ValueError("%s: tables is empty" % cls)
+    names = [s[0] for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError("%s: table names repeat: %s" % (cls, names))
+    features = [f for s in specs for f in s[3]]
+    if len(set(features)) != len(features):
+        raise ValueError("%s: a feature is listed by two tables: %s" % (cls, features))
+    return specs
+
+
+def _module_device(cls, device, bounds_check_mode):
+    """A module's device (cpu by default; meta refused), its bounds_check_mode checked."""
+    device = torch.device(device if device is not None else "cpu")
+    if device.type == "meta":
+        raise ValueError("%s: device meta is not supported" % cls)
+    if bounds_check_mode not in R.BOUNDS:
+        raise ValueError("%s: bounds_check_mode must be one of %s, got %r"
+                         % (cls, sorted(R.BOUNDS), bounds_check_mode))
+    return device
 
 
 #===------------------------------------------------------------------------------------------===#
@@ -380,116 +421,24 @@ class _Table(nn.Module):
                 getattr(self, state).zero_()
 
 
-class _Collection(nn.Module):
-    """What EmbeddingBagCollection and EmbeddingCollection share: tables, groups, optimizer."""
+class _KeyedLookups(nn.Module):
+    """What emb's collections (these and emb_torch.quant's) share: features found by key in a
+    KeyedJaggedTensor, tables grouped into one lookup launch each, pooled outputs put into the
+    module's key order. A subclass sets _specs [(name, rows, dim, features, ..., pooling)],
+    _groups (lists of spec indices) and _feature_names, then calls _init_keys(); _device() says
+    where its tables are."""
 
-    _tables_attr = "embedding_bags"
-
-    def __init__(self, tables, pooled, device, bounds_check_mode, fused_params, output_dtype,
-                 seed, allow_replicated):
-        super().__init__()
-        cls = type(self).__name__
-        device = torch.device(device if device is not None else "cpu")
-        if device.type == "meta":
-            raise ValueError("%s: device meta is not supported" % cls)
-        if bounds_check_mode not in R.BOUNDS:
-            raise ValueError("%s: bounds_check_mode must be one of %s, got %r"
-                             % (cls, sorted(R.BOUNDS), bounds_check_mode))
-        self._allow_replicated = allow_replicated
-        self._check_not_replicated()
-        specs = [_table_spec(t, pooled) for t in tables]
-        if not specs:
-            raise ValueError("%s: tables is empty" % cls)
-        names = [s[0] for s in specs]
-        if len(set(names)) != len(names):
-            raise ValueError("%s: table names repeat: %s" % (cls, names))
-        features = [f for s in specs for f in s[3]]
-        if len(set(features)) != len(features):
-            raise ValueError("%s: a feature is listed by two tables: %s" % (cls, features))
-        self._specs = specs
-        self._feature_names = features
-        self._feature_spec = [i for i, s in enumerate(specs) for _ in s[3]]
-        self._bounds_check = bounds_check_mode
-        self._output_dtype = output_dtype
-        self._seed = seed
-        tables_dict = nn.ModuleDict()
-        for (name, rows, dim, feats, dtype, pooling), config in zip(specs, tables):
-            table = _Table(rows, dim, dtype, device)
-            init = getattr(config, "init_fn", None)
-            with torch.no_grad():
-                if init is not None:
-                    init(table.weight)
-                else:
-                    table.weight.uniform_(config.get_weight_init_min()
-                                          if hasattr(config, "get_weight_init_min")
-                                          else -math.sqrt(1 / rows),
-                                          config.get_weight_init_max()
-                                          if hasattr(config, "get_weight_init_max")
-                                          else math.sqrt(1 / rows))
-            table.weight._emb_owners = (self,)
-            tables_dict[name] = table
-        setattr(self, self._tables_attr, tables_dict)
-        # Groups: one lookup each, tables of one (dtype, pooling) in table order.
-        groups = {}
-        for i, s in enumerate(specs):
-            groups.setdefault((s[4], s[5]), []).append(i)
-        self._groups = list(groups.values())
-        self._optimizer = None
-        self.register_buffer("hyper_params", torch.zeros(5, device=device), persistent=False)
-        for g in range(len(self._groups)):
-            self.register_buffer("step_%d" % g, torch.zeros(1, dtype=torch.int64, device=device))
-        # A scalar that requires grad, so that autograd runs a training lookup's backward.
-        self.register_buffer("_placeholder", torch.zeros((), device=device, requires_grad=True),
-                             persistent=False)
+    def _init_keys(self):
+        self._feature_spec = [i for i, s in enumerate(self._specs) for _ in s[3]]
+        self._feature_dim = {f: s[2] for s in self._specs for f in s[3]}
         self._column_index = {}
-        if fused_params is not None:
-            self._set_optimizer(*_fused_optimizer(fused_params))
 
-    # Optimizer ---------------------------------------------------------------------------------
+    def _device(self) -> torch.device:
+        raise NotImplementedError
 
-    def _set_optimizer(self, name, hyper):
-        if self._optimizer is not None and self._optimizer != name:
-            raise ValueError("%s: its tables already train with %s, not %s"
-                             % (type(self).__name__, self._optimizer, name))
-        self._optimizer = name
-        for s in self._specs:
-            table = getattr(self, self._tables_attr)[s[0]]
-            w = table.weight
-            states = {"sgd": (), "rowwise_adagrad": ((w.shape[0],),),
-                      "adam": (tuple(w.shape), tuple(w.shape))}[name]
-            for i, shape in enumerate(states):
-                attr = "momentum%d" % (i + 1)
-                if getattr(table, attr, None) is None:
-                    table.register_buffer(attr, torch.zeros(shape, device=w.device))
-        with torch.no_grad():
-            self.hyper_params.copy_(torch.tensor(hyper, dtype=torch.float32))
-
-    @property
-    def optimizer(self) -> Optional[str]:
-        """The fused optimizer ("sgd", "rowwise_adagrad", "adam"), or None (frozen tables)."""
-        return self._optimizer
-
-    def set_learning_rate(self, lr: float) -> None:
-        """Sets the fused optimizer's learning rate in place on the device: no synchronisation,
-        and a compiled or captured step reads the new value without recompiling."""
-        self.hyper_params[0].fill_(lr)
-
-    # Checks ------------------------------------------------------------------------------------
-
-    def _check_not_replicated(self):
-        dist = torch.distributed
-        if self._allow_replicated or not dist.is_available() or not dist.is_initialized():
-            return
-        n = dist.get_world_size()
-        if n > 1:
-            raise RuntimeError(
-                "%s: a process group of %d ranks is initialised. emb's tables train inside the "
-                "backward on this rank's batch only, so under DistributedDataParallel (or any "
-                "data-parallel replication) each rank's tables would silently diverge. Shard the "
-                "tables across ranks with emb's sharded lookups instead (docs/sharding.md), or "
-                "keep the tables on one rank; to replicate on purpose (inference, or tables you "
-                "keep equal yourself), pass allow_replicated=True."
-                % (type(self).__name__, n))
+    def synchronize(self) -> None:
+        """Waits for emb's work on the current stream; raises the errors the device recorded."""
+        R.runtime().synchronize(self._device(), type(self).__name__)
 
     def _inputs(self, features):
         """values, offsets (module order is not required), weights, keys of a KJT."""
@@ -502,7 +451,7 @@ class _Collection(nn.Module):
         values = features.values()
         offsets = features.offsets()
         weights = features.weights_or_none()
-        device = self.hyper_params.device
+        device = self._device()
         if values.dtype not in ops.INDEX_DTYPES or offsets.dtype not in ops.INDEX_DTYPES:
             raise TypeError("%s.forward: the KeyedJaggedTensor's values and offsets must be int32 "
                             "or int64, got %s and %s" % (cls, values.dtype, offsets.dtype))
@@ -517,32 +466,6 @@ class _Collection(nn.Module):
             raise KeyError("%s.forward: the KeyedJaggedTensor has no key %s (its keys: %s)"
                            % (cls, ", ".join(repr(m) for m in missing), keys))
         return keys, values, offsets, weights
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        # A checkpoint without the step counts (TorchRec's) loads with the counts kept.
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
-        for g in range(len(self._groups)):
-            if prefix + "step_%d" % g in missing_keys:
-                missing_keys.remove(prefix + "step_%d" % g)
-
-    def _lookup(self, g, feature_table, values, offsets, weights, pooling, output_dtype,
-                padding_idx=None):
-        """One group's lookup: trained in the backward when an optimizer is set and grads are
-        on, else frozen."""
-        tables = getattr(self, self._tables_attr)
-        specs = [self._specs[i] for i in self._groups[g]]
-        w = [tables[s[0]].weight for s in specs]
-        common = (feature_table, values, offsets, weights, pooling, self._bounds_check,
-                  padding_idx, output_dtype)
-        if self._optimizer is None or not (self.training and torch.is_grad_enabled()):
-            return torch.ops.emb.tbe_forward(w, *common)
-        m1 = [tables[s[0]].momentum1 for s in specs] if self._optimizer != "sgd" else []
-        m2 = [tables[s[0]].momentum2 for s in specs] if self._optimizer == "adam" else []
-        return torch.ops.emb.tbe_forward_train(
-            self._placeholder, w, m1, m2, self.hyper_params,
-            getattr(self, "step_%d" % g), *common, self._optimizer, self._seed)
 
     def _group_inputs(self, g, keys, values, offsets, weights, pad_tail=True):
         """Group g's features in the KJT's key order, their ids, offsets and per-sample weights,
@@ -598,9 +521,153 @@ class _Collection(nn.Module):
     def feature_names(self) -> List[str]:
         return list(self._feature_names)
 
-    def synchronize(self) -> None:
-        """Waits for emb's work on the current stream; raises the errors the device recorded."""
-        R.runtime().synchronize(self.hyper_params.device, type(self).__name__)
+    def _keyed_output(self, pieces, piece_keys, out_dtype, keys, length_per_key):
+        """The groups' pooled outputs [B, sum of D] (columns of the keys piece_keys, in order)
+        as a KeyedTensor of `keys` (each of length_per_key columns): a gather of the columns
+        when the orders differ (autograd maps the gradient back), made once per order."""
+        out = pieces[0] if len(pieces) == 1 else torch.cat(
+            [p.to(out_dtype or torch.float32) for p in pieces], 1)
+        if piece_keys != keys:
+            index = self._column_index.get(tuple(piece_keys))
+            if index is None:
+                starts, col = {}, 0
+                for k in piece_keys:
+                    starts[k] = col
+                    col += self._feature_dim[k]
+                index = torch.cat([torch.arange(starts[f], starts[f] + d)
+                                   for f, d in zip(keys, length_per_key)])
+                index = self._column_index[tuple(piece_keys)] = index.to(out.device)
+            out = out.index_select(1, index)
+        if _TorchRecKeyedTensor is not None:
+            return _TorchRecKeyedTensor(keys=keys, length_per_key=length_per_key, values=out)
+        return KeyedTensor(keys, length_per_key, out)
+
+
+class _Collection(_KeyedLookups):
+    """What EmbeddingBagCollection and EmbeddingCollection share: tables, groups, optimizer."""
+
+    _tables_attr = "embedding_bags"
+
+    def __init__(self, tables, pooled, device, bounds_check_mode, fused_params, output_dtype,
+                 seed, allow_replicated):
+        super().__init__()
+        cls = type(self).__name__
+        device = _module_device(cls, device, bounds_check_mode)
+        self._allow_replicated = allow_replicated
+        self._check_not_replicated()
+        specs = _table_specs(cls, tables, pooled)
+        self._specs = specs
+        self._feature_names = [f for s in specs for f in s[3]]
+        self._bounds_check = bounds_check_mode
+        self._output_dtype = output_dtype
+        self._seed = seed
+        tables_dict = nn.ModuleDict()
+        for (name, rows, dim, feats, dtype, pooling), config in zip(specs, tables):
+            table = _Table(rows, dim, dtype, device)
+            init = getattr(config, "init_fn", None)
+            with torch.no_grad():
+                if init is not None:
+                    init(table.weight)
+                else:
+                    table.weight.uniform_(config.get_weight_init_min()
+                                          if hasattr(config, "get_weight_init_min")
+                                          else -math.sqrt(1 / rows),
+                                          config.get_weight_init_max()
+                                          if hasattr(config, "get_weight_init_max")
+                                          else math.sqrt(1 / rows))
+            table.weight._emb_owners = (self,)
+            tables_dict[name] = table
+        setattr(self, self._tables_attr, tables_dict)
+        # Groups: one lookup each, tables of one (dtype, pooling) in table order.
+        groups = {}
+        for i, s in enumerate(specs):
+            groups.setdefault((s[4], s[5]), []).append(i)
+        self._groups = list(groups.values())
+        self._optimizer = None
+        self.register_buffer("hyper_params", torch.zeros(5, device=device), persistent=False)
+        for g in range(len(self._groups)):
+            self.register_buffer("step_%d" % g, torch.zeros(1, dtype=torch.int64, device=device))
+        # A scalar that requires grad, so that autograd runs a training lookup's backward.
+        self.register_buffer("_placeholder", torch.zeros((), device=device, requires_grad=True),
+                             persistent=False)
+        self._init_keys()
+        if fused_params is not None:
+            self._set_optimizer(*_fused_optimizer(fused_params))
+
+    def _device(self) -> torch.device:
+        return self.hyper_params.device
+
+    # Optimizer ---------------------------------------------------------------------------------
+
+    def _set_optimizer(self, name, hyper):
+        if self._optimizer is not None and self._optimizer != name:
+            raise ValueError("%s: its tables already train with %s, not %s"
+                             % (type(self).__name__, self._optimizer, name))
+        self._optimizer = name
+        for s in self._specs:
+            table = getattr(self, self._tables_attr)[s[0]]
+            w = table.weight
+            states = {"sgd": (), "rowwise_adagrad": ((w.shape[0],),),
+                      "adam": (tuple(w.shape), tuple(w.shape))}[name]
+            for i, shape in enumerate(states):
+                attr = "momentum%d" % (i + 1)
+                if getattr(table, attr, None) is None:
+                    table.register_buffer(attr, torch.zeros(shape, device=w.device))
+        with torch.no_grad():
+            self.hyper_params.copy_(torch.tensor(hyper, dtype=torch.float32))
+
+    @property
+    def optimizer(self) -> Optional[str]:
+        """The fused optimizer ("sgd", "rowwise_adagrad", "adam"), or None (frozen tables)."""
+        return self._optimizer
+
+    def set_learning_rate(self, lr: float) -> None:
+        """Sets the fused optimizer's learning rate in place on the device: no synchronisation,
+        and a compiled or captured step reads the new value without recompiling."""
+        self.hyper_params[0].fill_(lr)
+
+    # Checks ------------------------------------------------------------------------------------
+
+    def _check_not_replicated(self):
+        dist = torch.distributed
+        if self._allow_replicated or not dist.is_available() or not dist.is_initialized():
+            return
+        n = dist.get_world_size()
+        if n > 1:
+            raise RuntimeError(
+                "%s: a process group of %d ranks is initialised. emb's tables train inside the "
+                "backward on this rank's batch only, so under DistributedDataParallel (or any "
+                "data-parallel replication) each rank's tables would silently diverge. Shard the "
+                "tables across ranks with emb's sharded lookups instead (docs/sharding.md), or "
+                "keep the tables on one rank; to replicate on purpose (inference, or tables you "
+                "keep equal yourself), pass allow_replicated=True."
+                % (type(self).__name__, n))
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # A checkpoint without the step counts (TorchRec's) loads with the counts kept.
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+        for g in range(len(self._groups)):
+            if prefix + "step_%d" % g in missing_keys:
+                missing_keys.remove(prefix + "step_%d" % g)
+
+    def _lookup(self, g, feature_table, values, offsets, weights, pooling, output_dtype,
+                padding_idx=None):
+        """One group's lookup: trained in the backward when an optimizer is set and grads are
+        on, else frozen."""
+        tables = getattr(self, self._tables_attr)
+        specs = [self._specs[i] for i in self._groups[g]]
+        w = [tables[s[0]].weight for s in specs]
+        common = (feature_table, values, offsets, weights, pooling, self._bounds_check,
+                  padding_idx, output_dtype)
+        if self._optimizer is None or not (self.training and torch.is_grad_enabled()):
+            return torch.ops.emb.tbe_forward(w, *common)
+        m1 = [tables[s[0]].momentum1 for s in specs] if self._optimizer != "sgd" else []
+        m2 = [tables[s[0]].momentum2 for s in specs] if self._optimizer == "adam" else []
+        return torch.ops.emb.tbe_forward_train(
+            self._placeholder, w, m1, m2, self.hyper_params,
+            getattr(self, "step_%d" % g), *common, self._optimizer, self._seed)
 
     def reset_parameters(self) -> None:
         """TorchRec's initialisation again (uniform in +-sqrt(1 / num_embeddings))."""
@@ -658,25 +725,8 @@ class EmbeddingBagCollection(_Collection):
             pieces.append(self._lookup(g, feature_table, v, o, w, pooling, self._output_dtype,
                                        pad))
             piece_keys.extend(order)
-        out = pieces[0] if len(pieces) == 1 else torch.cat(
-            [p.to(self._output_dtype or torch.float32) for p in pieces], 1)
-        if piece_keys != self._feature_names:
-            # Columns into the module's feature order (a gather of [B, sum D]; autograd maps the
-            # gradient back).
-            index = self._column_index.get(tuple(piece_keys))
-            if index is None:
-                starts, col = {}, 0
-                for k in piece_keys:
-                    starts[k] = col
-                    col += self._specs[self._feature_spec[self._feature_names.index(k)]][2]
-                index = torch.cat([torch.arange(starts[f], starts[f] + d)
-                                   for f, d in zip(self._feature_names, self._length_per_key)])
-                index = self._column_index[tuple(piece_keys)] = index.to(out.device)
-            out = out.index_select(1, index)
-        if _TorchRecKeyedTensor is not None:
-            return _TorchRecKeyedTensor(keys=self._feature_names,
-                                        length_per_key=self._length_per_key, values=out)
-        return KeyedTensor(self._feature_names, self._length_per_key, out)
+        return self._keyed_output(pieces, piece_keys, self._output_dtype, self._feature_names,
+                                  self._length_per_key)
 
 
 class EmbeddingCollection(_Collection):

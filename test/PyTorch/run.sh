@@ -10,7 +10,7 @@ devices=${3:-"cuda cpu"}
 here=$(cd "$(dirname "$0")" && pwd)
 status=0
 for device in $devices; do
-  for t in tbe integration ikbo input_dist quantized compiled; do
+  for t in tbe integration ikbo input_dist quantized quant_modules compiled; do
     extra=""
     [ "$t" = compiled ] && extra="--models $models"
     out=$(PYTHONUNBUFFERED=1 timeout 600 python3 "$here/test_$t.py" --device "$device" \
