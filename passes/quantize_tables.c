@@ -475,17 +475,29 @@ done:
   return result;
 }
 
+/// The type of table `t`'s packed rows, tensor<rows x row bytes x i8>, and
+/// its rows as text ("?" when dynamic) in `rows`.
+static MlirType packedType(const Table *t, char rows[24]) {
+  MlirContext mctx = mlirOperationGetContext(t->op);
+  int64_t rowBytes =
+      embrtQuantizedRowBytes((embrtTablePrecision)t->precision, t->dim);
+  int64_t shape[2] = {t->rows < 0 ? mlirShapedTypeGetDynamicSize() : t->rows,
+                      rowBytes};
+  snprintf(rows, 24, "?");
+  if (t->rows >= 0)
+    snprintf(rows, 24, "%lld", (long long)t->rows);
+  return mlirRankedTensorTypeGet(2, shape, mlirIntegerTypeGet(mctx, 8),
+                                 mlirAttributeGetNull());
+}
+
 /// Quantizes table `t` at run time: an emb.quantize_table before its
 /// emb.table.
 static MlirValue quantizeAtRunTime(Table *t, size_t index) {
   MlirLocation loc = mlirOperationGetLocation(t->op);
   MlirContext mctx = mlirOperationGetContext(t->op);
   embrtTablePrecision p = (embrtTablePrecision)t->precision;
-  int64_t rowBytes = embrtQuantizedRowBytes(p, t->dim);
-  int64_t shape[2] = {t->rows < 0 ? mlirShapedTypeGetDynamicSize() : t->rows,
-                      rowBytes};
-  MlirType type = mlirRankedTensorTypeGet(2, shape, mlirIntegerTypeGet(mctx, 8),
-                                          mlirAttributeGetNull());
+  char rows[24];
+  MlirType type = packedType(t, rows);
   MlirNamedAttribute attrs[2] = {
       embNamedAttr(mctx, EMB_ATTR_PRECISION,
                    mlirStringAttrGet(mctx, embStr(embrtTablePrecisionName(p)))),
@@ -495,9 +507,6 @@ static MlirValue quantizeAtRunTime(Table *t, size_t index) {
   MlirValue weight = mlirOperationGetOperand(t->op, 0);
   MlirOperation q = embCreateOp(t->op, loc, EMB_OP_QUANTIZE_TABLE, 1, &weight,
                                 type, 2, attrs);
-  char rows[24] = "?";
-  if (t->rows >= 0)
-    snprintf(rows, sizeof rows, "%lld", (long long)t->rows);
   embEmitRemarkf(loc,
                  "%s: table %zu (%sx%lld) as %s: not a constant, so "
                  "emb.quantize_table quantizes it on every call (freeze it "
@@ -549,11 +558,8 @@ static MlirValue takePackedArgument(Table *t, size_t index, MlirValue arg,
   MlirContext mctx = mlirOperationGetContext(t->op);
   embrtTablePrecision p = (embrtTablePrecision)t->precision;
   int64_t rowBytes = embrtQuantizedRowBytes(p, t->dim);
-  int64_t shape[2] = {t->rows < 0 ? mlirShapedTypeGetDynamicSize() : t->rows,
-                      rowBytes};
-  MlirType type = mlirRankedTensorTypeGet(2, shape, mlirIntegerTypeGet(mctx, 8),
-                                          mlirAttributeGetNull());
-  mlirBlockArgumentSetType(arg, type);
+  char rows[24];
+  mlirBlockArgumentSetType(arg, packedType(t, rows));
   MlirBlock entry = mlirBlockArgumentGetOwner(arg);
   MlirType fty = mlirTypeAttrGetValue(
       mlirOperationGetAttributeByName(func, embStr("function_type")));
@@ -573,9 +579,6 @@ static MlirValue takePackedArgument(Table *t, size_t index, MlirValue arg,
       func, embStr("function_type"),
       mlirTypeAttrGet(mlirFunctionTypeGet(mctx, ni, types, nr, types + ni)));
   free(types);
-  char rows[24] = "?";
-  if (t->rows >= 0)
-    snprintf(rows, sizeof rows, "%lld", (long long)t->rows);
   MlirStringRef fn = mlirStringAttrGetValue(
       mlirOperationGetAttributeByName(func, embStr("sym_name")));
   embEmitRemarkf(loc,
