@@ -651,6 +651,20 @@ def runner_times(path, entry):
     return direct, graph
 
 
+def write_records(path, records, widths):
+    """Writes the records to `path` and prints them as a table (columns of
+    `widths` for case, impl and peer)."""
+    with open(path, "w") as f:
+        json.dump(records, f, indent=1)
+    row = "%%-%ds %%-%ds %%-%ds" % widths
+    print("\n" + row % ("case", "impl", "peer") + " %9s %9s %7s %s" % ("ms", "peer_ms", "ratio",
+                                                                    "check"))
+    for r in records:
+        check = {True: "ok", False: "MISMATCH"}.get(r.get("check"), "")
+        print(row % (r["case"], r["impl"], r["peer"]) + " %9.4f %9.4f %7.2f %s" % (
+            r["ms"], r["peer_ms"], r["ratio"], check))
+
+
 def cmd_report(a):
     lines = open(os.path.join(a.out, "peers.jsonl")).read().splitlines() \
         if os.path.exists(os.path.join(a.out, "peers.jsonl")) else []
@@ -692,14 +706,7 @@ def cmd_report(a):
         if st in profiled and profiled[st].get("ms") is not None:
             r["peer_profiled_ms"] = profiled[st]["ms"]
         records.append(r)
-    with open(os.path.join(a.out, "e2e_ranking.json"), "w") as f:
-        json.dump(records, f, indent=1)
-    print("\n%-36s %-24s %-30s %9s %9s %7s %s" % ("case", "impl", "peer", "ms", "peer_ms",
-                                                "ratio", "check"))
-    for r in records:
-        check = {True: "ok", False: "MISMATCH"}.get(r.get("check"), "")
-        print("%-36s %-24s %-30s %9.4f %9.4f %7.2f %s" % (
-            r["case"], r["impl"], r["peer"], r["ms"], r["peer_ms"], r["ratio"], check))
+    write_records(os.path.join(a.out, "e2e_ranking.json"), records, (36, 24, 30))
     if emb_check:
         print(f"\nemb vs torch eager: max abs diff {emb_check.get('max_abs_diff_vs_eager')} "
               f"({'ok' if emb_check.get('check_vs_eager') else 'MISMATCH'})")
@@ -1070,14 +1077,7 @@ def cmd_report_int4(a):
                                 max_abs_diff=peer.get("max_abs_diff_vs_emb"),
                                 peer_compile_s=peer.get("compile_s"),
                                 peer_compile=peer.get("compile")))
-    with open(os.path.join(a.out, "e2e_ranking_int4.json"), "w") as f:
-        json.dump(records, f, indent=1)
-    print("\n%-24s %-26s %-36s %9s %9s %7s %s" % ("case", "impl", "peer", "ms", "peer_ms",
-                                                "ratio", "check"))
-    for r in records:
-        check = {True: "ok", False: "MISMATCH"}.get(r.get("check"), "")
-        print("%-24s %-26s %-36s %9.4f %9.4f %7.2f %s" % (
-            r["case"], r["impl"], r["peer"], r["ms"], r["peer_ms"], r["ratio"], check))
+    write_records(os.path.join(a.out, "e2e_ranking_int4.json"), records, (24, 26, 36))
     for k, v in checks.items():
         extra = {x: v[x] for x in ("max_abs_diff", "model_quantization_error_max", "results")
                  if x in v}
