@@ -1006,6 +1006,22 @@ def cmd_bench_int4(a):
         try:
             hand, p = int4_hand(torch, d, True)
             req = static(torch, [p[n] for n in REQUEST])
+            if a.lookups_dev_out:
+                # The peer's lookups, eager, against emb's on the device: two
+                # decoders of the same packed rows, before any layer.
+                with torch.no_grad():
+                    mine = hand.lookups(*req)
+                rec = dict(kind="check", what="torch_int4_lookups_vs_emb", results=[])
+                for i, t in enumerate(mine):
+                    y = load(os.path.join(a.lookups_dev_out, f"ranking_stage_lookups.result{i}.npy"),
+                             f"lookups on {DEV}")
+                    if y is not None:
+                        diff, close = compare(torch, t, y)
+                        rec["results"].append(dict(result=i, max_abs_diff=diff, f16_tolerance=close))
+                rec["ok"] = bool(rec["results"]) and all(r["f16_tolerance"] for r in rec["results"])
+                emit(out, **rec)
+                if not rec["ok"]:
+                    failures.append(f"the peer's int4 lookups against emb's: {rec['results']}")
             with torch.no_grad():
                 t1 = time.time()
                 fn = compiled(torch, hand)

@@ -37,8 +37,10 @@
 #    the dequantised tables (f16 tolerances) and against emb's f16-table
 #    output (at most the model's own quantization error, eager f16 against
 #    eager dequantised, plus f16 tolerances); the lookups CPU against device
-#    (at most 1 f16 ulp); then the torch peer compiled (from the cache),
-#    checked against emb's output and timed RUNS times (do_bench).
+#    (at most 1 f16 ulp); the torch peer's lookups (eager) against emb's
+#    on the device (f16 tolerances: two decoders of the same rows); then the
+#    torch peer compiled (from the cache), checked against emb's output and
+#    the dequantised model's, and timed RUNS times (do_bench).
 # 5. $OUT/e2e_ranking_int4.json (ranking.py report-int4: emb's int4 model
 #    against the f16-table model and against the torch peer, direct calls
 #    and CUDA graph replays; copy it to bench/results/) and the table.
