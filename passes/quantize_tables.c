@@ -26,8 +26,12 @@
 // remark gives the error on its rows: the max and RMS over rows of ||row -
 // packed row read back|| / ||row||. A table computed or passed in gets an
 // emb.quantize_table before its emb.table, which quantizes it on every call
-// (embrtQuantizeTable): freeze tables into the model to quantize them once. A
-// table with a non-finite value fails, naming its row.
+// (embrtQuantizeTable): freeze tables into the model to quantize them once.
+// With `arguments=packed`, a table that is an argument of its function (read
+// by nothing else, the function called by nothing in the module) is taken
+// as its packed rows instead: the argument's type becomes them, and the
+// caller quantizes the table once (embrtQuantizeTable) or passes FBGEMM's
+// rows. A table with a non-finite value fails, naming its row.
 //
 // Preconditions: verified IR. Postconditions: the chosen tables are
 // quantized; everything else is unchanged. The pass fails on a malformed
@@ -57,6 +61,7 @@ static const char passName[] = "emb-quantize-tables";
 typedef struct QuantizeTablesOptions {
   int64_t precision; ///< an index into "int8|int4|int2|fp8"
   int64_t budgetMib; ///< 0: no budget
+  int64_t arguments; ///< an index into "quantize|packed"
   char tables[EMB_OPTION_TEXT_SIZE];
 } QuantizeTablesOptions;
 
@@ -84,6 +89,15 @@ static const EmbPassOption optionRows[] = {
      .choices = "<table>=<dense|int8|int4|int2|fp8>,...",
      .help = "the precision of each named table (its emb.table's place in "
              "the module, from 0)"},
+    {.name = "arguments",
+     .kind = EMB_OPTION_ENUM,
+     .offset = offsetof(QuantizeTablesOptions, arguments),
+     .defaultValue = "quantize",
+     .choices = "quantize|packed",
+     .help = "a table passed in as an argument of its function: quantized "
+             "on every call (emb.quantize_table), or taken as its packed "
+             "rows (the argument's type becomes them: the caller quantizes "
+             "once)"},
 };
 
 static const EmbOptionTable options = {optionRows, EMB_NUM_OPTIONS(optionRows),
@@ -461,17 +475,29 @@ done:
   return result;
 }
 
+/// The type of table `t`'s packed rows, tensor<rows x row bytes x i8>, and
+/// its rows as text ("?" when dynamic) in `rows`.
+static MlirType packedType(const Table *t, char rows[24]) {
+  MlirContext mctx = mlirOperationGetContext(t->op);
+  int64_t rowBytes =
+      embrtQuantizedRowBytes((embrtTablePrecision)t->precision, t->dim);
+  int64_t shape[2] = {t->rows < 0 ? mlirShapedTypeGetDynamicSize() : t->rows,
+                      rowBytes};
+  snprintf(rows, 24, "?");
+  if (t->rows >= 0)
+    snprintf(rows, 24, "%lld", (long long)t->rows);
+  return mlirRankedTensorTypeGet(2, shape, mlirIntegerTypeGet(mctx, 8),
+                                 mlirAttributeGetNull());
+}
+
 /// Quantizes table `t` at run time: an emb.quantize_table before its
 /// emb.table.
 static MlirValue quantizeAtRunTime(Table *t, size_t index) {
   MlirLocation loc = mlirOperationGetLocation(t->op);
   MlirContext mctx = mlirOperationGetContext(t->op);
   embrtTablePrecision p = (embrtTablePrecision)t->precision;
-  int64_t rowBytes = embrtQuantizedRowBytes(p, t->dim);
-  int64_t shape[2] = {t->rows < 0 ? mlirShapedTypeGetDynamicSize() : t->rows,
-                      rowBytes};
-  MlirType type = mlirRankedTensorTypeGet(2, shape, mlirIntegerTypeGet(mctx, 8),
-                                          mlirAttributeGetNull());
+  char rows[24];
+  MlirType type = packedType(t, rows);
   MlirNamedAttribute attrs[2] = {
       embNamedAttr(mctx, EMB_ATTR_PRECISION,
                    mlirStringAttrGet(mctx, embStr(embrtTablePrecisionName(p)))),
@@ -481,9 +507,6 @@ static MlirValue quantizeAtRunTime(Table *t, size_t index) {
   MlirValue weight = mlirOperationGetOperand(t->op, 0);
   MlirOperation q = embCreateOp(t->op, loc, EMB_OP_QUANTIZE_TABLE, 1, &weight,
                                 type, 2, attrs);
-  char rows[24] = "?";
-  if (t->rows >= 0)
-    snprintf(rows, sizeof rows, "%lld", (long long)t->rows);
   embEmitRemarkf(loc,
                  "%s: table %zu (%sx%lld) as %s: not a constant, so "
                  "emb.quantize_table quantizes it on every call (freeze it "
@@ -491,6 +514,82 @@ static MlirValue quantizeAtRunTime(Table *t, size_t index) {
                  passName, index, rows, (long long)t->dim,
                  embrtTablePrecisionName(p));
   return mlirOperationGetResult(q, 0);
+}
+
+/// The function whose entry block has argument `v`, when `v` is one that
+/// may take packed rows: read by one op only, of a func.func that no op of
+/// `ops` calls (a caller would pass dense rows). Null otherwise.
+static MlirOperation packableArgument(MlirValue v, const EmbOpList *ops) {
+  MlirOperation none = {NULL};
+  if (!mlirValueIsABlockArgument(v))
+    return none;
+  MlirBlock owner = mlirBlockArgumentGetOwner(v);
+  MlirOperation func = mlirBlockGetParentOperation(owner);
+  if (mlirOperationIsNull(func) || !embOpIs(func, "func.func") ||
+      !mlirBlockEqual(owner,
+                      mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0))))
+    return none;
+  MlirOpOperand use = mlirValueGetFirstUse(v);
+  if (mlirOpOperandIsNull(use) ||
+      !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)))
+    return none;
+  MlirAttribute name =
+      mlirOperationGetAttributeByName(func, embStr("sym_name"));
+  if (mlirAttributeIsNull(name))
+    return none;
+  MlirStringRef fn = mlirStringAttrGetValue(name);
+  for (size_t i = 0; i < ops->size; ++i) {
+    MlirAttribute callee =
+        mlirOperationGetAttributeByName(ops->ops[i], embStr("callee"));
+    if (!mlirAttributeIsNull(callee) && mlirAttributeIsAFlatSymbolRef(callee)) {
+      MlirStringRef c = mlirFlatSymbolRefAttrGetValue(callee);
+      if (c.length == fn.length && !memcmp(c.data, fn.data, fn.length))
+        return none;
+    }
+  }
+  return func;
+}
+
+/// Makes argument `arg` of `func` take table `t`'s packed rows: its type and
+/// the function's type become them.
+static MlirValue takePackedArgument(Table *t, size_t index, MlirValue arg,
+                                    MlirOperation func) {
+  MlirLocation loc = mlirOperationGetLocation(t->op);
+  MlirContext mctx = mlirOperationGetContext(t->op);
+  embrtTablePrecision p = (embrtTablePrecision)t->precision;
+  int64_t rowBytes = embrtQuantizedRowBytes(p, t->dim);
+  char rows[24];
+  mlirBlockArgumentSetType(arg, packedType(t, rows));
+  MlirBlock entry = mlirBlockArgumentGetOwner(arg);
+  MlirType fty = mlirTypeAttrGetValue(
+      mlirOperationGetAttributeByName(func, embStr("function_type")));
+  intptr_t ni = mlirBlockGetNumArguments(entry);
+  intptr_t nr = mlirFunctionTypeGetNumResults(fty);
+  MlirType *types = malloc(sizeof(MlirType) * (size_t)(ni + nr + 1));
+  MlirValue result = {NULL};
+  if (!types) {
+    embEmitErrorf(loc, "%s: out of memory", passName);
+    return result;
+  }
+  for (intptr_t i = 0; i < ni; ++i)
+    types[i] = mlirValueGetType(mlirBlockGetArgument(entry, i));
+  for (intptr_t i = 0; i < nr; ++i)
+    types[ni + i] = mlirFunctionTypeGetResult(fty, i);
+  mlirOperationSetAttributeByName(
+      func, embStr("function_type"),
+      mlirTypeAttrGet(mlirFunctionTypeGet(mctx, ni, types, nr, types + ni)));
+  free(types);
+  MlirStringRef fn = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(func, embStr("sym_name")));
+  embEmitRemarkf(loc,
+                 "%s: table %zu (%sx%lld) as %s: argument #%lld of @%.*s "
+                 "takes its packed rows (%sx%lld bytes: the caller quantizes "
+                 "it once)",
+                 passName, index, rows, (long long)t->dim,
+                 embrtTablePrecisionName(p),
+                 (long long)mlirBlockArgumentGetArgNumber(arg), (int)fn.length,
+                 fn.data, rows, (long long)rowBytes);
+  return arg;
 }
 
 /// Points emb.table `t` at its packed rows.
@@ -538,10 +637,15 @@ static void run(MlirOperation root, MlirExternalPass pass, const void *opts) {
                      "%s: table %zu stays dense: it %s", passName, i, t->why);
     if (!t->eligible || t->precision == 0)
       continue;
-    MlirOperation constant = constantOf(mlirOperationGetOperand(t->op, 0));
-    MlirValue packed = mlirOperationIsNull(constant)
-                           ? quantizeAtRunTime(t, i)
-                           : quantizeConstant(t, i, constant);
+    MlirValue weight = mlirOperationGetOperand(t->op, 0);
+    MlirOperation constant = constantOf(weight);
+    MlirOperation func = {NULL};
+    if (o->arguments == 1 && mlirOperationIsNull(constant))
+      func = packableArgument(weight, &ops);
+    MlirValue packed =
+        !mlirOperationIsNull(constant) ? quantizeConstant(t, i, constant)
+        : !mlirOperationIsNull(func)   ? takePackedArgument(t, i, weight, func)
+                                       : quantizeAtRunTime(t, i);
     if (mlirValueIsNull(packed))
       goto fail;
     setPacked(t, packed);

@@ -11,8 +11,8 @@ import ast
 import os
 import struct
 
-DESCR = {"f16": "<f2", "f32": "<f4", "i64": "<i8", "i32": "<i4"}
-SIZE = {"f16": 2, "f32": 4, "i64": 8, "i32": 4}
+DESCR = {"f16": "<f2", "f32": "<f4", "i64": "<i8", "i32": "<i4", "i8": "|i1"}
+SIZE = {"f16": 2, "f32": 4, "i64": 8, "i32": 4, "i8": 1}
 
 
 def header(dtype, shape):

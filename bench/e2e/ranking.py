@@ -9,6 +9,17 @@
     ranking.py report --out DIR --commit SHA
                                            e2e_ranking.json and the table
 
+and for the model with its pooled tables at int4 (bench/e2e/ranking_int4.sh):
+
+    ranking.py gen --int4 --data DIR       also the packed int4 tables
+    ranking.py check-int4 [--lib SO]       their bytes against emb's quantizer
+    ranking.py warm --variant hand_int4    compile the int4 torch peer
+    ranking.py bench-int4 --emb-int4-out DIR --emb-f16-out DIR --out FILE ...
+                                           check emb's int4 outputs, check
+                                           and time the int4 torch peer
+    ranking.py report-int4 --out DIR --commit SHA
+                                           e2e_ranking_int4.json and the table
+
 The model is examples/ranking_model.mlir (bench/e2e/ranking_model.py writes
 it; its shapes are ranking_model.SHAPES["full"]): U = 32 users, B = 2048
 candidates (64 a user, sorted by user), 32 user and 32 candidate features
@@ -49,6 +60,13 @@ own and timed like the whole (do_bench), and the same stage functions run
 in sequence under torch.profiler with a record_function range each (kernel
 time per range); ours: each stage compiled by emb on its own
 (ranking_model.py --stage) and timed by its runner.
+
+Tables at int4: the 64 pooled tables quantized once (FBGEMM's rowwise int4,
+`quantize_int4`, the bytes emb's quantize_table writes) and passed to emb's
+int4 model as packed rows; the torch peer, torch_compile_hand_optimised_int4
+(`HandInt4`), is the hand-optimised model with the same packed rows as its
+tables, dequantised after the gather. The history's table stays f16 on
+both sides.
 """
 import argparse
 import ctypes
@@ -201,6 +219,8 @@ def cmd_gen(a):
         fname = "ranking_model" if stage is None else "ranking_stage_" + stage
         with open(os.path.join(a.data, fname + ".inputs"), "w") as f:
             f.write(",".join(path(n) for n in names) + "\n")
+    if a.int4:
+        gen_int4(torch, d, a.data, path)
     meta = dict(seed=SEED, history_ids=int(d["seq_offsets"][-1]),
                 history_lengths=d["lengths"].tolist(),
                 table_rows_written={n: int(d["rows:" + n].numel()) for n in TABLE_SHAPES})
@@ -214,20 +234,36 @@ def cmd_gen(a):
 # The torch models
 #===------------------------------------------------------------------------===#
 
-def device_data(torch, values=True):
+def torch_dtype(torch):
+    """The torch models' float dtype: f16, or f32 in the CPU dry run on a
+    PyTorch before 2.0 (no f16 matmul on the CPU there)."""
+    return torch.float32 if DEV == "cpu" and not hasattr(torch, "compile") else torch.float16
+
+
+def on_device(torch, t):
+    return t.to(DEV, torch_dtype(torch)) if t.dtype == torch.float16 else t.to(DEV)
+
+
+def scatter_rows(torch, shape, dtype, rows, vals):
+    """A device tensor of zeros but for `rows`, which hold `vals`."""
+    t = torch.zeros(shape, dtype=dtype, device=DEV)
+    if rows is not None:
+        t[rows.to(DEV)] = vals.to(DEV, dtype)
+    return t
+
+
+def device_data(torch, values=True, d=None):
     """make_data on the GPU, tables built as zeros plus their rows."""
-    d = make_data(torch, values=values)
+    d = make_data(torch, values=values) if d is None else d
     out = {}
     for n, t in d.items():
         if n.startswith(("rows:", "vals:")):
             continue
         if n in TABLE_SHAPES:
-            tab = torch.zeros(TABLE_SHAPES[n], dtype=torch.float16, device=DEV)
-            if values:
-                tab[d["rows:" + n].to(DEV)] = d["vals:" + n].to(DEV)
-            out[n] = tab
+            out[n] = scatter_rows(torch, TABLE_SHAPES[n], torch_dtype(torch),
+                                  d.get("rows:" + n), d.get("vals:" + n))
         else:
-            out[n] = t.to(DEV)
+            out[n] = on_device(torch, t)
     return out
 
 
@@ -252,6 +288,12 @@ def jagged_to_padded(torch, values, offsets):
 
 def models(torch):
     import torch.nn.functional as F
+    sdpa = getattr(F, "scaled_dot_product_attention", None)
+    if sdpa is None:  # the CPU dry run on a PyTorch before 2.0: the math form
+        def sdpa(q, k, v, attn_mask):
+            s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+            s = s.masked_fill(~attn_mask, float("-inf"))
+            return torch.matmul(torch.softmax(s, -1).nan_to_num(0.0), v)
 
     class AsWritten(torch.nn.Module):
         """The model of examples/ranking_model.mlir, as its header writes it."""
@@ -277,7 +319,7 @@ def models(torch):
             v = F.linear(padded, self.w_v).view(U, LK, H, DH)
             q = F.linear(c[0], self.w_q).view(B, 1, H, DH)
             key_mask = torch.arange(LK, device=q.device) < lengths.unsqueeze(1)
-            o = F.scaled_dot_product_attention(
+            o = sdpa(
                 q.transpose(1, 2),
                 k.index_select(0, c2u).transpose(1, 2),
                 v.index_select(0, c2u).transpose(1, 2),
@@ -298,22 +340,23 @@ def models(torch):
         cand_to_user) with the candidates' K padded to a multiple of 8. The
         stages are methods, for the per-stage breakdown."""
 
-        def __init__(self, p):
+        def __init__(self, p, tables=True):
             super().__init__()
 
             def buf(n, t):
                 self.register_buffer(n, t.contiguous(), persistent=False)
 
-            buf("user_cat", torch.cat([p[f"user_table_{f}"] for f in range(FU)]))
-            buf("cand_cat", torch.cat([p[f"cand_table_{f}"] for f in range(FC)]))
+            if tables:  # HandInt4 keeps packed tables instead
+                buf("user_cat", torch.cat([p[f"user_table_{f}"] for f in range(FU)]))
+                buf("cand_cat", torch.cat([p[f"cand_table_{f}"] for f in range(FC)]))
             buf("seq_table", p["seq_table"])
             buf("w_q", p["w_q"])
             buf("w_kv", torch.cat([p["w_k"], p["w_v"]], 0))
             buf("w_u", p["w_lce"][:, :FU])
-            w_c = torch.zeros(M, KCP, dtype=torch.float16, device=DEV)
+            w_c = torch.zeros(M, KCP, dtype=p["w_lce"].dtype, device=DEV)
             w_c[:, :FC + H] = p["w_lce"][:, FU:]
             buf("w_c", w_c)
-            buf("pad", torch.zeros(B, KCP - FC - H, D, dtype=torch.float16, device=DEV))
+            buf("pad", torch.zeros(B, KCP - FC - H, D, dtype=p["w_lce"].dtype, device=DEV))
             for n in ["w_1", "b_1", "w_2", "b_2", "w_3", "b_3"]:
                 buf(n, p[n])
             buf("table_base_u", (torch.arange(FU, device=DEV) * E).view(FU, 1))
@@ -342,7 +385,7 @@ def models(torch):
             k = kv[..., :HD].view(U, LK, H, DH).transpose(1, 2)
             v = kv[..., HD:].view(U, LK, H, DH).transpose(1, 2)
             mask = (torch.arange(LK, device=q.device) < lengths[:, None])[:, None, None, :]
-            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)     # [U, H, R, Dh]
+            o = sdpa(q, k, v, attn_mask=mask)                               # [U, H, R, Dh]
             return o.transpose(1, 2).reshape(B, H, DH)
 
         def lce(self, user, cand, att, c2u):
@@ -368,12 +411,16 @@ def models(torch):
 def static(torch, tensors):
     """Marks every tensor's address static (no copy into a CUDA graph's
     inputs at replay), returns them."""
+    if DEV == "cpu" and not hasattr(torch, "compile"):
+        return tensors  # the CPU dry run on a PyTorch without torch.compile
     for t in tensors:
         torch._dynamo.mark_static_address(t)
     return tensors
 
 
 def compiled(torch, fn):
+    if DEV == "cpu" and not hasattr(torch, "compile"):
+        return fn  # the CPU dry run: eager (records say compile "eager")
     return torch.compile(fn, mode="max-autotune", dynamic=False)
 
 
@@ -399,7 +446,8 @@ def stage_calls(torch, hand, req, as_compiled):
 
 
 def call(torch, fn, args):
-    torch.compiler.cudagraph_mark_step_begin()
+    if DEV == "cuda":  # CUDA graphs' step marker (max-autotune captures graphs)
+        torch.compiler.cudagraph_mark_step_begin()
     return fn(*args)
 
 
@@ -408,6 +456,16 @@ def cmd_warm(a):
     timed process finds it in TORCHINDUCTOR_CACHE_DIR's FX graph cache."""
     import torch
     t0 = time.time()
+    if a.variant == "hand_int4":
+        m, p = int4_hand(torch, make_data(torch, values=False), False)
+        req = static(torch, [p[n] for n in REQUEST])
+        with torch.no_grad():
+            f = compiled(torch, m)
+            for _ in range(3):
+                call(torch, f, req)
+            torch.cuda.synchronize()
+        log(f"warm {a.variant}: compiled in {time.time() - t0:.0f} s")
+        return
     p = device_data(torch, values=False)
     req = static(torch, [p[n] for n in REQUEST])
     AsWritten, Hand = models(torch)
@@ -593,6 +651,20 @@ def runner_times(path, entry):
     return direct, graph
 
 
+def write_records(path, records, widths):
+    """Writes the records to `path` and prints them as a table (columns of
+    `widths` for case, impl and peer)."""
+    with open(path, "w") as f:
+        json.dump(records, f, indent=1)
+    row = "%%-%ds %%-%ds %%-%ds" % widths
+    print("\n" + row % ("case", "impl", "peer") + " %9s %9s %7s %s" % ("ms", "peer_ms", "ratio",
+                                                                    "check"))
+    for r in records:
+        check = {True: "ok", False: "MISMATCH"}.get(r.get("check"), "")
+        print(row % (r["case"], r["impl"], r["peer"]) + " %9.4f %9.4f %7.2f %s" % (
+            r["ms"], r["peer_ms"], r["ratio"], check))
+
+
 def cmd_report(a):
     lines = open(os.path.join(a.out, "peers.jsonl")).read().splitlines() \
         if os.path.exists(os.path.join(a.out, "peers.jsonl")) else []
@@ -634,19 +706,401 @@ def cmd_report(a):
         if st in profiled and profiled[st].get("ms") is not None:
             r["peer_profiled_ms"] = profiled[st]["ms"]
         records.append(r)
-    with open(os.path.join(a.out, "e2e_ranking.json"), "w") as f:
-        json.dump(records, f, indent=1)
-    print("\n%-36s %-24s %-30s %9s %9s %7s %s" % ("case", "impl", "peer", "ms", "peer_ms",
-                                                "ratio", "check"))
-    for r in records:
-        check = {True: "ok", False: "MISMATCH"}.get(r.get("check"), "")
-        print("%-36s %-24s %-30s %9.4f %9.4f %7.2f %s" % (
-            r["case"], r["impl"], r["peer"], r["ms"], r["peer_ms"], r["ratio"], check))
+    write_records(os.path.join(a.out, "e2e_ranking.json"), records, (36, 24, 30))
     if emb_check:
         print(f"\nemb vs torch eager: max abs diff {emb_check.get('max_abs_diff_vs_eager')} "
               f"({'ok' if emb_check.get('check_vs_eager') else 'MISMATCH'})")
     if not records:
         sys.exit(1)
+
+#===------------------------------------------------------------------------===#
+# Tables at int4 (bench/e2e/ranking_int4.sh)
+#===------------------------------------------------------------------------===#
+
+# The tables emb-quantize-tables packs: the pooled lookups' (the history's
+# lookup is an emb.embedding_bag of mode none, whose table stays f16 on both
+# sides).
+INT4_TABLES = [n for n in TABLE_SHAPES if n != "seq_table"]
+INT4_ROW = (4 + D // 2 + 15) // 16 * 16  # bytes a row (embrtQuantizedRowBytes)
+INT4_ENTRIES = {"ranking_model_int4": None, "ranking_stage_lookups_int4": "lookups"}
+
+
+def quantize_int4(torch, x):
+    """FBGEMM's rowwise int4 of the rows of `x` (CPU) in its IntNBit TBE row
+    layout: uint8 [n, INT4_ROW], an f16 scale and an f16 bias, then the
+    columns two a byte (low nibble first), zeros to 16 bytes.
+    embrtEncodeRow's arithmetic in f32: bias = f16(min), scale = f16((max -
+    bias) / 15) (1 where that is 0 or 1 / scale overflows), q = (x - bias)
+    * (1 / scale) rounded to even and clamped to 0..15; so these are the
+    bytes emb's quantize_table writes (`ranking.py check-int4` holds them
+    equal)."""
+    x = x.float()
+    n = x.shape[0]
+    one = torch.ones(n)
+    bias = x.min(1).values.half().float()
+    rng = x.max(1).values - bias
+    scale = torch.where(rng == 0, one, rng / 15.0).half().float()
+    scale = torch.where(scale == 0, one, scale)
+    inv = 1.0 / scale
+    bad = torch.isinf(inv)
+    scale, inv = torch.where(bad, one, scale), torch.where(bad, one, inv)
+    q = torch.round((x - bias[:, None]) * inv[:, None]).clamp(0, 15).to(torch.uint8)
+    out = torch.zeros(n, INT4_ROW, dtype=torch.uint8)
+    out[:, 0:2] = scale.half().view(torch.uint8).view(n, 2)
+    out[:, 2:4] = bias.half().view(torch.uint8).view(n, 2)
+    out[:, 4:4 + D // 2] = q[:, 0::2] | (q[:, 1::2] << 4)
+    return out
+
+
+def dequantize_int4(torch, packed):
+    """f32 [n, D] of packed int4 rows as emb reads them: scale * q + bias
+    (q * scale is exact in f32, so this is emb's fmaf)."""
+    n = packed.shape[0]
+    sb = packed[:, 0:4].contiguous().view(torch.float16).float().view(n, 2)
+    b = packed[:, 4:4 + D // 2]
+    q = torch.stack([b & 15, b >> 4], -1).reshape(n, D).float()
+    return q * sb[:, 0:1] + sb[:, 1:2]
+
+
+def int4_pooled(torch, words, ids, features, bags, length):
+    """The torch peer's lookup of `features` int4 features (ids shifted by
+    table into the tables concatenated, feature-major), each `bags` bags of
+    `length` ids: [bags, features, D] f16. The packed rows viewed as int32
+    words (`words`), gathered, scale and bias bit-cast from the header word,
+    the nibbles unpacked by shifts and masks, q * scale + bias in f32,
+    summed over each bag by a reshape, written f16 (bench/tbe_quantized's
+    "words" form, the one Inductor fuses into one kernel a side)."""
+    w = words.index_select(0, ids)                                   # [n, INT4_ROW / 4]
+    h = w[:, 0]
+    scale = (h & 0xFFFF).to(torch.int16).view(torch.float16).float()
+    bias = (h >> 16).to(torch.int16).view(torch.float16).float()
+    d = w[:, 1:1 + D // 8]
+    q = torch.stack([(d >> s) & 15 for s in range(0, 32, 4)], -1).reshape(-1, D).float()
+    v = q * scale[:, None] + bias[:, None]
+    return v.view(features, bags, length, D).sum(2).to(torch_dtype(torch)).transpose(0, 1)
+
+
+def int4_models(torch):
+    """HandInt4: the hand-optimised model (`Hand`) with its pooled tables
+    stored as packed int4 rows, dequantised after the gather
+    (`int4_pooled`): one gather a side over the tables concatenated. Bags
+    are summed by a reshape: the request's bags are LU and LC ids long (a
+    fixed-length request, as bench/tbe_quantized's peers read theirs)."""
+    _, Hand = models(torch)
+
+    class HandInt4(Hand):
+        def __init__(self, p, packed):
+            super().__init__(p, tables=False)
+            self.register_buffer("user_words", torch.cat(
+                [packed[f"user_table_{f}"] for f in range(FU)]).view(torch.int32), persistent=False)
+            self.register_buffer("cand_words", torch.cat(
+                [packed[f"cand_table_{f}"] for f in range(FC)]).view(torch.int32), persistent=False)
+
+        def lookups(self, *req):
+            r = dict(zip(REQUEST, req))
+            uid = (torch.stack([r[f"user_ids_{f}"] for f in range(FU)]) + self.table_base_u).flatten()
+            cid = (torch.stack([r[f"cand_ids_{f}"] for f in range(FC)]) + self.table_base_c).flatten()
+            return (int4_pooled(torch, self.user_words, uid, FU, U, LU),
+                    int4_pooled(torch, self.cand_words, cid, FC, B, LC))
+
+    return HandInt4
+
+
+def int4_packed(torch, d):
+    """{table: (rows, packed rows)} of make_data's tables (CPU)."""
+    return {n: (d["rows:" + n], quantize_int4(torch, d["vals:" + n])) for n in INT4_TABLES}
+
+
+def int4_path(data, name):
+    return os.path.join(data, name + "_int4.npy")
+
+
+def gen_int4(torch, d, data, path):
+    """The int4 tables as sparse .npy files of i8 [E, INT4_ROW] (rows not
+    read are zero bytes: scale and bias 0, reading as zeros), and the input
+    lists of the int4 model and of its lookups stage (the f16 model's, the
+    pooled tables replaced by these)."""
+    for n, (rows, packed) in int4_packed(torch, d).items():
+        npy_io.write_sparse_rows(int4_path(data, n), "i8", (TABLE_SHAPES[n][0], INT4_ROW),
+                                 rows.tolist(), tensor_bytes(packed))
+    for entry, stage in INT4_ENTRIES.items():
+        names = [n for n, _ in signature(stage)]
+        with open(os.path.join(data, entry + ".inputs"), "w") as f:
+            f.write(",".join(int4_path(data, n) if n in INT4_TABLES else path(n)
+                             for n in names) + "\n")
+
+
+def without_tables(d, names):
+    """make_data's `d` less the tables `names` (and their rows)."""
+    drop = set(names) | {k + n for n in names for k in ("rows:", "vals:")}
+    return {n: t for n, t in d.items() if n not in drop}
+
+
+def int4_hand(torch, d, values):
+    """HandInt4 on the device, its tables packed (zeros but the rows read)."""
+    p = device_data(torch, values=values, d=without_tables(d, INT4_TABLES))
+    packed = int4_packed(torch, d) if values else {}
+    tables = {n: scatter_rows(torch, (TABLE_SHAPES[n][0], INT4_ROW), torch.uint8,
+                              *(packed.get(n) or (None, None)))
+              for n in INT4_TABLES}
+    hand = int4_models(torch)(p, tables).eval()
+    static(torch, list(hand.buffers()))
+    return hand, p
+
+
+def bench_timer(torch):
+    """do_bench's median (L2 flushed, ms); in the CPU dry run without Triton
+    the median of 10 timed calls."""
+    try:
+        from triton.testing import do_bench
+        return lambda fn: do_bench(fn, warmup=25, rep=100, return_mode="median")
+    except ImportError:
+        if DEV != "cpu":
+            raise
+
+    def cpu(fn):
+        fn()
+        ts = []
+        for _ in range(10):
+            t0 = time.perf_counter()
+            fn()
+            ts.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(ts)
+    return cpu
+
+
+def f16_ulps(torch, a, b):
+    """Max distance of two f16 tensors in f16 ulps (ordered bit patterns,
+    +0 and -0 one value)."""
+    def ordered(t):
+        i = t.contiguous().view(torch.int16).to(torch.int32) & 0xFFFF
+        return torch.where(i >= 0x8000, 0x8000 - i, i)
+    return int((ordered(a) - ordered(b)).abs().max()) if a.numel() else 0
+
+
+def load_npy(torch, path):
+    dtype, shape, data = npy_io.read(path)
+    t = {"f16": torch.float16, "i64": torch.int64}[dtype]
+    return torch.frombuffer(bytearray(data), dtype=t).view(*shape)
+
+
+def cmd_check_int4(a):
+    """quantize_int4's bytes against emb's quantize_table (the runtime's
+    loops, through emb_torch on the CPU) on N(0, 1) rows and on rows of
+    make_data's first table."""
+    import torch
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    if a.lib:
+        os.environ["EMB_RUNTIME_LIB"] = a.lib
+    import emb_torch.quantized  # noqa: F401  (registers torch.ops.emb.quantize_table)
+    g = torch.Generator().manual_seed(SEED)
+    d = make_data(torch)
+    for name, x in (("normal", torch.randn(4096, D, generator=g).half()),
+                    ("table", d["vals:" + INT4_TABLES[0]])):
+        want = torch.ops.emb.quantize_table(x, "int4")
+        got = quantize_int4(torch, x)
+        same = bool(torch.equal(want, got))
+        print(f"check-int4 {name}: {x.shape[0]} rows of {D}: "
+              f"{'equal' if same else 'DIFFERENT'} bytes")
+        if not same:
+            sys.exit(1)
+
+
+def cmd_bench_int4(a):
+    """The int4 side's checks and the torch peer (ranking_int4.sh, after
+    emb's runs): emb's int4 output against the model eager on the
+    dequantised tables (f16 tolerances) and against emb's f16-table output
+    (within the model's own quantization error), emb's lookups on the CPU
+    against the device's (f16 ulps), then HandInt4 compiled, checked and
+    timed RUNS times."""
+    import torch
+    timer = bench_timer(torch)
+    failures = []
+    out = open(a.out, "w")
+    device = torch.cuda.get_device_name() if DEV == "cuda" else "cpu"
+    emit(out, kind="device", device=device, torch=torch.__version__, dtype=str(torch_dtype(torch)))
+    t0 = time.time()
+    d = make_data(torch)
+    req = None
+    AsWritten, _ = models(torch)
+
+    def eager(tables):
+        nonlocal req
+        p = device_data(torch, d=without_tables(d, tables))
+        p.update(tables)
+        req = [p[n] for n in REQUEST]
+        with torch.no_grad():
+            y = AsWritten(p).eval()(*req).to(torch.float16)
+        del p
+        return y
+
+    y_f16 = eager({})
+    packed = int4_packed(torch, d)
+    deq = {n: scatter_rows(torch, TABLE_SHAPES[n], torch_dtype(torch), rows,
+                           dequantize_int4(torch, pk).half())
+           for n, (rows, pk) in packed.items()}
+    y_deq = eager(deq)
+    del deq
+    log(f"bench-int4: the eager references in {time.time() - t0:.1f} s")
+
+    def load(path, what):
+        try:
+            return load_npy(torch, path).to(DEV)
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"{what} ({path}): {e}")
+            log(failures[-1])
+            return None
+
+    emb4 = load(os.path.join(a.emb_int4_out, "ranking_model.result0.npy"), "emb's int4 output")
+    emb16 = load(os.path.join(a.emb_f16_out, "ranking_model.result0.npy"), "emb's f16 output")
+    if emb4 is not None:
+        diff, ok = compare(torch, emb4, y_deq)
+        emit(out, kind="check", what="emb_int4_vs_dequantised_eager", max_abs_diff=diff, ok=ok)
+        if not ok:
+            failures.append("emb's int4 output differs from the model on the dequantised "
+                            "tables beyond f16 tolerance")
+    if emb4 is not None and emb16 is not None:
+        # Within the quantization error: emb's int4 output differs from its
+        # f16-table output by at most what the model itself loses to int4
+        # (torch eager, dequantised tables against f16 ones), plus the f16
+        # tolerance of `compare`.
+        e4, e16, qe = emb4.float(), emb16.float(), (y_deq.float() - y_f16.float()).abs()
+        tol = 1e-2 * max(1.0, float(e16.abs().max())) + 1e-2 * e16.abs()
+        gap = (e4 - e16).abs()
+        ok = bool((gap <= qe + tol).all())
+        emit(out, kind="check", what="emb_int4_vs_emb_f16", max_abs_diff=float(gap.max()),
+             mean_abs_diff=float(gap.mean()), model_quantization_error_max=float(qe.max()),
+             model_quantization_error_mean=float(qe.mean()), ok=ok)
+        if not ok:
+            failures.append("emb's int4 output is further from its f16 output than the "
+                            "model's quantization error")
+    for tag, cpu_dir in (("lookups", a.lookups_cpu_out), ("whole", a.whole_cpu_out)):
+        if not cpu_dir:
+            continue
+        dev_dir = a.lookups_dev_out if tag == "lookups" else a.emb_int4_out
+        entry = "ranking_stage_lookups" if tag == "lookups" else "ranking_model"
+        rec = dict(kind="check", what=f"emb_int4_{tag}_cpu_vs_{DEV}", results=[])
+        for i in range(2 if tag == "lookups" else 1):
+            x = load(os.path.join(cpu_dir, f"{entry}.result{i}.npy"), f"{tag} on the CPU")
+            y = load(os.path.join(dev_dir, f"{entry}.result{i}.npy"), f"{tag} on {DEV}")
+            if x is None or y is None:
+                continue
+            diff, close = compare(torch, y, x)
+            rec["results"].append(dict(result=i, max_ulps=f16_ulps(torch, x, y),
+                                       max_abs_diff=diff, f16_tolerance=close))
+        # The lookups read the same packed rows on both: within 1 ulp (the
+        # bar). The whole model adds GEMMs, summed in another order on the
+        # device: f16 tolerances.
+        rec["ok"] = bool(rec["results"]) and all(
+            r["max_ulps"] <= 1 if tag == "lookups" else r["f16_tolerance"] for r in rec["results"])
+        emit(out, **rec)
+        if not rec["ok"]:
+            failures.append(f"emb's int4 {tag} on the CPU against {DEV}: {rec['results']}")
+
+    name = "torch_compile_hand_optimised_int4"
+    if "hand_int4" in a.skip:
+        emit(out, kind="peer", case="ranking_model_int4", peer=name,
+             note="its compile did not finish in time (ranking_int4.sh's WARM_TIMEOUT)")
+        failures.append(f"{name}: not compiled in time")
+    else:
+        try:
+            hand, p = int4_hand(torch, d, True)
+            req = static(torch, [p[n] for n in REQUEST])
+            if a.lookups_dev_out:
+                # The peer's lookups, eager, against emb's on the device: two
+                # decoders of the same packed rows, before any layer.
+                with torch.no_grad():
+                    mine = hand.lookups(*req)
+                rec = dict(kind="check", what="torch_int4_lookups_vs_emb", results=[])
+                for i, t in enumerate(mine):
+                    y = load(os.path.join(a.lookups_dev_out, f"ranking_stage_lookups.result{i}.npy"),
+                             f"lookups on {DEV}")
+                    if y is not None:
+                        diff, close = compare(torch, t, y)
+                        rec["results"].append(dict(result=i, max_abs_diff=diff, f16_tolerance=close))
+                rec["ok"] = bool(rec["results"]) and all(r["f16_tolerance"] for r in rec["results"])
+                emit(out, **rec)
+                if not rec["ok"]:
+                    failures.append(f"the peer's int4 lookups against emb's: {rec['results']}")
+            with torch.no_grad():
+                t1 = time.time()
+                fn = compiled(torch, hand)
+                y = call(torch, fn, req).clone()
+                if DEV == "cuda":
+                    torch.cuda.synchronize()
+                rec = dict(kind="peer", case="ranking_model_int4", peer=name,
+                           compile_s=time.time() - t1,
+                           compile="max-autotune" if fn is not hand else "eager")
+                rec["max_abs_diff_vs_dequantised"], rec["check_vs_dequantised"] = \
+                    compare(torch, y, y_deq)
+                if emb4 is not None:
+                    rec["max_abs_diff_vs_emb"], rec["check_vs_emb"] = compare(torch, y, emb4)
+                runs = [timer(lambda: call(torch, fn, req)) for _ in range(RUNS)]
+                rec["ms"], rec["ms_runs"] = statistics.median(runs), runs
+            emit(out, **rec)
+            log(f"{name}: {rec['ms']:.4f} ms, vs emb {rec.get('max_abs_diff_vs_emb')} "
+                f"({rec.get('check_vs_emb')})")
+            if rec.get("check_vs_emb") is False or not rec["check_vs_dequantised"]:
+                failures.append(f"{name}: output differs beyond f16 tolerance")
+        except Exception:  # noqa: BLE001
+            failures.append(f"{name}: {traceback.format_exc()}")
+            log(failures[-1])
+    out.close()
+    if failures:
+        print("\n".join(["FAILED:"] + failures), file=sys.stderr)
+        sys.exit(1)
+
+
+def cmd_report_int4(a):
+    """e2e_ranking_int4.json: emb's int4 model against its f16-table model
+    and against HandInt4, direct calls and CUDA graph replays, with the
+    checks, and the table."""
+    path = os.path.join(a.out, "peers_int4.jsonl")
+    recs = [json.loads(l) for l in open(path) if l.startswith("{")] if os.path.exists(path) else []
+    dev = next((r for r in recs if r.get("kind") == "device"), {})
+    checks = {r["what"]: r for r in recs if r.get("kind") == "check"}
+    peer = next((r for r in recs if r.get("kind") == "peer" and "ms" in r), None)
+    base = dict(device=dev.get("device", "unknown"), commit=a.commit,
+                date=datetime.date.today().isoformat(),
+                shape=dict(U=U, B=B, features_user=FU, features_cand=FC, table_rows=E, D=D,
+                           bag_user=LU, bag_cand=LC, Lk=LK, heads=H, head_dim=DH, lce_rows=M,
+                           mlp=[M * D, H1, H2, 1], dtype="f16",
+                           tables=f"{FU + FC} pooled tables int4 ({INT4_ROW} bytes a row), "
+                                  "the history's f16"),
+                checks={k: v.get("ok") for k, v in checks.items()})
+    if SHAPE != "full" or DEV != "cuda":
+        base["dry_run"] = True
+    d4, g4 = runner_times(os.path.join(a.out, "ranking_model_int4.txt"), "ranking_model")
+    d16, g16 = runner_times(os.path.join(a.out, "ranking_model_f16.txt"), "ranking_model")
+    quant = checks.get("emb_int4_vs_emb_f16", {})
+    records = []
+    for impl, r4, r16 in (("emb_compiled", d4, d16), ("emb_compiled_cuda_graph", g4, g16)):
+        if not r4:
+            continue
+        ms = statistics.median(r4)
+        rec = dict(base, case="ranking_model_int4", impl=impl, ms=ms, ms_runs=r4)
+        if r16:
+            records.append(dict(rec, peer=impl.replace("emb_compiled", "emb_compiled_f16_tables"),
+                                peer_ms=statistics.median(r16), peer_ms_runs=r16,
+                                ratio=statistics.median(r16) / ms, check=quant.get("ok"),
+                                max_abs_diff=quant.get("max_abs_diff"),
+                                model_quantization_error_max=quant.get(
+                                    "model_quantization_error_max")))
+        if peer:
+            records.append(dict(rec, peer=peer["peer"], peer_ms=peer["ms"],
+                                peer_ms_runs=peer["ms_runs"], ratio=peer["ms"] / ms,
+                                check=peer.get("check_vs_emb"),
+                                max_abs_diff=peer.get("max_abs_diff_vs_emb"),
+                                peer_compile_s=peer.get("compile_s"),
+                                peer_compile=peer.get("compile")))
+    write_records(os.path.join(a.out, "e2e_ranking_int4.json"), records, (24, 26, 36))
+    for k, v in checks.items():
+        extra = {x: v[x] for x in ("max_abs_diff", "model_quantization_error_max", "results")
+                 if x in v}
+        print(f"check {k}: {'ok' if v.get('ok') else 'FAILED'} {json.dumps(extra)}")
+    if not records or not all(v.get("ok") for v in checks.values()):
+        sys.exit(1)
+
 
 
 def main():
@@ -654,8 +1108,11 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen")
     g.add_argument("--data", required=True)
+    g.add_argument("--int4", action="store_true",
+                   help="also the int4 tables and the int4 models' input lists")
     w = sub.add_parser("warm")
-    w.add_argument("--variant", choices=["as_written", "hand", "stages"], required=True)
+    w.add_argument("--variant", choices=["as_written", "hand", "stages", "hand_int4"],
+                   required=True)
     b = sub.add_parser("bench")
     b.add_argument("--emb-out", required=True)
     b.add_argument("--out", required=True)
@@ -666,8 +1123,23 @@ def main():
     r = sub.add_parser("report")
     r.add_argument("--out", required=True)
     r.add_argument("--commit", default="unknown")
+    c = sub.add_parser("check-int4")
+    c.add_argument("--lib", help="libembrt.so (default: emb_torch's search)")
+    b4 = sub.add_parser("bench-int4")
+    b4.add_argument("--emb-int4-out", required=True)
+    b4.add_argument("--emb-f16-out", required=True)
+    b4.add_argument("--lookups-cpu-out")
+    b4.add_argument("--lookups-dev-out")
+    b4.add_argument("--whole-cpu-out")
+    b4.add_argument("--out", required=True)
+    b4.add_argument("--skip", action="append", default=[], choices=["hand_int4"])
+    r4 = sub.add_parser("report-int4")
+    r4.add_argument("--out", required=True)
+    r4.add_argument("--commit", default="unknown")
     a = ap.parse_args()
-    {"gen": cmd_gen, "warm": cmd_warm, "bench": cmd_bench, "report": cmd_report}[a.cmd](a)
+    {"gen": cmd_gen, "warm": cmd_warm, "bench": cmd_bench, "report": cmd_report,
+     "check-int4": cmd_check_int4, "bench-int4": cmd_bench_int4,
+     "report-int4": cmd_report_int4}[a.cmd](a)
 
 
 if __name__ == "__main__":

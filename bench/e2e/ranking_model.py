@@ -9,7 +9,8 @@ users and 2048 candidates, 32 user and 32 candidate features of 1e6 x 128
 f16 tables each, a user history of up to 1024 ids, target attention, a
 linear compression to 64 rows and an MLP 8192 -> 1024 -> 256 -> 1. `small`
 is its twin at shapes the CPU reference runs in lit
-(examples/torch/ranking_model_small.mlir). test/Examples/ranking_model.test
+(examples/torch/ranking_model_small.mlir), `small16` the same at D 16
+(bench/e2e/ranking_int4.sh's dry run). test/Examples/ranking_model.test
 checks that this script writes both files byte for byte.
 
 The PyTorch module it comes from is written into the file's header
@@ -44,6 +45,10 @@ SHAPES = {
                  SEQ=(256, 1024)),
     "small": dict(U=4, R=3, FU=3, FC=3, E=50, ES=40, D=8, LU=3, LC=2, LK=6,
                   H=2, DH=8, M=4, MLP=(16, 8), SEQ=(0, 8)),
+    # The small twin at D = 16, where an int4 row (16 bytes) is smaller than
+    # an f16 one (32): the CPU dry run of bench/e2e/ranking_int4.sh.
+    "small16": dict(U=4, R=3, FU=3, FC=3, E=50, ES=40, D=16, LU=3, LC=2, LK=6,
+                    H=2, DH=16, M=4, MLP=(16, 8), SEQ=(0, 8)),
 }
 
 

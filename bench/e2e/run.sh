@@ -13,6 +13,9 @@
 #   ranking          the end-to-end ranking model and its per-stage
 #                    breakdown (bench/e2e/ranking.sh, under $OUT/ranking)
 #   ranking_whole    the same without the per-stage breakdown
+#   ranking_int4     the ranking model with its pooled tables at int4 against
+#                    its f16-table model and the int4 torch peer
+#                    (bench/e2e/ranking_int4.sh, under $OUT/ranking_int4)
 #   ranking_kernels  its kernels one by one under ncu
 #                    (bench/e2e/ranking_kernels.sh, under $OUT/ranking_kernels)
 #   torch_form       the IKBO benchmark as torch-mlir writes it against the
@@ -45,6 +48,9 @@ if has ranking; then
 fi
 if has ranking_whole; then
   OUT=$out/ranking STEPS=whole bash bench/e2e/ranking.sh
+fi
+if has ranking_int4; then
+  OUT=$out/ranking_int4 bash bench/e2e/ranking_int4.sh
 fi
 if has ranking_kernels; then
   OUT=$out/ranking_kernels bash bench/e2e/ranking_kernels.sh

@@ -156,7 +156,7 @@ static void testDefaultsParse(MlirContext ctx) {
   }
   // CHECK-LABEL: @testDefaultsParse
   // CHECK-NOT: error:
-  // CHECK: options 18, defaults accepted 18
+  // CHECK: options 19, defaults accepted 19
   fprintf(stderr, "options %d, defaults accepted %d\n", options, accepted);
 }
 

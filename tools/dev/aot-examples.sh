@@ -7,7 +7,8 @@
 # beside the emb-dialect version. It has no reference: the model as written
 # would run on the CPU, too slowly at that shape. Nor has the end-to-end
 # ranking model (.aot/ranking_model and its stages .aot/ranking_stage_*, for
-# bench/e2e/ranking.sh).
+# bench/e2e/ranking.sh; .aot/ranking_model_int4 and
+# .aot/ranking_stage_lookups_int4, for bench/e2e/ranking_int4.sh).
 set -euo pipefail
 build=${1:-build}
 mkdir -p .aot
@@ -34,6 +35,10 @@ done
 # small twin is checked against it in test/Examples/ranking_model.test.
 "$build/bin/emb-compile" examples/ranking_model.mlir --target cuda \
   --pipeline emb-raise,emb-ikbo,emb-batch-tables -o .aot/ranking_model
+# With its 64 pooled tables at int4, passed in as packed rows, and its
+# lookups stage so (bench/e2e/ranking_int4.sh): .aot/ranking_model_int4 and
+# .aot/ranking_stage_lookups_int4 (and .aot/ranking_model again).
+bench/e2e/ranking_int4_compile.sh "$build/bin/emb-compile" .aot full cuda
 # Its stages, each a function of its own (the per-stage breakdown).
 for stage in lookups sequence attention lce mlp; do
   python3 bench/e2e/ranking_model.py --stage "$stage" -o ".aot/ranking_stage_$stage.mlir"

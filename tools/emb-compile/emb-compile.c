@@ -87,6 +87,36 @@ static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
 }
 
+/// Describes again the inputs of `spec`'s entry in `module` whose types the
+/// pipeline changed (emb-quantize-tables{arguments=packed} makes a table
+/// argument its packed rows): the description of the model as written is
+/// stale for them. Returns the first such input, -1 if none, or -2 when the
+/// entry cannot be described.
+static int redescribeChangedInputs(MlirModule module, EmbModelSpec *spec) {
+  MlirOperation entry = embToolFindEntry(module, spec->name);
+  EmbModelSpec after;
+  if (mlirOperationIsNull(entry) ||
+      mlirLogicalResultIsFailure(embDescribeEntry(entry, &after)))
+    return -2;
+  int first = -1;
+  if (after.numInputs != spec->numInputs) {
+    embModelSpecDestroy(&after);
+    return -2;
+  }
+  EmbArgSpec *inputs = (EmbArgSpec *)spec->inputs;
+  for (int i = 0; i < spec->numInputs; ++i) {
+    const EmbArgSpec *a = &inputs[i], *b = &after.inputs[i];
+    if (a->dtype == b->dtype && a->rank == b->rank &&
+        !memcmp(a->dims, b->dims, sizeof a->dims))
+      continue;
+    inputs[i] = *b;
+    if (first < 0)
+      first = i;
+  }
+  embModelSpecDestroy(&after);
+  return first;
+}
+
 int main(int argc, char **argv) {
   embCrashInstall("emb-compile", argc, argv);
   const char *input = NULL, *output = NULL, *entryName = NULL, *pipeline = NULL,
@@ -190,6 +220,22 @@ int main(int argc, char **argv) {
         mlirOperationClone(mlirModuleGetOperation(module)));
   if (pipeline && embToolRunPipeline("emb-compile", module, pipeline))
     goto done;
+  int changed = pipeline ? redescribeChangedInputs(module, &specs[0]) : -1;
+  if (changed == -2) {
+    fprintf(stderr,
+            "emb-compile: error: the pipeline left @%s with inputs "
+            "that cannot be described\n",
+            specs[0].name);
+    goto done;
+  }
+  if (changed >= 0 && withReference) {
+    fprintf(stderr,
+            "emb-compile: error: the pipeline changed what @%s takes (input "
+            "#%d), so the model as written cannot run beside it on the same "
+            "inputs (--with-reference)\n",
+            specs[0].name, changed);
+    goto done;
+  }
   if (withReference) {
     // The entry as written joins the module under another name.
     MlirOperation refEntry = embToolFindEntry(ref, specs[0].name);
