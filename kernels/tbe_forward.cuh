@@ -92,6 +92,15 @@ namespace {
 #ifndef EMB_TBE_PREFETCH_PAGES
 #define EMB_TBE_PREFETCH_PAGES 0
 #endif
+#ifndef EMB_TBE_PACKED_LANES
+#define EMB_TBE_PACKED_LANES 0
+#endif
+#ifndef EMB_TBE_PACKED_ROWS
+#define EMB_TBE_PACKED_ROWS 8
+#endif
+#ifndef EMB_TBE_PACKED_MIN_BLOCKS
+#define EMB_TBE_PACKED_MIN_BLOCKS 2
+#endif
 #ifdef EMB_TBE_SUFFIX
 #define EMB_TBE_PASTE2(a, b) a##b
 #define EMB_TBE_PASTE(a, b) EMB_TBE_PASTE2(a, b)
@@ -119,11 +128,26 @@ constexpr bool kStreamHints = EMB_TBE_STREAM_HINTS;
 template <typename T>
 constexpr bool kRowsL1 = sizeof(T) == 4 ? EMB_TBE_ROWS_L1_F32
                                         : EMB_TBE_ROWS_L1_16;
+/// How packed rows are split among a group's lanes. 0: a lane a kVec-byte
+/// chunk of the row as stored, so chunk 0 holds the 4-byte header and the
+/// first elements, and the last chunk the last elements and the padding
+/// (int4 at D = 128: 5 lanes, each decoding 32 values, 160 for 128
+/// elements). 1: a lane a kVec-byte chunk of the row's elements, so that
+/// every decoded value is an element (int4 at D = 128: 4 lanes, 8 groups a
+/// warp); chunk c of the elements is the stored chunk c's last kVec - 4
+/// bytes and the first 4 of the next stored chunk, which the next lane (for
+/// the group's last lane, a 4-byte copy of the group's first lane) hands
+/// over by a shuffle.
+constexpr bool kDataLanes = EMB_TBE_PACKED_LANES;
 /// Shared memory of one thread: its row slots (16 bytes each, whatever the
 /// chunk width). 6 rows: 192 bytes, a CTA of 256 threads takes 48 KB;
 /// 8 rows: 256 bytes, 64 KB.
 constexpr int kSlotBytes = 16;
-constexpr int smemPerThread(int rows) { return rows * kStages * kSlotBytes; }
+/// Packed rows' kernels with kDataLanes also keep 4 bytes a slot: the word
+/// a group's first lane copies past its last lane's chunk (extraSlot).
+constexpr int smemPerThread(int rows, bool packed = false) {
+  return rows * kStages * (kSlotBytes + (packed && kDataLanes ? 4 : 0));
+}
 /// The largest CTA (the configurations' threadsPerBlock are at most this),
 /// and the CTAs of that size an SM should hold: 3 * 256 threads at 80
 /// registers and 48 KB (64 KB with 8-row stages) of slots each.
@@ -133,7 +157,7 @@ constexpr int kMinBlocks = 3;
 /// its chunk and the decoded values fit registers (at 3, the int4 and int2
 /// kernels spilled 2-3 KB a thread); 2 * 256 threads still keep 16 rows of
 /// every group in flight.
-constexpr int kMinBlocksPacked = 2;
+constexpr int kMinBlocksPacked = EMB_TBE_PACKED_MIN_BLOCKS;
 /// Features whose metadata fits the small and the large parameter block.
 /// The large block is about 32 KB (CUDA 12.1+ allows 32764 bytes); the small
 /// one keeps the launch cheap for the common few-feature case.
@@ -423,12 +447,21 @@ template <int P> struct Format<Packed<P>> {
     return vec * 8 / kBits;
   }
   __host__ __device__ static unsigned rowBytes(unsigned dim) {
-    return (4 + dim * kBits / 8 + 15) / 16 * 16;
+    return (4 + dataBytes(dim) + 15) / 16 * 16;
   }
-  /// The row element in the first byte of chunk `chunk` (negative in the
-  /// header).
+  /// Bytes of a row's elements.
+  __host__ __device__ static unsigned dataBytes(unsigned dim) {
+    return dim * kBits / 8;
+  }
+  /// The chunks a row is split into among lanes (kDataLanes).
+  __host__ __device__ static int chunks(unsigned dim) {
+    return kDataLanes ? (int)((dataBytes(dim) + kVec - 1) / kVec)
+                      : (int)(rowBytes(dim) / kVec);
+  }
+  /// The row element that the first value lane chunk `chunk` decodes is
+  /// (negative in the header).
   __device__ static int firstElem(int chunk) {
-    return (chunk * kVec - 4) * 8 / kBits;
+    return kDataLanes ? chunk * elems(kVec) : (chunk * kVec - 4) * 8 / kBits;
   }
   struct Header {
     float scale, bias;
@@ -793,7 +826,66 @@ template <typename Pos> struct Segment {
   /// than 32 chunks): its lanes then load the header themselves.
   int headerLane;
   unsigned groupMask;
+  /// Packed rows, kDataLanes: the lane (of the warp) whose first word
+  /// completes this lane's elements; whether this lane is its group's
+  /// first; and for a first lane, the byte offset from its chunk of the
+  /// chunk after the group's last, whose first word it copies (-1: the
+  /// row has none).
+  int nextLane;
+  bool firstLane;
+  int extraOffset;
 };
+
+/// Packed rows, kDataLanes: the 4-byte slot of the thread that owns `slot`
+/// (a shared address of this block's row slots, which start at `base`, and
+/// span kRows-row stages): after all row slots, 4 bytes for every 16-byte
+/// slot, in the same order.
+template <int kRows>
+__device__ __forceinline__ unsigned extraSlot(unsigned base, unsigned slot) {
+  return base + blockDim.x * (unsigned)(kRows * kStages * kSlotBytes) +
+         (slot - base) / (kSlotBytes / 4);
+}
+
+/// Packed rows, kDataLanes: the word in the extra slot of `slot` (0
+/// without kDataLanes).
+template <int kRows>
+__device__ __forceinline__ unsigned loadExtra(unsigned slot) {
+  if constexpr (!kDataLanes)
+    return 0;
+  extern __shared__ __align__(16) unsigned char slots[];
+  const unsigned base = (unsigned)__cvta_generic_to_shared(slots);
+  unsigned w;
+  asm volatile("ld.shared.u32 %0, [%1];"
+               : "=r"(w)
+               : "r"(extraSlot<kRows>(base, slot))
+               : "memory");
+  return w;
+}
+
+/// Packed rows: the kVec / 4 words of elements this lane decodes, from the
+/// row chunk `w` it copied and `extra`, the word in its extra slot. With
+/// kDataLanes, chunk c of the elements ends with the first word of stored
+/// chunk c + 1, which the next lane copied (for the group's last lane, the
+/// first lane's extra word: zero where the row has no such chunk, as
+/// issueRows copies it).
+template <int kVec, typename Pos>
+__device__ __forceinline__ void packedWords(const Segment<Pos> &g,
+                                            const unsigned *w, unsigned extra,
+                                            unsigned *d) {
+  constexpr int kW = kVec / 4;
+  if constexpr (kDataLanes) {
+    const unsigned next =
+        __shfl_sync(g.groupMask, g.firstLane ? extra : w[0], g.nextLane);
+#pragma unroll
+    for (int i = 0; i + 1 < kW; ++i)
+      d[i] = w[i + 1];
+    d[kW - 1] = next;
+  } else {
+#pragma unroll
+    for (int i = 0; i < kW; ++i)
+      d[i] = w[i];
+  }
+}
 
 /// Bytes between the slots of one lane: its warp's 32 lanes take 16 bytes
 /// each, side by side, so a warp's 16-byte accesses of one slot are one
@@ -824,6 +916,16 @@ issueRows(const Shared &s, const FeatureMeta &m,
   for (int j = 0; j < kRows; ++j) // a partial stage reads id pos + n - 1 again
     id[j] = ids.load(kFull ? j : min(j, n - 1));
   unsigned use = 0, live = 0;
+  // Packed rows, kDataLanes: every lane also copies the extra word (a
+  // group's first lane the word it hands to the group's last, the others
+  // zeros: no branch, and every extra slot holds a defined word).
+  [[maybe_unused]] unsigned base = 0;
+  [[maybe_unused]] const int extraOffset = max(g.extraOffset, 0);
+  [[maybe_unused]] const bool extra = g.extraOffset >= 0;
+  if constexpr (Format<T>::kPacked && kDataLanes) {
+    extern __shared__ __align__(16) unsigned char slots[];
+    base = (unsigned)__cvta_generic_to_shared(slots);
+  }
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
     const bool l = (kFull || j < n) && !(kPad && I::isPad(id[j], check));
@@ -831,8 +933,11 @@ issueRows(const Shared &s, const FeatureMeta &m,
     live |= (unsigned)l << j;
     use |= (unsigned)u << j;
     // Rows that do not contribute point at row 0: never read.
-    copyChunkAsync<kVec, kRowsL1<T>>(slot + j * kSlotStride,
-                                     I::row(col, u ? id[j] : 0, rowBytes), u);
+    const char *src = I::row(col, u ? id[j] : 0, rowBytes);
+    copyChunkAsync<kVec, kRowsL1<T>>(slot + j * kSlotStride, src, u);
+    if constexpr (Format<T>::kPacked && kDataLanes)
+      copyChunkAsync<4, true>(extraSlot<kRows>(base, slot + j * kSlotStride),
+                              src + extraOffset, u && extra);
   }
   const unsigned bad = live & ~use;
   if (bad && g.leader && s.bounds <= EMBRT_BOUNDS_WARNING)
@@ -914,20 +1019,20 @@ streamIds(const Shared &s, const FeatureMeta &m,
   waitCopies<0>(); // only empty groups can be left: keep the ring drained
 }
 
-/// Packed rows: the header of the row in `slot` (id position `pos`, `used`:
-/// it contributes). The lane of chunk 0 reads it from its own slot and
-/// hands it to its group, so that no lane reads another's slots (which
-/// would need barriers around every stage); a group without chunk 0 loads
-/// it from the table. Rows that do not contribute read as zeros.
+/// Packed rows: the header of a row (id position `pos`, `used`: it
+/// contributes), given `w0`, the first word of the chunk this lane copied.
+/// The lane of chunk 0 hands its word to its group, so that no lane reads
+/// another's slots (which would need barriers around every stage); a group
+/// without chunk 0 loads it from the table. Rows that do not contribute read as
+/// zeros.
 template <typename T, int kIds>
 __device__ __forceinline__ typename Format<T>::Header
 packedHeader(const Shared &s, const FeatureMeta &m,
-             const Segment<typename Ids<kIds>::Pos> &g, unsigned slot,
+             const Segment<typename Ids<kIds>::Pos> &g, unsigned w0,
              long long pos, bool used) {
   unsigned h;
   if (g.headerLane >= 0) {
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(h) : "r"(slot) : "memory");
-    h = __shfl_sync(g.groupMask, h, g.headerLane);
+    h = __shfl_sync(g.groupMask, w0, g.headerLane);
   } else {
     h = used ? __ldg(reinterpret_cast<const unsigned *>(
                    m.table + (unsigned long long)loadIndex(s, pos) *
@@ -991,12 +1096,12 @@ poolBags(const Shared &s, const FeatureMeta &m,
                     unsigned use) {
     const Chunk<kVec> r = loadSharedChunk<kVec>(slot + j * kSlotStride);
     if constexpr (F::kPacked) {
+      unsigned d[kVec / 4];
+      packedWords<kVec>(g, r.w, loadExtra<kRows>(slot + j * kSlotStride), d);
       float v[kN];
-      F::template decode<kN>(r.w,
-                             packedHeader<T, kIds>(s, m, g,
-                                                   slot + j * kSlotStride,
-                                                   pos + j, (use >> j) & 1),
-                             v);
+      F::template decode<kN>(
+          d, packedHeader<T, kIds>(s, m, g, r.w[0], pos + j, (use >> j) & 1),
+          v);
 #pragma unroll
       for (int i = 0; i < kN; ++i)
         acc[i] = weighted ? fmaf(w, v[i], acc[i]) : acc[i] + v[i];
@@ -1078,11 +1183,14 @@ copyRows(const Shared &s, const FeatureMeta &m,
             char *row = out + ((long long)pos + j) * s.outStride * outSize;
             Acc v[kN];
             if constexpr (F::kPacked) {
-              F::template decode<kN>(
-                  r.w,
-                  packedHeader<T, kIds>(s, m, g, slot + j * kSlotStride,
-                                        pos + j, (useMask >> j) & 1),
-                  v);
+              unsigned d[kVec / 4];
+              packedWords<kVec>(g, r.w,
+                                loadExtra<kRows>(slot + j * kSlotStride), d);
+              F::template decode<kN>(d,
+                                     packedHeader<T, kIds>(s, m, g, r.w[0],
+                                                           pos + j,
+                                                           (useMask >> j) & 1),
+                                     v);
               F::template store<kN>(row, v, F::firstElem(g.chunk), m.dim, s,
                                     (m.flags >> 6) & 1);
             } else {
@@ -1265,7 +1373,7 @@ __global__ void __launch_bounds__(kMaxThreads, Format<T>::kPacked
     // Groups of G = min(chunks, 32) lanes, 32 / G of them a warp (its
     // other lanes idle): a packed row of 5 chunks (int4, D = 128) takes 5
     // lanes, not 8.
-    const int chunks = (int)(F::rowBytes(m.dim) / F::kVec);
+    const int chunks = F::chunks(m.dim);
     packedLanes = chunks < 32 ? chunks : 32;
     const int perWarp = 32 / packedLanes;
     const int laneInWarp = (int)threadIdx.x & 31;
@@ -1289,16 +1397,32 @@ __global__ void __launch_bounds__(kMaxThreads, Format<T>::kPacked
   Segment<typename Ids<kIds>::Pos> g;
   g.run = run;
   g.chunk = pass * 32 + lane;
-  if (g.chunk * (1 << ((m.flags >> 3) & 7)) >= (int)F::rowBytes(m.dim))
-    return; // lanes past the row's end (G rounded up to a power of two)
+  bool past; // lanes past the row's end (G rounded up to a power of two)
+  if constexpr (F::kPacked)
+    past = g.chunk >= F::chunks(m.dim);
+  else
+    past = g.chunk * (1 << ((m.flags >> 3) & 7)) >= (int)F::rowBytes(m.dim);
+  if (past)
+    return;
   g.leader = g.chunk == 0;
   g.headerLane = -1;
   g.groupMask = 0;
+  g.nextLane = 0;
+  g.firstLane = lane == 0;
+  g.extraOffset = -1;
   if constexpr (F::kPacked) {
+    // The group's lanes with a chunk in this pass (fewer than packedLanes
+    // only in the last pass of rows wider than 32 chunks).
+    const int active = min(packedLanes, F::chunks(m.dim) - pass * 32);
     if (pass == 0)
       g.headerLane = groupInWarp * packedLanes;
-    g.groupMask = (packedLanes == 32 ? ~0u : (1u << packedLanes) - 1)
+    g.groupMask = (active == 32 ? ~0u : (1u << active) - 1)
                   << (groupInWarp * packedLanes);
+    g.nextLane =
+        groupInWarp * packedLanes + (lane + 1 == active ? 0 : lane + 1);
+    if (kDataLanes && lane == 0 &&
+        (pass * 32 + active) * F::kVec < (int)F::rowBytes(m.dim))
+      g.extraOffset = active * F::kVec;
   }
   g.feature = lo;
   g.nb = (int)min((long long)s.bagsPerGroup, s.batch - b0);
@@ -1389,7 +1513,22 @@ int packedPiece(int precision) {
 }
 
 /// Stage rows of the packed rows' kernels.
-constexpr int kPackedRows = 8;
+constexpr int kPackedRows = EMB_TBE_PACKED_ROWS;
+
+/// The chunks a packed row of precision `precision` and D `dim` is split
+/// into among lanes (Format<Packed<P>>::chunks).
+int packedChunks(int precision, int dim) {
+  switch (precision) {
+  case EMBRT_PRECISION_INT8:
+    return Format<Packed<EMBRT_PRECISION_INT8>>::chunks((unsigned)dim);
+  case EMBRT_PRECISION_INT4:
+    return Format<Packed<EMBRT_PRECISION_INT4>>::chunks((unsigned)dim);
+  case EMBRT_PRECISION_INT2:
+    return Format<Packed<EMBRT_PRECISION_INT2>>::chunks((unsigned)dim);
+  default:
+    return Format<Packed<EMBRT_PRECISION_FP8>>::chunks((unsigned)dim);
+  }
+}
 
 /// Pooling NONE: the groups of each feature (copyPositions), enough for a
 /// feature's share of the ids in runs of kPositionsPerRun and for its bags'
@@ -1427,28 +1566,26 @@ long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
       outCol += dim;
       continue;
     }
-    int rowBytes, vec, lanes, piece, groupsPerWarp;
+    int vec, chunks, lanes, piece, groupsPerWarp;
     if (which == EMBRT_PRECISION_DENSE) {
-      rowBytes = dim * esz;
+      int rowBytes = dim * esz;
       vec = alignOf((uint64_t)rowBytes);
       int tableAlign = alignOf((uint64_t)(uintptr_t)a->tables[t]);
       if (tableAlign < vec)
         vec = tableAlign < esz ? esz : tableAlign;
-      int chunks = rowBytes / vec;
+      chunks = rowBytes / vec;
       lanes = chunks >= 32 ? 32 : 1 << log2Of(chunks);
       groupsPerWarp = 32 / lanes;
       piece = vec / esz * osz;
     } else {
       // Packed rows (the launcher checked the tables' alignment): groups
       // of min(chunks, 32) lanes, as the kernel lays them out.
-      rowBytes = (int)embrtQuantizedRowBytes((embrtTablePrecision)which, dim);
       vec = packedVec(which);
-      int chunks = rowBytes / vec;
+      chunks = packedChunks(which, dim);
       lanes = chunks >= 32 ? 32 : chunks;
       groupsPerWarp = 32 / lanes;
       piece = packedPiece(which) * osz;
     }
-    int chunks = rowBytes / vec;
     int passes = (chunks + 31) / 32;
     if (piece > 16)
       piece = 16;
@@ -1559,7 +1696,8 @@ embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
                    : cfg->rowsPerStage == 8       ? 8
                                                   : 6;
   dim3 grid((unsigned)ctas), block((unsigned)cfg->threadsPerBlock);
-  size_t smem = (size_t)cfg->threadsPerBlock * smemPerThread(rows);
+  size_t smem = (size_t)cfg->threadsPerBlock *
+                smemPerThread(rows, which != EMBRT_PRECISION_DENSE);
   // 32-bit positions and row numbers where they fit (Ids).
   int ids = 0;
   // (INT32_MAX - 64: a stream's position runs up to kStages * kRows past N.)

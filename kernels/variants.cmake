@@ -37,6 +37,10 @@ set(EMB_KERNEL_VARIANTS
   # before call 6 (bench/tbe_train/NOTES.md); also the GPU test
   # tbe_backward_pipe.
   pipe     tbe_backward.cu  EMB_TBE_BWD_OCC=0
+  # Packed rows of quantized tables split among a group's lanes by their
+  # elements instead of as stored (EMB_TBE_PACKED_LANES in
+  # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.
+  packed_data  tbe_quantized.cu  EMB_TBE_PACKED_LANES=1
   )
 
 # The macro each source appends to its entry points' names.
@@ -89,4 +93,25 @@ function(emb_kernel_variants out source prefix)
     endif()
   endforeach()
   set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+# emb_kernel_variant(<source-var> <defines-var> <name>)
+#
+# Sets <source-var> to the source (under kernels/) of variant <name> and
+# <defines-var> to its defines (a list), for a program that is built with
+# them itself (test/Kernels/tbe_meta.cu reads kernels/tbe_forward.cuh's host
+# half with a variant's knobs).
+function(emb_kernel_variant source_out defines_out name)
+  list(FIND EMB_KERNEL_VARIANTS ${name} i)
+  math(EXPR r "${i} % 3")
+  if(i LESS 0 OR NOT r EQUAL 0)
+    message(FATAL_ERROR "no variant ${name} in kernels/variants.cmake")
+  endif()
+  math(EXPR j "${i} + 1")
+  math(EXPR k "${i} + 2")
+  list(GET EMB_KERNEL_VARIANTS ${j} source)
+  list(GET EMB_KERNEL_VARIANTS ${k} defs)
+  string(REPLACE "," ";" defs ${defs})
+  set(${source_out} ${source} PARENT_SCOPE)
+  set(${defines_out} ${defs} PARENT_SCOPE)
 endfunction()

@@ -1,6 +1,7 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe
 // RUN: %kernel_test_dir/tbe_pos64
+// RUN: %kernel_test_dir/tbe_packed_data
 //===- test/Kernels/tbe.c - GPU test of the TBE forward -------------------===//
 //
 // embrtTbeForward (and embrtEmbeddingBag) on a CUDA context against the CPU
@@ -29,10 +30,12 @@
 // reciprocal, the CPU divides in double); f16 and bf16 output within 1 ulp
 // of the output dtype, plus that f32 margin for sums that cancel.
 //
-// Built twice (test/Kernels/CMakeLists.txt): tbe against the library, and
-// tbe_pos64 against kernels/tbe.cu built with EMB_TBE_POS32=0, so that the
-// 64-bit-position kernels, which only launches with N >= 2^31 take
-// otherwise, pass the same cases.
+// Built three times (test/Kernels/CMakeLists.txt): tbe against the
+// library, tbe_pos64 against kernels/tbe.cu built with EMB_TBE_POS32=0, so
+// that the 64-bit-position kernels, which only launches with N >= 2^31 take
+// otherwise, pass the same cases; tbe_packed_data against
+// kernels/tbe_quantized.cu with packed rows split among lanes by their
+// elements (EMB_TBE_PACKED_LANES=1).
 //
 // The GPU output is poisoned with 0xFF bytes (NaN in every float type) before
 // each run and every element is compared, so an unwritten element fails.

@@ -1,12 +1,16 @@
 // REQUIRES: cuda
 // RUN: %kernel_test_dir/tbe_meta
+// RUN: %kernel_test_dir/tbe_meta_packed_data
 //===- test/Kernels/tbe_meta.cu - TBE forward launch metadata -------------===//
 //
 // The host half of kernels/tbe_forward.cuh, on the CPU: the metadata of each
 // launch of a lookup that mixes dense and quantized tables. A launch gives
 // CTAs only to its own features, leaves the others an empty entry (whatever
 // D they have: a dense D = 5 does not pack as int4), keeps the features'
-// output columns, and the launches cover every feature once. Needs no GPU.
+// output columns, and the launches cover every feature once. Also how
+// packed rows are split among lanes, for every precision and D. Needs no
+// GPU. tbe_meta_packed_data: the same against the header with the knobs of
+// the packed_data variant (kernels/variants.cmake).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,10 +76,9 @@ int main() {
       EXPECT_EQ_INT(meta[f].tableIndex, featureTables[f]);
       if (mine && which[l] != EMBRT_PRECISION_DENSE) {
         // Packed rows: 16-byte chunks, min(chunks, 32) lanes.
-        int chunks = (int)embrtQuantizedRowBytes((embrtTablePrecision)which[l],
-                                                 meta[f].dim) /
-                     16;
+        int chunks = packedChunks(which[l], meta[f].dim);
         EXPECT_EQ_INT(meta[f].passes, (chunks + 31) / 32);
+        EXPECT_EQ_INT(meta[f].flags & 7, log2Of(chunks < 32 ? chunks : 32));
         EXPECT_EQ_INT((meta[f].flags >> 3) & 7, 4);
         EXPECT_TRUE(meta[f].table == tables[featureTables[f]]);
       }
@@ -84,5 +87,51 @@ int main() {
   }
   for (int f = 0; f < 6; ++f)
     EXPECT_EQ_INT(owners[f], 1);
+
+  TEST_CASE("packed rows: the lanes' chunks");
+  // A lane a 16-byte chunk of the row as stored (header and padding
+  // included), or of its elements (kDataLanes).
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT4, 128), kDataLanes ? 4 : 5);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT8, 128), kDataLanes ? 8 : 9);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_FP8, 12), 1);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT8, 24), 2);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT2, 128), kDataLanes ? 4 : 6);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT4, 2048), kDataLanes ? 64 : 65);
+  // Every D of every precision: the lanes' chunks cover the elements, and
+  // a lane the row's data does not reach has no chunk; with kDataLanes, a
+  // group's last lane reads the first word of the stored chunk after its
+  // own, which its first lane copies when the row has that chunk, and which
+  // holds no element when it has not (the kernel then uses zeros).
+  const int precs[4] = {EMBRT_PRECISION_INT8, EMBRT_PRECISION_INT4,
+                        EMBRT_PRECISION_INT2, EMBRT_PRECISION_FP8};
+  int bad = 0;
+  for (int k = 0; k < 4; ++k) {
+    const int p = precs[k];
+    const int bits = p == EMBRT_PRECISION_INT4   ? 4
+                     : p == EMBRT_PRECISION_INT2 ? 2
+                                                 : 8;
+    const int vec = packedVec(p), perChunk = vec * 8 / bits;
+    for (int dim = 8 / bits; dim <= 2048; dim += 8 / bits) {
+      const int rowBytes =
+          (int)embrtQuantizedRowBytes((embrtTablePrecision)p, dim);
+      const int dataBytes = dim * bits / 8;
+      const int chunks = packedChunks(p, dim);
+      int ok = rowBytes % vec == 0 && rowBytes >= 4 + dataBytes;
+      if (kDataLanes) {
+        ok = ok && chunks * perChunk >= dim && (chunks - 1) * perChunk < dim;
+        for (int pass = 0; pass * 32 < chunks; ++pass) {
+          const int active = chunks - pass * 32 < 32 ? chunks - pass * 32 : 32;
+          const int after = (pass * 32 + active) * vec; // its first byte
+          ok = ok && (after < rowBytes || after - 4 >= dataBytes);
+        }
+      } else {
+        ok = ok && chunks * vec == rowBytes;
+      }
+      if (!ok && bad++ < 5)
+        fprintf(stderr, "precision %d, D %d: chunks %d, row %d bytes\n", p, dim,
+                chunks, rowBytes);
+    }
+  }
+  EXPECT_EQ_INT(bad, 0);
   return harnessFinish();
 }
