@@ -10,12 +10,12 @@
 // This file holds the plan kernel (groups candidates by user on the device),
 // the portable mma.sync path, the SIMT path (f32, any head dim), and the
 // launcher. The Hopper path is kernels/attention_sm90a.cu; the launch table is
-// kernels/attention_config.cuh.
+// kernels/attention_config.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_common.cuh"
-#include "kernels/sm90_sync.cuh"
+#include "kernels/common/sm90_sync.cuh"
 
 #include <limits.h>
 #include <math.h>
@@ -116,18 +116,6 @@ __device__ __forceinline__ float warpSum(float x) {
   for (int d = 16; d > 0; d >>= 1)
     x += __shfl_xor_sync(0xffffffffu, x, d);
   return x;
-}
-
-template <typename T> __device__ __forceinline__ T fromFloat(float x);
-template <> __device__ __forceinline__ float fromFloat<float>(float x) {
-  return x;
-}
-template <> __device__ __forceinline__ __half fromFloat<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
 }
 
 //===----------------------------------------------------------------------===//
@@ -270,9 +258,9 @@ __global__ void __launch_bounds__(128)
   for (int idx = tid; idx < BM * CH; idx += 128) {
     const int row = idx / CH, c = idx % CH, r = t.rowStart + row;
     const bool valid = r < t.rows;
-    attentionCpAsync16(qS + attentionSwizzle(row, c, RB),
-                       valid ? q + attentionRowOffset(p, t, r, h) + 8 * c : q,
-                       valid);
+    embrt::copyAsync<16, false>(
+        qS + attentionSwizzle(row, c, RB),
+        valid ? q + attentionRowOffset(p, t, r, h) + 8 * c : q, valid);
   }
   auto loadKV = [&](int block, int stage) {
     for (int idx = tid; idx < BN * CH; idx += 128) {
@@ -281,14 +269,14 @@ __global__ void __launch_bounds__(128)
       const long long off =
           valid ? attentionKeyOffset(p, t.group, key, h) + 8 * c : 0;
       const uint32_t dst = attentionSwizzle(row, c, RB) + stage * BN * RB;
-      attentionCpAsync16(kS + dst, k + off, valid);
-      attentionCpAsync16(vS + dst, v + off, valid);
+      embrt::copyAsync<16, false>(kS + dst, k + off, valid);
+      embrt::copyAsync<16, false>(vS + dst, v + off, valid);
     }
   };
   const int blocks = (t.keys + BN - 1) / BN;
   if (blocks > 0)
     loadKV(0, 0);
-  attentionCpAsyncCommit();
+  embrt::commitCopies();
 
   float o[DH / 8][4];
 #pragma unroll
@@ -301,8 +289,8 @@ __global__ void __launch_bounds__(128)
   for (int j = 0; j < blocks; ++j) {
     if (j + 1 < blocks)
       loadKV(j + 1, (j + 1) & 1);
-    attentionCpAsyncCommit();
-    attentionCpAsyncWait<1>();
+    embrt::commitCopies();
+    embrt::waitCopies<1>();
     __syncthreads();
     if (j == 0) {
 #pragma unroll
@@ -366,8 +354,8 @@ __global__ void __launch_bounds__(128)
       }
       r0 += s[i][0] + s[i][1];
       r1 += s[i][2] + s[i][3];
-      pf[i >> 1][(i & 1) * 2] = AttentionPack<T>::pack(s[i][0], s[i][1]);
-      pf[i >> 1][(i & 1) * 2 + 1] = AttentionPack<T>::pack(s[i][2], s[i][3]);
+      pf[i >> 1][(i & 1) * 2] = embrt::packCompute<T>(s[i][0], s[i][1]);
+      pf[i >> 1][(i & 1) * 2 + 1] = embrt::packCompute<T>(s[i][2], s[i][3]);
     }
     l0 = l0 * c0 + r0;
     l1 = l1 * c1 + r1;
@@ -392,7 +380,7 @@ __global__ void __launch_bounds__(128)
     }
     __syncthreads(); // this stage is refilled two blocks later
   }
-  attentionCpAsyncWait<0>();
+  embrt::waitCopies<0>();
 
   l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
   l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
@@ -405,14 +393,14 @@ __global__ void __launch_bounds__(128)
 #pragma unroll
     for (int i = 0; i < DH / 8; ++i)
       *reinterpret_cast<uint32_t *>(dst + 8 * i) =
-          AttentionPack<T>::pack(o[i][0] * i0, o[i][1] * i0);
+          embrt::packCompute<T>(o[i][0] * i0, o[i][1] * i0);
   }
   if (rb < t.rows) {
     T *dst = out + attentionRowOffset(p, t, rb, h) + 2 * tq;
 #pragma unroll
     for (int i = 0; i < DH / 8; ++i)
       *reinterpret_cast<uint32_t *>(dst + 8 * i) =
-          AttentionPack<T>::pack(o[i][2] * i1, o[i][3] * i1);
+          embrt::packCompute<T>(o[i][2] * i1, o[i][3] * i1);
   }
 }
 
@@ -446,10 +434,9 @@ __global__ void __launch_bounds__(128)
 
   for (int idx = tid; idx < BM * D; idx += 128) {
     const int row = idx / D, d = idx % D, r = t.rowStart + row;
-    qs[idx] =
-        r < t.rows
-            ? AttentionPack<T>::toFloat(q[attentionRowOffset(p, t, r, h) + d])
-            : 0.f;
+    qs[idx] = r < t.rows
+                  ? embrt::toCompute(q[attentionRowOffset(p, t, r, h) + d])
+                  : 0.f;
   }
   float m[4], l[4], o[4][MAXC];
 #pragma unroll
@@ -468,8 +455,8 @@ __global__ void __launch_bounds__(128)
       float kx = 0.f, vx = 0.f;
       if (kj < t.keys) {
         const long long off = attentionKeyOffset(p, t.group, kj, h) + d;
-        kx = AttentionPack<T>::toFloat(k[off]);
-        vx = AttentionPack<T>::toFloat(v[off]);
+        kx = embrt::toCompute(k[off]);
+        vx = embrt::toCompute(v[off]);
       }
       ks[key * (D + 1) + d] = kx;
       vs[idx] = vx;
@@ -524,7 +511,7 @@ __global__ void __launch_bounds__(128)
     for (int i = 0; i < MAXC; ++i) {
       const int d = lane + 32 * i;
       if (d < D)
-        dst[d] = fromFloat<T>(o[rr][i] * inv);
+        dst[d] = embrt::fromCompute<T>(o[rr][i] * inv);
     }
   }
 }
@@ -724,22 +711,21 @@ embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
   const int64_t groups = ikbo ? U : B;
   const int aligned = aligned16(args->q) && aligned16(args->k) &&
                       aligned16(args->v) && aligned16(args->output);
-  int id = attentionSelectConfig(args->configId, env->ccMajor, args->dtype, Dh,
-                                 aligned, Lk);
+  const AttentionShape shape = {env->ccMajor, args->dtype, Dh, aligned, Lk};
+  int id = (int)attentionResolveConfig(&shape, args->configId);
   // TMA maps need a non-empty K/V tensor; these degenerate shapes only write
   // zeros, which the SIMT path does.
-  if (id >= 0 && attentionConfigs[id].path != ATTENTION_PATH_SIMT &&
+  if (id >= 0 && kAttentionConfigs[id].path != ATTENTION_PATH_SIMT &&
       (Lk == 0 || groups == 0))
-    id = attentionSelectConfig(ATTENTION_NUM_CONFIGS - 1, env->ccMajor,
-                               args->dtype, Dh, aligned, Lk);
+    id = (int)attentionResolveConfig(&shape, ATTENTION_NUM_CONFIGS - 1);
 #ifdef EMB_ATTENTION_NO_SM90A
   // Built without kernels/attention_sm90a.cu (a CUDA before 12.0): the first
   // applicable row of another path.
-  if (id >= 0 && attentionConfigs[id].path == ATTENTION_PATH_WGMMA) {
+  if (id >= 0 && kAttentionConfigs[id].path == ATTENTION_PATH_WGMMA) {
     id = -1;
     for (int i = 0; i < ATTENTION_NUM_CONFIGS && id < 0; ++i)
-      if (attentionConfigs[i].path != ATTENTION_PATH_WGMMA &&
-          attentionConfigApplies(i, env->ccMajor, args->dtype, Dh, aligned))
+      if (kAttentionConfigs[i].path != ATTENTION_PATH_WGMMA &&
+          attentionConfigApplies(&kAttentionConfigs[i], &shape))
         id = i;
   }
 #endif
@@ -749,7 +735,7 @@ embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
                             "on compute capability %d.%d",
                             (int)args->dtype, (long long)Dh, env->ccMajor,
                             env->ccMinor);
-  const attentionConfig &config = attentionConfigs[id];
+  const AttentionConfig &config = kAttentionConfigs[id];
   cudaStream_t stream = (cudaStream_t)env->stream;
 
   AttentionParams p = {};

@@ -23,9 +23,10 @@
 #define EMB_KERNELS_ATTENTION_COMMON_CUH
 
 #include "emb/runtime.h"
-#include "kernels/attention_config.cuh"
-#include "kernels/convert.cuh"
-#include "kernels/device_errors.cuh"
+#include "kernels/attention_config.h"
+#include "kernels/common/convert.cuh"
+#include "kernels/common/device_errors.cuh"
+#include "kernels/common/sm80_copy.cuh"
 #include "kernels/launch.h"
 
 #include <cuda_bf16.h>
@@ -158,29 +159,6 @@ attentionRowOffset(const AttentionParams &p, const AttentionTile &t, int r,
 __device__ __forceinline__ long long
 attentionKeyOffset(const AttentionParams &p, int g, int j, int h) {
   return (((long long)g * p.lk + j) * p.heads + h) * p.headDim;
-}
-
-/// Two floats packed into a pair of T and back (kernels/convert.cuh); for
-/// f32 data only toFloat.
-template <typename T> struct AttentionPack : embrt::ConvertPack<T> {};
-template <> struct AttentionPack<float> {
-  static __device__ __forceinline__ float toFloat(float x) { return x; }
-};
-
-/// 16-byte asynchronous copy global -> shared; zero-fills when !valid.
-__device__ __forceinline__ void
-attentionCpAsync16(uint32_t dst, const void *src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
-               "l"(src), "r"(valid ? 16 : 0)
-               : "memory");
-}
-
-__device__ __forceinline__ void attentionCpAsyncCommit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N> __device__ __forceinline__ void attentionCpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 /// Byte offset of 16-byte chunk `chunk` of row `row` in a tile whose rows are

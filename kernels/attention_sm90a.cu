@@ -20,8 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/attention_common.cuh"
-#include "kernels/sm90_sync.cuh"
-#include "kernels/sm90_wgmma.cuh"
+#include "kernels/common/sm90_sync.cuh"
+#include "kernels/common/sm90_wgmma.cuh"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -203,7 +203,7 @@ __device__ __forceinline__ void toFragments(const float (&s)[BN / 2],
                                             uint32_t (&pf)[BN / 4]) {
 #pragma unroll
   for (int i = 0; i < BN / 4; ++i)
-    pf[i] = AttentionPack<T>::pack(s[2 * i], s[2 * i + 1]);
+    pf[i] = embrt::packCompute<T>(s[2 * i], s[2 * i + 1]);
 }
 
 template <int DH>
@@ -351,10 +351,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         const T *src = valid ? q + attentionRowOffset(p, t, r, h) : q;
 #pragma unroll 2
         for (int c = 0; c < DH / 8; ++c)
-          attentionCpAsync16(qSmem + panelOffset(tid, c, kBlockM), src + 8 * c,
-                             valid);
-        attentionCpAsyncCommit();
-        attentionCpAsyncWait<0>();
+          embrt::copyAsync<16, false>(qSmem + panelOffset(tid, c, kBlockM),
+                                      src + 8 * c, valid);
+        embrt::commitCopies();
+        embrt::waitCopies<0>();
         // The consumers read Q through the async proxy (wgmma).
         fenceProxyAsync();
         mbarArrive(qFull);
@@ -564,12 +564,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int j = 0; j < DH / 8; ++j) {
       asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
                        oTile + panelOffset(r0, j, 64) + 4 * tq),
-                   "r"(AttentionPack<T>::pack(o[4 * j] * i0, o[4 * j + 1] * i0))
+                   "r"(embrt::packCompute<T>(o[4 * j] * i0, o[4 * j + 1] * i0))
                    : "memory");
       asm volatile(
           "st.shared.b32 [%0], %1;\n" ::"r"(oTile + panelOffset(r1, j, 64) +
                                             4 * tq),
-          "r"(AttentionPack<T>::pack(o[4 * j + 2] * i1, o[4 * j + 3] * i1))
+          "r"(embrt::packCompute<T>(o[4 * j + 2] * i1, o[4 * j + 3] * i1))
           : "memory");
     }
     if (contiguous && slab + 64 <= t.rows) {
@@ -713,7 +713,7 @@ embrtStatus attentionLaunchSm90a(embrtLaunchEnv *env,
                                  const embrtAttentionArgs *args,
                                  const AttentionParams &params, int configId,
                                  int maxTiles) {
-  const attentionConfig &config = attentionConfigs[configId];
+  const AttentionConfig &config = kAttentionConfigs[configId];
   const WgmmaVariant *variant = nullptr;
   for (const WgmmaVariant &v : wgmmaVariants)
     if (v.dtype == args->dtype && v.headDim == config.headDim &&

@@ -2,7 +2,7 @@
 //
 // emb.broadcast (out[b] = ro[c2u[b]], any dtype, a byte copy) and
 // emb.broadcast_add (out[b] = ro[c2u[b]] + nro[b] for float dtypes, added in
-// the compute type of kernels/dtype.cuh and rounded once).
+// the compute type of kernels/common/convert.cuh and rounded once).
 //
 // Both are grid-stride loops over the output in the widest unit the rows and
 // pointers allow: 16-byte vectors when every row is a multiple of 16 bytes
@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/device_errors.cuh"
-#include "kernels/dtype.cuh"
+#include "kernels/common/convert.cuh"
+#include "kernels/common/device_errors.cuh"
 #include "kernels/launch.h"
 
 #include <cuda_runtime.h>

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/dtype.cuh"
+#include "kernels/common/convert.cuh"
 #include "kernels/launch.h"
 
 #include <cuda_runtime.h>

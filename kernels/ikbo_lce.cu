@@ -17,15 +17,16 @@
 // most 128, M at most 128: tensor-core mma.sync, no workspace) and the entry
 // points; the Hopper
 // path is kernels/ikbo_lce_sm90a.cu and the configuration table
-// kernels/ikbo_lce_config.cuh. The launcher picks the configuration from
+// kernels/ikbo_lce_config.h. The launcher picks the configuration from
 // env->ccMajor/ccMinor, the dtype, N and the pointers' alignment (or
 // args->configId when that row can run the problem).
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/convert.cuh"
-#include "kernels/device_errors.cuh"
-#include "kernels/ikbo_lce_config.cuh"
+#include "kernels/common/convert.cuh"
+#include "kernels/common/device_errors.cuh"
+#include "kernels/common/sm80_copy.cuh"
+#include "kernels/ikbo_lce_config.h"
 #include "kernels/launch.h"
 
 #include <cublas_v2.h>
@@ -47,24 +48,6 @@ constexpr int kThreads = 256;    // 16 x 16 threads, 4 x 4 outputs each
 //===----------------------------------------------------------------------===//
 // Device helpers
 //===----------------------------------------------------------------------===//
-
-__device__ __forceinline__ float toFloat(float x) { return x; }
-__device__ __forceinline__ float toFloat(__half x) { return __half2float(x); }
-__device__ __forceinline__ float toFloat(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-
-template <typename T> __device__ __forceinline__ T fromFloat(float x);
-template <> __device__ __forceinline__ float fromFloat<float>(float x) {
-  return x;
-}
-template <> __device__ __forceinline__ __half fromFloat<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 __device__ __forceinline__ long long loadIndex(const void *p, int is64,
                                                long long i) {
@@ -126,10 +109,12 @@ __global__ void __launch_bounds__(kThreads)
         const int e = tid + kThreads * i;
         const int mm = e / kTileK, kk = e % kTileK;
         const long long gm = m0 + mm, gk = k0 + kk;
-        ws[kk][mm] = gm < p.m && gk < p.k ? toFloat(w[gm * p.ldw + gk]) : 0.f;
+        ws[kk][mm] =
+            gm < p.m && gk < p.k ? embrt::toCompute(w[gm * p.ldw + gk]) : 0.f;
         const int xk = e / kTile, xn = e % kTile;
         const long long xgk = k0 + xk, gn = n0 + xn;
-        xs[xk][xn] = xgk < p.k && gn < p.n ? toFloat(xi[xgk * p.n + gn]) : 0.f;
+        xs[xk][xn] =
+            xgk < p.k && gn < p.n ? embrt::toCompute(xi[xgk * p.n + gn]) : 0.f;
       }
       __syncthreads();
 #pragma unroll
@@ -162,7 +147,7 @@ __global__ void __launch_bounds__(kThreads)
           float v = acc[i][j];
           if (addUser)
             v += p.userT[(user * p.nPad + n) * p.mPad + m];
-          ((T *)p.out)[(item * p.m + m) * p.n + n] = fromFloat<T>(v);
+          ((T *)p.out)[(item * p.m + m) * p.n + n] = embrt::fromCompute<T>(v);
         }
       }
     }
@@ -267,8 +252,7 @@ __device__ __forceinline__ void smallKCopy(uint16_t *buf, int r, int c,
   uint16_t *dst = buf + smallKSlot(r, c);
   if (src) {
     const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d),
-                 "l"(src));
+    embrt::copyAsync<16, false>(d, src);
   } else {
     *(uint4 *)dst = make_uint4(0, 0, 0, 0);
   }
@@ -316,7 +300,7 @@ __device__ __forceinline__ void smallKLoad(const SmallKParams &p,
   }
   for (; r < kp; r += rstep)
     smallKCopy(buf, r, c, nullptr);
-  asm volatile("cp.async.commit_group;\n" ::);
+  embrt::commitCopies();
 }
 
 /// Warp w owns rows 16 (w % mw) .. + 15 of M (mw = ceil(M / 16)) and
@@ -392,9 +376,9 @@ __global__ void __maxnreg__(80) ikboLceSmallKKernel(const SmallKParams p) {
     for (int j = 0; j < 8; ++j)
       acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
     if (next < units)
-      asm volatile("cp.async.wait_group 1;\n" ::);
+      embrt::waitCopies<1>();
     else
-      asm volatile("cp.async.wait_group 0;\n" ::);
+      embrt::waitCopies<0>();
     __syncthreads();
 #pragma unroll
     for (int s = 0; s < KS; ++s) {
@@ -814,7 +798,7 @@ extern "C" embrtStatus embrtCudaLaunchIkboLce(embrtLaunchEnv *env,
   // A K of zero has no k block for the pipelined kernel; the portable one
   // handles it (the sums are empty).
   int config = args->kUser > 0 && args->kCand > 0
-                   ? ikboLceResolveConfig(&shape, args->configId)
+                   ? (int)ikboLceResolveConfig(&shape, args->configId)
                    : IKBO_LCE_CONFIG_PORTABLE;
   if (kIkboLceConfigs[config].path == IKBO_LCE_PATH_SMALLK)
     return args->dtype == EMBRT_F16 ? launchSmallK<__half>(env, args)

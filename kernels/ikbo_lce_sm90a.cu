@@ -23,11 +23,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/device_errors.cuh"
-#include "kernels/ikbo_lce_config.cuh"
+#include "kernels/common/device_errors.cuh"
+#include "kernels/common/sm90_sync.cuh"
+#include "kernels/common/sm90_wgmma.cuh"
+#include "kernels/ikbo_lce_config.h"
 #include "kernels/launch.h"
-#include "kernels/sm90_sync.cuh"
-#include "kernels/sm90_wgmma.cuh"
 
 #include <cuda.h>
 #include <cuda_bf16.h>

@@ -31,7 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/device_errors.cuh"
+#include "kernels/common/device_errors.cuh"
 #include "kernels/launch.h"
 
 #include <cub/device/device_scan.cuh>

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/device_errors.cuh"
+#include "kernels/common/device_errors.cuh"
 #include "kernels/launch.h"
 
 #include <cuda_runtime.h>

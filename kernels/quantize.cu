@@ -25,7 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/device_errors.cuh"
+#include "kernels/common/device_errors.cuh"
 #include "kernels/launch.h"
 
 #include <cuda_bf16.h>

@@ -27,7 +27,7 @@ template <typename T, int kCap> Kernel<kCap> kernelForRows(int rows, int ids) {
 }
 
 /// The kernel for the lookup's table type, stage rows (6 or 8, the
-/// configuration table's only values: test/Runtime/tbe_config.c) and ids
+/// configuration table's only values: test/Kernels/tbe_config.c) and ids
 /// (Ids: 4, 8, 0); `which` is EMBRT_PRECISION_DENSE (launch's chooser).
 template <int kCap>
 Kernel<kCap> kernelFor(const embrtTbeArgs *a, int which, int rows, int ids) {
@@ -67,15 +67,14 @@ EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtLaunchEnv *env,
     maxDim = d > maxDim ? d : maxDim;
     sumDims += d;
   }
-  int64_t configId = args->configId;
-  if (configId < 0)
-    configId = tbeSelectConfig(args->tableDtype, maxDim,
-                               args->numIndices / (F * B), F * B);
-  const embrtTbeConfig *cfg = tbeGetConfig(configId);
-  if (!cfg)
+  if (args->configId >= TBE_NUM_CONFIGS)
     return embrtLaunchError(env, EMBRT_INVALID_ARGUMENT,
                             "tbe: configId is %lld, must be -1 or below %lld",
-                            (long long)configId, (long long)TBE_NUM_CONFIGS);
+                            (long long)args->configId,
+                            (long long)TBE_NUM_CONFIGS);
+  const TbeShape shape = {args->tableDtype, maxDim, args->numIndices / (F * B),
+                          F * B};
+  const TbeConfig *cfg = tbeGetConfig(tbeResolveConfig(&shape, args->configId));
   if (sumDims > INT32_MAX)
     return embrtLaunchError(env, EMBRT_UNSUPPORTED,
                             "tbe: %lld output columns do not fit 32 bits",

@@ -41,7 +41,7 @@
 //      from device memory). Each block finds where each D bucket's runs
 //      begin and end (keys are ordered by bucket), and routes runs of at
 //      least `threshold` positions (the routing table,
-//      kernels/tbe_backward_config.cuh) as long: a descriptor and
+//      kernels/tbe_backward_config.h) as long: a descriptor and
 //      max(1, n / chunk) chunk items per run, allocated with one 64-bit
 //      atomic per block and bucket (descriptor and chunk counts packed, so
 //      both come from one allocation) and a block prefix sum; the block
@@ -70,7 +70,7 @@
 // in step 4 without a search, and a launch per bucket needs no list of
 // short runs at all.
 //
-// Gather width (kernels/tbe_backward_config.cuh): lane l of a group holds
+// Gather width (kernels/tbe_backward_config.h): lane l of a group holds
 // columns [l * E, l * E + E) of the row, E * sizeof(gradient) <= 16 bytes
 // (32 for f32 rows wider than 1024), G = the power of two of lanes that
 // covers D (up to 256: groups of several warps synchronise on named
@@ -92,8 +92,11 @@
 //   kernels/tbe_backward/short_runs.cuh  short runs: shortRunsKernel
 //   kernels/tbe_backward/launch.cuh      instantiations, the host plan of a
 //                                        call, the launch of its steps
-//   kernels/tbe_backward_config.cuh      routing and gather widths (plain C,
+//   kernels/tbe_backward_config.h        routing and gather widths (plain C,
 //                                        CPU-tested)
+//   kernels/tbe_common.cuh               loads of ids, offsets and weights
+//                                        and the bad-offsets report, shared
+//                                        with the forward
 //
 
 #include "kernels/launch.h"

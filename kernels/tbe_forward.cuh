@@ -46,10 +46,11 @@
 #ifndef EMB_KERNELS_TBE_FORWARD_CUH
 #define EMB_KERNELS_TBE_FORWARD_CUH
 
-#include "kernels/device_errors.cuh"
-#include "kernels/dtype.cuh"
+#include "kernels/common/convert.cuh"
+#include "kernels/common/device_errors.cuh"
 #include "kernels/launch.h"
-#include "kernels/tbe_config.cuh"
+#include "kernels/tbe_common.cuh"
+#include "kernels/tbe_config.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -244,18 +245,8 @@ template <int kBytes> struct Chunk {
 template <int kBytes, bool kL1>
 __device__ __forceinline__ void copyChunkAsync(unsigned dst, const char *src,
                                                bool pred) {
-  if constexpr (kBytes == 16 && kL1) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
-                 "l"(src), "r"(pred ? 16 : 0)
-                 : "memory");
-  } else if constexpr (kBytes == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
-                 "l"(src), "r"(pred ? 16 : 0)
-                 : "memory");
-  } else if constexpr (kBytes == 8 || kBytes == 4) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst),
-                 "l"(src), "n"(kBytes), "r"(pred ? kBytes : 0)
-                 : "memory");
+  if constexpr (kBytes >= 4) {
+    embrt::copyAsync<kBytes, kL1>(dst, src, pred);
   } else {
     static_assert(kBytes == 2, "row chunks are 2, 4, 8 or 16 bytes");
     unsigned short h = 0;
@@ -263,15 +254,6 @@ __device__ __forceinline__ void copyChunkAsync(unsigned dst, const char *src,
       h = __ldg(reinterpret_cast<const unsigned short *>(src));
     asm volatile("st.shared.u16 [%0], %1;" ::"r"(dst), "h"(h) : "memory");
   }
-}
-
-__device__ __forceinline__ void commitCopies() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-/// Waits until at most `kPending` groups of copies are still in flight.
-template <int kPending> __device__ __forceinline__ void waitCopies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 }
 
 template <int kBytes>
@@ -561,26 +543,15 @@ template <int P> struct Format<Packed<P>> {
   }
 };
 
+/// Ids are touched once: evict-first with the stream hints, as loadOnce.
 __device__ __forceinline__ long long loadIndex(const Shared &s, long long i) {
-  return s.idx64 ? loadOnce(static_cast<const long long *>(s.indices) + i)
-                 : (long long)loadOnce(static_cast<const int *>(s.indices) + i);
-}
-
-__device__ __forceinline__ long long loadOffset(const Shared &s, long long i) {
-  return s.off64 ? __ldg(static_cast<const long long *>(s.offsets) + i)
-                 : (long long)__ldg(static_cast<const int *>(s.offsets) + i);
-}
-
-__device__ __forceinline__ void prefetchL1(const void *p) {
-  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+  constexpr TbeIdLoad kLoad =
+      kStreamHints ? TbeIdLoad::Streaming : TbeIdLoad::ReadOnly;
+  return loadIndex<kLoad>(s, i);
 }
 
 __device__ __forceinline__ void prefetchL2(const void *p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
-__device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
-  return embrt::loadPerSampleWeight(s.weightKind, s.weights, i);
 }
 
 /// Entry i of the feature ends (embrtTbeArgs::featureEnds).
@@ -645,15 +616,6 @@ __device__ __noinline__ void checkFeatureOffsets(const Shared &s, int f,
     // The lookup's own last offset, which ends the last bag.
     embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_OFFSETS, f, B - 1,
                            first + B, loadOffset(s, first + B), N);
-}
-
-/// Out of the hot loop: the error record helpers of device_errors.cuh.
-__device__ __noinline__ void reportBadOffsets(embrtDeviceErrors *e, int feature,
-                                              long long bag, long long index,
-                                              long long value,
-                                              long long limit) {
-  embrtDeviceRecordError(e, EMBRT_DEVERR_BAD_OFFSETS, feature, bag, index,
-                         value, limit);
 }
 
 /// The end of bag g0 + k given the (sanitized) end of the bag before it:

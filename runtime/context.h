@@ -7,7 +7,7 @@
 // the backend's own state (the CUDA backend's stream, device properties,
 // device error record and cuBLAS handle: runtime/cuda/cuda.h). Only the
 // runtime reads it: kernels get what they need in an embrtLaunchEnv
-// (kernels/launch.h).
+// (kernels/common/launch_env.h).
 //
 //===----------------------------------------------------------------------===//
 

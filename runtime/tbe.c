@@ -2,18 +2,18 @@
 //
 // The backend-neutral side of the table-batched lookup: the argument checks,
 // the public entry points (embrtTbe*, embrtEmbeddingBag*), the compiled-ABI
-// decoders (embrtCompiledTbe*) and the launch-configuration queries
-// (embrtTbe*Config*, over the table in kernels/tbe_config.cuh). An embedding
-// bag runs as a TBE of one table and one feature. Each entry point checks
-// its arguments once, asks the backend for the workspace it needs and checks
-// the caller's, then calls the context's backend; a context whose sticky
+// decoders (embrtCompiledTbe*) and the launch-configuration choice the
+// compiler stores (embrtTbeSelectConfig, over kernels/tbe_config.h). An
+// embedding bag runs as a TBE of one table and one feature. Each entry point
+// checks its arguments once, asks the backend for the workspace it needs and
+// checks the caller's, then calls the context's backend; a context whose sticky
 // status already holds an error still runs the call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/tbe.h"
 #include "emb/compiled.h"
-#include "kernels/tbe_config.cuh"
+#include "kernels/tbe_config.h"
 #include "runtime/backend.h"
 #include "runtime/check.h"
 #include "runtime/context.h"
@@ -360,18 +360,13 @@ embrtStatus embrtEmbeddingBag(embrtContext *ctx,
 }
 
 //===----------------------------------------------------------------------===//
-// Launch configurations (kernels/tbe_config.cuh)
+// Launch configurations (kernels/tbe_config.h)
 //===----------------------------------------------------------------------===//
-
-int64_t embrtTbeNumConfigs(void) { return TBE_NUM_CONFIGS; }
-
-const embrtTbeConfig *embrtTbeGetConfig(int64_t configId) {
-  return tbeGetConfig(configId);
-}
 
 int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
                              int64_t avgBagSize, int64_t numBags) {
-  return tbeSelectConfig(tableDtype, maxDim, avgBagSize, numBags);
+  const TbeShape shape = {tableDtype, maxDim, avgBagSize, numBags};
+  return tbeSelectConfig(&shape);
 }
 
 //===----------------------------------------------------------------------===//

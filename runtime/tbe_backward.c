@@ -5,7 +5,7 @@
 // compiled-ABI decoders (embrtCompiledTbeBackward*). The lookup fields are
 // checked as the forward checks them (runtime/tbe.c), less its output; then
 // the gradient, the optimizer and its state, the hyper-parameters, the step
-// and the routing configuration (kernels/tbe_backward_config.cuh). An
+// and the routing configuration (kernels/tbe_backward_config.h). An
 // embedding bag runs as a TBE of one table and one feature.
 //
 // Contract of the update (docs/runtime.md): tables and optimizer states are
@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "emb/compiled.h"
-#include "kernels/tbe_backward_config.cuh"
+#include "kernels/tbe_backward_config.h"
 #include "runtime/backend.h"
 #include "runtime/check.h"
 #include "runtime/context.h"

@@ -6,7 +6,8 @@
 #             PyTorch/ emb_torch against PyTorch (torch; cuda-gpu for the GPU runs)
 #   CAPI/     the C library, from C
 #   Runtime/  runtime unit tests on the CPU (self-checking executables)
-#   Kernels/  GPU tests against the CPU reference (REQUIRES: cuda-gpu)
+#   Kernels/  GPU tests against the CPU reference (REQUIRES: cuda-gpu), and the
+#             launch-configuration tables' CPU tests
 #   Format/   clang-format cleanliness
 #
 # Features: emb-compiler (the MLIR half was built), cuda (kernels built),

@@ -23,7 +23,7 @@ if [[ ! -x $BUILD/ikbo_lce_bench ]]; then
   flags=(-std=c++17 -O3 -I include -I .)
   nvcc "${flags[@]}" -gencode arch=compute_90,code=sm_90 -c kernels/ikbo_lce.cu -o "$BUILD/ikbo_lce.o" &
   nvcc "${flags[@]}" -gencode arch=compute_90a,code=sm_90a -c kernels/ikbo_lce_sm90a.cu -o "$BUILD/ikbo_lce_sm90a.o" &
-  gcc -O2 -c kernels/launch.c -I include -I . -I /usr/local/cuda/include -o "$BUILD/launch.o"
+  gcc -O2 -c kernels/common/launch_env.c -I include -I . -I /usr/local/cuda/include -o "$BUILD/launch.o"
   wait
   nvcc "${flags[@]}" -arch=sm_90 bench/ikbo_lce/ikbo_lce_bench.cu "$BUILD"/ikbo_lce.o \
     "$BUILD"/ikbo_lce_sm90a.o "$BUILD"/launch.o -lcublas -lcuda -o "$BUILD/ikbo_lce_bench"

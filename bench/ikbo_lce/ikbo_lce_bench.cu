@@ -57,7 +57,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "bench/common/bench_timer.cuh"
-#include "kernels/ikbo_lce_config.cuh"
+#include "kernels/ikbo_lce_config.h"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"
 

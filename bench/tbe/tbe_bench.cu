@@ -34,6 +34,7 @@
 #include "bench/common/bench_timer.cuh"
 #include "emb/runtime.h"
 #include "kernels/launch.h"
+#include "kernels/tbe_config.h"
 #include "test/Kernels/gpu_test.cuh"
 
 #include <math.h>
@@ -381,19 +382,19 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   };
 
   auto r = timeApi(-1);
-  emit("emb", embrtTbeGetConfig(autoConfig)->name, r.first, r.second);
+  emit("emb", tbeGetConfig(autoConfig)->name, r.first, r.second);
   if (!strncmp(sh.name, "probe", 5) || (sh.meanPad && D == 32 && L == 1)) {
     // The same launch with L2 and the TLBs warm (no flush).
     timer.flushOn = false;
     r = timeApi(-1);
     timer.flushOn = true;
-    emit("emb noflush", embrtTbeGetConfig(autoConfig)->name, r.first, r.second);
+    emit("emb noflush", tbeGetConfig(autoConfig)->name, r.first, r.second);
   }
   if (sweep && strncmp(sh.name, "probe", 5)) {
-    for (int64_t id = 0; sweepConfigs && id < embrtTbeNumConfigs(); ++id) {
+    for (int64_t id = 0; sweepConfigs && id < TBE_NUM_CONFIGS; ++id) {
       r = timeApi(id);
-      emit(std::string("emb cfg=") + embrtTbeGetConfig(id)->name,
-           embrtTbeGetConfig(id)->name, r.first, r.second);
+      emit(std::string("emb cfg=") + tbeGetConfig(id)->name,
+           tbeGetConfig(id)->name, r.first, r.second);
     }
     a.configId = -1;
     for (const auto &v : kVariants) {
@@ -412,8 +413,8 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
       embrtDeviceErrors record = gpuTestDeviceErrors(&dev.env);
       if (ok == "ok" && record.code != EMBRT_DEVERR_NONE)
         ok = "device error record code " + std::to_string(record.code);
-      emit(std::string("emb var=") + v.name,
-           embrtTbeGetConfig(autoConfig)->name, ms, ok);
+      emit(std::string("emb var=") + v.name, tbeGetConfig(autoConfig)->name, ms,
+           ok);
     }
   }
 

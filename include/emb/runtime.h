@@ -964,40 +964,15 @@ uint16_t embrtF32ToBF16(float value);
 float embrtBF16ToF32(uint16_t bits);
 
 //===----------------------------------------------------------------------===//
-// TBE launch configurations (kernels/tbe_config.cuh, beside kernels/tbe.cu)
+// TBE launch configurations (kernels/tbe_config.h)
 //===----------------------------------------------------------------------===//
 
-/// One launch configuration of the CUDA TBE forward. The kernel gives each
-/// bag the fewest lanes that cover a row with 16-byte loads (narrower loads
-/// where D * size is not a multiple of 16) and keeps two stages of row loads
-/// in flight per lane; a configuration picks the CTA size, how many
-/// consecutive bags one group of lanes pools as a single stream of ids, and
-/// the rows of one stage.
-typedef struct embrtTbeConfig {
-  /// A short name for logs and benchmarks ("t256_bags1", "t256_bags8_r8").
-  const char *name;
-  /// Threads of one CTA: a multiple of 32, at most 256.
-  int32_t threadsPerBlock;
-  /// Consecutive bags one group of lanes pools: longer streams keep the
-  /// loads in flight; fewer groups fill the GPU less.
-  int32_t bagsPerGroup;
-  /// Rows of one pipeline stage of a lane, 6 or 8: a lane has up to twice
-  /// this many row loads in flight, in threadsPerBlock * rowsPerStage * 32
-  /// bytes of shared memory a CTA (48 KB or 64 KB at 256 threads).
-  int32_t rowsPerStage;
-} embrtTbeConfig;
-
-/// The number of TBE configurations; valid ids are 0 .. count - 1.
-int64_t embrtTbeNumConfigs(void);
-
-/// The configuration `configId`, or NULL when out of range. Static storage.
-const embrtTbeConfig *embrtTbeGetConfig(int64_t configId);
-
-/// The configuration the runtime uses for a TBE whose tables have `tableDtype`
-/// and at most `maxDim` columns, with `numBags` bags (features * batch) of
-/// `avgBagSize` ids on average (round down). A pure function of its
-/// arguments, any int64 values (its products saturate): the compiler stores
-/// its answer in embrtTbeArgs::configId when the shapes are static.
+/// The launch configuration the runtime uses for a TBE whose tables have
+/// `tableDtype` and at most `maxDim` columns, with `numBags` bags (features *
+/// batch) of `avgBagSize` ids on average (round down), as an id of the CUDA
+/// TBE forward's configuration table. A pure function of its arguments, any
+/// int64 values (its products saturate): the compiler stores its answer in
+/// embrtTbeArgs::configId when the shapes are static.
 int64_t embrtTbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
                              int64_t avgBagSize, int64_t numBags);
 

@@ -4,7 +4,8 @@
 // says how the parts fit): its tuning knobs, the launch metadata the host
 // fills and every kernel reads (Params, in the parameter block), and the
 // device helpers: metadata lookups, loads and stores of a lane's columns,
-// element conversions, error reports, and groups of lanes.
+// element conversions, error reports, and groups of lanes. The loads it reads
+// as the forward does (ids, offsets, weights) are kernels/tbe_common.cuh's.
 //
 // The parts under kernels/tbe_backward/ are included by kernels/tbe_backward.cu
 // alone: their code is in the anonymous namespace of that one translation
@@ -15,10 +16,11 @@
 #ifndef EMB_KERNELS_TBE_BACKWARD_COMMON_CUH
 #define EMB_KERNELS_TBE_BACKWARD_COMMON_CUH
 
-#include "kernels/device_errors.cuh"
-#include "kernels/dtype.cuh"
+#include "kernels/common/convert.cuh"
+#include "kernels/common/device_errors.cuh"
 #include "kernels/launch.h"
 #include "kernels/stochastic_rounding.h"
+#include "kernels/tbe_common.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -195,29 +197,11 @@ __device__ __forceinline__ unsigned fastDiv(const FastDiv &f, unsigned n) {
   return f.d == 1 ? n : __umulhi(n, f.mul) >> f.shr;
 }
 
-__device__ __forceinline__ long long loadIndex(const void *p, bool i64,
-                                               long long i) {
-  return i64 ? __ldg(static_cast<const long long *>(p) + i)
-             : (long long)__ldg(static_cast<const int *>(p) + i);
-}
-
-__device__ __forceinline__ long long loadOffset(const Shared &s, long long i) {
-  return loadIndex(s.offsets, s.off64, i);
-}
-
 __device__ __forceinline__ unsigned long long loadKey(const void *keys,
                                                       bool key64, long long i) {
   return key64 ? __ldg(static_cast<const unsigned long long *>(keys) + i)
                : (unsigned long long)__ldg(static_cast<const unsigned *>(keys) +
                                            i);
-}
-
-__device__ __forceinline__ float loadWeight(const Shared &s, long long i) {
-  return embrt::loadPerSampleWeight(s.weightKind, s.weights, i);
-}
-
-__device__ __forceinline__ void prefetchL1(const void *p) {
-  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
 }
 
 /// kBytes of a row as 32-bit words (a 2-byte piece in w[0]).
@@ -348,14 +332,6 @@ __device__ __forceinline__ unsigned roundElem(float x, uint32_t rowSeed,
   } else {
     return embSrToBF16(x, embSrColumnBits(rowSeed, col));
   }
-}
-
-__device__ __noinline__ void reportBadOffsets(embrtDeviceErrors *e, int feature,
-                                              long long bag, long long index,
-                                              long long value,
-                                              long long limit) {
-  embrtDeviceRecordError(e, EMBRT_DEVERR_BAD_OFFSETS, feature, bag, index,
-                         value, limit);
 }
 
 __device__ __noinline__ void reportBadId(embrtDeviceErrors *e, int feature,

@@ -17,7 +17,7 @@
 #include "kernels/tbe_backward/long_runs.cuh"
 #include "kernels/tbe_backward/short_runs.cuh"
 #include "kernels/tbe_backward/sort.cuh"
-#include "kernels/tbe_backward_config.cuh"
+#include "kernels/tbe_backward_config.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
@@ -192,7 +192,8 @@ embrtStatus planLayout(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
                        Layout *L) {
   const embrtTbeArgs *l = &a->lookup;
   const int64_t N = l->numIndices, numBags = l->numFeatures * l->batchSize;
-  L->cfg = tbeBwdGetConfig(tbeBwdSelectConfig(a->configId));
+  const TbeBwdShape shape = {N, numBags};
+  L->cfg = tbeBwdGetConfig(tbeBwdResolveConfig(&shape, a->configId));
   unsigned long long total = 0;
   int64_t maxDim = 1;
   for (int64_t t = 0; t < l->numTables; ++t) {

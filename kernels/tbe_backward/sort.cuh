@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kThreads)
       const unsigned long long jKey = __shfl_sync(0xffffffffu, keyBase, j);
       const bool jValid = __shfl_sync(0xffffffffu, (int)bagValid, j);
       const bool hasBag = inRange && jValid && q >= m0 && (j < 31 || q < mEnd);
-      const long long id = inRange ? loadIndex(s.indices, s.idx64, q) : 0;
+      const long long id = inRange ? loadIndex<TbeIdLoad::ReadOnly>(s, q) : 0;
       const bool pad = s.hasPadding && id == s.paddingIdx;
       const bool inTable = (unsigned long long)id < jRows;
       const bool contributes = hasBag && !pad && inTable;

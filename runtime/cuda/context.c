@@ -5,7 +5,7 @@
 // read once for launch-configuration choices), the stream (created and
 // owned, or adopted from the caller), the device error record, and the
 // cuBLAS handle (created on first use). Together they are the launch
-// environment every launcher gets (kernels/launch.h).
+// environment every launcher gets (kernels/common/launch_env.h).
 //
 // embrtSynchronize is the only place the runtime waits for the stream. It
 // then reads the device error record back, resets it, adds the warning-mode

@@ -43,8 +43,8 @@ static inline embrtCudaState *embrtCudaStateOf(const embrtContext *ctx) {
 }
 
 /// Records a failed CUDA call on the context, translated by
-/// embrtCudaTranslate (kernels/launch.c), and returns its status; EMBRT_OK
-/// for cudaSuccess.
+/// embrtCudaTranslate (kernels/common/launch_env.c), and returns its status;
+/// EMBRT_OK for cudaSuccess.
 embrtStatus embrtCudaRecord(embrtContext *ctx, int cudaError, const char *what);
 
 /// Creates the context's cuBLAS handle (env.blasHandle, bound to its stream)

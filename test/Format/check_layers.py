@@ -7,8 +7,10 @@ FILEs given, relative to SOURCE_ROOT), resolves it the way the build does
 and checks the edge against LAYERS: the folders a folder may include from. A
 private runtime header (runtime/*.h) is included only from runtime/, and a
 backend's header (runtime/cpu/*.h, runtime/cuda/*.h) only from that
-backend's folder: what both backends share lives in runtime/ itself. Prints
-each offending line; exits 1 if any.
+backend's folder: what both backends share lives in runtime/ itself.
+kernels/common/, what every kernel family builds on, includes nothing of the
+families (only itself and include/). Prints each offending line; exits 1 if
+any.
 """
 import os
 import re
@@ -84,7 +86,9 @@ def main():
                 private_runtime = (to == "runtime" and layer != "runtime")
                 other_backend = (backend(target) is not None
                                  and backend(target) != backend(f))
-                if (private_runtime or other_backend
+                family = (f.startswith("kernels/common/") and to == "kernels"
+                          and not target.startswith("kernels/common/"))
+                if (private_runtime or other_backend or family
                         or (to != layer and to not in LAYERS[layer])):
                     bad.append("%s:%d: %s includes %s" %
                                (f, lineno, backend(f) or layer + " layer",

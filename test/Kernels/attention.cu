@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/attention_config.cuh"
+#include "kernels/attention_config.h"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"
 
@@ -214,7 +214,7 @@ static int configByName(const char *name) {
   if (!name)
     return -1;
   for (int i = 0; i < ATTENTION_NUM_CONFIGS; ++i)
-    if (!strcmp(attentionConfigs[i].name, name))
+    if (!strcmp(kAttentionConfigs[i].name, name))
       return i;
   fprintf(stderr, "unknown config %s\n", name);
   exit(2);
@@ -864,15 +864,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   embrtLaunchEnv env = gpuTestEnv();
-  const int autoShort =
-      attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1, 4096);
-  const int autoLong =
-      attentionSelectConfig(-1, env.ccMajor, EMBRT_F16, 128, 1, 4097);
+  const AttentionShape shortKeys = {env.ccMajor, EMBRT_F16, 128, 1, 4096};
+  const AttentionShape longKeys = {env.ccMajor, EMBRT_F16, 128, 1, 4097};
+  const int autoShort = (int)attentionSelectConfig(&shortKeys);
+  const int autoLong = (int)attentionSelectConfig(&longKeys);
   printf("device cc %d.%d, %d SMs; automatic f16 Dh=128 config: %s up to "
          "Lk 4096, %s past it\n",
          env.ccMajor, env.ccMinor, env.smCount,
-         autoShort >= 0 ? attentionConfigs[autoShort].name : "(none)",
-         autoLong >= 0 ? attentionConfigs[autoLong].name : "(none)");
+         autoShort >= 0 ? kAttentionConfigs[autoShort].name : "(none)",
+         autoLong >= 0 ? kAttentionConfigs[autoLong].name : "(none)");
 
   // The reference first: against the CPU on small cases.
   std::vector<Case> refCases;

@@ -46,7 +46,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/ikbo_lce_config.cuh"
+#include "kernels/ikbo_lce_config.h"
 #include "kernels/launch.h"
 #include "test/Kernels/gpu_test.cuh"
 

@@ -1,16 +1,15 @@
-// REQUIRES: cuda
 // RUN: %kernel_test_dir/ikbo_lce_config
 //===- test/Kernels/ikbo_lce_config.c - IKBO LCE configuration selection --===//
 //
 // The launch-configuration table of emb.ikbo_lce and the pure functions over
-// it (kernels/ikbo_lce_config.cuh), on the CPU: which row a problem gets on
+// it (kernels/ikbo_lce_config.h), on the CPU: which row a problem gets on
 // Hopper and elsewhere, the tile choice for M, configId overrides, shared
 // memory of every row, and the workspace layouts (also of f32 data computed
 // in f16 or bf16).
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/ikbo_lce_config.cuh"
+#include "kernels/ikbo_lce_config.h"
 
 #include <stdio.h>
 #include <string.h>

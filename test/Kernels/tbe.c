@@ -47,6 +47,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Runtime/harness.h"
+#include "kernels/tbe_config.h"
 
 #define MAX_TABLES 8
 
@@ -838,8 +839,8 @@ int main(int argc, char **argv) {
   // tables (the 8-row configurations are their default) and bags of 4 and 2
   // ids in turn, so that a stage holds whole bags, ends of bags and bags
   // that run on into the next stage.
-  for (int64_t id = 0; id < embrtTbeNumConfigs(); ++id) {
-    Case c = base(NAME("config %s, bf16", embrtTbeGetConfig(id)->name));
+  for (int64_t id = 0; id < TBE_NUM_CONFIGS; ++id) {
+    Case c = base(NAME("config %s, bf16", tbeGetConfig(id)->name));
     c.tableDtype = EMBRT_BF16;
     setTables(&c, 4, mixedDims, 200);
     c.numFeatures = 5;
@@ -849,8 +850,8 @@ int main(int argc, char **argv) {
     c.configId = id;
     runCase(gpu, cpu, &c, seed++);
 
-    Case f = base(
-        NAME("config %s, f32, bags of 4 and 2", embrtTbeGetConfig(id)->name));
+    Case f =
+        base(NAME("config %s, f32, bags of 4 and 2", tbeGetConfig(id)->name));
     f.tableDtype = EMBRT_F32;
     f.pooling = id % 2 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
     setTables(&f, 4, mixedDims, 200);

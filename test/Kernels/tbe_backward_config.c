@@ -1,8 +1,7 @@
-// REQUIRES: cuda
 // RUN: %kernel_test_dir/tbe_backward_config
 //===- test/Kernels/tbe_backward_config.c - TBE backward routing ----------===//
 //
-// The pure functions of kernels/tbe_backward_config.cuh, on the CPU: the
+// The pure functions of kernels/tbe_backward_config.h, on the CPU: the
 // routing rows the tests and compiled models rely on, the chunk spacing that
 // sizes the partial sums, and the gather width of every D bucket (lanes a
 // row, columns a lane, vector or element-wise) for f32 and 16-bit
@@ -10,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/tbe_backward_config.cuh"
+#include "kernels/tbe_backward_config.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -37,10 +36,15 @@ static void expectBucket(const char *what, TbeBwdBucket b, int lanes, int elems,
 int main(void) {
   // Routing rows: the default is the seed's (256, chunks of 256); the test
   // rows force every run short or long.
-  expectInt("default", tbeBwdSelectConfig(-1), TBE_BWD_CONFIG_DEFAULT);
+  const TbeBwdShape shape = {1000, 100};
+  expectInt("default", tbeBwdSelectConfig(&shape), TBE_BWD_CONFIG_DEFAULT);
+  expectInt("resolve -1", tbeBwdResolveConfig(&shape, -1),
+            TBE_BWD_CONFIG_DEFAULT);
   expectInt("default threshold", tbeBwdGetConfig(0)->threshold, 256);
   expectInt("default chunk", tbeBwdGetConfig(0)->chunk, 256);
-  expectInt("kept", tbeBwdSelectConfig(2), 2);
+  expectInt("kept", tbeBwdResolveConfig(&shape, 2), 2);
+  expectInt("past the table", tbeBwdResolveConfig(&shape, TBE_BWD_NUM_CONFIGS),
+            TBE_BWD_CONFIG_DEFAULT);
   if (strcmp(tbeBwdGetConfig(TBE_BWD_CONFIG_ALL_SHORT)->name, "all_short") ||
       strcmp(tbeBwdGetConfig(TBE_BWD_CONFIG_ALL_LONG)->name, "all_long")) {
     printf("FAIL routing rows moved\n");

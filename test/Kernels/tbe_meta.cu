@@ -49,7 +49,7 @@ int main() {
   a.offsetDtype = EMBRT_I64;
   a.output = storage[0];
   a.outputDtype = EMBRT_F16;
-  const embrtTbeConfig *cfg = tbeGetConfig(0);
+  const TbeConfig *cfg = tbeGetConfig(0);
   EXPECT_TRUE(cfg != NULL);
   long long outStride = 5 + 128 + 24 + 7 + 12 + 128;
 

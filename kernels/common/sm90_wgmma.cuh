@@ -1,4 +1,4 @@
-//===- kernels/sm90_wgmma.cuh - Hopper warpgroup matrix products ----------===//
+//===- kernels/common/sm90_wgmma.cuh - Hopper warpgroup products ---------===//
 //
 // The inline-PTX warpgroup matrix primitives of the Hopper kernels
 // (kernels/*_sm90a.cu, sm_90a only), one name each: the wgmma fence, commit
@@ -6,12 +6,13 @@
 // operand source the kernels use), the register fences that keep the
 // compiler from moving accumulator and operand accesses across an
 // asynchronous wgmma, the shared-memory matrix descriptor and the warpgroup
-// register reallocation. Barriers and TMA are in kernels/sm90_sync.cuh.
+// register reallocation. Barriers and TMA are in
+// kernels/common/sm90_sync.cuh.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_SM90_WGMMA_CUH
-#define EMB_KERNELS_SM90_WGMMA_CUH
+#ifndef EMB_KERNELS_COMMON_SM90_WGMMA_CUH
+#define EMB_KERNELS_COMMON_SM90_WGMMA_CUH
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -269,4 +270,4 @@ template <int N> __device__ __forceinline__ void setmaxnregInc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N) : "memory");
 }
 
-#endif // EMB_KERNELS_SM90_WGMMA_CUH
+#endif // EMB_KERNELS_COMMON_SM90_WGMMA_CUH

@@ -1,20 +1,28 @@
-//===- kernels/convert.cuh - computeDtype conversions ----------*- CUDA -*-===//
+//===- kernels/common/convert.cuh - Element conversions --------*- CUDA -*-===//
 //
-// A product of f32 data computed in f16 or bf16 (embrtAttentionArgs::
-// computeDtype, embrtIkboLceArgs::computeDtype) runs as three steps on the
-// stream: its operands rounded (nearest even) into the workspace in one
-// launch (roundJobs), the f16/bf16 kernels on the rounded copies, and their
-// output widened into the caller's f32 output in one launch (widen). Both
-// launches move eight elements a thread and step (16-byte stores of the
-// narrow type) where the pointers and extents allow, else one; both are
-// memory-bound copies judged against the card's copy rate.
+// Every conversion between element types on the device, one name each:
+//   - the storage types of embrtDtype and their compute type (f32 for f32,
+//     f16 and bf16, f64 for f64: the runtime's elementwise rule; reductions
+//     may accumulate f32 data in f32): toCompute widens, fromCompute<T>
+//     rounds, packCompute<T> rounds two values into one 32-bit pair;
+//   - per-sample weights of the lookups, widened to f32;
+//   - the computeDtype copies: a product of f32 data computed in f16 or bf16
+//     (embrtAttentionArgs::computeDtype, embrtIkboLceArgs::computeDtype) runs
+//     as three steps on the stream: its operands rounded (nearest even) into
+//     the workspace in one launch (roundJobs), the f16/bf16 kernels on the
+//     rounded copies, and their output widened into the caller's f32 output
+//     in one launch (widen). Both launches move eight elements a thread and
+//     step (16-byte stores of the narrow type) where the pointers and extents
+//     allow, else one; both are memory-bound copies judged against the card's
+//     copy rate.
+// Every narrowing conversion rounds to nearest even.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_CONVERT_CUH
-#define EMB_KERNELS_CONVERT_CUH
+#ifndef EMB_KERNELS_COMMON_CONVERT_CUH
+#define EMB_KERNELS_COMMON_CONVERT_CUH
 
-#include "kernels/launch.h"
+#include "kernels/common/launch_env.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -23,6 +31,78 @@
 #include <stdint.h>
 
 namespace embrt {
+
+//===----------------------------------------------------------------------===//
+// Elements
+//===----------------------------------------------------------------------===//
+
+/// The compute type of storage type T.
+template <typename T> struct Compute { using type = float; };
+template <> struct Compute<double> { using type = double; };
+
+__device__ __forceinline__ float toCompute(float x) { return x; }
+__device__ __forceinline__ float toCompute(__half x) { return __half2float(x); }
+__device__ __forceinline__ float toCompute(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+__device__ __forceinline__ double toCompute(double x) { return x; }
+
+/// Rounds a compute value to storage type T.
+template <typename T> __device__ T fromCompute(typename Compute<T>::type x);
+template <> __device__ __forceinline__ float fromCompute<float>(float x) {
+  return x;
+}
+template <> __device__ __forceinline__ __half fromCompute<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 fromCompute<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+template <> __device__ __forceinline__ double fromCompute<double>(double x) {
+  return x;
+}
+
+/// Two compute values rounded to a pair of T in one 32-bit word (the
+/// first in the low half), as a 16-bit matrix operand holds them.
+template <typename T> __device__ uint32_t packCompute(float a, float b);
+template <>
+__device__ __forceinline__ uint32_t packCompute<__half>(float a, float b) {
+  __half2 h = __floats2half2_rn(a, b);
+  return *reinterpret_cast<uint32_t *>(&h);
+}
+template <>
+__device__ __forceinline__ uint32_t packCompute<__nv_bfloat16>(float a,
+                                                               float b) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+  return *reinterpret_cast<uint32_t *>(&h);
+}
+
+/// Per-sample weight i of the lookups (embrtTbeArgs::perSampleWeights)
+/// through the read-only path, in f32; `kind` is 1 for f32, 2 for f16 and
+/// anything else for bf16 (the kernels' argument blocks encode it so, 0 being
+/// "no weights", which the caller tests first).
+__device__ __forceinline__ float
+loadPerSampleWeight(int kind, const void *weights, long long i) {
+  switch (kind) {
+  case 1:
+    return __ldg(static_cast<const float *>(weights) + i);
+  case 2:
+    return __half2float(__ldg(static_cast<const __half *>(weights) + i));
+  default:
+    return __bfloat162float(
+        __ldg(static_cast<const __nv_bfloat16 *>(weights) + i));
+  }
+}
+
+/// `count` elements of T packed for one aligned vector access.
+template <typename T, int count> struct alignas(sizeof(T) * count) Pack {
+  T v[count];
+};
+
+//===----------------------------------------------------------------------===//
+// computeDtype copies
+//===----------------------------------------------------------------------===//
 
 /// The most operands one rounding launch takes.
 constexpr int kRoundMaxJobs = 8;
@@ -41,27 +121,6 @@ template <typename T> struct RoundJobs {
   RoundJob<T> job[kRoundMaxJobs];
   int vec[kRoundMaxJobs];
   int count;
-};
-
-/// Two floats rounded to a pair of T in one 32-bit word, and back.
-template <typename T> struct ConvertPack;
-template <> struct ConvertPack<__half> {
-  static __device__ __forceinline__ uint32_t pack(float a, float b) {
-    __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<uint32_t *>(&h);
-  }
-  static __device__ __forceinline__ float toFloat(__half x) {
-    return __half2float(x);
-  }
-};
-template <> struct ConvertPack<__nv_bfloat16> {
-  static __device__ __forceinline__ uint32_t pack(float a, float b) {
-    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<uint32_t *>(&h);
-  }
-  static __device__ __forceinline__ float toFloat(__nv_bfloat16 x) {
-    return __bfloat162float(x);
-  }
 };
 
 /// Every job of `a`, each over the whole grid in turn: element units of
@@ -85,10 +144,10 @@ template <typename T> __global__ void roundJobsKernel(RoundJobs<T> a) {
           y = src[1];
         }
         uint4 out;
-        out.x = ConvertPack<T>::pack(x.x, x.y);
-        out.y = ConvertPack<T>::pack(x.z, x.w);
-        out.z = ConvertPack<T>::pack(y.x, y.y);
-        out.w = ConvertPack<T>::pack(y.z, y.w);
+        out.x = packCompute<T>(x.x, x.y);
+        out.y = packCompute<T>(x.z, x.w);
+        out.z = packCompute<T>(y.x, y.y);
+        out.w = packCompute<T>(y.z, y.w);
         *reinterpret_cast<uint4 *>(job.to + r * job.toPitch + c) = out;
       }
     } else {
@@ -115,15 +174,13 @@ __global__ void widenKernel(const T *__restrict__ in, float *__restrict__ out,
       const uint4 r = reinterpret_cast<const uint4 *>(in)[i];
       const T *h = reinterpret_cast<const T *>(&r);
       reinterpret_cast<float4 *>(out)[2 * i] = make_float4(
-          ConvertPack<T>::toFloat(h[0]), ConvertPack<T>::toFloat(h[1]),
-          ConvertPack<T>::toFloat(h[2]), ConvertPack<T>::toFloat(h[3]));
+          toCompute(h[0]), toCompute(h[1]), toCompute(h[2]), toCompute(h[3]));
       reinterpret_cast<float4 *>(out)[2 * i + 1] = make_float4(
-          ConvertPack<T>::toFloat(h[4]), ConvertPack<T>::toFloat(h[5]),
-          ConvertPack<T>::toFloat(h[6]), ConvertPack<T>::toFloat(h[7]));
+          toCompute(h[4]), toCompute(h[5]), toCompute(h[6]), toCompute(h[7]));
     }
   } else {
     for (long long i = t; i < n; i += stride)
-      out[i] = ConvertPack<T>::toFloat(in[i]);
+      out[i] = toCompute(in[i]);
   }
 }
 
@@ -188,4 +245,4 @@ embrtStatus launchWiden(embrtLaunchEnv *env, const void *in, void *out,
 
 } // namespace embrt
 
-#endif // EMB_KERNELS_CONVERT_CUH
+#endif // EMB_KERNELS_COMMON_CONVERT_CUH

@@ -1,20 +1,20 @@
-//===- kernels/device_errors.h - The device error record ----------*- C -*-===//
+//===- kernels/common/device_errors.h - The device error record --*- C -*-===//
 //
 // Data errors that device code finds (an id outside its table under
 // EMBRT_BOUNDS_FATAL, a bad offset, cand_to_user entry, user length or Adam
 // step, a non-finite element of a table to quantize) cannot be returned from a
 // kernel: kernels write them into this record, in device memory, through the
-// functions of kernels/device_errors.cuh. The runtime's CUDA backend allocates
-// one record a context (runtime/cuda/context.c), hands it to launchers in
-// embrtLaunchEnv::deviceErrors (kernels/launch.h), and reads it back, reports
-// and resets it in embrtSynchronize.
+// functions of kernels/common/device_errors.cuh. The runtime's CUDA backend
+// allocates one record a context (runtime/cuda/context.c), hands it to
+// launchers in embrtLaunchEnv::deviceErrors (kernels/common/launch_env.h),
+// and reads it back, reports and resets it in embrtSynchronize.
 //
 // Plain C, so that the runtime's host code and CPU-side tests can include it.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_DEVICE_ERRORS_H
-#define EMB_KERNELS_DEVICE_ERRORS_H
+#ifndef EMB_KERNELS_COMMON_DEVICE_ERRORS_H
+#define EMB_KERNELS_COMMON_DEVICE_ERRORS_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,4 +77,4 @@ typedef enum embrtDeviceErrorCode {
 }
 #endif
 
-#endif // EMB_KERNELS_DEVICE_ERRORS_H
+#endif // EMB_KERNELS_COMMON_DEVICE_ERRORS_H

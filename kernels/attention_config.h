@@ -1,9 +1,12 @@
-//===- kernels/attention_config.cuh - Attention launch table ------*- C -*-===//
+//===- kernels/attention_config.h - Attention launch table --------*- C -*-===//
 //
 // The launch configurations of emb.attention and emb.ikbo_attention as data,
-// and the pure function that picks one. Plain C so that a CPU test can include
-// it; kernels/attention.cu and kernels/attention_sm90a.cu instantiate one
-// kernel per row.
+// and the pure function that picks one for a shape. Plain C, as every
+// family's kernels/<family>_config.h: an AttentionShape in, the id of an
+// AttentionConfig row out (attentionSelectConfig, attentionResolveConfig),
+// the row by id (attentionGetConfig); test/Kernels/attention_config.c pins
+// the choice down on the CPU. kernels/attention.cu and
+// kernels/attention_sm90a.cu instantiate one kernel per row.
 //
 // Paths, fastest first:
 //   WGMMA  sm_90a only: warp-specialised flash attention (TMA for Q/K/V/O,
@@ -20,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_ATTENTION_CONFIG_CUH
-#define EMB_KERNELS_ATTENTION_CONFIG_CUH
+#ifndef EMB_KERNELS_ATTENTION_CONFIG_H
+#define EMB_KERNELS_ATTENTION_CONFIG_H
 
 #include "emb/runtime.h"
 
@@ -40,7 +43,7 @@ typedef enum attentionPath {
 /// capability is in [minCc, maxCc], the dtype is in dtypeMask, the head dim
 /// equals headDim (or is at most maxHeadDim when headDim is 0), and, for rows
 /// with needsAlign16, every tensor base is 16-byte aligned.
-typedef struct attentionConfig {
+typedef struct AttentionConfig {
   const char *name;
   attentionPath path;
   int minCc, maxCc;
@@ -55,9 +58,21 @@ typedef struct attentionConfig {
   int threads;  ///< threads per CTA
   int maxKeys;  ///< the automatic choice takes the row only for Lk <= maxKeys
                 ///< (0: any Lk); a requested row ignores it
-} attentionConfig;
+} AttentionConfig;
 
-static const attentionConfig attentionConfigs[] = {
+/// What the choice depends on: the device's major compute capability, the
+/// dtype, the head dim, whether every tensor base is 16-byte aligned, and
+/// the keys (Lk).
+typedef struct AttentionShape {
+  int ccMajor;
+  embrtDtype dtype;
+  int64_t headDim;
+  int aligned16;
+  int64_t lk;
+} AttentionShape;
+
+/// Ids are stable (a configId may name a row): new rows go at the end.
+static const AttentionConfig kAttentionConfigs[] = {
     // name, path, minCc, maxCc, dtypes, headDim, maxHeadDim, needsAlign16,
     // pingpong, kvFirst, blockM, blockN, threads, maxKeys
     // kvfirst up to Lk 4096, pingpong alone past it: timed as the peers
@@ -85,43 +100,51 @@ static const attentionConfig attentionConfigs[] = {
 };
 
 #define ATTENTION_NUM_CONFIGS                                                  \
-  ((int)(sizeof(attentionConfigs) / sizeof(attentionConfigs[0])))
+  ((int)(sizeof(kAttentionConfigs) / sizeof(kAttentionConfigs[0])))
 
 /// The smallest blockM of the table: workspace is sized for it, so that any
 /// row fits the same workspace.
 #define ATTENTION_MIN_BLOCK_M 16
 
-/// Whether row `id` can run a problem of this dtype and head dim on a device
-/// of major compute capability `ccMajor`.
-static inline int attentionConfigApplies(int id, int ccMajor, embrtDtype dtype,
-                                         int64_t headDim, int aligned16) {
-  if (id < 0 || id >= ATTENTION_NUM_CONFIGS)
+/// The configuration `configId`, or NULL when out of range.
+static inline const AttentionConfig *attentionGetConfig(int64_t configId) {
+  if (configId < 0 || configId >= ATTENTION_NUM_CONFIGS)
     return 0;
-  const attentionConfig *c = &attentionConfigs[id];
-  if (ccMajor < c->minCc || ccMajor > c->maxCc)
-    return 0;
-  if ((unsigned)dtype >= 32u || !(c->dtypeMask & (1u << (unsigned)dtype)))
-    return 0;
-  if (c->headDim ? headDim != c->headDim
-                 : headDim < 1 || headDim > c->maxHeadDim)
-    return 0;
-  return !c->needsAlign16 || aligned16;
+  return &kAttentionConfigs[configId];
 }
 
-/// The configuration to launch: `requested` (a configId chosen ahead of time)
-/// when it applies, else the first applicable row, else -1 (unsupported).
-static inline int attentionSelectConfig(int64_t requested, int ccMajor,
-                                        embrtDtype dtype, int64_t headDim,
-                                        int aligned16, int64_t lk) {
-  if (requested >= 0 && requested < ATTENTION_NUM_CONFIGS &&
-      attentionConfigApplies((int)requested, ccMajor, dtype, headDim,
-                             aligned16))
-    return (int)requested;
+/// Whether row `c` can run shape `s` (its keys aside: see maxKeys).
+static inline int attentionConfigApplies(const AttentionConfig *c,
+                                         const AttentionShape *s) {
+  if (s->ccMajor < c->minCc || s->ccMajor > c->maxCc)
+    return 0;
+  if ((unsigned)s->dtype >= 32u || !(c->dtypeMask & (1u << (unsigned)s->dtype)))
+    return 0;
+  if (c->headDim ? s->headDim != c->headDim
+                 : s->headDim < 1 || s->headDim > c->maxHeadDim)
+    return 0;
+  return !c->needsAlign16 || s->aligned16;
+}
+
+/// The configuration the runtime picks for `s`: the first row that applies
+/// and whose maxKeys admits s->lk, else -1 (unsupported).
+static inline int64_t attentionSelectConfig(const AttentionShape *s) {
   for (int id = 0; id < ATTENTION_NUM_CONFIGS; ++id)
-    if (attentionConfigApplies(id, ccMajor, dtype, headDim, aligned16) &&
-        (!attentionConfigs[id].maxKeys || lk <= attentionConfigs[id].maxKeys))
+    if (attentionConfigApplies(&kAttentionConfigs[id], s) &&
+        (!kAttentionConfigs[id].maxKeys ||
+         s->lk <= kAttentionConfigs[id].maxKeys))
       return id;
   return -1;
+}
+
+/// `requested` (a configId chosen ahead of time) when it names a row that
+/// can run `s`, whatever its maxKeys, else the selection.
+static inline int64_t attentionResolveConfig(const AttentionShape *s,
+                                             int64_t requested) {
+  const AttentionConfig *c = attentionGetConfig(requested);
+  if (c && attentionConfigApplies(c, s))
+    return requested;
+  return attentionSelectConfig(s);
 }
 
 static inline int64_t attentionMaxTiles(int64_t batch, int64_t groups,
@@ -134,4 +157,4 @@ static inline int64_t attentionMaxTiles(int64_t batch, int64_t groups,
   return a < b ? a : b;
 }
 
-#endif // EMB_KERNELS_ATTENTION_CONFIG_CUH
+#endif // EMB_KERNELS_ATTENTION_CONFIG_H

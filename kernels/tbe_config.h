@@ -1,28 +1,28 @@
-//===- kernels/tbe_config.cuh - TBE launch configurations ---------*- C -*-===//
+//===- kernels/tbe_config.h - TBE launch configurations -----------*- C -*-===//
 //
 // The launch-configuration table of the CUDA TBE forward (kernels/tbe.cu) and
-// the pure function that picks a row. A configuration says how many threads
-// a CTA has, how many consecutive bags one group of lanes pools as a single
-// stream of ids, and how many rows one pipeline stage of a lane holds; the
-// lanes per bag follow from each table's row width inside the kernel, so a
+// the pure function that picks a row for a shape. A configuration says how many
+// threads a CTA has, how many consecutive bags one group of lanes pools as a
+// single stream of ids, and how many rows one pipeline stage of a lane holds;
+// the lanes per bag follow from each table's row width inside the kernel, so a
 // configuration serves every D of one launch. Selection: launches of under
 // 64 MB of rows are latency bound and get the fewest bags a group (one or
 // two) whose grid is one wave of CTAs; larger ones the longest streams that
 // still leave enough groups to fill the GPU, with 8-row stages for f32
 // tables.
 //
-// Plain C, like the other families' tables (kernels/ikbo_lce_config.cuh,
-// kernels/attention_config.cuh). The runtime exports it as the public
-// embrtTbeNumConfigs, embrtTbeGetConfig and embrtTbeSelectConfig
-// (runtime/tbe.c), so that the compiler can make the same choice when shapes
-// are static (embrtTbeArgs::configId) and test/Runtime/tbe_config.c can pin
-// it down. The thresholds were tuned on an H200 (132 SMs, 60 MB of L2);
-// bench/tbe/NOTES.md has the measurements.
+// Plain C, as every family's kernels/<family>_config.h: a TbeShape in, the
+// id of a TbeConfig row out (tbeSelectConfig, tbeResolveConfig), the row by
+// id (tbeGetConfig); test/Kernels/tbe_config.c pins the choice down. The
+// runtime exports the selection as the public embrtTbeSelectConfig
+// (runtime/tbe.c), so that the compiler makes the same choice when shapes
+// are static (embrtTbeArgs::configId). The thresholds were tuned on an H200
+// (132 SMs, 60 MB of L2); bench/tbe/NOTES.md has the measurements.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_TBE_CONFIG_CUH
-#define EMB_KERNELS_TBE_CONFIG_CUH
+#ifndef EMB_KERNELS_TBE_CONFIG_H
+#define EMB_KERNELS_TBE_CONFIG_H
 
 #include "emb/runtime.h"
 
@@ -33,9 +33,41 @@
 // The table
 //===----------------------------------------------------------------------===//
 
+/// One launch configuration of the CUDA TBE forward. The kernel gives each
+/// bag the fewest lanes that cover a row with 16-byte loads (narrower loads
+/// where D * size is not a multiple of 16) and keeps two stages of row loads
+/// in flight per lane; a configuration picks the CTA size, how many
+/// consecutive bags one group of lanes pools as a single stream of ids, and
+/// the rows of one stage.
+typedef struct TbeConfig {
+  /// A short name for logs and benchmarks ("t256_bags1", "t256_bags8_r8").
+  const char *name;
+  /// Threads of one CTA: a multiple of 32, at most 256.
+  int32_t threadsPerBlock;
+  /// Consecutive bags one group of lanes pools: longer streams keep the
+  /// loads in flight; fewer groups fill the GPU less.
+  int32_t bagsPerGroup;
+  /// Rows of one pipeline stage of a lane, 6 or 8: a lane has up to twice
+  /// this many row loads in flight, in threadsPerBlock * rowsPerStage * 32
+  /// bytes of shared memory a CTA (48 KB or 64 KB at 256 threads).
+  int32_t rowsPerStage;
+} TbeConfig;
+
+/// The name kernels/tbe_forward.cuh's launch code knows the row by.
+typedef TbeConfig embrtTbeConfig;
+
+/// What the choice depends on: the tables' dtype and widest row, the bags
+/// (features * batch) and their average length (round down).
+typedef struct TbeShape {
+  embrtDtype tableDtype;
+  int64_t maxDim;
+  int64_t avgBagSize;
+  int64_t numBags;
+} TbeShape;
+
 /// Ids are stable (the compiler stores them for static shapes): new entries
 /// go at the end.
-static const embrtTbeConfig kTbeConfigs[] = {
+static const TbeConfig kTbeConfigs[] = {
     // name             threadsPerBlock  bagsPerGroup  rowsPerStage
     {"t256_bags1", 256, 1, 6},    {"t256_bags2", 256, 2, 6},
     {"t256_bags4", 256, 4, 6},    {"t256_bags8", 256, 8, 6},
@@ -89,7 +121,7 @@ static const int64_t kTbeMinThreads = 1ll << 18;
 //===----------------------------------------------------------------------===//
 
 /// The configuration `configId`, or NULL when out of range.
-static inline const embrtTbeConfig *tbeGetConfig(int64_t configId) {
+static inline const TbeConfig *tbeGetConfig(int64_t configId) {
   if (configId < 0 || configId >= TBE_NUM_CONFIGS)
     return NULL;
   return &kTbeConfigs[configId];
@@ -116,11 +148,12 @@ static inline int64_t tbeLanesPerBag(embrtDtype dtype, int64_t maxDim) {
   return lanes;
 }
 
-/// The configuration for tables of `tableDtype` and at most `maxDim`
-/// columns, with `numBags` bags of `avgBagSize` ids on average (see
-/// embrtTbeSelectConfig).
-static inline int64_t tbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
-                                      int64_t avgBagSize, int64_t numBags) {
+/// The configuration the runtime picks for `shape`: a pure function of any
+/// int64 values (its products saturate).
+static inline int64_t tbeSelectConfig(const TbeShape *shape) {
+  const embrtDtype tableDtype = shape->tableDtype;
+  const int64_t maxDim = shape->maxDim, avgBagSize = shape->avgBagSize;
+  const int64_t numBags = shape->numBags;
   int64_t bytes = tbeMulSat(tbeMulSat(numBags, avgBagSize < 1 ? 1 : avgBagSize),
                             tbeMulSat(maxDim, tbeElementBytes(tableDtype)));
   int64_t lanes = tbeLanesPerBag(tableDtype, maxDim);
@@ -140,4 +173,13 @@ static inline int64_t tbeSelectConfig(embrtDtype tableDtype, int64_t maxDim,
   return f32 ? kTbeByBags[n - 1].configF32 : kTbeByBags[n - 1].config;
 }
 
-#endif // EMB_KERNELS_TBE_CONFIG_CUH
+/// `requested` (an id chosen ahead of time, by the compiler or the caller)
+/// when it names a row, else the selection: every row runs every shape.
+static inline int64_t tbeResolveConfig(const TbeShape *shape,
+                                       int64_t requested) {
+  if (requested >= 0 && requested < TBE_NUM_CONFIGS)
+    return requested;
+  return tbeSelectConfig(shape);
+}
+
+#endif // EMB_KERNELS_TBE_CONFIG_H

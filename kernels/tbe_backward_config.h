@@ -1,7 +1,10 @@
-//===- kernels/tbe_backward_config.cuh - TBE backward routing -----*- C -*-===//
+//===- kernels/tbe_backward_config.h - TBE backward routing -------*- C -*-===//
 //
 // The launch data of the CUDA TBE backward (kernels/tbe_backward.cu) and the
-// pure functions that choose from it, plain C so that CPU tests pin them down
+// pure functions that choose from it. Plain C, as every family's
+// kernels/<family>_config.h (a TbeBwdShape in, the id of a TbeBwdConfig row
+// out: tbeBwdSelectConfig, tbeBwdResolveConfig; the row by id:
+// tbeBwdGetConfig), so that CPU tests pin them down
 // (test/Kernels/tbe_backward_config.c):
 //
 //   - the routing table (kTbeBwdConfigs): from which segment length a run of
@@ -23,8 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_TBE_BACKWARD_CONFIG_CUH
-#define EMB_KERNELS_TBE_BACKWARD_CONFIG_CUH
+#ifndef EMB_KERNELS_TBE_BACKWARD_CONFIG_H
+#define EMB_KERNELS_TBE_BACKWARD_CONFIG_H
 
 #include "emb/runtime.h"
 
@@ -81,9 +84,26 @@ static inline const TbeBwdConfig *tbeBwdGetConfig(int64_t configId) {
   return &kTbeBwdConfigs[configId];
 }
 
-/// The configuration a call with `configId` runs (-1: the default).
-static inline int64_t tbeBwdSelectConfig(int64_t configId) {
-  return configId < 0 ? (int64_t)TBE_BWD_CONFIG_DEFAULT : configId;
+/// What the routing may depend on: the launch's positions and bags.
+typedef struct TbeBwdShape {
+  int64_t numIndices;
+  int64_t numBags;
+} TbeBwdShape;
+
+/// The configuration the runtime picks for `shape`: the seed's routing for
+/// every shape (no other row measured faster, bench/tbe_train/NOTES.md).
+static inline int64_t tbeBwdSelectConfig(const TbeBwdShape *shape) {
+  (void)shape;
+  return TBE_BWD_CONFIG_DEFAULT;
+}
+
+/// `requested` (a configId chosen ahead of time) when it names a row, else
+/// the selection: every row runs every shape.
+static inline int64_t tbeBwdResolveConfig(const TbeBwdShape *shape,
+                                          int64_t requested) {
+  if (requested >= 0 && requested < TBE_BWD_NUM_CONFIGS)
+    return requested;
+  return tbeBwdSelectConfig(shape);
 }
 
 /// The fewest positions any chunk of `cfg` holds: chunks start at least this
@@ -153,4 +173,4 @@ static inline TbeBwdBucket tbeBwdSelectBucket(int gradBytes, int64_t dim,
   return b;
 }
 
-#endif // EMB_KERNELS_TBE_BACKWARD_CONFIG_CUH
+#endif // EMB_KERNELS_TBE_BACKWARD_CONFIG_H

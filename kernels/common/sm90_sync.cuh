@@ -1,11 +1,11 @@
-//===- kernels/sm90_sync.cuh - Hopper barriers, TMA and fences -*- CUDA -*-===//
+//===- kernels/common/sm90_sync.cuh - Hopper barriers and TMA -*- CUDA -*-===//
 //
 // The inline-PTX synchronisation and data-movement primitives of the Hopper
 // kernels (kernels/*_sm90a.cu), one name each: shared-memory addresses,
 // mbarriers, named barriers, thread-block clusters, the tensor memory
 // accelerator (TMA: tensor loads, multicast loads, stores), bulk async-groups,
 // proxy fences and programmatic dependent launch. The warpgroup matrix
-// products and their bookkeeping are in kernels/sm90_wgmma.cuh.
+// products and their bookkeeping are in kernels/common/sm90_wgmma.cuh.
 //
 // Everything but smemAddr needs sm_90 (griddepcontrol, cluster and TMA
 // instructions) and is only emitted when called, so the header may be
@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_SM90_SYNC_CUH
-#define EMB_KERNELS_SM90_SYNC_CUH
+#ifndef EMB_KERNELS_COMMON_SM90_SYNC_CUH
+#define EMB_KERNELS_COMMON_SM90_SYNC_CUH
 
 #include <cuda.h>
 #include <stdint.h>
@@ -292,4 +292,4 @@ __device__ __forceinline__ void gridLaunchDependents() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
-#endif // EMB_KERNELS_SM90_SYNC_CUH
+#endif // EMB_KERNELS_COMMON_SM90_SYNC_CUH

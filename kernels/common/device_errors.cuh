@@ -1,10 +1,10 @@
-//===- kernels/device_errors.cuh - Device-side data errors -----*- CUDA -*-===//
+//===- kernels/common/device_errors.cuh - Device data errors ---*- CUDA -*-===//
 //
 // Device functions that write the embrtDeviceErrors record
-// (kernels/device_errors.h), which embrtSynchronize reads back, reports and
-// resets. Only the first fatal error is kept: the thread whose atomicCAS
-// moves `code` from 0 fills the other fields; later ones return at once.
-// The host reads the record only after the stream has drained, so the
+// (kernels/common/device_errors.h), which embrtSynchronize reads back,
+// reports and resets. Only the first fatal error is kept: the thread whose
+// atomicCAS moves `code` from 0 fills the other fields; later ones return at
+// once. The host reads the record only after the stream has drained, so the
 // plain stores after the CAS need no fence.
 //
 // Kernels pass env->deviceErrors (device memory) as a kernel argument. A
@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_DEVICE_ERRORS_CUH
-#define EMB_KERNELS_DEVICE_ERRORS_CUH
+#ifndef EMB_KERNELS_COMMON_DEVICE_ERRORS_CUH
+#define EMB_KERNELS_COMMON_DEVICE_ERRORS_CUH
 
-#include "kernels/device_errors.h"
+#include "kernels/common/device_errors.h"
 
 /// Records a fatal data error (an embrtDeviceErrorCode) unless one is
 /// recorded already. See embrtDeviceErrorCode for the fields each code uses;
@@ -60,4 +60,4 @@ __device__ inline void embrtDeviceCountInvalidIds(embrtDeviceErrors *errors,
     atomicAdd(&errors->invalidIdCount, count);
 }
 
-#endif // EMB_KERNELS_DEVICE_ERRORS_CUH
+#endif // EMB_KERNELS_COMMON_DEVICE_ERRORS_CUH

@@ -1,4 +1,4 @@
-//===- kernels/launch.c - CUDA and cuBLAS errors to statuses ------*- C -*-===//
+//===- kernels/common/launch_env.c - CUDA errors to statuses ------*- C -*-===//
 //
 // The one place where cudaError_t and cublasStatus_t become embrtStatus, for
 // the launchers (through embrtCudaCheck and embrtCublasCheck, into the launch
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kernels/launch.h"
+#include "kernels/common/launch_env.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>

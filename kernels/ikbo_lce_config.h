@@ -1,9 +1,11 @@
-//===- ikbo_lce_config.cuh - IKBO LCE launch configurations ------*- C -*-===//
+//===- kernels/ikbo_lce_config.h - IKBO LCE launch configurations -*- C -*-===//
 //
 // The launch-configuration table of emb.ikbo_lce, the pure function that picks
-// a row for a problem, and the workspace layout. Plain C so that the CPU test
-// (test/Kernels/ikbo_lce_config.c) can check the selection without a GPU; the
-// CUDA files include it too.
+// a row for a problem, and the workspace layout. Plain C, as every family's
+// kernels/<family>_config.h: an IkboLceShape in, the id of an IkboLceConfig
+// row out (ikboLceSelectConfig, ikboLceResolveConfig), the row by id
+// (ikboLceGetConfig); the CPU test (test/Kernels/ikbo_lce_config.c) checks
+// the selection without a GPU, and the CUDA files include it too.
 //
 // Two paths:
 //   - sm90a: Hopper (compute capability 9.0 exactly). The transposed product
@@ -33,8 +35,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMB_KERNELS_IKBO_LCE_CONFIG_CUH
-#define EMB_KERNELS_IKBO_LCE_CONFIG_CUH
+#ifndef EMB_KERNELS_IKBO_LCE_CONFIG_H
+#define EMB_KERNELS_IKBO_LCE_CONFIG_H
 
 #include "emb/runtime.h"
 #include "kernels/launch.h"
@@ -77,7 +79,8 @@ typedef struct IkboLceConfig {
   int pdl;      ///< candidate launch overlaps the user launch's tail (PDL)
 } IkboLceConfig;
 
-/// The configurations. sm90a shared memory: stages * (16 KB of cand + mTile
+/// The configurations, ids stable (a configId may name a row): new rows go at
+/// the end. sm90a shared memory: stages * (16 KB of cand + mTile
 /// * 128 B of W) plus the output staging buffer 2 * mTile * 128 B, at most
 /// the 227 KB a block may opt into.
 static const IkboLceConfig kIkboLceConfigs[] = {
@@ -121,6 +124,13 @@ typedef struct IkboLceShape {
   int pieces;  ///< the candidates come in pieces (candPieces)
   int blas;    ///< the launch environment has a cuBLAS handle
 } IkboLceShape;
+
+/// The configuration `configId`, or NULL when out of range.
+static inline const IkboLceConfig *ikboLceGetConfig(int64_t configId) {
+  if (configId < 0 || configId >= IKBO_LCE_NUM_CONFIGS)
+    return 0;
+  return &kIkboLceConfigs[configId];
+}
 
 static inline int64_t ikboLceCeilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -207,7 +217,7 @@ static const char *const kIkboLceSm90aPreference[] = {
 /// bench/ikbo_lce/NOTES.md); else portable. On the H200 (bench/ikbo_lce, --set
 /// ranking, f16, Kc 40) the small-K row runs the ranking model's LCE in 32.8
 /// us, the sm90a row in 39.7 (Kc 34: 33.9 and 45.5).
-static inline int ikboLceSelectConfig(const IkboLceShape *s) {
+static inline int64_t ikboLceSelectConfig(const IkboLceShape *s) {
   for (int i = 0; i < IKBO_LCE_NUM_CONFIGS; ++i)
     if (kIkboLceConfigs[i].path == IKBO_LCE_PATH_SMALLK &&
         ikboLceConfigApplies(&kIkboLceConfigs[i], s))
@@ -232,11 +242,11 @@ static inline int ikboLceSelectConfig(const IkboLceShape *s) {
 }
 
 /// `configId` when it names a row that can run `s`, else the selection.
-static inline int ikboLceResolveConfig(const IkboLceShape *s,
-                                       int64_t configId) {
-  if (configId >= 0 && configId < IKBO_LCE_NUM_CONFIGS &&
-      ikboLceConfigApplies(&kIkboLceConfigs[configId], s))
-    return (int)configId;
+static inline int64_t ikboLceResolveConfig(const IkboLceShape *s,
+                                           int64_t configId) {
+  const IkboLceConfig *c = ikboLceGetConfig(configId);
+  if (c && ikboLceConfigApplies(c, s))
+    return configId;
   return ikboLceSelectConfig(s);
 }
 
@@ -365,4 +375,4 @@ embrtStatus ikboLceLaunchSm90a(embrtLaunchEnv *env,
                                const IkboLceLayout *layout, int config);
 #endif
 
-#endif // EMB_KERNELS_IKBO_LCE_CONFIG_CUH
+#endif // EMB_KERNELS_IKBO_LCE_CONFIG_H
