@@ -53,9 +53,6 @@ typedef struct TbeConfig {
   int32_t rowsPerStage;
 } TbeConfig;
 
-/// The name kernels/tbe_forward.cuh's launch code knows the row by.
-typedef TbeConfig embrtTbeConfig;
-
 /// What the choice depends on: the tables' dtype and widest row, the bags
 /// (features * batch) and their average length (round down).
 typedef struct TbeShape {

@@ -71,7 +71,7 @@ namespace {
 // declares variants of this file with other values: the benchmark links them
 // with EMB_TBE_SUFFIX appended to the entry points' names to time them in one
 // run, and the GPU test tbe_pos64 links the one with EMB_TBE_POS32=0. The
-// rows of a stage come from the launch configuration (kernels/tbe_config.cuh).
+// rows of a stage come from the launch configuration (kernels/tbe_config.h).
 #ifndef EMB_TBE_STAGES
 #define EMB_TBE_STAGES 2
 #endif
@@ -1507,7 +1507,7 @@ long long positionRuns(const embrtTbeArgs *a) {
 
 /// Fills meta[0 .. F-1] for the launch of `which` (launchesBefore);
 /// returns the grid size, or -1 if it is too large.
-long long buildMeta(const embrtTbeArgs *a, const embrtTbeConfig *cfg,
+long long buildMeta(const embrtTbeArgs *a, const TbeConfig *cfg,
                     long long outStride, int which, FeatureMeta *meta) {
   const int esz = (int)dtypeBytes(a->tableDtype);
   const int osz = (int)dtypeBytes(a->outputDtype);
@@ -1580,7 +1580,7 @@ template <int kCap> using Kernel = void (*)(Params<kCap>);
 /// way ids are read) for the features of launch `which` (launchesBefore).
 template <int kCap>
 embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
-                   const embrtTbeConfig *cfg, long long outStride, int which,
+                   const TbeConfig *cfg, long long outStride, int which,
                    Kernel<kCap> (*choose)(const embrtTbeArgs *a, int which,
                                           int rows, int ids)) {
   cudaStream_t stream = static_cast<cudaStream_t>(env->stream);
@@ -1690,6 +1690,6 @@ embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
 /// after the dense features' launch, with its configuration and output
 /// stride).
 embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *args,
-                               const embrtTbeConfig *cfg, long long outStride);
+                               const TbeConfig *cfg, long long outStride);
 
 #endif // EMB_KERNELS_TBE_FORWARD_CUH

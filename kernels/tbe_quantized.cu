@@ -42,7 +42,7 @@ Kernel<kCap> packedKernelFor(const embrtTbeArgs *a, int which, int rows,
 } // namespace
 
 embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *a,
-                               const embrtTbeConfig *cfg, long long outStride) {
+                               const TbeConfig *cfg, long long outStride) {
   // A lane copies 16-byte (int2: 8-byte) chunks of the rows, which are
   // padded to EMBRT_QUANTIZED_ROW_ALIGNMENT bytes: the tables must start
   // at such a boundary too.
