@@ -23,6 +23,7 @@
 // misaligned bf16 state, and rowwise Adagrad's table scale not positive.
 
 #include "harness.h"
+#include "state_harness.h"
 
 #include "kernels/stochastic_rounding.h"
 
@@ -32,10 +33,6 @@
 static const embrtStatePrecision kPrecisions[] = {
     EMBRT_STATE_F32, EMBRT_STATE_BF16, EMBRT_STATE_FP8_E4M3,
     EMBRT_STATE_FP8_E5M2};
-
-static int isFp8(embrtStatePrecision p) {
-  return p == EMBRT_STATE_FP8_E4M3 || p == EMBRT_STATE_FP8_E5M2;
-}
 
 //===----------------------------------------------------------------------===//
 // Codecs
@@ -53,14 +50,6 @@ static double fp8Value(unsigned code, int e5m2) {
   if (e == 0)
     return sign * ldexp((double)m, 1 - bias - M);
   return sign * ldexp(1.0 + (double)m / (1 << M), e - bias);
-}
-
-/// The fp8 ulp at |x| (the subnormal ulp below the smallest normal).
-static double fp8Ulp(double x, int e5m2) {
-  int M = e5m2 ? 2 : 3, emin = e5m2 ? -14 : -6, e;
-  frexp(fabs(x), &e);
-  --e; // |x| in [2^e, 2^(e+1))
-  return ldexp(1.0, (e < emin ? emin : e) - M);
 }
 
 static void testCodecs(Rng *rng) {
@@ -83,7 +72,9 @@ static void testCodecs(Rng *rng) {
       if (fabs(x) >= fmax)
         continue;
       float xf = (float)x;
-      double ulp = fp8Ulp(xf, k), sum = 0;
+      double ulp = stateFormatStep(
+                 k ? EMBRT_STATE_FP8_E5M2 : EMBRT_STATE_FP8_E4M3, xf),
+             sum = 0;
       int n = 4000;
       for (int i = 0; i < n; ++i) {
         double got = embFp8ToF32(embSrToFp8(xf, (uint32_t)rngNext(rng), k), k);
@@ -174,25 +165,6 @@ static uint32_t randomCode(Rng *rng, embrtStatePrecision precision,
   }
 }
 
-static void storeBits(void *p, embrtStatePrecision precision, int64_t i,
-                      uint32_t bits) {
-  int64_t size = embrtStatePrecisionBytes(precision);
-  if (size == 4)
-    ((uint32_t *)p)[i] = bits;
-  else if (size == 2)
-    ((uint16_t *)p)[i] = (uint16_t)bits;
-  else
-    ((uint8_t *)p)[i] = (uint8_t)bits;
-}
-
-static uint32_t loadBits(const void *p, embrtStatePrecision precision,
-                         int64_t i) {
-  int64_t size = embrtStatePrecisionBytes(precision);
-  return size == 4   ? ((const uint32_t *)p)[i]
-         : size == 2 ? ((const uint16_t *)p)[i]
-                     : ((const uint8_t *)p)[i];
-}
-
 static void makeProblem(Problem *p, Rng *rng, embrtOptimizer optimizer,
                         embrtStatePrecision p1, embrtStatePrecision p2) {
   memset(p, 0, sizeof *p);
@@ -217,9 +189,9 @@ static void makeProblem(Problem *p, Rng *rng, embrtOptimizer optimizer,
       // v and the Adagrad sum are non-negative.
       int positive = k == 1 || optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD;
       for (int64_t i = 0; i < n; ++i)
-        storeBits(p->state[k][t], p->precision[k], i,
-                  randomCode(rng, p->precision[k], positive));
-      if (isFp8(p->precision[k])) {
+        stateStoreBits(p->state[k][t], p->precision[k], i,
+                       randomCode(rng, p->precision[k], positive));
+      if (stateIsFp8(p->precision[k])) {
         int64_t ns = optimizer == EMBRT_OPTIMIZER_ADAM ? p->rows[t] : 1;
         p->scales[k][t] = malloc((size_t)ns * 4);
         for (int64_t r = 0; r < ns; ++r)
@@ -281,12 +253,12 @@ static void decodedCopy(const Problem *p, Problem *q) {
       int64_t D = p->optimizer == EMBRT_OPTIMIZER_ADAM ? p->dims[t] : 1;
       for (int64_t i = 0; i < ns; ++i) {
         float scale = 1.0f;
-        if (isFp8(p->precision[k]))
+        if (stateIsFp8(p->precision[k]))
           scale =
               p->scales[k][t][p->optimizer == EMBRT_OPTIMIZER_ADAM ? i / D : 0];
-        s[i] =
-            embStateDecode((int)p->precision[k],
-                           loadBits(p->state[k][t], p->precision[k], i), scale);
+        s[i] = embStateDecode((int)p->precision[k],
+                              stateLoadBits(p->state[k][t], p->precision[k], i),
+                              scale);
       }
       q->state[k][t] = s;
     }
@@ -332,8 +304,8 @@ static embrtTbeBackwardArgs argsOf(Problem *p, void **m1, void **m2, void **s1,
   a.momentum2 = p->optimizer == EMBRT_OPTIMIZER_ADAM ? m2 : NULL;
   a.momentum1Precision = p->precision[0];
   a.momentum2Precision = p->precision[1];
-  a.momentum1Scales = isFp8(p->precision[0]) ? s1 : NULL;
-  a.momentum2Scales = isFp8(p->precision[1]) ? s2 : NULL;
+  a.momentum1Scales = stateIsFp8(p->precision[0]) ? s1 : NULL;
+  a.momentum2Scales = stateIsFp8(p->precision[1]) ? s2 : NULL;
   a.hyperParams = p->hyper;
   a.step = &p->step;
   a.seed = p->seed;
@@ -383,7 +355,7 @@ static void checkAgainstF32(const Problem *p, const Problem *before,
       for (int64_t r = 0; r < p->rows[t] && bad < 8; ++r) {
         const float *want = (const float *)q->state[k][t] + r * width;
         float scale = 1.0f;
-        if (isFp8(prec)) {
+        if (stateIsFp8(prec)) {
           if (p->optimizer == EMBRT_OPTIMIZER_ADAM) {
             float amax = 0.0f;
             for (int64_t d = 0; d < width; ++d)
@@ -406,12 +378,12 @@ static void checkAgainstF32(const Problem *p, const Problem *before,
             embSrRowSeed(embSrStateSeed(p->seed, k + 1), p->step, t, r);
         for (int64_t d = 0; d < width; ++d) {
           int64_t i = r * width + d;
-          uint32_t got = loadBits(p->state[k][t], prec, i);
+          uint32_t got = stateLoadBits(p->state[k][t], prec, i);
           uint32_t expect =
               touched[t][r]
                   ? embStateEncode((int)prec, want[d], scale,
                                    embSrColumnBits(rowSeed, (uint32_t)d))
-                  : loadBits(before->state[k][t], prec, i);
+                  : stateLoadBits(before->state[k][t], prec, i);
           if (got != expect) {
             HARNESS_FAIL("momentum%d of table %lld [%lld] is 0x%x (%g), "
                          "expected 0x%x (%g; f32 run %g)",
@@ -426,8 +398,7 @@ static void checkAgainstF32(const Problem *p, const Problem *before,
           double value = embStateDecode((int)prec, got, scale);
           double ulp = prec == EMBRT_STATE_BF16
                            ? ldexp(fabs(want[d]), -7)
-                           : scale * fp8Ulp(want[d] / scale,
-                                            prec == EMBRT_STATE_FP8_E5M2);
+                           : scale * stateFormatStep(prec, want[d] / scale);
           if (touched[t][r] && prec != EMBRT_STATE_F32 &&
               fabs(value - want[d]) > ulp * 1.0001) {
             HARNESS_FAIL("momentum%d of table %lld [%lld] is %g, more than "
