@@ -99,7 +99,7 @@ struct Shape {
   double bar; ///< torch ms / ours ms to reach, 0: none stated
   bool sweep; ///< --sweep times the routing configurations here
   /// How momentum1 and momentum2 are stored (f32 unless named).
-  embrtStatePrecision state1, state2;
+  embrtStatePrecision state1 = EMBRT_STATE_F32, state2 = EMBRT_STATE_F32;
 };
 
 static const Shape kShapes[] = {
