@@ -303,7 +303,7 @@ static void cloneInputs(const Inputs *in, Inputs *c) {
 }
 
 static double ulp16(embrtDtype dtype, double x) {
-  int e;
+  int e = 0;
   frexp(fabs(x), &e);
   --e;
   return dtype == EMBRT_F16 ? ldexp(1.0, (e < -14 ? -14 : e) - 10)

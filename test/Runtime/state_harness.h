@@ -44,7 +44,7 @@ static inline void stateStoreBits(void *base, embrtStatePrecision p, int64_t i,
 /// its values in x's binade, the subnormal spacing below its smallest
 /// normal.
 static inline double stateFormatStep(embrtStatePrecision p, double x) {
-  int mantissa = 23, emin = -126, e;
+  int mantissa = 23, emin = -126, e = 0;
   if (p == EMBRT_STATE_BF16)
     mantissa = 7;
   else if (p == EMBRT_STATE_FP8_E4M3)
