@@ -643,7 +643,9 @@ typedef struct embrtTbeBackwardArgs {
   ///     (momentum1Scales[t][0], read only): a scale per row would take as
   ///     many bytes as the f32 state. The caller chooses it so that the
   ///     row states divided by it lie in the format's range (e4m3: 2^-9 to
-  ///     448; e5m2: 2^-16 to 57344); larger states saturate.
+  ///     448; e5m2: 2^-16 to 57344); larger states saturate. A scale not
+  ///     positive and finite is EMBRT_OUT_OF_RANGE and updates nothing (on
+  ///     CUDA reported by embrtSynchronize).
   ///   bf16 needs no scale (f32's exponent range).
   embrtStatePrecision momentum1Precision;
   embrtStatePrecision momentum2Precision; ///< ADAM only

@@ -52,6 +52,9 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
   __syncthreads();
   if (badStep(s, h))
     return;
+  if constexpr (kState)
+    if (badStateScale(p))
+      return;
   const Group g = makeGroup(p.buckets[bucket].lanes);
   const int groupsPerCta = kThreads / g.lanes;
   const long long gid = (long long)blockIdx.x * groupsPerCta + g.index;

@@ -60,6 +60,9 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   __syncthreads();
   if (badStep(s, h))
     return;
+  if constexpr (kState)
+    if (badStateScale(p))
+      return;
   const Group g = makeGroup(p.buckets[bucket].lanes);
   // Runs and positions fit 31 bits (the entry points check N).
   const unsigned groupsPerCta = kThreads / (unsigned)g.lanes;

@@ -200,6 +200,37 @@ __device__ __forceinline__ bool isFp8State(int prec) {
   return prec == EMBRT_STATE_FP8_E4M3 || prec == EMBRT_STATE_FP8_E5M2;
 }
 
+/// Rowwise Adagrad's fp8 table scales must be positive and finite (the CPU
+/// refuses them at the call; CUDA does not read device memory on the host).
+/// Every CTA of the kernels that update rows checks them all first (T loads)
+/// and, as for badStep, returns before touching a row if one is not; block
+/// 0 records it (embrtSynchronize reports it, and nothing was updated).
+/// Called by the whole CTA; only in the kState instantiations.
+__device__ __forceinline__ bool badStateScale(const Params &p) {
+  const Shared &s = p.s;
+  if (s.optimizer != EMBRT_OPTIMIZER_ROWWISE_ADAGRAD || !isFp8State(s.m1Prec))
+    return false;
+  __shared__ int bad;
+  if (threadIdx.x == 0)
+    bad = 0;
+  __syncthreads();
+  for (int slot = (int)threadIdx.x; slot < s.numTables; slot += kThreads) {
+    const float *scale = stateMetaAt(p, slot).m1Scale;
+    if (!scale) // a table of no rows
+      continue;
+    const float v = __ldg(scale);
+    if (v > 0.0f && v <= 3.4e38f)
+      continue;
+    atomicExch(&bad, 1);
+    if (blockIdx.x == 0)
+      embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_STATE_SCALE, -1, -1,
+                             tableAt(p, slot).index,
+                             (long long)__float_as_uint(v), -1);
+  }
+  __syncthreads();
+  return bad != 0;
+}
+
 /// Element i of a state of precision `prec` at `base`, as f32.
 __device__ __forceinline__ float loadStateElem(int prec, const void *base,
                                                size_t i, float scale) {

@@ -12,6 +12,8 @@
 // maximum goes through shared memory), a hot row (a long run, reduced in
 // chunks), each under the default routing and forced all-short and
 // all-long. One step, then the tables, states and scales are compared.
+// Then rowwise Adagrad's fp8 table scale of 0: reported by embrtSynchronize,
+// nothing updated.
 //
 // Tolerances: the CPU sums and updates in f64, the GPU in f32, so the f32
 // value a state is rounded from may differ in its last bits, and so may an
@@ -191,7 +193,7 @@ static void release(embrtContext *ctx, int gpu, void *p) {
 /// Runs one step of `in` on `ctx` with routing `configId`; the results go
 /// to `out` (a copy of `in` whose buffers are overwritten).
 static void runSide(embrtContext *ctx, const Inputs *in, int64_t configId,
-                    Inputs *out) {
+                    Inputs *out, embrtStatus wantSync) {
   int gpu = embrtContextGetDevice(ctx) == EMBRT_DEVICE_CUDA;
   size_t esz = embrtDtypeSize(in->tableDtype);
   Side s;
@@ -256,7 +258,7 @@ static void runSide(embrtContext *ctx, const Inputs *in, int64_t configId,
   a.workspace = s.workspace;
   a.workspaceBytes = bytes;
   EXPECT_STATUS(embrtTbeBackward(ctx, &a), EMBRT_OK, ctx);
-  EXPECT_STATUS(embrtSynchronize(ctx), EMBRT_OK, ctx);
+  EXPECT_STATUS(embrtSynchronize(ctx), wantSync, ctx);
 
   for (int t = 0; t < T; ++t) {
     copyOut(ctx, gpu, out->tables[t], s.tables[t],
@@ -416,14 +418,38 @@ int main(void) {
                        o ? precisions[j] : EMBRT_STATE_F32);
             cloneInputs(&in, &c);
             cloneInputs(&in, &g);
-            runSide(cpu, &in, routings[r], &c);
-            runSide(gpu, &in, routings[r], &g);
+            runSide(cpu, &in, routings[r], &c, EMBRT_OK);
+            runSide(gpu, &in, routings[r], &g, EMBRT_OK);
             compare(&in, &c, &g);
             freeInputs(&c);
             freeInputs(&g);
             freeInputs(&in);
           }
   }
+  // A table scale of 0: CUDA reads it on the device, reports it at
+  // embrtSynchronize and updates nothing (the CPU refuses it at the call).
+  TEST_CASE("rowwise_adagrad fp8_e4m3 with a table scale of 0");
+  fprintf(stderr, "@%s\n", harnessCaseName);
+  Inputs in, g;
+  makeInputs(&in, &rng, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD, EMBRT_F32,
+             EMBRT_STATE_FP8_E4M3, EMBRT_STATE_F32);
+  in.scales[0][3][0] = 0.0f;
+  cloneInputs(&in, &g);
+  runSide(gpu, &in, -1, &g, EMBRT_OUT_OF_RANGE);
+  EXPECT_CONTAINS(embrtContextGetLastError(gpu),
+                  "device: tbe_backward: momentum1Scales[3] is 0, the "
+                  "table's scale of an fp8 state must be positive and finite "
+                  "(nothing was updated)");
+  embrtContextClearError(gpu);
+  for (int t = 0; t < T; ++t) {
+    EXPECT_TRUE(memcmp(g.tables[t], in.tables[t],
+                       (size_t)(in.rows[t] * in.dims[t]) * 4) == 0);
+    EXPECT_TRUE(memcmp(g.state[0][t], in.state[0][t], stateBytes(&in, 0, t)) ==
+                0);
+  }
+  freeInputs(&g);
+  freeInputs(&in);
+
   embrtContextDestroy(cpu);
   embrtContextDestroy(gpu);
   return harnessFinish();
