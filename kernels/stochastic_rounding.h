@@ -119,6 +119,115 @@ EMB_SR_FN uint16_t embSrToF16(float x, uint32_t r) {
   return embSrF32ToF16Rz(x < 0 ? x - noise : x + noise);
 }
 
+//===----------------------------------------------------------------------===//
+// Optimizer states (embrtStatePrecision): bf16 and OCP fp8
+//===----------------------------------------------------------------------===//
+//
+// A state's random stream is the row stream of a seed of its own (the
+// table's rows use `seed` itself), so that a row's weights and its states
+// round with unrelated bits.
+//
+//   fp8: |x| plus r / 2^16 of the fp8 ulp at x's binade (the subnormal ulp
+//        below the smallest normal), rounded toward zero to fp8; at and
+//        above the largest finite value it saturates (e4m3 448, e5m2
+//        57344). The sum is exact in f32 except for a carry into the next
+//        binade, rounded the same on both sides. NaN stays NaN.
+
+/// Which state a stream is for: momentum1 (1) or momentum2 (2).
+EMB_SR_FN uint64_t embSrStateSeed(uint64_t seed, int which) {
+  return seed ^ (which == 1 ? 0x6d6f6d656e743175ull : 0x6d6f6d656e743275ull);
+}
+
+/// The fp8 formats' parameters: explicit mantissa bits, exponent bias, code
+/// and value of the largest finite magnitude.
+EMB_SR_FN int embFp8MantissaBits(int e5m2) { return e5m2 ? 2 : 3; }
+EMB_SR_FN int embFp8Bias(int e5m2) { return e5m2 ? 15 : 7; }
+EMB_SR_FN float embFp8Max(int e5m2) { return e5m2 ? 57344.0f : 448.0f; }
+
+/// An fp8 code (e4m3, or e5m2 when `e5m2`) as f32, exactly.
+EMB_SR_FN float embFp8ToF32(uint8_t code, int e5m2) {
+  const int M = embFp8MantissaBits(e5m2), bias = embFp8Bias(e5m2);
+  const uint32_t sign = (uint32_t)(code & 0x80u) << 24;
+  const uint32_t e = (uint32_t)(code & 0x7fu) >> M;
+  const uint32_t m = code & ((1u << M) - 1u);
+  const uint32_t eMax = e5m2 ? 31u : 15u;
+  if (e == eMax && (e5m2 || m == 7u)) // e5m2: infinity and NaN; e4m3: NaN
+    return embSrBitsFloat(sign | 0x7f800000u | (m ? 0x400000u : 0u));
+  if (e == 0) { // subnormal: m units of 2^(1 - bias - M)
+    float x = (float)m * embSrBitsFloat((uint32_t)(1 - bias - M + 127) << 23);
+    return sign ? -x : x;
+  }
+  return embSrBitsFloat(sign | (e - (uint32_t)bias + 127u) << 23 |
+                        m << (23 - M));
+}
+
+/// x rounded stochastically to an fp8 code with random bits `r`.
+EMB_SR_FN uint8_t embSrToFp8(float x, uint32_t r, int e5m2) {
+  const int M = embFp8MantissaBits(e5m2), bias = embFp8Bias(e5m2);
+  const uint32_t u = embSrFloatBits(x);
+  const uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
+  const uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) // NaN
+    return (uint8_t)(sign | 0x7fu);
+  const uint8_t maxCode = e5m2 ? 0x7bu : 0x7eu;
+  const float fmax = embFp8Max(e5m2);
+  const float ax = embSrBitsFloat(a);
+  if (ax >= fmax)
+    return (uint8_t)(sign | maxCode);
+  const int emin = 1 - bias;
+  const int e = (int)(a >> 23) - 127;
+  const int ulpExp = e >= emin ? e - M : emin - M;
+  const float ulp = embSrBitsFloat((uint32_t)(ulpExp + 127) << 23);
+  const float y = ax + (float)(r & 0xffffu) * (1.0f / 65536.0f) * ulp;
+  if (y >= fmax)
+    return (uint8_t)(sign | maxCode);
+  const uint32_t yb = embSrFloatBits(y);
+  const int ey = (int)(yb >> 23) - 127;
+  if (ey >= emin)
+    return (uint8_t)(sign | (uint32_t)(ey + bias) << M |
+                     ((yb >> (23 - M)) & ((1u << M) - 1u)));
+  // Subnormal: whole units of 2^(emin - M), toward zero.
+  const float units = y * embSrBitsFloat((uint32_t)(M - emin + 127) << 23);
+  return (uint8_t)(sign | (uint32_t)units);
+}
+
+/// One state element of precision `precision` (embrtStatePrecision: 0 f32,
+/// 1 bf16, 2 e4m3, 3 e5m2) from its bits, as f32: times `scale` for fp8.
+EMB_SR_FN float embStateDecode(int precision, uint32_t bits, float scale) {
+  switch (precision) {
+  case 1:
+    return embSrBitsFloat(bits << 16);
+  case 2:
+  case 3:
+    return embFp8ToF32((uint8_t)bits, precision == 3) * scale;
+  default:
+    return embSrBitsFloat(bits);
+  }
+}
+
+/// f32 `x` stored at `precision`: f32 bits (nearest), or bf16 / fp8 of
+/// x / scale rounded stochastically with random bits `r`.
+EMB_SR_FN uint32_t embStateEncode(int precision, float x, float scale,
+                                  uint32_t r) {
+  switch (precision) {
+  case 1:
+    return embSrToBF16(x, r);
+  case 2:
+  case 3:
+    return embSrToFp8(x / scale, r, precision == 3);
+  default:
+    return embSrFloatBits(x);
+  }
+}
+
+/// The scale of an fp8 row whose largest magnitude is `amax`: amax over
+/// the format's largest value, 1 for a zero row (or a non-finite amax,
+/// whose codes then saturate).
+EMB_SR_FN float embStateRowScale(int precision, float amax) {
+  const float s = amax / embFp8Max(precision == 3);
+  return s > 0.0f && s <= 3.4e38f ? s : 1.0f;
+}
+
 #undef EMB_SR_FN
 
 #endif // EMB_KERNELS_STOCHASTIC_ROUNDING_H

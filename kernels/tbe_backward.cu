@@ -8,9 +8,9 @@
 // rowwise Adagrad or Adam update of the row and its state, in place. No
 // weight gradient is materialised. Tables f32, f16 or bf16 (rows written
 // back with seeded stochastic rounding, kernels/stochastic_rounding.h),
-// states f32, gradients f32 or the table dtype, i32 or i64 ids and offsets,
-// pooling sum, mean or none, mixed D (1..2048), shared tables, padding ids,
-// all four bounds-check modes.
+// states f32 unless stated (below), gradients f32 or the table dtype, i32 or
+// i64 ids and offsets, pooling sum, mean or none, mixed D (1..2048), shared
+// tables, padding ids, all four bounds-check modes.
 //
 // The step, all on the stream, no host synchronisation and no allocation
 // (every scratch byte, CUB's temporary storage included, is the caller's
@@ -238,7 +238,32 @@ extern "C" embrtStatus EMB_TBE_BWD_ENTRY(embrtCudaLaunchTbeBackward)(
       s.mode = MODE_BAG_SUM;
     s.optimizer = (unsigned char)args->optimizer;
     s.key64 = (unsigned char)L.key64;
-    if (L.globalMeta) {
+    s.m1Prec = (unsigned char)args->momentum1Precision;
+    s.m2Prec = (unsigned char)args->momentum2Precision;
+    if (quantizedStates(args)) {
+      // The fp8 states' scales by slot, where the kernels read them.
+      StateMeta *sm =
+          static_cast<StateMeta *>(calloc((size_t)T + 1, sizeof(StateMeta)));
+      if (!sm || L.stateMeta != kStateMetaOffset)
+        status = embrtLaunchError(env, EMBRT_OUT_OF_MEMORY,
+                                  "tbe_backward: no host memory for metadata");
+      for (int64_t slot = 0; sm && slot < T; ++slot) {
+        const int t = tables[slot].index;
+        if (args->momentum1Scales)
+          sm[slot].m1Scale = static_cast<float *>(args->momentum1Scales[t]);
+        if (args->momentum2Scales)
+          sm[slot].m2Scale = static_cast<float *>(args->momentum2Scales[t]);
+      }
+      // Staged from pageable memory before cudaMemcpyAsync returns.
+      if (status == EMBRT_OK)
+        status = embrtCudaCheck(env,
+                                cudaMemcpyAsync(ws + L.stateMeta, sm,
+                                                (size_t)T * sizeof(StateMeta),
+                                                cudaMemcpyHostToDevice, stream),
+                                "tbe_backward: state metadata copy");
+      free(sm);
+    }
+    if (status == EMBRT_OK && L.globalMeta) {
       char *meta = ws + L.meta;
       const size_t tableBytes = (size_t)T * sizeof(TableMeta);
       // Staged from pageable memory before cudaMemcpyAsync returns.

@@ -41,38 +41,115 @@ static const char *optimizerName(embrtOptimizer optimizer) {
   return "?";
 }
 
-/// What each state of `optimizer` holds, for messages ("" when it has none).
+const char *embrtStatePrecisionName(embrtStatePrecision precision) {
+  switch (precision) {
+  case EMBRT_STATE_F32:
+    return "f32";
+  case EMBRT_STATE_BF16:
+    return "bf16";
+  case EMBRT_STATE_FP8_E4M3:
+    return "fp8_e4m3";
+  case EMBRT_STATE_FP8_E5M2:
+    return "fp8_e5m2";
+  }
+  return "unknown";
+}
+
+int64_t embrtStatePrecisionBytes(embrtStatePrecision precision) {
+  switch (precision) {
+  case EMBRT_STATE_F32:
+    return 4;
+  case EMBRT_STATE_BF16:
+    return 2;
+  case EMBRT_STATE_FP8_E4M3:
+  case EMBRT_STATE_FP8_E5M2:
+    return 1;
+  }
+  return 0;
+}
+
+static int isFp8State(embrtStatePrecision precision) {
+  return precision == EMBRT_STATE_FP8_E4M3 || precision == EMBRT_STATE_FP8_E5M2;
+}
+
+/// What each state of `optimizer` holds, for messages ("" when it has none;
+/// %s: the state's precision).
 static const char *stateNeed(embrtOptimizer optimizer, int which) {
   if (optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD && which == 1)
-    return "needs one f32 state per row";
+    return "needs one %s state per row";
   if (optimizer == EMBRT_OPTIMIZER_ADAM)
-    return which == 1 ? "needs f32 first moments [rows, D] per table"
-                      : "needs f32 second moments [rows, D] per table";
+    return which == 1 ? "needs %s first moments [rows, D] per table"
+                      : "needs %s second moments [rows, D] per table";
   return "";
 }
 
-/// Checks one optimizer state array (`which` 1 or 2): present when the
-/// optimizer has that state, with an f32-aligned entry for every table that
-/// has rows.
+/// Checks one optimizer state array (`which` 1 or 2): its precision, present
+/// when the optimizer has that state, with an aligned entry for every table
+/// that has rows, and, for fp8, the scales.
 static embrtStatus checkState(embrtContext *ctx, const char *op,
                               const embrtTbeBackwardArgs *args, int which) {
   const char *need = stateNeed(args->optimizer, which);
-  if (!*need)
-    return EMBRT_OK;
-  void *const *states = which == 1 ? args->momentum1 : args->momentum2;
   const char *name = which == 1 ? "momentum1" : "momentum2";
   const char *opt = optimizerName(args->optimizer);
+  embrtStatePrecision precision =
+      which == 1 ? args->momentum1Precision : args->momentum2Precision;
+  int64_t bytes = embrtStatePrecisionBytes(precision);
+  if (bytes == 0)
+    return embrtInvalid(ctx,
+                        "%s: %sPrecision is %d, not an embrtStatePrecision", op,
+                        name, (int)precision);
+  if (!*need) {
+    if (precision != EMBRT_STATE_F32)
+      return embrtInvalid(ctx,
+                          "%s: %sPrecision is %s, but %s has no %s (it must "
+                          "be f32)",
+                          op, name, embrtStatePrecisionName(precision), opt,
+                          name);
+    return EMBRT_OK;
+  }
+  void *const *states = which == 1 ? args->momentum1 : args->momentum2;
+  void *const *scales =
+      which == 1 ? args->momentum1Scales : args->momentum2Scales;
+  const char *pname = embrtStatePrecisionName(precision);
+  const int fp8 = isFp8State(precision);
+  const char *scaleNeed = args->optimizer == EMBRT_OPTIMIZER_ADAM
+                              ? "needs one f32 scale per row ([rows] per table)"
+                              : "needs one f32 scale per table ([1] per table)";
+  char needText[64];
+  snprintf(needText, sizeof needText, need, pname);
+  need = needText;
   if (!states)
     return embrtInvalid(ctx, "%s: %s is NULL, %s %s", op, name, opt, need);
+  if (fp8 && !scales)
+    return embrtInvalid(ctx, "%s: %sScales is NULL, a %s %s %s", op, name,
+                        pname, name, scaleNeed);
   for (int64_t t = 0; t < args->lookup.numTables; ++t) {
     if (args->lookup.tableRows[t] == 0)
       continue;
     if (!states[t])
       return embrtInvalid(ctx, "%s: %s[%lld] is NULL, %s %s", op, name,
                           (long long)t, opt, need);
-    if ((uintptr_t)states[t] % 4 != 0)
-      return embrtInvalid(ctx, "%s: %s[%lld] is not 4-byte aligned (f32)", op,
-                          name, (long long)t);
+    if ((uintptr_t)states[t] % (uintptr_t)bytes != 0)
+      return embrtInvalid(ctx, "%s: %s[%lld] is not %lld-byte aligned (%s)", op,
+                          name, (long long)t, (long long)bytes, pname);
+    if (!fp8)
+      continue;
+    if (!scales[t])
+      return embrtInvalid(ctx, "%s: %sScales[%lld] is NULL, a %s %s %s", op,
+                          name, (long long)t, pname, name, scaleNeed);
+    if ((uintptr_t)scales[t] % 4 != 0)
+      return embrtInvalid(ctx, "%s: %sScales[%lld] is not 4-byte aligned (f32)",
+                          op, name, (long long)t);
+    // Rowwise Adagrad's scale is the caller's, read only: a backend on host
+    // memory checks it here (CUDA does not read device memory on the host).
+    float scale = 0;
+    if (args->optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD &&
+        ctx->backend->usesHostMemory &&
+        !((scale = *(const float *)scales[t]) > 0.0f && scale <= 3.4e38f))
+      return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                           "%s: %sScales[%lld] is %g, the table's scale of a "
+                           "%s state must be positive and finite",
+                           op, name, (long long)t, (double)scale, pname);
   }
   return EMBRT_OK;
 }
@@ -197,6 +274,7 @@ typedef struct SingleTableBackward {
   embrtTbeBackwardArgs args;
   embrtSingleTableTbe lookup;
   void *momentum1[1], *momentum2[1];
+  void *momentum1Scales[1], *momentum2Scales[1];
 } SingleTableBackward;
 
 static void toTbeBackward(const embrtEmbeddingBagBackwardArgs *bag,
@@ -214,6 +292,12 @@ static void toTbeBackward(const embrtEmbeddingBagBackwardArgs *bag,
   out->momentum2[0] = bag->momentum2;
   a->momentum1 = bag->momentum1 ? out->momentum1 : NULL;
   a->momentum2 = bag->momentum2 ? out->momentum2 : NULL;
+  a->momentum1Precision = bag->momentum1Precision;
+  a->momentum2Precision = bag->momentum2Precision;
+  out->momentum1Scales[0] = bag->momentum1Scales;
+  out->momentum2Scales[0] = bag->momentum2Scales;
+  a->momentum1Scales = bag->momentum1Scales ? out->momentum1Scales : NULL;
+  a->momentum2Scales = bag->momentum2Scales ? out->momentum2Scales : NULL;
   a->hyperParams = bag->hyperParams;
   a->step = bag->step;
   a->seed = bag->seed;
@@ -366,6 +450,10 @@ static void toBagBackward(const embrtTbeBackwardArgs *a,
   bag->optimizer = a->optimizer;
   bag->momentum1 = a->momentum1 ? a->momentum1[0] : NULL;
   bag->momentum2 = a->momentum2 ? a->momentum2[0] : NULL;
+  bag->momentum1Precision = a->momentum1Precision;
+  bag->momentum2Precision = a->momentum2Precision;
+  bag->momentum1Scales = a->momentum1Scales ? a->momentum1Scales[0] : NULL;
+  bag->momentum2Scales = a->momentum2Scales ? a->momentum2Scales[0] : NULL;
   bag->hyperParams = a->hyperParams;
   bag->step = a->step;
   bag->seed = a->seed;

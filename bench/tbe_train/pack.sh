@@ -15,7 +15,8 @@ CARRY=${2:-.bwd-carry}
 mkdir -p "$CARRY"
 tar cJf "$CARRY/bins.tar.xz" -C "$BUILD" \
   test/Kernels/tbe_backward test/Kernels/tbe_backward_pipe \
-  test/Kernels/tbe_backward_config \
-  test/Kernels/tbe test/Runtime/tbe_backward bench/tbe_train_bench \
+  test/Kernels/tbe_backward_state test/Kernels/tbe_backward_config \
+  test/Kernels/tbe test/Runtime/tbe_backward test/Runtime/tbe_backward_state \
+  bench/tbe_train_bench \
   lib/libembrt.so
 ls -la "$CARRY/bins.tar.xz"

@@ -17,7 +17,10 @@
 #
 # The variables every family's run.sh has: bench/common/env.sh.
 # STEPS (default all):
-#   test,memcheck,racecheck,bench,profile,binding,report
+#   test,memcheck,racecheck,bench,profile,binding,report,state
+#   (state: bench/tbe_train/state_precision.py, 100 steps of the uniform case
+#   with f32 state and with bf16 / fp8 state from the same data: the tables'
+#   relative RMS difference and both step times, into run.log)
 #   (profile: each kernel's time in a step, PyTorch's profiler through the
 #   binding; printed into run.log)
 # RUNS: runs a side (default 3). ONLY: cases for the bench and the peers.
@@ -26,7 +29,8 @@
 #   as the default's); VARIANTS=NAME,...: only those variants.
 # BACKWARD_TESTS: the GPU backward tests run (default: tbe_backward and, when
 #   built, tbe_backward_pipe, short runs by the accumulate kernel's per-run
-#   pipeline); the first of them also runs under the sanitizers.
+#   pipeline, and tbe_backward_state, states below f32); the first of them
+#   also runs under the sanitizers.
 #   FORWARD_TEST=0: skip the forward's GPU test.
 # DEADLINE: seconds after the start past which later bench runs and
 #   racecheck (run last) are skipped.
@@ -34,7 +38,7 @@
 # ours.jsonl, peers.jsonl, binding.txt, tbe_train.json, tbe_train.png.
 set -u
 cd "$(dirname "$0")/../.."
-source bench/common/env.sh tbe_train test,memcheck,racecheck,bench,profile,binding,report
+source bench/common/env.sh tbe_train test,memcheck,racecheck,bench,profile,binding,report,state
 CARRY=${CARRY:-.bwd-carry}
 FORWARD_TEST=${FORWARD_TEST:-1}
 VARIANTS=${VARIANTS:-}
@@ -50,7 +54,7 @@ fi
 if ! "$BUILD/test/Kernels/tbe_backward_config" >/dev/null 2>&1 ||
   [ ! -x "$BUILD/bench/tbe_train_bench" ]; then
   bench_build embrt-kernel-test-tbe-backward \
-    embrt-kernel-test-tbe-backward-pipe \
+    embrt-kernel-test-tbe-backward-pipe embrt-kernel-test-tbe-backward-state \
     embrt-kernel-test-tbe-backward-config embrt-test-tbe_backward \
     embrt-kernel-test-tbe emb-bench-tbe-train embrt_shared || exit 1
   rm -f "$OUT/build.log" "$OUT/configure.log"
@@ -58,7 +62,7 @@ fi
 
 if [ -z "${BACKWARD_TESTS:-}" ]; then
   BACKWARD_TESTS=tbe_backward
-  for t in tbe_backward_pipe; do
+  for t in tbe_backward_pipe tbe_backward_state; do
     [ -x "$BUILD/test/Kernels/$t" ] && BACKWARD_TESTS="$BACKWARD_TESTS $t"
   done
 fi
@@ -128,6 +132,18 @@ if has binding; then
     --device cuda --lib "$BUILD/lib/libembrt.so" >"$OUT/binding.txt" 2>&1
   echo "binding rc=$?"
   tail -n 4 "$OUT/binding.txt"
+fi
+
+if has state; then
+  stamp "optimizer states below f32: 100 steps against f32 state"
+  for args in "--precision fp8_e4m3" "--precision fp8_e5m2" "--precision bf16" \
+    "--optimizer adam --precision fp8_e4m3 --precision2 fp8_e5m2" \
+    "--optimizer adam --precision bf16"; do
+    # shellcheck disable=SC2086
+    PYTHONUNBUFFERED=1 timeout 200 python3 bench/tbe_train/state_precision.py \
+      --lib "$BUILD/lib/libembrt.so" $args 2>&1 | grep -v Warning
+    echo "state ($args) rc=${PIPESTATUS[0]}"
+  done
 fi
 
 if has report && [ -f "$OUT/ours.jsonl" ]; then

@@ -24,6 +24,14 @@
 // sampled touched rows (and their states) with a host computation from the
 // same inputs (f64 sums, the optimizer in f64; 16-bit tables within an ulp).
 //
+// States below f32 (embrtStatePrecision; the *_state cases: bf16, or fp8
+// with rowwise Adagrad's table scale 2 and Adam's row scales): the same
+// steps with the states stored at that precision, against the f32-state
+// case of the same shape (train_rowwise_uniform and train_adam_uniform) in
+// the same run; the check decodes the states and holds rowwise Adagrad's
+// new state to one step of its format. bench/tbe_train/state_precision.py
+// trains 100 steps both ways and compares the tables.
+//
 // Usage: tbe_train_bench [--out FILE.jsonl] [--only CASE,...] [--sweep]
 //                        [--variants NAME,...] [--run N]
 //   --sweep: also every routing configuration on the cases that name them,
@@ -37,6 +45,7 @@
 #include "bench/common/bench_timer.cuh"
 #include "emb/runtime.h"
 #include "kernels/launch.h"
+#include "kernels/stochastic_rounding.h"
 #include "test/Kernels/gpu_test.cuh"
 
 #include <math.h>
@@ -89,6 +98,8 @@ struct Shape {
   embrtOptimizer optimizer;
   double bar; ///< torch ms / ours ms to reach, 0: none stated
   bool sweep; ///< --sweep times the routing configurations here
+  /// How momentum1 and momentum2 are stored (f32 unless named).
+  embrtStatePrecision state1 = EMBRT_STATE_F32, state2 = EMBRT_STATE_F32;
 };
 
 static const Shape kShapes[] = {
@@ -106,6 +117,16 @@ static const Shape kShapes[] = {
      EMBRT_OPTIMIZER_ADAM, 0, false},
     {"train_rowwise_f16", 16384, 32, 100000, 128, 20, EMBRT_F16, 0,
      EMBRT_OPTIMIZER_ROWWISE_ADAGRAD, 0, false},
+    // The uniform cases with their states below f32 (embrtStatePrecision).
+    {"train_rowwise_uniform_bf16_state", 16384, 32, 100000, 128, 20, EMBRT_F32,
+     0, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD, 0, false, EMBRT_STATE_BF16},
+    {"train_rowwise_uniform_fp8_state", 16384, 32, 100000, 128, 20, EMBRT_F32,
+     0, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD, 0, false, EMBRT_STATE_FP8_E4M3},
+    {"train_adam_uniform_bf16_state", 16384, 32, 100000, 128, 20, EMBRT_F32, 0,
+     EMBRT_OPTIMIZER_ADAM, 0, false, EMBRT_STATE_BF16, EMBRT_STATE_BF16},
+    {"train_adam_uniform_fp8_state", 16384, 32, 100000, 128, 20, EMBRT_F32, 0,
+     EMBRT_OPTIMIZER_ADAM, 0, false, EMBRT_STATE_FP8_E4M3,
+     EMBRT_STATE_FP8_E5M2},
 };
 
 static const char *optimizerName(embrtOptimizer o) {
@@ -219,22 +240,50 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
                             : sh.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD
                                 ? (size_t)E
                                 : 0;
-  const size_t stateBytes = (stateElems * 4 + 255) & ~(size_t)255;
+  const embrtStatePrecision prec[2] = {sh.state1, sh.state2};
+  const bool quantized =
+      sh.state1 != EMBRT_STATE_F32 || sh.state2 != EMBRT_STATE_F32;
+  const size_t elemBytes[2] = {(size_t)embrtStatePrecisionBytes(sh.state1),
+                               (size_t)embrtStatePrecisionBytes(sh.state2)};
+  const size_t stateBytes[2] = {
+      (stateElems * elemBytes[0] + 255) & ~(size_t)255,
+      (stateElems * elemBytes[1] + 255) & ~(size_t)255};
   char *m1 = nullptr, *m2 = nullptr;
   if (stateElems) {
-    CUDA_CHECK(cudaMalloc(&m1, stateBytes * T));
-    CUDA_CHECK(cudaMemset(m1, 0, stateBytes * T));
+    CUDA_CHECK(cudaMalloc(&m1, stateBytes[0] * T));
+    CUDA_CHECK(cudaMemset(m1, 0, stateBytes[0] * T));
   }
   if (sh.optimizer == EMBRT_OPTIMIZER_ADAM) {
-    CUDA_CHECK(cudaMalloc(&m2, stateBytes * T));
-    CUDA_CHECK(cudaMemset(m2, 0, stateBytes * T));
+    CUDA_CHECK(cudaMalloc(&m2, stateBytes[1] * T));
+    CUDA_CHECK(cudaMemset(m2, 0, stateBytes[1] * T));
   }
+  // fp8 scales: rowwise Adagrad's one a table (2: a row's state, about 2
+  // a step here, stays within 2 * 448 for the 100 steps of
+  // state_precision.py), Adam's one a row (1; rewritten by every update).
+  const bool fp8[2] = {sh.state1 >= EMBRT_STATE_FP8_E4M3,
+                       sh.state2 >= EMBRT_STATE_FP8_E4M3};
+  const int64_t scaleCount = sh.optimizer == EMBRT_OPTIMIZER_ADAM ? E : 1;
+  const size_t scaleBytes = ((size_t)scaleCount * 4 + 255) & ~(size_t)255;
+  float *scales[2] = {nullptr, nullptr};
+  std::vector<void *> scalePtrs[2] = {std::vector<void *>(T, nullptr),
+                                      std::vector<void *>(T, nullptr)};
+  for (int k = 0; k < 2; ++k)
+    if (fp8[k]) {
+      CUDA_CHECK(cudaMalloc(&scales[k], scaleBytes * T));
+      std::vector<float> init(scaleBytes / 4 * T,
+                              sh.optimizer == EMBRT_OPTIMIZER_ADAM ? 1.0f
+                                                                   : 2.0f);
+      CUDA_CHECK(cudaMemcpy(scales[k], init.data(), scaleBytes * T,
+                            cudaMemcpyHostToDevice));
+      for (int64_t t = 0; t < T; ++t)
+        scalePtrs[k][t] = (char *)scales[k] + scaleBytes * t;
+    }
   for (int64_t t = 0; t < T; ++t) {
     tablePtrs[t] = tables + tableBytes * t;
     if (m1)
-      m1Ptrs[t] = m1 + stateBytes * t;
+      m1Ptrs[t] = m1 + stateBytes[0] * t;
     if (m2)
-      m2Ptrs[t] = m2 + stateBytes * t;
+      m2Ptrs[t] = m2 + stateBytes[1] * t;
     featureTables[t] = t;
     if (sh.dtype == EMBRT_F32)
       fillValues<float><<<1024, 256, 0, stream>>>((float *)tablePtrs[t], E * D,
@@ -346,6 +395,10 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   bw.optimizer = sh.optimizer;
   bw.momentum1 = stateElems ? m1Ptrs.data() : nullptr;
   bw.momentum2 = m2 ? m2Ptrs.data() : nullptr;
+  bw.momentum1Precision = sh.state1;
+  bw.momentum2Precision = sh.state2;
+  bw.momentum1Scales = fp8[0] ? scalePtrs[0].data() : nullptr;
+  bw.momentum2Scales = fp8[1] ? scalePtrs[1].data() : nullptr;
   bw.hyperParams = dHyper;
   bw.step = (const int64_t *)dStep;
   bw.seed = 1234;
@@ -384,9 +437,12 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
         }
     }
   }
-  const double stateRw = sh.optimizer == EMBRT_OPTIMIZER_ADAM ? 16.0 * D
+  // A state row's bytes read and written (fp8 with its scale).
+  const double stateRw = sh.optimizer == EMBRT_OPTIMIZER_ADAM
+                             ? 2.0 * D * (double)(elemBytes[0] + elemBytes[1]) +
+                                   8.0 * (fp8[0] + fp8[1])
                          : sh.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD
-                             ? 8.0
+                             ? 2.0 * elemBytes[0]
                              : 0.0;
   const double bytes = (double)N * D * esz + (double)B * T * D * esz +
                        (double)unique * (2.0 * D * esz + stateRw);
@@ -409,13 +465,36 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   const size_t rowBytes = D * esz;
   using Rows = std::vector<std::vector<uint8_t>>;
   using States = std::vector<std::vector<float>>;
-  // toDevice false: w, a, b = the sampled rows, m1 and m2 rows; true: back.
+  // toDevice false: w, a, b = the sampled rows, m1 and m2 rows (states
+  // below f32 decoded); true: back (f32 states only: the variants').
   auto copyRows = [&](Rows &w, States &a, States &b, bool toDevice) {
     const cudaMemcpyKind kind =
         toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     auto copy = [&](void *host, void *dev, size_t n) {
       CUDA_CHECK(toDevice ? cudaMemcpy(dev, host, n, kind)
                           : cudaMemcpy(host, dev, n, kind));
+    };
+    // State `which` (0, 1) of row r of table t: n elements at element off.
+    auto copyState = [&](std::vector<float> &v, int which, int64_t t, int64_t r,
+                         size_t off, size_t n) {
+      char *base = (char *)(which ? m2Ptrs[t] : m1Ptrs[t]);
+      if (!quantized) {
+        copy(v.data(), (float *)base + off, n * 4);
+        return;
+      }
+      std::vector<uint8_t> raw(n * elemBytes[which]);
+      copy(raw.data(), base + off * elemBytes[which], raw.size());
+      float scale = 1.0f;
+      if (fp8[which])
+        copy(&scale,
+             (float *)scalePtrs[which][t] +
+                 (sh.optimizer == EMBRT_OPTIMIZER_ADAM ? r : 0),
+             4);
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t bits = 0;
+        memcpy(&bits, raw.data() + i * elemBytes[which], elemBytes[which]);
+        v[i] = embStateDecode((int)prec[which], bits, scale);
+      }
     };
     for (int k = 0; k < 64; ++k) {
       int64_t t = sample[k].first, r = sample[k].second;
@@ -428,9 +507,9 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
       a[k].resize(n);
       b[k].resize(sh.optimizer == EMBRT_OPTIMIZER_ADAM ? n : 0);
       if (n)
-        copy(a[k].data(), (float *)m1Ptrs[t] + off, n * 4);
+        copyState(a[k], 0, t, r, off, n);
       if (!b[k].empty())
-        copy(b[k].data(), (float *)m2Ptrs[t] + off, n * 4);
+        copyState(b[k], 1, t, r, off, n);
     }
   };
   auto fetchRows = [&](Rows &w, States &a, States &b) {
@@ -493,8 +572,14 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
           check = msg;
         }
       }
+      // A stored state: within one step of its format (bf16 2^-7 of the
+      // value, e4m3 2^-3, e5m2 2^-2; rounded stochastically).
+      const double stateTol = sh.state1 == EMBRT_STATE_F32        ? 1e-4
+                              : sh.state1 == EMBRT_STATE_BF16     ? 1.0 / 128
+                              : sh.state1 == EMBRT_STATE_FP8_E4M3 ? 0.125
+                                                                  : 0.25;
       if (check == "ok" && sh.optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD &&
-          !(fabs(s1a[k][0] - state) <= 1e-4 * state + 1e-9))
+          !(fabs(s1a[k][0] - state) <= stateTol * state + 1e-9))
         check = "rowwise state differs";
     }
     return check;
@@ -600,7 +685,7 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   // them); each one's step timed whole, as the default's, its backward
   // alone, and its result checked as the default's was.
   for (const auto &v : kVariants) {
-    if (!sweep || !selected(variants, v.name))
+    if (!sweep || !selected(variants, v.name) || quantized)
       continue;
     auto launch = [&]() {
       if (v.launch(&dev.env, &bw) != EMBRT_OK) {
@@ -636,6 +721,8 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   cudaFree(tables);
   cudaFree(m1);
   cudaFree(m2);
+  cudaFree(scales[0]);
+  cudaFree(scales[1]);
   cudaFree(dIds);
   cudaFree(dOffs);
   cudaFree(dOut);

@@ -552,6 +552,30 @@ typedef enum embrtOptimizer {
   EMBRT_OPTIMIZER_ADAM = 2,
 } embrtOptimizer;
 
+/// How an optimizer state is stored (embrtTbeBackwardArgs::momentum1Precision
+/// and momentum2Precision). Every update loads the state, widens it to f32,
+/// updates it in f32 and stores it back rounded stochastically (a seeded
+/// hash of the step, table, row and column, the same on both backends), so
+/// that increments below the stored precision are kept on average.
+typedef enum embrtStatePrecision {
+  /// f32, rounded to nearest (4 bytes an element).
+  EMBRT_STATE_F32 = 0,
+  /// bf16: the high half of the f32 bits, f32's range (2 bytes an element).
+  EMBRT_STATE_BF16 = 1,
+  /// OCP fp8 e4m3 (largest 448) times an f32 scale (1 byte an element).
+  EMBRT_STATE_FP8_E4M3 = 2,
+  /// OCP fp8 e5m2 (largest 57344) times an f32 scale (1 byte an element).
+  EMBRT_STATE_FP8_E5M2 = 3,
+} embrtStatePrecision;
+
+/// The name of a state precision ("f32", "bf16", "fp8_e4m3", "fp8_e5m2"), or
+/// "unknown".
+const char *embrtStatePrecisionName(embrtStatePrecision precision);
+
+/// Bytes of one element of a state stored at `precision` (4, 2, 1), or 0
+/// for an unknown precision.
+int64_t embrtStatePrecisionBytes(embrtStatePrecision precision);
+
 /// Entries of embrtTbeBackwardArgs::hyperParams.
 enum {
   EMBRT_HYPER_LEARNING_RATE = 0,
@@ -583,10 +607,12 @@ typedef struct embrtTbeBackwardArgs {
   const void *gradOutput;
   embrtDtype gradDtype; ///< F32 or the table dtype
   embrtOptimizer optimizer;
-  /// T pointers, f32: ROWWISE_ADAGRAD's [rows_t] row states, ADAM's
-  /// [rows_t, D_t] first moments; NULL for SGD. Updated in place.
+  /// T pointers, of momentum1Precision (f32 by default): ROWWISE_ADAGRAD's
+  /// [rows_t] row states, ADAM's [rows_t, D_t] first moments; NULL for SGD.
+  /// Updated in place.
   void *const *momentum1;
-  /// T pointers, f32: ADAM's [rows_t, D_t] second moments; NULL otherwise.
+  /// T pointers, of momentum2Precision: ADAM's [rows_t, D_t] second
+  /// moments; NULL otherwise.
   void *const *momentum2;
   /// [EMBRT_NUM_HYPER_PARAMS] f32 in the context's device memory (so that a
   /// compiled or captured step is reusable with another learning rate):
@@ -604,6 +630,29 @@ typedef struct embrtTbeBackwardArgs {
   int64_t configId; ///< -1: the runtime chooses
   void *workspace;
   size_t workspaceBytes;
+  /// How momentum1 and momentum2 are stored; EMBRT_STATE_F32 (0) keeps
+  /// them f32. A state of another precision holds that precision's elements
+  /// in the same shape ([rows_t] or [rows_t, D_t]):
+  ///   ADAM, fp8: each row's D elements are e4m3 or e5m2 codes of value /
+  ///     scale, with the row's f32 scale in momentumNScales[t][row] (a
+  ///     separate [rows_t] f32 array, so that the codes of a row stay
+  ///     aligned for vector loads). The update writes a new scale per row,
+  ///     the row's largest magnitude after the update over the format's
+  ///     largest value (1 for a zero row).
+  ///   ROWWISE_ADAGRAD, fp8: one code per row and ONE f32 scale per table
+  ///     (momentum1Scales[t][0], read only): a scale per row would take as
+  ///     many bytes as the f32 state. The caller chooses it so that the
+  ///     row states divided by it lie in the format's range (e4m3: 2^-9 to
+  ///     448; e5m2: 2^-16 to 57344); larger states saturate. A scale not
+  ///     positive and finite is EMBRT_OUT_OF_RANGE and updates nothing (on
+  ///     CUDA reported by embrtSynchronize).
+  ///   bf16 needs no scale (f32's exponent range).
+  embrtStatePrecision momentum1Precision;
+  embrtStatePrecision momentum2Precision; ///< ADAM only
+  /// T pointers to f32 scales of an fp8 momentum1 / momentum2 (see above);
+  /// NULL when the state is not fp8.
+  void *const *momentum1Scales;
+  void *const *momentum2Scales;
 } embrtTbeBackwardArgs;
 
 /// Bytes of workspace embrtTbeBackward needs for `args`: an upper bound from
@@ -633,6 +682,10 @@ typedef struct embrtEmbeddingBagBackwardArgs {
   int64_t configId;
   void *workspace;
   size_t workspaceBytes;
+  embrtStatePrecision momentum1Precision; ///< as embrtTbeBackwardArgs
+  embrtStatePrecision momentum2Precision;
+  void *momentum1Scales; ///< [rows] (ADAM), [1] (ROWWISE_ADAGRAD) or NULL
+  void *momentum2Scales; ///< [rows] (ADAM) or NULL
 } embrtEmbeddingBagBackwardArgs;
 
 embrtStatus embrtEmbeddingBagBackwardWorkspaceSize(

@@ -71,6 +71,9 @@ typedef enum embrtDeviceErrorCode {
   /// (embrtQuantizeTable): index = its row, limit = its column (the row's
   /// first non-finite one), value = its f32 bits.
   EMBRT_DEVERR_NON_FINITE = 9,
+  /// A rowwise Adagrad fp8 state's table scale not positive and finite
+  /// (emb.tbe_backward): index = the table, value = the scale's f32 bits.
+  EMBRT_DEVERR_BAD_STATE_SCALE = 10,
 } embrtDeviceErrorCode;
 
 #ifdef __cplusplus

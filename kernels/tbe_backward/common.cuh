@@ -135,6 +135,18 @@ struct Control {
   unsigned long long longAlloc[kMaxBuckets];
 };
 
+/// The scales of one slot's fp8 states (embrtStatePrecision): rowwise
+/// Adagrad's table scale (m1Scale[0]), Adam's row scales. They live in the
+/// workspace right after Control (kStateMetaOffset), only in a call whose
+/// states are not all f32: the parameter block and the f32 kernels stay as
+/// they are.
+struct StateMeta {
+  float *m1Scale, *m2Scale;
+};
+constexpr size_t kStateMetaOffset = 256;
+static_assert(sizeof(Control) <= kStateMetaOffset,
+              "StateMeta follows Control's 256 bytes of workspace");
+
 /// n / d for n < 2^31 with a multiply and a shift (d >= 1).
 struct FastDiv {
   unsigned d, mul, shr;
@@ -170,7 +182,11 @@ struct Shared {
   FastDiv byBatch;
   unsigned char pooling, bounds, idx64, off64, weightKind, hasPadding, mode,
       optimizer, key64;
+  /// embrtStatePrecision of momentum1 and momentum2, read by the kernels
+  /// instantiated for states below f32 (kState); in the struct's padding.
+  unsigned char m1Prec, m2Prec;
 };
+static_assert(sizeof(Shared) == 280, "Shared keeps its size");
 
 struct Params {
   Shared s;
@@ -191,6 +207,12 @@ __device__ __forceinline__ const TableMeta &tableAt(const Params &p, int slot) {
 __device__ __forceinline__ const FeatureMeta &featureAt(const Params &p,
                                                         int f) {
   return p.s.featuresGlobal ? p.s.featuresGlobal[f] : p.features[f];
+}
+
+__device__ __forceinline__ const StateMeta &stateMetaAt(const Params &p,
+                                                        int slot) {
+  return reinterpret_cast<const StateMeta *>(
+      reinterpret_cast<const char *>(p.s.ctrl) + kStateMetaOffset)[slot];
 }
 
 __device__ __forceinline__ unsigned fastDiv(const FastDiv &f, unsigned n) {
@@ -406,6 +428,28 @@ __device__ __forceinline__ float groupSum(float v, const Group &g, float *red) {
     sum += red[first + w];
   groupSync(g);
   return sum;
+}
+
+/// The largest `v` over the group (exact: the order does not matter).
+/// `red`: kWarps floats of shared memory.
+__device__ __forceinline__ float groupMax(float v, const Group &g, float *red) {
+  if (g.lanes <= 32) {
+    for (int o = g.lanes >> 1; o; o >>= 1)
+      v = fmaxf(v, __shfl_xor_sync(g.mask, v, o));
+    return v;
+  }
+#pragma unroll
+  for (int o = 16; o; o >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  if ((threadIdx.x & 31) == 0)
+    red[threadIdx.x >> 5] = v;
+  groupSync(g);
+  const int first = (g.index * g.lanes) >> 5;
+  float m = 0.0f;
+  for (int w = 0; w < (g.lanes >> 5); ++w)
+    m = fmaxf(m, red[first + w]);
+  groupSync(g);
+  return m;
 }
 
 /// Lane 0's `v`, to the whole group. `flag`: kWarps ints of shared memory.

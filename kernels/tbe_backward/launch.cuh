@@ -54,56 +54,76 @@ struct Accumulate {
 };
 
 /// The short-run kernel for `optimizer`; instantiated only with
-/// EMB_TBE_BWD_OCC.
-template <typename TT, typename GT, int E, bool kVec>
+/// EMB_TBE_BWD_OCC. SGD has no state: its kernel is the f32 one.
+template <typename TT, typename GT, int E, bool kVec, int kState>
 AccumulateFn shortRunsOf(int optimizer) {
   if constexpr (kOcc) {
     switch (optimizer) {
     case EMBRT_OPTIMIZER_SGD:
-      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_SGD>;
+      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_SGD, 0>;
     case EMBRT_OPTIMIZER_ROWWISE_ADAGRAD:
-      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD>;
+      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD,
+                             kState>;
     default:
-      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ADAM>;
+      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ADAM, kState>;
     }
   }
   return nullptr;
 }
 
 template <typename TT, typename GT, int E, bool kVec>
-Accumulate accumulateOf(int optimizer) {
-  return {accumulateKernel<TT, GT, E, kVec>,
-          shortRunsOf<TT, GT, E, kVec>(optimizer)};
+Accumulate accumulateOf(int optimizer, int state) {
+  if (state && optimizer != EMBRT_OPTIMIZER_SGD)
+    return {accumulateKernel<TT, GT, E, kVec, 1>,
+            shortRunsOf<TT, GT, E, kVec, 1>(optimizer)};
+  return {accumulateKernel<TT, GT, E, kVec, 0>,
+          shortRunsOf<TT, GT, E, kVec, 0>(optimizer)};
 }
 
 template <typename TT, typename GT>
-Accumulate accumulateFor(int elems, int vector, int optimizer) {
+Accumulate accumulateFor(int elems, int vector, int optimizer, int state) {
   if (!vector)
-    return accumulateOf<TT, GT, 8, false>(optimizer);
+    return accumulateOf<TT, GT, 8, false>(optimizer, state);
   switch (elems) {
   case 1:
-    return accumulateOf<TT, GT, 1, true>(optimizer);
+    return accumulateOf<TT, GT, 1, true>(optimizer, state);
   case 2:
-    return accumulateOf<TT, GT, 2, true>(optimizer);
+    return accumulateOf<TT, GT, 2, true>(optimizer, state);
   case 4:
-    return accumulateOf<TT, GT, 4, true>(optimizer);
+    return accumulateOf<TT, GT, 4, true>(optimizer, state);
   default:
-    return accumulateOf<TT, GT, 8, true>(optimizer);
+    return accumulateOf<TT, GT, 8, true>(optimizer, state);
   }
 }
 
+/// `state`: nonzero when a state is stored below f32 (the kState kernels).
 Accumulate accumulateFor(embrtDtype table, embrtDtype grad, int elems,
-                         int vector, int optimizer) {
+                         int vector, int optimizer, int state) {
   if (table == EMBRT_F32)
-    return accumulateFor<float, float>(elems, vector, optimizer);
+    return accumulateFor<float, float>(elems, vector, optimizer, state);
   if (table == EMBRT_F16)
     return grad == EMBRT_F32
-               ? accumulateFor<__half, float>(elems, vector, optimizer)
-               : accumulateFor<__half, __half>(elems, vector, optimizer);
+               ? accumulateFor<__half, float>(elems, vector, optimizer, state)
+               : accumulateFor<__half, __half>(elems, vector, optimizer, state);
   return grad == EMBRT_F32
-             ? accumulateFor<__nv_bfloat16, float>(elems, vector, optimizer)
+             ? accumulateFor<__nv_bfloat16, float>(elems, vector, optimizer,
+                                                   state)
              : accumulateFor<__nv_bfloat16, __nv_bfloat16>(elems, vector,
-                                                           optimizer);
+                                                           optimizer, state);
+}
+
+/// Bytes of an element of a state of precision `prec` (embrtStatePrecision).
+size_t stateBytes(embrtStatePrecision prec) {
+  return prec == EMBRT_STATE_F32 ? 4 : prec == EMBRT_STATE_BF16 ? 2 : 1;
+}
+
+/// Whether a call stores some state below f32 (the kState kernels and the
+/// workspace's StateMeta).
+bool quantizedStates(const embrtTbeBackwardArgs *a) {
+  return a->optimizer != EMBRT_OPTIMIZER_SGD &&
+         (a->momentum1Precision != EMBRT_STATE_F32 ||
+          (a->optimizer == EMBRT_OPTIMIZER_ADAM &&
+           a->momentum2Precision != EMBRT_STATE_F32));
 }
 
 //===----------------------------------------------------------------------===//
@@ -144,8 +164,8 @@ FastDiv makeFastDiv(unsigned d) {
 struct Layout {
   int key64, endBit;
   unsigned long long totalRows;
-  size_t ctrl, meta, keys0, keys1, vals0, vals1, bagOf, invCount, desc, chunks,
-      countdown, partial, cub, cubBytes, total;
+  size_t ctrl, stateMeta, meta, keys0, keys1, vals0, vals1, bagOf, invCount,
+      desc, chunks, countdown, partial, cub, cubBytes, total;
   unsigned cap, partialStride;
   int globalMeta;
   const TbeBwdConfig *cfg;
@@ -218,6 +238,9 @@ embrtStatus planLayout(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
     return here;
   };
   L->ctrl = take(sizeof(Control));
+  // Right after Control, where the kernels find it (kStateMetaOffset).
+  L->stateMeta =
+      quantizedStates(a) ? take((size_t)l->numTables * sizeof(StateMeta)) : 0;
   L->meta = L->globalMeta ? take((size_t)l->numTables * sizeof(TableMeta) +
                                  (size_t)l->numFeatures * sizeof(FeatureMeta))
                           : 0;
@@ -265,8 +288,10 @@ int alignedElems(const embrtTbeBackwardArgs *a, int64_t t, int64_t sumDims) {
     if (!aligned((uintptr_t)l->tables[t], (uint64_t)D, tsz))
       return false;
     if (a->optimizer == EMBRT_OPTIMIZER_ADAM &&
-        (!aligned((uintptr_t)a->momentum1[t], (uint64_t)D, 4) ||
-         !aligned((uintptr_t)a->momentum2[t], (uint64_t)D, 4)))
+        (!aligned((uintptr_t)a->momentum1[t], (uint64_t)D,
+                  stateBytes(a->momentum1Precision)) ||
+         !aligned((uintptr_t)a->momentum2[t], (uint64_t)D,
+                  stateBytes(a->momentum2Precision))))
       return false;
     // Partial sums are f32 rows of a stride that is a multiple of 8.
     if (!aligned(0, 8, 4))
@@ -487,8 +512,9 @@ embrtStatus launchSteps(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   // EMB_TBE_BWD_OCC two: the long chunks, then the short runs).
   for (int b = 0; b < P.s.numBuckets; ++b) {
     const BucketMeta &bm = P.buckets[b];
-    const Accumulate acc = accumulateFor(l->tableDtype, a->gradDtype, bm.elems,
-                                         bm.vector, a->optimizer);
+    const Accumulate acc =
+        accumulateFor(l->tableDtype, a->gradDtype, bm.elems, bm.vector,
+                      a->optimizer, quantizedStates(a));
     const long long groupsPerCta = kThreads / bm.lanes;
     // Work items a group takes: at most N / spacing chunks plus the units
     // (none with the short-run kernel).

@@ -25,8 +25,9 @@ namespace {
 // Kernel 5: accumulate and update, per D bucket
 //===----------------------------------------------------------------------===//
 
-/// accumulateKernel<TT, GT, E, kVec>: one D bucket's runs; TT the table's
-/// storage type, GT the gradient's, E columns a lane (vectors when kVec).
+/// accumulateKernel<TT, GT, E, kVec, kState>: one D bucket's runs; TT the
+/// table's storage type, GT the gradient's, E columns a lane (vectors when
+/// kVec), kState 1 when the states are stored below f32 (update.cuh).
 ///
 /// Work: first the bucket's long chunks (one per group at a time); with
 ///   EMB_TBE_BWD_OCC=0 then its short runs in units of kUnitRuns consecutive
@@ -38,7 +39,7 @@ namespace {
 ///   handles; f32 accumulators; kBatch gradient rows in flight.
 /// Shared memory: the groups' reductions (G > 32). Alignment: the host picks
 ///   E so that every vector access is aligned (tbeBwdSelectBucket).
-template <typename TT, typename GT, int E, bool kVec>
+template <typename TT, typename GT, int E, bool kVec, int kState>
 __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
     accumulateKernel(const __grid_constant__ Params p, int bucket) {
   const Shared &s = p.s;
@@ -51,6 +52,9 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
   __syncthreads();
   if (badStep(s, h))
     return;
+  if constexpr (kState)
+    if (badStateScale(p))
+      return;
   const Group g = makeGroup(p.buckets[bucket].lanes);
   const int groupsPerCta = kThreads / g.lanes;
   const long long gid = (long long)blockIdx.x * groupsPerCta + g.index;
@@ -97,7 +101,7 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
     last = groupBroadcast(last, g, flag);
     if (last) {
       __threadfence();
-      const RowData<TT, E> d = loadRow<TT, E, kVec>(p, ref);
+      const RowData<TT, E> d = loadRow<TT, E, kVec, -1, kState>(p, ref);
 #pragma unroll
       for (int i = 0; i < E; ++i)
         acc[i] = 0.0f;
@@ -111,7 +115,7 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
             acc[i] += __uint_as_float(part.w[i]);
         }
       }
-      applyRow<TT, E, kVec>(p, h, g, red, ref, d, acc);
+      applyRow<TT, E, kVec, -1, kState>(p, h, g, red, ref, d, acc);
     }
   }
 
@@ -141,14 +145,14 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
   RowRef curRef = rowRefOf<TT, E, kVec>(p, bucket, cur.key, g);
   RowData<TT, E> curRow = {};
   if (isShort(cur))
-    curRow = loadRow<TT, E, kVec>(p, curRef);
+    curRow = loadRow<TT, E, kVec, -1, kState>(p, curRef);
   for (long long k = 0; cur.valid; ++k) {
     const Run after = loadRun(p, runAt(k + 2), numRuns);
     RowRef nextRef = curRef;
     RowData<TT, E> nextRow = curRow;
     if (isShort(next)) {
       nextRef = rowRefOf<TT, E, kVec>(p, bucket, next.key, g);
-      nextRow = loadRow<TT, E, kVec>(p, nextRef);
+      nextRow = loadRow<TT, E, kVec, -1, kState>(p, nextRef);
     }
     if (isShort(cur)) {
       float acc[E];
@@ -156,7 +160,7 @@ __global__ void __launch_bounds__(kThreads, kAccumulateMinBlocks)
       for (int i = 0; i < E; ++i)
         acc[i] = 0.0f;
       gather<GT, E, kVec>(p, cur.start, cur.end, curRef.col0, curRef.n, acc);
-      applyRow<TT, E, kVec>(p, h, g, red, curRef, curRow, acc);
+      applyRow<TT, E, kVec, -1, kState>(p, h, g, red, curRef, curRow, acc);
     }
     cur = next;
     curRef = nextRef;

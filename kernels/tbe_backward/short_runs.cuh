@@ -31,7 +31,7 @@ namespace {
 /// per-run pipeline's bit for bit (each run's rows added in position order,
 /// the same update and rounding), only fewer rows in flight a lane.
 
-/// shortRunsKernel<TT, GT, E, kVec, kOpt>: the short runs (fewer than
+/// shortRunsKernel<TT, GT, E, kVec, kOpt, kState>: the short runs (fewer than
 /// `threshold` positions) of one D bucket; the long runs' chunks are the
 /// accumulate kernel's, launched before it on the same stream (they touch
 /// other rows: a run is one row).
@@ -49,7 +49,7 @@ namespace {
 ///   first, so that their DRAM latency runs under the gather), its gradient
 ///   rows (kOccLoadRegs registers of them in flight), the update, the stores.
 /// Shared memory: the hyper-parameters, the groups' reductions (G > 32).
-template <typename TT, typename GT, int E, bool kVec, int kOpt>
+template <typename TT, typename GT, int E, bool kVec, int kOpt, int kState>
 __global__ void __launch_bounds__(kThreads, kOccBlocks)
     shortRunsKernel(const __grid_constant__ Params p, int bucket) {
   const Shared &s = p.s;
@@ -60,6 +60,9 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   __syncthreads();
   if (badStep(s, h))
     return;
+  if constexpr (kState)
+    if (badStateScale(p))
+      return;
   const Group g = makeGroup(p.buckets[bucket].lanes);
   // Runs and positions fit 31 bits (the entry points check N).
   const unsigned groupsPerCta = kThreads / (unsigned)g.lanes;
@@ -78,13 +81,13 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
     if (end == start || end - start >= s.threshold)
       continue;
     const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, key, g);
-    const RowData<TT, E> d = loadRow<TT, E, kVec, kOpt>(p, ref);
+    const RowData<TT, E> d = loadRow<TT, E, kVec, kOpt, kState>(p, ref);
     float acc[E];
 #pragma unroll
     for (int i = 0; i < E; ++i)
       acc[i] = 0.0f;
     gather<GT, E, kVec, kOccLoadRegs>(p, start, end, ref.col0, ref.n, acc);
-    applyRow<TT, E, kVec, kOpt>(p, h, g, red, ref, d, acc);
+    applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
   }
 }
 

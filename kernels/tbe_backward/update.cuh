@@ -192,6 +192,242 @@ __device__ __forceinline__ RowRef rowRefOf(const Params &p, int bucket,
   return ref;
 }
 
+//===----------------------------------------------------------------------===//
+// States below f32 (embrtStatePrecision; the kState instantiations)
+//===----------------------------------------------------------------------===//
+
+__device__ __forceinline__ bool isFp8State(int prec) {
+  return prec == EMBRT_STATE_FP8_E4M3 || prec == EMBRT_STATE_FP8_E5M2;
+}
+
+/// Rowwise Adagrad's fp8 table scales must be positive and finite (the CPU
+/// refuses them at the call; CUDA does not read device memory on the host).
+/// Every CTA of the kernels that update rows checks them all first (T loads)
+/// and, as for badStep, returns before touching a row if one is not; block
+/// 0 records it (embrtSynchronize reports it, and nothing was updated).
+/// Called by the whole CTA; only in the kState instantiations.
+__device__ __forceinline__ bool badStateScale(const Params &p) {
+  const Shared &s = p.s;
+  if (s.optimizer != EMBRT_OPTIMIZER_ROWWISE_ADAGRAD || !isFp8State(s.m1Prec))
+    return false;
+  __shared__ int bad;
+  if (threadIdx.x == 0)
+    bad = 0;
+  __syncthreads();
+  for (int slot = (int)threadIdx.x; slot < s.numTables; slot += kThreads) {
+    const float *scale = stateMetaAt(p, slot).m1Scale;
+    if (!scale) // a table of no rows
+      continue;
+    const float v = __ldg(scale);
+    if (v > 0.0f && v <= 3.4e38f)
+      continue;
+    atomicExch(&bad, 1);
+    if (blockIdx.x == 0)
+      embrtDeviceRecordError(s.errors, EMBRT_DEVERR_BAD_STATE_SCALE, -1, -1,
+                             tableAt(p, slot).index,
+                             (long long)__float_as_uint(v), -1);
+  }
+  __syncthreads();
+  return bad != 0;
+}
+
+/// Element i of a state of precision `prec` at `base`, as f32.
+__device__ __forceinline__ float loadStateElem(int prec, const void *base,
+                                               size_t i, float scale) {
+  unsigned bits;
+  if (prec == EMBRT_STATE_BF16)
+    bits = __ldcg(static_cast<const unsigned short *>(base) + i);
+  else if (isFp8State(prec))
+    bits = __ldcg(static_cast<const unsigned char *>(base) + i);
+  else
+    bits = __ldcg(static_cast<const unsigned *>(base) + i);
+  return embStateDecode(prec, bits, scale);
+}
+
+__device__ __forceinline__ void storeStateElem(int prec, void *base, size_t i,
+                                               unsigned bits) {
+  if (prec == EMBRT_STATE_BF16)
+    static_cast<unsigned short *>(base)[i] = (unsigned short)bits;
+  else if (isFp8State(prec))
+    static_cast<unsigned char *>(base)[i] = (unsigned char)bits;
+  else
+    static_cast<unsigned *>(base)[i] = bits;
+}
+
+/// A lane's E columns of fp8 codes: E bytes, one vector when kVec (E >= 2;
+/// the host aligns the state rows for it, alignedElems).
+template <int E, bool kVec> struct Fp8Cols {
+  using R = Raw<E>;
+  __device__ static unsigned get(const R &r, int i) {
+    return (r.w[i / 4] >> (8 * (i % 4))) & 0xffu;
+  }
+  __device__ static void set(R &r, int i, unsigned code) {
+    const int sh = 8 * (i % 4);
+    r.w[i / 4] = (r.w[i / 4] & ~(0xffu << sh)) | code << sh;
+  }
+  __device__ static R load(const unsigned char *p, int n) {
+    R r;
+#pragma unroll
+    for (int i = 0; i < (E >= 4 ? E / 4 : 1); ++i)
+      r.w[i] = 0;
+    if constexpr (kVec && E >= 2) {
+      r = loadRaw<E>(p);
+    } else {
+#pragma unroll
+      for (int i = 0; i < E; ++i)
+        if (i < n)
+          set(r, i, __ldcg(p + i));
+    }
+    return r;
+  }
+  __device__ static void store(unsigned char *p, const R &r, int n) {
+    if constexpr (kVec && E >= 2) {
+      storeRaw<E>(p, r);
+    } else {
+#pragma unroll
+      for (int i = 0; i < E; ++i)
+        if (i < n)
+          p[i] = (unsigned char)get(r, i);
+    }
+  }
+};
+
+/// This lane's columns [col0, col0 + n) of a state row at `at` of
+/// precision `prec`, as f32 (times `scale` for fp8); 0 past n.
+template <int E, bool kVec>
+__device__ __forceinline__ void loadStateCols(int prec, const void *base,
+                                              size_t at, int n, float scale,
+                                              float *out) {
+  if (prec == EMBRT_STATE_BF16) {
+    using C = Cols<__nv_bfloat16, E, kVec>;
+    const typename C::R r =
+        C::load(static_cast<const __nv_bfloat16 *>(base) + at, n);
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      out[i] = Elem<__nv_bfloat16>::get(r.w, i);
+  } else if (isFp8State(prec)) {
+    using C = Fp8Cols<E, kVec>;
+    const typename C::R r =
+        C::load(static_cast<const unsigned char *>(base) + at, n);
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      out[i] = embStateDecode(prec, C::get(r, i), scale);
+  } else {
+    using C = Cols<float, E, kVec>;
+    const typename C::R r = C::load(static_cast<const float *>(base) + at, n);
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      out[i] = __uint_as_float(r.w[i]);
+  }
+}
+
+/// Stores x (this lane's columns, n of them valid) into a state row at `at`
+/// of precision `prec`: f32 as is, bf16 and fp8 (of x / scale) rounded
+/// stochastically with column col0 + i of the row's stream `rowSeed`.
+template <int E, bool kVec>
+__device__ __forceinline__ void
+storeStateCols(int prec, void *base, size_t at, int n, float scale,
+               const float *x, uint32_t rowSeed, unsigned col0) {
+  if (prec == EMBRT_STATE_BF16) {
+    using C = Cols<__nv_bfloat16, E, kVec>;
+    typename C::R r;
+#pragma unroll
+    for (int i = 0; i < (2 * E >= 4 ? 2 * E / 4 : 1); ++i)
+      r.w[i] = 0;
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      Elem<__nv_bfloat16>::set(
+          r.w, i, embSrToBF16(x[i], embSrColumnBits(rowSeed, col0 + i)));
+    C::store(static_cast<__nv_bfloat16 *>(base) + at, r, n);
+  } else if (isFp8State(prec)) {
+    using C = Fp8Cols<E, kVec>;
+    typename C::R r;
+#pragma unroll
+    for (int i = 0; i < (E >= 4 ? E / 4 : 1); ++i)
+      r.w[i] = 0;
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      C::set(r, i,
+             embStateEncode(prec, x[i], scale,
+                            embSrColumnBits(rowSeed, col0 + i)));
+    C::store(static_cast<unsigned char *>(base) + at, r, n);
+  } else {
+    using C = Cols<float, E, kVec>;
+    typename C::R r;
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      r.w[i] = __float_as_uint(x[i]);
+    C::store(static_cast<float *>(base) + at, r, n);
+  }
+}
+
+/// The random stream of state `which` (1, 2) of a row (the CPU's
+/// stateRowSeed).
+__device__ __forceinline__ uint32_t stateRowSeed(const Shared &s,
+                                                 const Hyper &h, int which,
+                                                 int table, unsigned row) {
+  return embSrRowSeed(embSrStateSeed(s.seed, which), h.step, table, row);
+}
+
+/// Adam's update of a row whose states are stored below f32 (kState): as
+/// the f32 update, on the decoded states; then each fp8 state row's new
+/// scale (its largest magnitude over the format's largest value, reduced
+/// over the group) and the stochastically rounded stores. Called by the
+/// whole group.
+template <int E, bool kVec>
+__device__ __forceinline__ void
+adamStates(const Params &p, const Hyper &h, const Group &g, float *red,
+           const RowRef &ref, const TableMeta &tm, size_t at, const float *grad,
+           float *w) {
+  const Shared &s = p.s;
+  const StateMeta &sm = stateMetaAt(p, ref.slot);
+  const int p1 = s.m1Prec, p2 = s.m2Prec;
+  float m[E], v[E];
+  float mScale = 1.0f, vScale = 1.0f;
+  if (ref.n > 0) {
+    if (isFp8State(p1))
+      mScale = __ldcg(sm.m1Scale + ref.row);
+    if (isFp8State(p2))
+      vScale = __ldcg(sm.m2Scale + ref.row);
+    loadStateCols<E, kVec>(p1, tm.m1, at, ref.n, mScale, m);
+    loadStateCols<E, kVec>(p2, tm.m2, at, ref.n, vScale, v);
+  } else {
+#pragma unroll
+    for (int i = 0; i < E; ++i)
+      m[i] = v[i] = 0.0f;
+  }
+  float mMax = 0.0f, vMax = 0.0f;
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const float mi = h.b1 * m[i] + (1.0f - h.b1) * grad[i];
+    const float vi = h.b2 * v[i] + (1.0f - h.b2) * grad[i] * grad[i];
+    w[i] -= h.lr * ((mi / h.c1) / (sqrtf(vi / h.c2) + h.eps) + h.wd * w[i]);
+    m[i] = mi;
+    v[i] = vi;
+    if (i < ref.n) {
+      mMax = fmaxf(mMax, fabsf(mi));
+      vMax = fmaxf(vMax, fabsf(vi));
+    }
+  }
+  // The whole group takes part in the reductions; only fp8 rows need them.
+  if (isFp8State(p1))
+    mScale = embStateRowScale(p1, groupMax(mMax, g, red));
+  if (isFp8State(p2))
+    vScale = embStateRowScale(p2, groupMax(vMax, g, red));
+  if (ref.n > 0) {
+    storeStateCols<E, kVec>(p1, tm.m1, at, ref.n, mScale, m,
+                            stateRowSeed(s, h, 1, tm.index, ref.row), ref.col0);
+    storeStateCols<E, kVec>(p2, tm.m2, at, ref.n, vScale, v,
+                            stateRowSeed(s, h, 2, tm.index, ref.row), ref.col0);
+  }
+  if (g.lane == 0) {
+    if (isFp8State(p1))
+      sm.m1Scale[ref.row] = mScale;
+    if (isFp8State(p2))
+      sm.m2Scale[ref.row] = vScale;
+  }
+}
+
 /// The optimizer (embrtOptimizer): kOpt when known at compile time, else (-1)
 /// read from the parameters (loadRow and applyRow).
 template <int kOpt>
@@ -199,7 +435,9 @@ __device__ __forceinline__ int optimizerOf(const Shared &s) {
   return kOpt >= 0 ? kOpt : s.optimizer;
 }
 
-template <typename TT, int E, bool kVec, int kOpt = -1>
+/// kState: 0, every state f32 (the kernels as they were); 1, the states'
+/// precisions are read from the parameters (Shared::m1Prec, m2Prec).
+template <typename TT, int E, bool kVec, int kOpt = -1, int kState = 0>
 __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
                                                   const RowRef &ref) {
   const TableMeta &tm = tableAt(p, ref.slot);
@@ -213,6 +451,15 @@ __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
     d.w = Cols<TT, E, kVec>::load(reinterpret_cast<const TT *>(tm.table) + at,
                                   ref.n);
   d.state = 0.0f;
+  if constexpr (kState) {
+    // The state as f32; rowwise Adagrad's fp8 state times its table's scale.
+    const int prec = p.s.m1Prec;
+    if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
+      d.state = loadStateElem(
+          prec, tm.m1, ref.row,
+          isFp8State(prec) ? __ldg(stateMetaAt(p, ref.slot).m1Scale) : 1.0f);
+    return d;
+  }
   if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
     d.state = __ldcg(tm.m1 + ref.row);
   else if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ADAM && ref.n > 0) {
@@ -225,7 +472,7 @@ __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
 /// Applies the optimizer to the row `ref` (loaded as `d`) with gradient g
 /// (this lane's columns), and stores the row and its state. Called by the
 /// whole group.
-template <typename TT, int E, bool kVec, int kOpt = -1>
+template <typename TT, int E, bool kVec, int kOpt = -1, int kState = 0>
 __device__ __forceinline__ void
 applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
          const RowRef &ref, const RowData<TT, E> &d, float *grad) {
@@ -256,11 +503,27 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
 #pragma unroll
     for (int i = 0; i < E; ++i)
       w[i] -= scale * grad[i];
-    if (g.lane == 0)
-      tm.m1[ref.row] = state;
+    if (g.lane == 0) {
+      if constexpr (kState) {
+        const int prec = s.m1Prec;
+        storeStateElem(
+            prec, tm.m1, ref.row,
+            embStateEncode(
+                prec, state,
+                isFp8State(prec) ? __ldg(stateMetaAt(p, ref.slot).m1Scale)
+                                 : 1.0f,
+                embSrColumnBits(stateRowSeed(s, h, 1, tm.index, ref.row), 0)));
+      } else {
+        tm.m1[ref.row] = state;
+      }
+    }
     break;
   }
   default: { // Adam, with decoupled weight decay
+    if constexpr (kState) {
+      adamStates<E, kVec>(p, h, g, red, ref, tm, at, grad, w);
+      break;
+    }
     if (ref.n > 0) {
       using F = Cols<float, E, kVec>;
       typename F::R m = F::load(tm.m1 + at, ref.n),

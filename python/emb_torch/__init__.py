@@ -23,9 +23,10 @@ from .ikbo import IkboLinearCompression, IkboTargetAttention
 from .modules import (DataType, EmbeddingBagCollection, EmbeddingBagConfig, EmbeddingCollection,
                       EmbeddingConfig, JaggedTensor, KeyedJaggedTensor, KeyedTensor, PoolingType,
                       RowWiseAdagrad, apply_optimizer_in_backward)
+from .ops import STATE_PRECISIONS, state_dtype
 
 __all__ = ["ikbo", "input_dist", "ops", "quant", "quantized", "CompiledModel", "load",
            "IkboLinearCompression", "IkboTargetAttention", "EmbError", "EmbIndexError", "runtime",
            "DataType", "EmbeddingBagCollection", "EmbeddingBagConfig", "EmbeddingCollection",
            "EmbeddingConfig", "JaggedTensor", "KeyedJaggedTensor", "KeyedTensor", "PoolingType",
-           "RowWiseAdagrad", "apply_optimizer_in_backward"]
+           "RowWiseAdagrad", "apply_optimizer_in_backward", "STATE_PRECISIONS", "state_dtype"]

@@ -37,7 +37,9 @@ class TbeBackwardArgs(ctypes.Structure):
     _fields_ = [("structSize", ctypes.c_size_t), ("lookup", TbeArgs), ("gradOutput", _p),
                 ("gradDtype", ctypes.c_int), ("optimizer", ctypes.c_int), ("momentum1", _pp),
                 ("momentum2", _pp), ("hyperParams", _p), ("step", _p), ("seed", ctypes.c_uint64),
-                ("configId", ctypes.c_int64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t)]
+                ("configId", ctypes.c_int64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t),
+                ("momentum1Precision", ctypes.c_int), ("momentum2Precision", ctypes.c_int),
+                ("momentum1Scales", _pp), ("momentum2Scales", _pp)]
 
 
 class BroadcastArgs(ctypes.Structure):

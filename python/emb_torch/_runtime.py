@@ -40,6 +40,8 @@ DTYPES = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16, torch.in
 POOLING = {"sum": 0, "mean": 1, "none": 2}
 BOUNDS = {"fatal": 0, "warning": 1, "ignore": 2, "none": 3}
 OPTIMIZERS = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}
+# embrtStatePrecision: how an optimizer state is stored.
+STATE_PRECISIONS = {"f32": 0, "bf16": 1, "fp8_e4m3": 2, "fp8_e5m2": 3}
 DEVICE_CPU, DEVICE_CUDA = 0, 1
 CUDA_STREAM_LEGACY = 1  # cudaStreamLegacy: the legacy default stream as a stream handle
 

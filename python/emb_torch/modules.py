@@ -25,6 +25,7 @@ from torch import Tensor, nn
 
 from . import _runtime as R
 from . import ops  # noqa: F401  (registers torch.ops.emb.*)
+from .ops import STATE_PRECISIONS, state_dtype
 
 try:  # TorchRec's own types, accepted and returned when present
     from torchrec.sparse.jagged_tensor import KeyedTensor as _TorchRecKeyedTensor
@@ -352,8 +353,19 @@ _OPTIMIZER_CLASSES = {"SGD": "sgd", "RowWiseAdagrad": "rowwise_adagrad", "Adam":
 
 
 def _fused_optimizer(fused_params):
-    """(optimizer, [lr, eps, beta1, beta2, weight_decay]) from FBGEMM-style fused_params."""
+    """(optimizer, [lr, eps, beta1, beta2, weight_decay], state precisions) from FBGEMM-style
+    fused_params. emb's own keys: momentum1_precision and momentum2_precision (f32, bf16,
+    fp8_e4m3, fp8_e5m2: how the states are stored), and momentum1_scale, the table scale of an
+    fp8 rowwise Adagrad state (required there: the row states over it must lie in the format's
+    range)."""
     p = dict(fused_params)
+    states = {"momentum1_precision": p.pop("momentum1_precision", "f32"),
+              "momentum2_precision": p.pop("momentum2_precision", "f32"),
+              "momentum1_scale": p.pop("momentum1_scale", None)}
+    for k in ("momentum1_precision", "momentum2_precision"):
+        if states[k] not in STATE_PRECISIONS:
+            raise ValueError("fused_params: %s must be one of %s, got %r"
+                             % (k, list(STATE_PRECISIONS), states[k]))
     name = p.pop("optimizer", None)
     if name is None:
         raise ValueError("fused_params: needs \"optimizer\" (sgd, exact_rowwise_adagrad, adam)")
@@ -367,7 +379,23 @@ def _fused_optimizer(fused_params):
         p.pop(k, None)  # taken by the module, or emb's only mode
     if p:
         raise ValueError("fused_params: unknown keys %s" % sorted(p))
-    return _OPTIMIZER_NAMES[key], hyper
+    name = _OPTIMIZER_NAMES[key]
+    held = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}[name]
+    for k in (1, 2):
+        if k > held and states["momentum%d_precision" % k] != "f32":
+            raise ValueError("fused_params: momentum%d_precision is %s, but %s has no momentum%d"
+                             % (k, states["momentum%d_precision" % k], name, k))
+    scale = states["momentum1_scale"]
+    if name == "rowwise_adagrad" and states["momentum1_precision"].startswith("fp8"):
+        if scale is None or not (0 < float(scale) < math.inf):
+            raise ValueError("fused_params: a %s rowwise_adagrad state needs momentum1_scale, a "
+                             "positive finite table scale (row states / scale must lie in the "
+                             "format's range), got %r" % (states["momentum1_precision"], scale))
+    elif scale is not None:
+        raise ValueError("fused_params: momentum1_scale is the table scale of an fp8 "
+                         "rowwise_adagrad state; %s with momentum1_precision %s takes none"
+                         % (name, states["momentum1_precision"]))
+    return name, hyper, states
 
 
 def apply_optimizer_in_backward(optimizer_class, params, optimizer_kwargs):
@@ -391,7 +419,7 @@ def apply_optimizer_in_backward(optimizer_class, params, optimizer_kwargs):
     if not owners:
         raise ValueError("apply_optimizer_in_backward: none of params is a table of an emb module")
     for module in owners.values():
-        module._set_optimizer(name, hyper)
+        module._set_optimizer(name, hyper, None)
 
 
 class RowWiseAdagrad:
@@ -404,7 +432,9 @@ class RowWiseAdagrad:
 
 class _Table(nn.Module):
     """One table: `weight` [rows, dim] and its optimizer states (momentum1, momentum2) as
-    buffers. A checkpoint without states (TorchRec's) loads with fresh zero states."""
+    buffers, in their stored form (ops.state_dtype; fp8 states with momentum1_scale /
+    momentum2_scale beside them). A checkpoint without states (TorchRec's) loads with fresh zero
+    states."""
 
     def __init__(self, rows, dim, dtype, device):
         super().__init__()
@@ -419,6 +449,9 @@ class _Table(nn.Module):
             if prefix + state in missing_keys:
                 missing_keys.remove(prefix + state)
                 getattr(self, state).zero_()
+            # Zero codes read as zero whatever the scale: a missing scale keeps its value.
+            if prefix + state + "_scale" in missing_keys:
+                missing_keys.remove(prefix + state + "_scale")
 
 
 class _KeyedLookups(nn.Module):
@@ -599,20 +632,35 @@ class _Collection(_KeyedLookups):
 
     # Optimizer ---------------------------------------------------------------------------------
 
-    def _set_optimizer(self, name, hyper):
+    def _set_optimizer(self, name, hyper, states):
+        """`states`: the state precisions of _fused_optimizer, or None (this module's, else
+        f32)."""
         if self._optimizer is not None and self._optimizer != name:
             raise ValueError("%s: its tables already train with %s, not %s"
                              % (type(self).__name__, self._optimizer, name))
+        if states is None:
+            states = getattr(self, "_states", None) or {
+                "momentum1_precision": "f32", "momentum2_precision": "f32",
+                "momentum1_scale": None}
         self._optimizer = name
+        self._states = states
         for s in self._specs:
             table = getattr(self, self._tables_attr)[s[0]]
             w = table.weight
-            states = {"sgd": (), "rowwise_adagrad": ((w.shape[0],),),
+            shapes = {"sgd": (), "rowwise_adagrad": ((w.shape[0],),),
                       "adam": (tuple(w.shape), tuple(w.shape))}[name]
-            for i, shape in enumerate(states):
+            for i, shape in enumerate(shapes):
                 attr = "momentum%d" % (i + 1)
+                precision = states[attr + "_precision"]
                 if getattr(table, attr, None) is None:
-                    table.register_buffer(attr, torch.zeros(shape, device=w.device))
+                    # Zero codes read as 0 at every precision and scale.
+                    table.register_buffer(attr, torch.zeros(shape, dtype=state_dtype(precision),
+                                                            device=w.device))
+                if precision.startswith("fp8") and getattr(table, attr + "_scale", None) is None:
+                    scale = (torch.ones(w.shape[0], device=w.device) if name == "adam"
+                             else torch.full((1,), float(states["momentum1_scale"]),
+                                             device=w.device))
+                    table.register_buffer(attr + "_scale", scale)
         with torch.no_grad():
             self.hyper_params.copy_(torch.tensor(hyper, dtype=torch.float32))
 
@@ -665,9 +713,16 @@ class _Collection(_KeyedLookups):
             return torch.ops.emb.tbe_forward(w, *common)
         m1 = [tables[s[0]].momentum1 for s in specs] if self._optimizer != "sgd" else []
         m2 = [tables[s[0]].momentum2 for s in specs] if self._optimizer == "adam" else []
+        p1, p2 = self._states["momentum1_precision"], self._states["momentum2_precision"]
+        s1 = [tables[s[0]].momentum1_scale for s in specs] if p1.startswith("fp8") else None
+        s2 = [tables[s[0]].momentum2_scale for s in specs] if p2.startswith("fp8") else None
+        if p1 == "f32" and p2 == "f32":  # the op as it was
+            return torch.ops.emb.tbe_forward_train(
+                self._placeholder, w, m1, m2, self.hyper_params,
+                getattr(self, "step_%d" % g), *common, self._optimizer, self._seed)
         return torch.ops.emb.tbe_forward_train(
             self._placeholder, w, m1, m2, self.hyper_params,
-            getattr(self, "step_%d" % g), *common, self._optimizer, self._seed)
+            getattr(self, "step_%d" % g), *common, self._optimizer, self._seed, s1, s2, p1, p2)
 
     def reset_parameters(self) -> None:
         """TorchRec's initialisation again (uniform in +-sqrt(1 / num_embeddings))."""

@@ -30,12 +30,33 @@ from torch import Tensor
 from . import _runtime as R
 
 __all__ = ["tbe_forward", "tbe_backward_sgd", "tbe_backward_rowwise_adagrad",
-           "tbe_backward_adam", "tbe_forward_train", "OPTIMIZERS"]
+           "tbe_backward_adam", "tbe_forward_train", "OPTIMIZERS", "STATE_PRECISIONS",
+           "state_dtype"]
 
 TABLE_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 INDEX_DTYPES = (torch.int32, torch.int64)
 OPTIMIZERS = ("sgd", "rowwise_adagrad", "adam")
 MAX_DIM = 2048  # EMBRT_MAX_TABLE_DIM
+# How an optimizer state is stored (embrtStatePrecision), and the tensor dtype that holds it:
+# fp8 states are their codes as uint8 (torch's float8 dtypes are taken too, where they exist),
+# with f32 scales beside them (momentum<k>_scales).
+STATE_PRECISIONS = ("f32", "bf16", "fp8_e4m3", "fp8_e5m2")
+
+
+def state_dtype(precision: str) -> torch.dtype:
+    """The dtype of a state tensor of `precision` (f32, bf16, fp8_e4m3, fp8_e5m2)."""
+    if precision not in STATE_PRECISIONS:
+        raise ValueError("state precision must be one of %s, got %r"
+                         % (list(STATE_PRECISIONS), precision))
+    return {"f32": torch.float32, "bf16": torch.bfloat16}.get(precision, torch.uint8)
+
+
+def _state_dtypes(precision):
+    extra = {"fp8_e4m3": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2"}.get(precision)
+    dtypes = [state_dtype(precision)]
+    if extra and hasattr(torch, extra):
+        dtypes.append(getattr(torch, extra))
+    return dtypes
 
 
 #===------------------------------------------------------------------------------------------===#
@@ -209,7 +230,7 @@ def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, p
 
 def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
               indices, offsets, per_sample_weights, grad_output, pooling, bounds_check,
-              padding_idx, seed):
+              padding_idx, seed, precisions=("f32", "f32"), scales=(None, None)):
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
                              pooling, bounds_check)
     device = weights[0].device
@@ -224,16 +245,43 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
         grad_output = grad_output.float()
     grad_output = grad_output.contiguous()
     states = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}[optimizer]
-    for name, lst in (("momentum1", momentum1), ("momentum2", momentum2))[:states]:
+    for k, (name, lst) in enumerate((("momentum1", momentum1), ("momentum2", momentum2))):
+        precision = precisions[k]
+        if precision not in STATE_PRECISIONS:
+            raise ValueError("%s: %s_precision must be one of %s, got %r"
+                             % (op, name, list(STATE_PRECISIONS), precision))
+        if k >= states:
+            if precision != "f32":
+                raise ValueError("%s: %s_precision is %s, but %s has no %s"
+                                 % (op, name, precision, optimizer, name))
+            continue
         if len(lst) != len(weights):
             raise ValueError("%s: %s has %d tensors for %d tables" % (op, name, len(lst), len(weights)))
+        dtypes = _state_dtypes(precision)
         for t, (m, w) in enumerate(zip(lst, weights)):
             want = (w.shape[0],) if optimizer == "rowwise_adagrad" else tuple(w.shape)
-            if m.dtype != torch.float32 or tuple(m.shape) != want or m.device != device \
+            if m.dtype not in dtypes or tuple(m.shape) != want or m.device != device \
                     or not m.is_contiguous():
-                raise ValueError("%s: %s[%d] must be a contiguous float32 %s on %s, got %s %s on %s"
-                                 % (op, name, t, list(want), device, m.dtype, list(m.shape),
-                                    m.device))
+                raise ValueError("%s: %s[%d] must be a contiguous %s %s on %s (%s_precision %s), "
+                                 "got %s %s on %s"
+                                 % (op, name, t, dtypes[0], list(want), device, name, precision,
+                                    m.dtype, list(m.shape), m.device))
+        if precision.startswith("fp8"):
+            scale_list = scales[k]
+            what = ("[rows] (one a row)" if optimizer == "adam"
+                    else "[1] (the table's, read only)")
+            if scale_list is None or len(scale_list) != len(weights):
+                raise ValueError("%s: %s_scales must hold a float32 %s tensor a table for a %s "
+                                 "%s, got %s" % (op, name, what, precision, name,
+                                                 None if scale_list is None
+                                                 else "%d tensors" % len(scale_list)))
+            for t, (sc, w) in enumerate(zip(scale_list, weights)):
+                want = (w.shape[0],) if optimizer == "adam" else (1,)
+                if sc.dtype != torch.float32 or tuple(sc.shape) != want or sc.device != device \
+                        or not sc.is_contiguous():
+                    raise ValueError("%s: %s_scales[%d] must be a contiguous float32 %s on %s, "
+                                     "got %s %s on %s" % (op, name, t, list(want), device,
+                                                          sc.dtype, list(sc.shape), sc.device))
     if hyper_params.dtype != torch.float32 or hyper_params.shape != (5,) \
             or hyper_params.device != device:
         raise ValueError("%s: hyper_params must be float32 [5] on %s (lr, eps, beta1, beta2, "
@@ -261,6 +309,12 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
         arr = _ptrs([m.data_ptr() for m in lst])
         keep.append(arr)
         setattr(b, "momentum%d" % which, ctypes.cast(arr, R._pp))
+        precision = precisions[which - 1]
+        setattr(b, "momentum%dPrecision" % which, R.STATE_PRECISIONS[precision])
+        if precision.startswith("fp8"):
+            arr = _ptrs([sc.data_ptr() for sc in scales[which - 1]])
+            keep.append(arr)
+            setattr(b, "momentum%dScales" % which, ctypes.cast(arr, R._pp))
     b.hyperParams = hyper_params.data_ptr()
     b.step = step.data_ptr()
     b.seed = seed & (2 ** 64 - 1)
@@ -316,24 +370,35 @@ def tbe_backward_rowwise_adagrad(weights: List[Tensor], momentum1: List[Tensor],
                                  indices: Tensor, offsets: Tensor,
                                  per_sample_weights: Optional[Tensor], grad_output: Tensor,
                                  pooling: str, bounds_check: str, padding_idx: Optional[int],
-                                 seed: int) -> None:
-    """Exact rowwise Adagrad (FBGEMM's EXACT_ROWWISE_ADAGRAD) in place; momentum1[t] is [rows]."""
+                                 seed: int, momentum1_precision: str = "f32",
+                                 momentum1_scales: Optional[List[Tensor]] = None) -> None:
+    """Exact rowwise Adagrad (FBGEMM's EXACT_ROWWISE_ADAGRAD) in place; momentum1[t] is [rows]
+    of momentum1_precision (state_dtype); an fp8 one divided by momentum1_scales[t] ([1] f32,
+    the table's scale, read only)."""
     _backward("emb::tbe_backward_rowwise_adagrad", "rowwise_adagrad", weights, momentum1, [],
               hyper_params, step, feature_table, indices, offsets, per_sample_weights,
-              grad_output, pooling, bounds_check, padding_idx, seed)
+              grad_output, pooling, bounds_check, padding_idx, seed,
+              (momentum1_precision, "f32"), (momentum1_scales, None))
 
 
 @torch.library.custom_op("emb::tbe_backward_adam",
-                         mutates_args=("weights", "momentum1", "momentum2", "step"))
+                         mutates_args=("weights", "momentum1", "momentum2", "step",
+                                       "momentum1_scales", "momentum2_scales"))
 def tbe_backward_adam(weights: List[Tensor], momentum1: List[Tensor], momentum2: List[Tensor],
                       hyper_params: Tensor, step: Tensor, feature_table: List[int],
                       indices: Tensor, offsets: Tensor, per_sample_weights: Optional[Tensor],
                       grad_output: Tensor, pooling: str, bounds_check: str,
-                      padding_idx: Optional[int], seed: int) -> None:
-    """Adam with decoupled weight decay (FBGEMM's ADAM) in place; moments are [rows, D] f32."""
+                      padding_idx: Optional[int], seed: int, momentum1_precision: str = "f32",
+                      momentum2_precision: str = "f32",
+                      momentum1_scales: Optional[List[Tensor]] = None,
+                      momentum2_scales: Optional[List[Tensor]] = None) -> None:
+    """Adam with decoupled weight decay (FBGEMM's ADAM) in place; moments are [rows, D] of
+    momentum<k>_precision (state_dtype); an fp8 one with [rows] f32 scales in
+    momentum<k>_scales, rewritten with the row."""
     _backward("emb::tbe_backward_adam", "adam", weights, momentum1, momentum2, hyper_params, step,
               feature_table, indices, offsets, per_sample_weights, grad_output, pooling,
-              bounds_check, padding_idx, seed)
+              bounds_check, padding_idx, seed, (momentum1_precision, momentum2_precision),
+              (momentum1_scales, momentum2_scales))
 
 
 for _op in (tbe_backward_sgd, tbe_backward_rowwise_adagrad, tbe_backward_adam):
@@ -342,15 +407,18 @@ for _op in (tbe_backward_sgd, tbe_backward_rowwise_adagrad, tbe_backward_adam):
 
 def _backward_call(optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
                    indices, offsets, per_sample_weights, grad_output, pooling, bounds_check,
-                   padding_idx, seed):
+                   padding_idx, seed, momentum1_scales=None, momentum2_scales=None,
+                   momentum1_precision="f32", momentum2_precision="f32"):
     tail = (hyper_params, step, feature_table, indices, offsets, per_sample_weights, grad_output,
             pooling, bounds_check, padding_idx, seed)
     if optimizer == "sgd":
         torch.ops.emb.tbe_backward_sgd(weights, *tail)
     elif optimizer == "rowwise_adagrad":
-        torch.ops.emb.tbe_backward_rowwise_adagrad(weights, momentum1, *tail)
+        torch.ops.emb.tbe_backward_rowwise_adagrad(weights, momentum1, *tail, momentum1_precision,
+                                                   momentum1_scales)
     else:
-        torch.ops.emb.tbe_backward_adam(weights, momentum1, momentum2, *tail)
+        torch.ops.emb.tbe_backward_adam(weights, momentum1, momentum2, *tail, momentum1_precision,
+                                        momentum2_precision, momentum1_scales, momentum2_scales)
 
 
 @torch.library.custom_op("emb::tbe_forward_train", mutates_args=())
@@ -359,11 +427,16 @@ def tbe_forward_train(placeholder: Tensor, weights: List[Tensor], momentum1: Lis
                       feature_table: List[int], indices: Tensor, offsets: Tensor,
                       per_sample_weights: Optional[Tensor], pooling: str, bounds_check: str,
                       padding_idx: Optional[int], output_dtype: Optional[torch.dtype],
-                      optimizer: str, seed: int) -> Tensor:
+                      optimizer: str, seed: int,
+                      momentum1_scales: Optional[List[Tensor]] = None,
+                      momentum2_scales: Optional[List[Tensor]] = None,
+                      momentum1_precision: str = "f32",
+                      momentum2_precision: str = "f32") -> Tensor:
     """tbe_forward whose backward is emb::tbe_backward_<optimizer>: the tables and states are
     updated in place with the output's gradient, and no gradient flows to them. `placeholder` is
     a scalar that requires grad, so that autograd runs the backward (FBGEMM's
-    placeholder_autograd_tensor); momentum1/momentum2 are empty where the optimizer has none."""
+    placeholder_autograd_tensor); momentum1/momentum2 are empty where the optimizer has none, and
+    stored at momentum<k>_precision (fp8 with momentum<k>_scales), as the backward ops take them."""
     if optimizer not in OPTIMIZERS:
         raise ValueError("emb::tbe_forward_train: optimizer must be one of %s, got %r"
                          % (list(OPTIMIZERS), optimizer))
@@ -374,7 +447,8 @@ def tbe_forward_train(placeholder: Tensor, weights: List[Tensor], momentum1: Lis
 @tbe_forward_train.register_fake
 def _(placeholder, weights, momentum1, momentum2, hyper_params, step, feature_table, indices,
       offsets, per_sample_weights, pooling, bounds_check, padding_idx, output_dtype, optimizer,
-      seed):
+      seed, momentum1_scales=None, momentum2_scales=None, momentum1_precision="f32",
+      momentum2_precision="f32"):
     op = "emb::tbe_forward_train"
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
                              pooling, bounds_check)
@@ -382,27 +456,38 @@ def _(placeholder, weights, momentum1, momentum2, hyper_params, step, feature_ta
                          _output_dtype(op, weights, output_dtype))
 
 
+_TRAIN_DEFAULTS = (None, None, "f32", "f32")  # the scales and precisions, when not passed
+
+
 def _train_setup(ctx, inputs, output):
+    ctx.num_inputs = len(inputs)
+    inputs = tuple(inputs) + _TRAIN_DEFAULTS[len(inputs) - 16:]
     (placeholder, weights, momentum1, momentum2, hyper_params, step, feature_table, indices,
      offsets, per_sample_weights, pooling, bounds_check, padding_idx, output_dtype, optimizer,
-     seed) = inputs
+     seed, momentum1_scales, momentum2_scales, momentum1_precision, momentum2_precision) = inputs
     # The tables and states are held, not saved: the backward updates them in place, and a
     # saved tensor's version check would refuse the second of two lookups into one table.
-    ctx.state = (weights, momentum1, momentum2, hyper_params, step)
+    ctx.state = (weights, momentum1, momentum2, hyper_params, step, momentum1_scales,
+                 momentum2_scales)
     ctx.save_for_backward(indices, offsets, per_sample_weights)
-    ctx.lookup = (feature_table, pooling, bounds_check, padding_idx, optimizer, seed)
+    ctx.lookup = (feature_table, pooling, bounds_check, padding_idx, optimizer, seed,
+                  momentum1_precision, momentum2_precision)
 
 
 def _train_backward(ctx, grad_output):
     indices, offsets, per_sample_weights = ctx.saved_tensors
-    weights, momentum1, momentum2, hyper_params, step = ctx.state
-    feature_table, pooling, bounds_check, padding_idx, optimizer, seed = ctx.lookup
+    weights, momentum1, momentum2, hyper_params, step, scales1, scales2 = ctx.state
+    (feature_table, pooling, bounds_check, padding_idx, optimizer, seed, precision1,
+     precision2) = ctx.lookup
     _backward_call(optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
                    indices, offsets, per_sample_weights, grad_output, pooling, bounds_check,
-                   padding_idx, seed)
+                   padding_idx, seed, scales1, scales2, precision1, precision2)
     # One entry an input, lists for the tensor lists (PyTorch checks the structure).
-    return (None, [None] * len(weights), [None] * len(momentum1),
-            [None] * len(momentum2)) + (None,) * 12
+    grads = (None, [None] * len(weights), [None] * len(momentum1),
+             [None] * len(momentum2)) + (None,) * 12 + (
+                 None if scales1 is None else [None] * len(scales1),
+                 None if scales2 is None else [None] * len(scales2), None, None)
+    return grads[:ctx.num_inputs]
 
 
 tbe_forward_train.register_autograd(_train_backward, setup_context=_train_setup)

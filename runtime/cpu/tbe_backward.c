@@ -21,7 +21,11 @@
 // rounded stochastically with the seeded hash the GPU uses
 // (kernels/stochastic_rounding.h): the same f32 value gives the same bits on
 // both; the f32 values themselves may differ by the GPU's f32 accumulation.
-// States are stored as f32, rounded to nearest.
+// States are stored at their precision (embrtStatePrecision): f32 rounded
+// to nearest; bf16 and fp8 from their f32 value rounded stochastically with
+// the same hash (a stream of their own per state, row and column). An fp8
+// Adam row gets a new scale, its largest magnitude over the format's
+// largest value; rowwise Adagrad's fp8 state divides by its table's scale.
 //
 // Data errors are found before anything is written, as in the forward:
 // invalid offsets always, the first out-of-range id under
@@ -42,7 +46,8 @@ typedef struct Entry {
   double scale;
 } Entry;
 
-/// Workspace: the entries, the T key bases, two f64 rows.
+/// Workspace: the entries, the T key bases, three f64 rows (the gradient,
+/// the weights, Adam's f32 m and v).
 static size_t entriesBytes(const embrtTbeBackwardArgs *args) {
   return (size_t)args->lookup.numIndices * sizeof(Entry);
 }
@@ -52,7 +57,7 @@ embrtStatus embrtCpuTbeBackwardWorkspaceSize(embrtContext *ctx,
                                              size_t *bytes) {
   *bytes = entriesBytes(args) +
            (size_t)(args->lookup.numTables + 1) * sizeof(int64_t) +
-           2 * EMBRT_MAX_TABLE_DIM * sizeof(double);
+           3 * EMBRT_MAX_TABLE_DIM * sizeof(double);
   return EMBRT_OK;
 }
 
@@ -154,6 +159,92 @@ static void storeRow(const embrtTbeBackwardArgs *args, int64_t t, int64_t row,
   }
 }
 
+/// Element i of a state of `precision` (embrtStatePrecision) as f32, times
+/// `scale` for fp8.
+static float loadState(embrtStatePrecision precision, const void *state,
+                       int64_t i, float scale) {
+  uint32_t bits;
+  switch (precision) {
+  case EMBRT_STATE_BF16:
+    bits = ((const uint16_t *)state)[i];
+    break;
+  case EMBRT_STATE_FP8_E4M3:
+  case EMBRT_STATE_FP8_E5M2:
+    bits = ((const uint8_t *)state)[i];
+    break;
+  default:
+    bits = ((const uint32_t *)state)[i];
+    break;
+  }
+  return embStateDecode((int)precision, bits, scale);
+}
+
+/// Stores `x` as element i of a state of `precision`: f32 to nearest, bf16
+/// and fp8 (of x / scale) stochastically with random bits `r`.
+static void storeState(embrtStatePrecision precision, void *state, int64_t i,
+                       float x, float scale, uint32_t r) {
+  uint32_t bits = embStateEncode((int)precision, x, scale, r);
+  switch (precision) {
+  case EMBRT_STATE_BF16:
+    ((uint16_t *)state)[i] = (uint16_t)bits;
+    break;
+  case EMBRT_STATE_FP8_E4M3:
+  case EMBRT_STATE_FP8_E5M2:
+    ((uint8_t *)state)[i] = (uint8_t)bits;
+    break;
+  default:
+    ((uint32_t *)state)[i] = bits;
+    break;
+  }
+}
+
+static int isFp8(embrtStatePrecision precision) {
+  return precision == EMBRT_STATE_FP8_E4M3 || precision == EMBRT_STATE_FP8_E5M2;
+}
+
+/// The random stream of state `which` (1 or 2) of row `row` of table `t`.
+static uint32_t stateRowSeed(const embrtTbeBackwardArgs *args, int which,
+                             int64_t t, int64_t row) {
+  int64_t step = args->step ? *args->step : 0;
+  return embSrRowSeed(embSrStateSeed(args->seed, which), step, t, row);
+}
+
+/// Stores Adam's updated state row `x` (D values, f32) of state `which`:
+/// for fp8 first the row's new scale, its largest magnitude over the
+/// format's largest value.
+static void storeStateRow(const embrtTbeBackwardArgs *args, int which,
+                          int64_t t, int64_t row, const float *x, int64_t D) {
+  embrtStatePrecision precision =
+      which == 1 ? args->momentum1Precision : args->momentum2Precision;
+  void *state = which == 1 ? args->momentum1[t] : args->momentum2[t];
+  float scale = 1.0f;
+  if (isFp8(precision)) {
+    float amax = 0.0f;
+    for (int64_t d = 0; d < D; ++d)
+      amax = fmaxf(amax, fabsf(x[d]));
+    scale = embStateRowScale((int)precision, amax);
+    float *scales = (float *)(which == 1 ? args->momentum1Scales
+                                         : args->momentum2Scales)[t];
+    scales[row] = scale;
+  }
+  uint32_t rowSeed = stateRowSeed(args, which, t, row);
+  for (int64_t d = 0; d < D; ++d)
+    storeState(precision, state, row * D + d, x[d], scale,
+               embSrColumnBits(rowSeed, (uint32_t)d));
+}
+
+/// The scale of Adam's state `which` of row `row` of table `t` (1 unless
+/// fp8).
+static float adamRowScale(const embrtTbeBackwardArgs *args, int which,
+                          int64_t t, int64_t row) {
+  embrtStatePrecision precision =
+      which == 1 ? args->momentum1Precision : args->momentum2Precision;
+  if (!isFp8(precision))
+    return 1.0f;
+  return ((const float *)(which == 1 ? args->momentum1Scales
+                                     : args->momentum2Scales)[t])[row];
+}
+
 /// Applies the optimizer to row `row` of table `t` with gradient `g`;
 /// `w` is scratch for D values.
 static void update(const embrtTbeBackwardArgs *args, int64_t t, int64_t row,
@@ -173,31 +264,46 @@ static void update(const embrtTbeBackwardArgs *args, int64_t t, int64_t row,
       w[d] -= lr * (g[d] + wd * w[d]);
     break;
   case EMBRT_OPTIMIZER_ROWWISE_ADAGRAD: {
-    float *state = (float *)args->momentum1[t];
+    embrtStatePrecision precision = args->momentum1Precision;
+    float stateScale =
+        isFp8(precision) ? *(const float *)args->momentum1Scales[t] : 1.0f;
     double sum = 0;
     for (int64_t d = 0; d < D; ++d) {
       double gd = g[d] + wd * w[d];
       sum += gd * gd;
     }
-    double s = (double)state[row] + sum / (double)D;
+    double s =
+        (double)loadState(precision, args->momentum1[t], row, stateScale) +
+        sum / (double)D;
     double scale = lr / (sqrt(s) + eps);
     for (int64_t d = 0; d < D; ++d)
       w[d] -= scale * (g[d] + wd * w[d]);
-    state[row] = (float)s;
+    storeState(precision, args->momentum1[t], row, (float)s, stateScale,
+               embSrColumnBits(stateRowSeed(args, 1, t, row), 0));
     break;
   }
   case EMBRT_OPTIMIZER_ADAM: {
-    float *m = (float *)args->momentum1[t], *v = (float *)args->momentum2[t];
+    // m and v of the row as f32 (the values the states round from) live
+    // in the f64 scratch beyond w's D entries.
+    float *m = (float *)(w + D), *v = m + D;
+    float mScale = adamRowScale(args, 1, t, row);
+    float vScale = adamRowScale(args, 2, t, row);
     double step = (double)*args->step;
     double c1 = 1.0 - pow(b1, step), c2 = 1.0 - pow(b2, step);
     for (int64_t d = 0; d < D; ++d) {
       int64_t i = row * D + d;
-      double md = b1 * m[i] + (1.0 - b1) * g[d];
-      double vd = b2 * v[i] + (1.0 - b2) * g[d] * g[d];
+      double md = b1 * loadState(args->momentum1Precision, args->momentum1[t],
+                                 i, mScale) +
+                  (1.0 - b1) * g[d];
+      double vd = b2 * loadState(args->momentum2Precision, args->momentum2[t],
+                                 i, vScale) +
+                  (1.0 - b2) * g[d] * g[d];
       w[d] -= lr * ((md / c1) / (sqrt(vd / c2) + eps) + wd * w[d]);
-      m[i] = (float)md;
-      v[i] = (float)vd;
+      m[d] = (float)md;
+      v[d] = (float)vd;
     }
+    storeStateRow(args, 1, t, row, m, D);
+    storeStateRow(args, 2, t, row, v, D);
     break;
   }
   }
@@ -214,7 +320,7 @@ embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
   }
 
   // The workspace: entries, key bases (table t's rows are keys
-  // keyBase[t] .. keyBase[t + 1] - 1), then two rows of f64.
+  // keyBase[t] .. keyBase[t + 1] - 1), then three rows of f64.
   Entry *entries = (Entry *)args->workspace;
   int64_t *keyBase = (int64_t *)((char *)args->workspace + entriesBytes(args));
   double *g = (double *)(keyBase + l->numTables + 1),

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 embrtStatus embrtCudaRecord(embrtContext *ctx, int cudaError,
                             const char *what) {
@@ -221,6 +222,16 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                          "device: tbe_backward: step is %lld, adam counts "
                          "steps from 1 (nothing was updated)",
                          r->value);
+  case EMBRT_DEVERR_BAD_STATE_SCALE: {
+    uint32_t bits = (uint32_t)r->value;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE,
+                         "device: tbe_backward: momentum1Scales[%lld] is %g, "
+                         "the table's scale of an fp8 state must be positive "
+                         "and finite (nothing was updated)",
+                         r->index, (double)scale);
+  }
   case EMBRT_DEVERR_NON_FINITE: {
     uint32_t bits = (uint32_t)r->value;
     const char *what = (bits & 0x7fffffu) ? "nan"

@@ -61,6 +61,10 @@ int main(void) {
   FIELD(embrtTbeBackwardArgs, configId);
   FIELD(embrtTbeBackwardArgs, workspace);
   FIELD(embrtTbeBackwardArgs, workspaceBytes);
+  FIELD(embrtTbeBackwardArgs, momentum1Precision);
+  FIELD(embrtTbeBackwardArgs, momentum2Precision);
+  FIELD(embrtTbeBackwardArgs, momentum1Scales);
+  FIELD(embrtTbeBackwardArgs, momentum2Scales);
   STRUCT(embrtBroadcastArgs);
   FIELD(embrtBroadcastArgs, structSize);
   FIELD(embrtBroadcastArgs, ro);

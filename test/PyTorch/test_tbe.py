@@ -289,6 +289,194 @@ def run_errors(device, lib):
                                                                    kind.__name__, e))
 
 
+def fp8_values(e5m2):
+    """The 256 values of fp8 codes (e4m3, or e5m2), from their fields (NaN codes as NaN)."""
+    M, bias = (2, 15) if e5m2 else (3, 7)
+    out = []
+    for code in range(256):
+        e, m = (code & 0x7f) >> M, code & ((1 << M) - 1)
+        sign = -1.0 if code & 0x80 else 1.0
+        if (e5m2 and e == 31) or (not e5m2 and e == 15 and m == 7):
+            out.append(float("nan") if m or not e5m2 else sign * float("inf"))
+        elif e == 0:
+            out.append(sign * m * 2.0 ** (1 - bias - M))
+        else:
+            out.append(sign * (1 + m / 2 ** M) * 2.0 ** (e - bias))
+    return torch.tensor(out, dtype=torch.float64)
+
+
+def decode_state(state, precision, scale):
+    """A stored state as f64 (fp8 codes times their row's scale)."""
+    if precision in ("f32", "bf16"):
+        return state.double().cpu()
+    codes = state.cpu().view(torch.uint8).long()
+    v = fp8_values(precision == "fp8_e5m2")[codes]
+    sc = scale.double().cpu()
+    return v * (sc.view(-1, *([1] * (v.dim() - 1))) if v.dim() > 1 else sc)
+
+
+def random_state(gen, shape, precision, positive, device):
+    """A random state in its stored form (never NaN or infinite, rarely zero)."""
+    if precision in ("f32", "bf16"):
+        x = torch.rand(shape, generator=gen) * 0.9 + 0.1
+        if not positive:
+            x = x * (torch.randint(0, 2, shape, generator=gen) * 2 - 1)
+        return x.to(et.state_dtype(precision)).to(device)
+    vals = fp8_values(precision == "fp8_e5m2")
+    ok = torch.tensor([not (v != v or abs(v) == float("inf") or v == 0
+                            or (positive and v < 0)) for v in vals.tolist()])
+    codes = torch.nonzero(ok).flatten()
+    return codes[torch.randint(0, codes.numel(), shape, generator=gen)].to(torch.uint8).to(device)
+
+
+def format_step(precision, x):
+    """One step of the format at |x| (elementwise, f64)."""
+    mant, emin = {"f32": (23, -126), "bf16": (7, -126), "fp8_e4m3": (3, -6),
+                  "fp8_e5m2": (2, -14)}[precision]
+    e = torch.floor(torch.log2(x.abs().clamp_min(1e-300))).clamp_min(emin)
+    return torch.pow(2.0, e - mant)
+
+
+def run_state_precisions(device, lib):
+    """Optimizer states stored below f32 through the ops and the module: one step with stored
+    states against the same step with f32 states holding their decoded values (tables equal: to
+    the bit on the CPU, to f32 rounding on CUDA; each state within one step of its format of the
+    f32 run's), the state_dict's stored form, and the named errors."""
+    gen = torch.Generator().manual_seed(39)
+    tables = [(30, 8), (20, 5)]
+    feature_tables = [0, 1, 0]
+    B = 6
+    values, offsets = make_inputs(gen, tables, feature_tables, B, 4, None, device)
+    grad = (torch.rand(B, 8 + 5 + 8, generator=gen) - 0.5).to(device)
+    hyper = torch.tensor([0.05, 1e-3, 0.9, 0.99, 0.01], device=device)
+    cases = [("rowwise_adagrad", p, "f32") for p in ("bf16", "fp8_e4m3", "fp8_e5m2")] + \
+        [("adam", p1, p2) for p1, p2 in (("bf16", "bf16"), ("fp8_e4m3", "fp8_e5m2"),
+                                         ("fp8_e5m2", "fp8_e4m3"), ("f32", "fp8_e5m2"))]
+    for opt, p1, p2 in cases:
+        name = "state %s %s %s" % (opt, p1, p2)
+        w0 = [(torch.rand(r, d, generator=gen) - 0.5).to(device) for r, d in tables]
+        shape = (lambda r, d: (r,)) if opt == "rowwise_adagrad" else (lambda r, d: (r, d))
+        m1 = [random_state(gen, shape(r, d), p1, opt == "rowwise_adagrad", device)
+              for r, d in tables]
+        m2 = [random_state(gen, (r, d), p2, True, device) for r, d in tables]
+        sc1 = sc2 = None
+        if p1.startswith("fp8"):
+            sc1 = [(torch.rand(r if opt == "adam" else 1, generator=gen) * 0.01 + 0.01
+                    if opt == "adam" else torch.full((1,), 0.05)).to(device) for r, d in tables]
+        if p2.startswith("fp8"):
+            sc2 = [(torch.rand(r, generator=gen) * 0.01 + 0.01).to(device) for r, d in tables]
+        dec1 = [decode_state(m, p1, sc1[t] if sc1 else None).float().to(device)
+                for t, m in enumerate(m1)]
+        dec2 = [decode_state(m, p2, sc2[t] if sc2 else None).float().to(device)
+                for t, m in enumerate(m2)]
+        wq, wf = [x.clone() for x in w0], [x.clone() for x in w0]
+        tail = (feature_tables, values, offsets, None, grad, "sum", "fatal", None, 77)
+        stepq = torch.tensor([2], device=device)
+        stepf = torch.tensor([2], device=device)
+        if opt == "adam":
+            torch.ops.emb.tbe_backward_adam(wq, m1, m2, hyper, stepq, *tail, p1, p2, sc1, sc2)
+            torch.ops.emb.tbe_backward_adam(wf, dec1, dec2, hyper, stepf, *tail)
+        else:
+            torch.ops.emb.tbe_backward_rowwise_adagrad(wq, m1, hyper, stepq, *tail, p1, sc1)
+            torch.ops.emb.tbe_backward_rowwise_adagrad(wf, dec1, hyper, stepf, *tail)
+        for t in range(len(tables)):
+            err = (wq[t] - wf[t]).abs().max().item()
+            tol = 0.0 if device == "cpu" else 1e-6 * max(1.0, wf[t].abs().max().item())
+            check(err <= tol, "%s: table %d differs from the f32-state step by %g" % (name, t, err))
+            for k, (got, want, prec, sc) in enumerate(((m1[t], dec1[t], p1, sc1),
+                                                       (m2[t], dec2[t], p2, sc2))):
+                if opt == "rowwise_adagrad" and k == 1:
+                    continue
+                scale = sc[t] if sc else None
+                g = decode_state(got, prec, scale)
+                wv = want.double().cpu()
+                unit = scale.double().cpu() if scale is not None else torch.ones(())
+                if unit.dim() and g.dim() > 1:
+                    unit = unit.view(-1, 1)
+                bound = format_step(prec, wv / unit) * unit * 1.0001 + 1e-6 * wv.abs()
+                check(bool(((g - wv).abs() <= bound).all()),
+                      "%s: momentum%d of table %d more than a step of %s from the f32 run's "
+                      "(max diff %g)" % (name, k + 1, t, prec, (g - wv).abs().max().item()))
+                check(got.dtype == et.state_dtype(prec),
+                      "%s: momentum%d keeps its stored dtype" % (name, k + 1))
+        check(True, name)
+        print("ok", name, flush=True)
+
+    # The module: stored states and their scales in the state_dict, and back.
+    configs = [et.EmbeddingBagConfig(name="t0", embedding_dim=8, num_embeddings=30,
+                                     feature_names=["a", "b"]),
+               et.EmbeddingBagConfig(name="t1", embedding_dim=5, num_embeddings=20,
+                                     feature_names=["c"])]
+    fused = {"optimizer": "adam", "learning_rate": 0.05, "momentum1_precision": "fp8_e4m3",
+             "momentum2_precision": "bf16"}
+    ebc = et.EmbeddingBagCollection(tables=configs, device=device, fused_params=fused, seed=5)
+    kjt = et.KeyedJaggedTensor(keys=["a", "b", "c"], values=values, offsets=offsets)
+    for _ in range(3):
+        ebc(kjt).values().sum().backward()
+    sd = ebc.state_dict()
+    m1 = sd["embedding_bags.t0.momentum1"]
+    check(m1.dtype == torch.uint8 and tuple(m1.shape) == (30, 8),
+          "state_dict: an fp8 momentum1 is its uint8 codes [30, 8], got %s %s"
+          % (m1.dtype, tuple(m1.shape)))
+    check(tuple(sd["embedding_bags.t0.momentum1_scale"].shape) == (30,),
+          "state_dict: an fp8 momentum1 has its [rows] scales")
+    check(sd["embedding_bags.t1.momentum2"].dtype == torch.bfloat16
+          and "embedding_bags.t1.momentum2_scale" not in sd,
+          "state_dict: a bf16 momentum2 is bfloat16, without scales")
+    check(bool((m1 != 0).any()), "state_dict: the fp8 states trained")
+    other = et.EmbeddingBagCollection(tables=configs, device=device, fused_params=fused, seed=5)
+    other.load_state_dict(sd)
+    same = all(torch.equal(v, other.state_dict()[k]) for k, v in sd.items())
+    check(same, "state_dict: a module of the same precisions loads it unchanged")
+    adagrad = et.EmbeddingBagCollection(tables=configs, device=device, seed=5, fused_params={
+        "optimizer": "exact_rowwise_adagrad", "momentum1_precision": "fp8_e5m2",
+        "momentum1_scale": 0.25})
+    adagrad(kjt).values().sum().backward()
+    sd = adagrad.state_dict()
+    check(sd["embedding_bags.t1.momentum1"].dtype == torch.uint8
+          and sd["embedding_bags.t1.momentum1_scale"].tolist() == [0.25],
+          "state_dict: fp8 rowwise adagrad keeps its codes and its table scale")
+    check(bool((sd["embedding_bags.t1.momentum1"] != 0).any()), "rowwise adagrad fp8 trained")
+
+    # Named errors.
+    w = [torch.zeros(30, 8, device=device), torch.zeros(20, 5, device=device)]
+    tail = (feature_tables, values, offsets, None, grad, "sum", "fatal", None, 1)
+    step = torch.zeros(1, dtype=torch.int64, device=device)
+    f32 = [torch.zeros(30, device=device), torch.zeros(20, device=device)]
+    u8 = [torch.zeros(30, dtype=torch.uint8, device=device),
+          torch.zeros(20, dtype=torch.uint8, device=device)]
+    bad = [
+        ("a bf16 state held as float32", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
+            w, f32, hyper, step, *tail, "bf16", None), ValueError, "momentum1[0] must be a "
+         "contiguous torch.bfloat16"),
+        ("fp8 without scales", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
+            w, u8, hyper, step, *tail, "fp8_e4m3", None), ValueError, "momentum1_scales must"),
+        ("a scale of the wrong shape", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
+            w, u8, hyper, step, *tail, "fp8_e4m3", [torch.ones(30, device=device),
+                                                     torch.ones(1, device=device)]),
+         ValueError, "momentum1_scales[0] must be a contiguous float32 [1]"),
+        ("an unknown precision", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
+            w, f32, hyper, step, *tail, "fp16", None), ValueError, "momentum1_precision must"),
+        ("fp8 adagrad without a table scale", lambda: et.EmbeddingBagCollection(
+            tables=configs, fused_params={"optimizer": "exact_rowwise_adagrad",
+                                          "momentum1_precision": "fp8_e4m3"}),
+         ValueError, "needs momentum1_scale"),
+        ("a momentum2 precision for adagrad", lambda: et.EmbeddingBagCollection(
+            tables=configs, fused_params={"optimizer": "exact_rowwise_adagrad",
+                                          "momentum2_precision": "bf16"}),
+         ValueError, "has no momentum2"),
+    ]
+    for what, fn, kind, needle in bad:
+        try:
+            fn()
+            check(False, "state errors: %s raised nothing" % what)
+        except kind as e:
+            check(needle in str(e), "state errors: %s: %s names %r" % (what, e, needle))
+        except Exception as e:  # noqa: BLE001
+            check(False, "state errors: %s raised %s, expected %s: %s"
+                  % (what, type(e).__name__, kind.__name__, e))
+
+
 def run_stream_order(lib):
     """emb's calls are ordered with PyTorch's work on its current stream, the default one included:
     a table written by PyTorch behind a long GPU spin (torch.cuda._sleep) is read by the next
@@ -345,6 +533,7 @@ def main():
     run_case(a.device, a.lib, "rowwise_adagrad", "sum", torch.float16, False, seed)
     run_model(a.device, a.lib)
     run_errors(a.device, a.lib)
+    run_state_precisions(a.device, a.lib)
     if a.device == "cuda":
         run_stream_order(a.lib)
         run_keeps_device(a.lib)
