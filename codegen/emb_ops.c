@@ -75,8 +75,8 @@ static const LookupAbi backwardAbi = {EMB_ABI_TBE_BWD_NUM_TABLES,
                                       EMB_ABI_TBE_BWD_IS_BAG,
                                       EMB_ABI_TBE_BWD_FEATURE_TABLES,
                                       EMB_ABI_TBE_BWD_BUF_TABLES,
-                                      3,
-                                      6};
+                                      5,
+                                      8};
 
 /// The layouts are distinct enums; compare their values.
 #define SAME(a, b) ((int)(a) == (int)(b))
@@ -103,6 +103,11 @@ _Static_assert(
         SAME(EMB_ABI_TBE_BWD_DIM_GRAD_COLS, EMB_ABI_TBE_DIM_OUTPUT_COLS) &&
         SAME(EMB_ABI_TBE_BWD_DIM_TABLES, EMB_ABI_TBE_DIM_TABLES),
     "the backward's dims are the lookup's");
+_Static_assert(EMB_BACKWARD_TABLES == 0 && EMB_BACKWARD_MOMENTUM1 == 1 &&
+                   EMB_BACKWARD_MOMENTUM2 == 2 &&
+                   EMB_BACKWARD_MOMENTUM1_SCALES == 3 &&
+                   EMB_BACKWARD_MOMENTUM2_SCALES == 4,
+               "the backward's buffers follow the EMB_BACKWARD_* groups");
 _Static_assert(SAME(EMB_NUM_HYPER_PARAMS, EMBRT_NUM_HYPER_PARAMS),
                "the verifier checks the runtime's count of hyper-parameters");
 #undef SAME
@@ -443,15 +448,19 @@ static void lowerBackward(EmbLowering *l, MlirOperation op) {
   a.attrs[EMB_ABI_TBE_BWD_OPTIMIZER] = runtimeOptimizer(op);
   a.attrs[EMB_ABI_TBE_BWD_SEED] = seed;
   a.attrs[EMB_ABI_TBE_BWD_CONFIG_ID] = -1;
+  a.attrs[EMB_ABI_TBE_BWD_MOMENTUM1_PRECISION] = ops.momentum1Precision;
+  a.attrs[EMB_ABI_TBE_BWD_MOMENTUM2_PRECISION] = ops.momentum2Precision;
   a.dims[EMB_ABI_TBE_BWD_DIM_GRAD_ROWS] = g->dims[0];
   a.dims[EMB_ABI_TBE_BWD_DIM_GRAD_COLS] = g->dims[1];
   a.bufs[EMB_ABI_TBE_BWD_BUF_GRAD] = g->value;
   a.bufs[EMB_ABI_TBE_BWD_BUF_HYPER] = hyper->value;
   a.bufs[EMB_ABI_TBE_BWD_BUF_STEP] = step ? step->value : (MlirValue){NULL};
   a.bufs[EMB_ABI_TBE_BWD_BUF_WORKSPACE] = (MlirValue){NULL};
-  // Tables, then T momentum1 and T momentum2 pointers (null where the
-  // optimizer keeps no such state); each result is its operand's buffer.
-  // The states' rows and columns follow the tables' rows and widths in dims.
+  // Tables, then T pointers for each of momentum1, momentum2 and their
+  // scales (null where the optimizer keeps no such state, and the scales
+  // where it is not fp8): the EMB_BACKWARD_* groups in order. Each result is
+  // its operand's buffer. The states' rows and columns, then the scales'
+  // entries, follow the tables' rows and widths in dims.
   int64_t T = lo.numTables;
   for (intptr_t r = 0, n = mlirOperationGetNumResults(op); r < n; ++r) {
     EmbMapped *m = embTensorOperand(l, op, embBackwardUpdatedOperand(&ops, r));
@@ -460,11 +469,13 @@ static void lowerBackward(EmbLowering *l, MlirOperation op) {
     int64_t t;
     int group = embBackwardGroup(&ops, r, &t);
     a.bufs[EMB_ABI_TBE_BWD_BUF_TABLES + group * T + t] = m->value;
-    if (group > 0) {
-      EmbDim *extents = a.dims + EMB_ABI_TBE_BWD_DIM_TABLES + 2 * T;
+    EmbDim *extents = a.dims + EMB_ABI_TBE_BWD_DIM_TABLES + 2 * T;
+    if (group == EMB_BACKWARD_MOMENTUM1 || group == EMB_BACKWARD_MOMENTUM2) {
       extents[2 * (group - 1) * T + t] = m->dims[0];
       extents[(2 * (group - 1) + 1) * T + t] =
           m->rank > 1 ? m->dims[1] : embConstDim(1);
+    } else if (group != EMB_BACKWARD_TABLES) {
+      extents[(4 + group - EMB_BACKWARD_MOMENTUM1_SCALES) * T + t] = m->dims[0];
     }
     embMapValue(l, mlirOperationGetResult(op, r), m);
   }

@@ -305,11 +305,16 @@ static intptr_t updatedArgument(Describe *d, MlirValue v) {
   return -1;
 }
 
+/// The fp8 codes random states take: [0, fp8OneCode), the non-negative
+/// values below 1 in e4m3 (0x38 is 1.0) and below 0.5 in e5m2.
+enum { fp8OneCode = 0x38 };
+
 /// A backward op: its lookup's ids, offsets and weights as for the forward;
-/// optimizer states (behind emb.state for emb.tbe_backward) and the
-/// hyper-parameters as per-sample weights are, uniform in [0, 1), which
-/// every optimizer takes (states non-negative, positive rates and eps,
-/// betas below 1); the step in [1, maxRandomStep].
+/// optimizer states (behind emb.state for emb.tbe_backward), fp8 states'
+/// scales and the hyper-parameters as per-sample weights are, uniform in
+/// [0, 1), which every optimizer takes (states non-negative, positive rates
+/// and eps, betas below 1), fp8 states as codes of values in [0, 1); the
+/// step in [1, maxRandomStep].
 static void backwardRoles(Describe *d, MlirOperation op,
                           const EmbBackwardOperands *b) {
   lookupRoles(d, op, b->indices, b->offsets, b->firstTable, b->numTables,
@@ -320,7 +325,15 @@ static void backwardRoles(Describe *d, MlirOperation op,
     if (mlirValueIsAOpResult(v) &&
         embOpIs(mlirOpResultGetOwner(v), EMB_OP_STATE))
       v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
-    setRole(d, v, EMB_ARG_WEIGHTS, 0, -1);
+    int64_t t;
+    int group = embBackwardGroup(b, r, &t);
+    int precision = group == EMB_BACKWARD_MOMENTUM1   ? b->momentum1Precision
+                    : group == EMB_BACKWARD_MOMENTUM2 ? b->momentum2Precision
+                                                      : EMBRT_STATE_F32;
+    if (precision == EMBRT_STATE_FP8_E4M3 || precision == EMBRT_STATE_FP8_E5M2)
+      setRole(d, v, EMB_ARG_IDS, 0, fp8OneCode);
+    else
+      setRole(d, v, EMB_ARG_WEIGHTS, 0, -1);
   }
   setRole(d, mlirOperationGetOperand(op, b->hyper), EMB_ARG_WEIGHTS, 0, -1);
   // The tables and states it updates are written in the caller's buffers

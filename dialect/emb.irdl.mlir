@@ -97,7 +97,7 @@ irdl.dialect @emb {
   irdl.type @state_handle {
   }
 
-  // emb.state(state[E] or [E,D], f32) -> !emb.state_handle
+  // emb.state(state[E] or [E,D], f32, bf16 or i8) -> !emb.state_handle
   //
   // Names a tensor as the optimizer state of one table of an
   // emb.tbe_backward, as emb.table names a table.
@@ -121,17 +121,20 @@ irdl.dialect @emb {
 
   // emb.tbe_backward(indices[N], offsets[F*B+1], weights_0..weights_{T-1},
   //                  per_sample_weights[N]?, grad_output,
-  //                  momentum1_0..momentum1_{T-1}?,
-  //                  momentum2_0..momentum2_{T-1}?, hyper_params[5], step[]?)
+  //                  momentum1_0..momentum1_{T-1}? (+ T scales for fp8),
+  //                  momentum2_0..momentum2_{T-1}? (+ T scales for fp8),
+  //                  hyper_params[5], step[]?)
   //   {optimizer, pooling, feature_tables, bounds_check?, padding_idx?,
-  //    seed?}
-  //   -> (new weights x T, new momentum1 x (0 or T), new momentum2 x (0 or T))
+  //    seed?, momentum1_precision?, momentum2_precision?}
+  //   -> (new weights x T, new momentum1 x (0, T or 2T), new momentum2 x
+  //       (0, T or 2T))
   // The fused backward and optimizer step of the emb.tbe with the same
   // operands: functional here, in place once lowered (each result is its
   // operand's buffer). Tables are !emb.table_handle (emb.table), states
   // !emb.state_handle (emb.state). Generic form: operandSegmentSizes =
-  // array<i32: 1, 1, T, 0 or 1, 1, 0 or T, 0 or T, 1, 0 or 1> and
-  // resultSegmentSizes = array<i32: T, 0 or T, 0 or T>.
+  // array<i32: 1, 1, T, 0 or 1, 1, M1, M2, 1, 0 or 1> and
+  // resultSegmentSizes = array<i32: T, M1, M2>, each M 0, T, or 2T for an
+  // fp8 state's codes and scales.
   irdl.operation @tbe_backward {
     %indices = irdl.any
     %offsets = irdl.any
@@ -167,9 +170,11 @@ irdl.dialect @emb {
   //                            per_sample_weights[N]?, grad_output,
   //                            momentum1?, momentum2?, hyper_params[5],
   //                            step[]?)
-  //   {optimizer, mode, bounds_check?, padding_idx?, seed?}
+  //   {optimizer, mode, bounds_check?, padding_idx?, seed?,
+  //    momentum1_precision?, momentum2_precision?}
   //   -> (new_weight[E,D], new_momentum1?, new_momentum2?)
-  // emb.tbe_backward for one table and one feature; tensors, not handles.
+  // emb.tbe_backward for one table and one feature; tensors, not handles
+  // (states f32 or bf16: an fp8 state's scales need emb.tbe_backward).
   // Generic form: operandSegmentSizes = array<i32: 1, 1, 1, 0 or 1, 1,
   // 0 or 1, 0 or 1, 1, 0 or 1>, resultSegmentSizes = array<i32: 1, 0 or 1,
   // 0 or 1>.

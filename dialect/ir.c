@@ -194,6 +194,19 @@ bool embGetBackwardOperands(MlirOperation op, EmbBackwardOperands *out) {
   out->numMomentum2 = s[6];
   out->hyper = at[7];
   out->step = s[8] ? at[8] : -1;
+  const char *attrs[2] = {EMB_ATTR_MOMENTUM1_PRECISION,
+                          EMB_ATTR_MOMENTUM2_PRECISION};
+  int *precisions[2] = {&out->momentum1Precision, &out->momentum2Precision};
+  for (int g = 0; g < 2; ++g) {
+    char name[24];
+    *precisions[g] = EMBRT_STATE_F32;
+    if (mlirAttributeIsNull(
+            mlirOperationGetAttributeByName(op, embStr(attrs[g]))))
+      continue;
+    if (!embGetStringAttr(op, attrs[g], name, sizeof name) ||
+        !embParseStatePrecision(name, precisions[g]))
+      *precisions[g] = -1;
+  }
   return true;
 }
 
@@ -216,14 +229,34 @@ int embBackwardGroup(const EmbBackwardOperands *ops, intptr_t r,
     return EMB_BACKWARD_TABLES;
   }
   r -= ops->numTables;
-  *index = r < ops->numMomentum1 ? r : r - ops->numMomentum1;
-  return r < ops->numMomentum1 ? EMB_BACKWARD_MOMENTUM1
-                               : EMB_BACKWARD_MOMENTUM2;
+  bool first = r < ops->numMomentum1;
+  if (!first)
+    r -= ops->numMomentum1;
+  // A state group's first T entries are the states, any others their
+  // scales (an fp8 group; the verifier checks the count).
+  bool scale = r >= ops->numTables;
+  *index = scale ? r - ops->numTables : r;
+  if (first)
+    return scale ? EMB_BACKWARD_MOMENTUM1_SCALES : EMB_BACKWARD_MOMENTUM1;
+  return scale ? EMB_BACKWARD_MOMENTUM2_SCALES : EMB_BACKWARD_MOMENTUM2;
+}
+
+bool embParseStatePrecision(const char *name, int *precision) {
+  static const embrtStatePrecision all[] = {EMBRT_STATE_F32, EMBRT_STATE_BF16,
+                                            EMBRT_STATE_FP8_E4M3,
+                                            EMBRT_STATE_FP8_E5M2};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    if (!strcmp(name, embrtStatePrecisionName(all[i]))) {
+      *precision = (int)all[i];
+      return true;
+    }
+  return false;
 }
 
 void embBackwardUpdatedName(const EmbBackwardOperands *ops, intptr_t r,
                             char *buf, size_t size) {
-  static const char *const groups[] = {"weights", "momentum1", "momentum2"};
+  static const char *const groups[] = {"weights", "momentum1", "momentum2",
+                                       "momentum1_scales", "momentum2_scales"};
   int64_t t;
   int group = embBackwardGroup(ops, r, &t);
   if (!ops->isTbe)

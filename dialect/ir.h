@@ -140,21 +140,33 @@ int64_t embNumElements(MlirType shaped);
 // Training: the backward ops' operands, handles and the buffers they update
 //===----------------------------------------------------------------------===//
 
+/// The attributes of a backward op that say how its optimizer states are
+/// stored: an embrtStatePrecision name ("f32", the default, "bf16",
+/// "fp8_e4m3", "fp8_e5m2"). An fp8 state group holds T states of i8 codes,
+/// then T f32 scales.
+#define EMB_ATTR_MOMENTUM1_PRECISION "momentum1_precision"
+#define EMB_ATTR_MOMENTUM2_PRECISION "momentum2_precision"
+
 /// Where the operand groups of an emb.tbe_backward or an
 /// emb.embedding_bag_backward are, read from its operandSegmentSizes
-/// (array<i32: 1, 1, T, 0 or 1, 1, 0 or T, 0 or T, 1, 0 or 1>; the first
-/// three are indices, offsets, tables for emb.tbe_backward and weight,
-/// indices, offsets for emb.embedding_bag_backward).
+/// (array<i32: 1, 1, T, 0 or 1, 1, M1, M2, 1, 0 or 1>, M1 and M2 each 0, T,
+/// or 2T for an fp8 state's codes and scales; the first three are indices,
+/// offsets, tables for emb.tbe_backward and weight, indices, offsets for
+/// emb.embedding_bag_backward).
 typedef struct EmbBackwardOperands {
   bool isTbe; ///< emb.tbe_backward (tables through handles, F features)
   intptr_t indices, offsets;
   intptr_t firstTable, numTables; ///< one table for the bag
   intptr_t psw;                   ///< -1 without per-sample weights
   intptr_t grad;
-  intptr_t momentum1, numMomentum1; ///< first operand and count (0 or T)
+  /// First operand and count (0, T, or 2T: the states, then their scales)
+  intptr_t momentum1, numMomentum1;
   intptr_t momentum2, numMomentum2;
   intptr_t hyper;
   intptr_t step; ///< -1 without a step
+  /// embrtStatePrecision of each group, from its attribute (F32 without
+  /// one); -1 for a name that is none (the verifier reports it).
+  int momentum1Precision, momentum2Precision;
 } EmbBackwardOperands;
 
 /// Reads the operand groups of backward op `op`; false if its
@@ -164,11 +176,20 @@ typedef struct EmbBackwardOperands {
 bool embGetBackwardOperands(MlirOperation op, EmbBackwardOperands *out);
 
 /// The operand whose buffer result `r` of a backward op is once lowered:
-/// the updated tables, then momentum1, then momentum2, in operand order.
+/// the updated tables, then momentum1, then momentum2, in operand order (an
+/// fp8 state's scales are updated with it: Adam writes a new scale per row,
+/// rowwise Adagrad's per-table scale is returned as it came).
 intptr_t embBackwardUpdatedOperand(const EmbBackwardOperands *ops, intptr_t r);
 
-/// The operand groups a backward op updates, in the order of its results.
-enum { EMB_BACKWARD_TABLES, EMB_BACKWARD_MOMENTUM1, EMB_BACKWARD_MOMENTUM2 };
+/// The operand groups a backward op updates, in the order of its results
+/// (the scales of an fp8 state group follow its states).
+enum {
+  EMB_BACKWARD_TABLES,
+  EMB_BACKWARD_MOMENTUM1,
+  EMB_BACKWARD_MOMENTUM2,
+  EMB_BACKWARD_MOMENTUM1_SCALES,
+  EMB_BACKWARD_MOMENTUM2_SCALES,
+};
 
 /// The group (EMB_BACKWARD_*) of result `r` of a backward op, and in
 /// `*index` its place in the group (its table).
@@ -176,9 +197,14 @@ int embBackwardGroup(const EmbBackwardOperands *ops, intptr_t r,
                      int64_t *index);
 
 /// How messages name the operand result `r` updates: weights_0, momentum1
-/// #0 (emb.tbe_backward); weight, momentum1 (emb.embedding_bag_backward).
+/// #0, momentum1_scales #0 (emb.tbe_backward); weight, momentum1,
+/// momentum1_scales (emb.embedding_bag_backward).
 void embBackwardUpdatedName(const EmbBackwardOperands *ops, intptr_t r,
                             char *buf, size_t size);
+
+/// The runtime's state precision (embrtStatePrecision) named `name`; false
+/// for any other name.
+bool embParseStatePrecision(const char *name, int *precision);
 
 /// The tensor type a table or state handle names: the operand of the
 /// emb.table or emb.state that made it, or, for a result of

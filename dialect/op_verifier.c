@@ -571,11 +571,12 @@ static void verifyState(Checker *c) {
     embPrintType(e, es, sizeof es);
     if (mlirShapedTypeGetRank(s) > 2)
       fail(c,
-           "state must have rank 1 (one f32 a row) or 2 (one f32 an "
-           "element), got rank %lld",
+           "state must have rank 1 (one value a row, or an fp8 state's "
+           "scales) or 2 (one value an element), got rank %lld",
            (long long)mlirShapedTypeGetRank(s));
-    else if (!mlirTypeIsAF32(e))
-      fail(c, "state must hold f32, got %s", es);
+    else if (!mlirTypeIsAF32(e) && !mlirTypeIsABF16(e) &&
+             !(mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 8))
+      fail(c, "state must hold f32, bf16 or i8 (fp8 codes), got %s", es);
   }
   checkHandleResult(c, &stateHandle);
 }
@@ -888,6 +889,21 @@ static void verifyTbe(Checker *c) {
 static const char *const optimizers[] = {"sgd", "rowwise_adagrad", "adam",
                                          NULL};
 
+/// embrtStatePrecision's names, in its order.
+static const char *const statePrecisions[] = {"f32", "bf16", "fp8_e4m3",
+                                              "fp8_e5m2", NULL};
+
+static bool isFp8State(int precision) {
+  return precision == EMBRT_STATE_FP8_E4M3 || precision == EMBRT_STATE_FP8_E5M2;
+}
+
+/// What one element of a state stored at `precision` is, for messages.
+static const char *stateElement(int precision) {
+  return precision == EMBRT_STATE_F32    ? "f32"
+         : precision == EMBRT_STATE_BF16 ? "bf16"
+                                         : "fp8 code";
+}
+
 /// The state tensors `optimizer` keeps per table: momentum1 (rowwise_adagrad
 /// one f32 a row, adam m) and momentum2 (adam v).
 static int statesPerTable(const char *optimizer) {
@@ -909,18 +925,37 @@ static void shapeText(MlirType t, int rank, char *buf, size_t size) {
   }
 }
 
-/// Checks optimizer state `state` (named `name`) of `table` (`tableDesc`,
-/// e.g. "table 0"): f32, [rows] for rowwise_adagrad, [rows, D] for adam.
-static void checkState(Checker *c, MlirType state, const char *name,
-                       MlirType table, const char *tableDesc,
+/// The element type a state stored at `precision` holds: f32, bf16, or i8
+/// codes of fp8.
+static bool holdsPrecision(MlirType e, int precision) {
+  switch (precision) {
+  case EMBRT_STATE_F32:
+    return mlirTypeIsAF32(e);
+  case EMBRT_STATE_BF16:
+    return mlirTypeIsABF16(e);
+  default:
+    return mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 8;
+  }
+}
+
+/// Checks optimizer state `state` (named `name`, of group `group`: 1 or 2)
+/// of `table` (`tableDesc`, e.g. "table 0"): of `precision`'s element type,
+/// [rows] for rowwise_adagrad, [rows, D] for adam.
+static void checkState(Checker *c, MlirType state, const char *name, int group,
+                       int precision, MlirType table, const char *tableDesc,
                        const char *optimizer) {
   if (!checkRank(c, state, name, -1))
     return;
   MlirType e = mlirShapedTypeGetElementType(state);
-  if (!mlirTypeIsAF32(e)) {
+  if (!holdsPrecision(e, precision)) {
     char es[64];
     embPrintType(e, es, sizeof es);
-    fail(c, "%s must hold f32, got %s", name, es);
+    if (precision == EMBRT_STATE_F32)
+      fail(c, "%s must hold f32, got %s", name, es);
+    else
+      fail(c, "%s must hold %s (momentum%d_precision = \"%s\"), got %s", name,
+           precision == EMBRT_STATE_BF16 ? "bf16" : "i8 (the fp8 codes)", group,
+           statePrecisions[precision], es);
     return;
   }
   int rank = statesPerTable(optimizer) == 1 ? 1 : 2;
@@ -935,8 +970,41 @@ static void checkState(Checker *c, MlirType state, const char *name,
   char hs[64], ws[64];
   shapeText(state, (int)have, hs, sizeof hs);
   shapeText(table, rank, ws, sizeof ws);
-  fail(c, "%s has shape %s but %s needs %s (one f32 per %s of %s)", name, hs,
-       optimizer, ws, rank == 1 ? "row" : "element", tableDesc);
+  fail(c, "%s has shape %s but %s needs %s (one %s per %s of %s)", name, hs,
+       optimizer, ws, stateElement(precision), rank == 1 ? "row" : "element",
+       tableDesc);
+}
+
+/// Checks the f32 scales `scales` (named `name`) of an fp8 state of `table`:
+/// [rows] for adam (one a row, rewritten by each update), [1] for
+/// rowwise_adagrad (one a table, read only).
+static void checkScales(Checker *c, MlirType scales, const char *name,
+                        MlirType table, const char *tableDesc,
+                        const char *optimizer) {
+  if (!checkRank(c, scales, name, 1))
+    return;
+  MlirType e = mlirShapedTypeGetElementType(scales);
+  char es[64], hs[64];
+  if (!mlirTypeIsAF32(e)) {
+    embPrintType(e, es, sizeof es);
+    fail(c, "%s must hold f32, got %s", name, es);
+    return;
+  }
+  bool perRow = statesPerTable(optimizer) == 2;
+  int64_t have = embDim(scales, 0), want = perRow ? embDim(table, 0) : 1;
+  if (have < 0 || want < 0 || have == want)
+    return;
+  shapeText(scales, 1, hs, sizeof hs);
+  if (perRow)
+    fail(c,
+         "%s has shape %s but adam's fp8 states take one f32 scale per row of "
+         "%s (%lld)",
+         name, hs, tableDesc, (long long)want);
+  else
+    fail(c,
+         "%s has shape %s but rowwise_adagrad's fp8 state takes one f32 "
+         "scale per table (shape 1)",
+         name, hs);
 }
 
 /// hyper_params (tensor<5xf32>, EMBRT_HYPER_* order), step (tensor<i64>,
@@ -1164,36 +1232,85 @@ static void verifyBackward(Checker *c, bool isTbe) {
                      sizeof optimizer))
     return;
   int states = statesPerTable(optimizer);
-  int64_t want1 = states >= 1 ? ops.numTables : 0;
-  int64_t want2 = states >= 2 ? ops.numTables : 0;
-  if (ops.numMomentum1 != want1 || ops.numMomentum2 != want2) {
+  int precision[2];
+  for (int g = 0; g < 2; ++g) {
+    const char *attr =
+        g ? EMB_ATTR_MOMENTUM2_PRECISION : EMB_ATTR_MOMENTUM1_PRECISION;
+    char name[16];
+    if (!checkEnumAttr(c, attr, false, statePrecisions, name, sizeof name))
+      return;
+    embParseStatePrecision(name, &precision[g]);
+    if (precision[g] != EMBRT_STATE_F32 && states <= g) {
+      fail(c,
+           "attribute '%s' is \"%s\", but optimizer %s keeps no momentum%d "
+           "(%s)",
+           attr, name, optimizer, g + 1,
+           states == 0 ? "it keeps no state" : "only momentum1");
+      return;
+    }
+    // The bag's state groups are single tensors (its IRDL gives each group
+    // one type), so an fp8 state's scales have no place there.
+    if (!isTbe && isFp8State(precision[g])) {
+      fail(c,
+           "attribute '%s' is \"%s\", but emb.embedding_bag_backward keeps "
+           "f32 or bf16 states: an fp8 state and its scales need "
+           "emb.tbe_backward (one table, one feature)",
+           attr, name);
+      return;
+    }
+  }
+  // Each state group: a state per table, then for fp8 a scale per table.
+  int64_t want[2];
+  for (int g = 0; g < 2; ++g)
+    want[g] =
+        states > g ? ops.numTables * (isFp8State(precision[g]) ? 2 : 1) : 0;
+  if (ops.numMomentum1 != want[0] || ops.numMomentum2 != want[1]) {
+    char what[160];
+    if (states == 0)
+      snprintf(what, sizeof what, "it keeps no state");
+    else if (states == 1)
+      snprintf(what, sizeof what, "one %s per table row, per table",
+               stateElement(precision[0]));
+    else if (precision[0] == precision[1])
+      snprintf(what, sizeof what,
+               "m and v, one %s per table element, per table",
+               stateElement(precision[0]));
+    else
+      snprintf(what, sizeof what,
+               "m and v, one %s and one %s per table element, per table",
+               stateElement(precision[0]), stateElement(precision[1]));
+    if (isFp8State(precision[0]) || isFp8State(precision[1]))
+      snprintf(what + strlen(what), sizeof what - strlen(what),
+               "; an fp8 state's codes are followed by its f32 scales");
     fail(c,
          "optimizer %s takes %lld momentum1 and %lld momentum2 operands (%s), "
          "got %lld and %lld",
-         optimizer, (long long)want1, (long long)want2,
-         states == 0   ? "it keeps no state"
-         : states == 1 ? "one f32 per table row, per table"
-                       : "m and v, one f32 per table element, per table",
+         optimizer, (long long)want[0], (long long)want[1], what,
          (long long)ops.numMomentum1, (long long)ops.numMomentum2);
     return;
   }
   for (intptr_t k = ops.numTables;
        k < ops.numTables + ops.numMomentum1 + ops.numMomentum2; ++k) {
     int64_t t;
-    embBackwardGroup(&ops, k, &t);
+    int group = embBackwardGroup(&ops, k, &t);
     char name[32], tableDesc[32];
     embBackwardUpdatedName(&ops, k, name, sizeof name);
     intptr_t i = embBackwardUpdatedOperand(&ops, k);
     MlirType state =
         isTbe ? handleOperand(c, i, name, &stateHandle) : operandType(c, i);
-    MlirValue table = mlirOperationGetOperand(c->op, ops.firstTable + t);
+    MlirValue tableValue = mlirOperationGetOperand(c->op, ops.firstTable + t);
+    MlirType table = isTbe ? handleTensor(tableValue, &tableHandle)
+                           : mlirValueGetType(tableValue);
     snprintf(tableDesc, sizeof tableDesc, isTbe ? "table %lld" : "weight",
              (long long)t);
-    if (!mlirTypeIsNull(state))
-      checkState(c, state, name,
-                 isTbe ? handleTensor(table, &tableHandle)
-                       : mlirValueGetType(table),
-                 tableDesc, optimizer);
+    if (mlirTypeIsNull(state))
+      continue;
+    if (group == EMB_BACKWARD_MOMENTUM1_SCALES ||
+        group == EMB_BACKWARD_MOMENTUM2_SCALES)
+      checkScales(c, state, name, table, tableDesc, optimizer);
+    else
+      checkState(c, state, name, group, precision[group - 1], table, tableDesc,
+                 optimizer);
   }
   checkHyperParams(c, &ops, optimizer);
   if (checkBackwardResults(c, &ops))

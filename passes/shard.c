@@ -62,6 +62,8 @@
 #include "ir.h"
 #include "sharding.h"
 
+#include "emb/runtime.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +279,15 @@ static bool readSharded(MlirOperation op, int64_t rank, Sharded *s) {
     s->grad = mlirOperationGetOperand(op, s->bwd.grad);
     embGetStringAttr(op, "optimizer", s->optimizer, sizeof s->optimizer);
     s->numStateGroups = s->bwd.numMomentum2 ? 2 : s->bwd.numMomentum1 ? 1 : 0;
+    if (s->bwd.momentum1Precision != EMBRT_STATE_F32 ||
+        s->bwd.momentum2Precision != EMBRT_STATE_F32) {
+      embEmitErrorf(s->loc,
+                    "%s: an 'emb.tbe_backward' with bf16 or fp8 optimizer "
+                    "states (momentum1_precision, momentum2_precision) is "
+                    "not sharded yet; shard the step with f32 states",
+                    passName);
+      return false;
+    }
   } else {
     MlirAttribute seg =
         mlirOperationGetAttributeByName(op, embStr("operandSegmentSizes"));

@@ -384,6 +384,12 @@ static embrtTbeBackwardArgs decodeTbeBackward(const int64_t *attrs,
   a.optimizer = (embrtOptimizer)attrs[EMB_ABI_TBE_BWD_OPTIMIZER];
   a.momentum1 = buffers + EMB_ABI_TBE_BWD_BUF_TABLES + numTables;
   a.momentum2 = buffers + EMB_ABI_TBE_BWD_BUF_TABLES + 2 * numTables;
+  a.momentum1Scales = buffers + EMB_ABI_TBE_BWD_BUF_TABLES + 3 * numTables;
+  a.momentum2Scales = buffers + EMB_ABI_TBE_BWD_BUF_TABLES + 4 * numTables;
+  a.momentum1Precision =
+      (embrtStatePrecision)attrs[EMB_ABI_TBE_BWD_MOMENTUM1_PRECISION];
+  a.momentum2Precision =
+      (embrtStatePrecision)attrs[EMB_ABI_TBE_BWD_MOMENTUM2_PRECISION];
   a.hyperParams = (const float *)buffers[EMB_ABI_TBE_BWD_BUF_HYPER];
   a.step = (const int64_t *)buffers[EMB_ABI_TBE_BWD_BUF_STEP];
   a.seed = (uint64_t)attrs[EMB_ABI_TBE_BWD_SEED];
@@ -406,7 +412,8 @@ _Static_assert(SAME(EMB_ABI_TBE_BWD_DIM_OFFSETS, EMB_ABI_TBE_DIM_OFFSETS) &&
 
 /// Checks the optimizer states' extents (after the tables' rows and widths
 /// in `dims`) against their tables: [rows] for rowwise Adagrad, [rows, D]
-/// for both of Adam's.
+/// for both of Adam's; and an fp8 state's scales: [rows] for Adam, [1] for
+/// rowwise Adagrad.
 static embrtStatus checkStateExtents(embrtContext *ctx, const char *op,
                                      int isBag, const embrtTbeBackwardArgs *a,
                                      const int64_t *dims) {
@@ -433,6 +440,22 @@ static embrtStatus checkStateExtents(embrtContext *ctx, const char *op,
       if (a->optimizer == EMBRT_OPTIMIZER_ADAM)
         EMBRT_TRY(embrtCheckExtent(ctx, op, state, cols, "columns", table,
                                    l->tableDims[t], "columns"));
+      embrtStatePrecision p =
+          s == 0 ? a->momentum1Precision : a->momentum2Precision;
+      if (p != EMBRT_STATE_FP8_E4M3 && p != EMBRT_STATE_FP8_E5M2)
+        continue;
+      int64_t entries = extents[(4 + s) * T + t];
+      snprintf(state, sizeof state,
+               isBag ? "momentum%d_scales" : "momentum%d_scales_%lld", s + 1,
+               (long long)t);
+      if (a->optimizer == EMBRT_OPTIMIZER_ADAM)
+        EMBRT_TRY(embrtCheckExtent(ctx, op, state, entries, "entries", table,
+                                   l->tableRows[t], "rows"));
+      else if (entries != 1)
+        return embrtInvalid(ctx,
+                            "%s: %s has %lld entries, but a rowwise Adagrad "
+                            "fp8 state takes one scale per table",
+                            op, state, (long long)entries);
     }
   }
   return EMBRT_OK;

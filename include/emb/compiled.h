@@ -71,7 +71,7 @@ EMB_EXPORTS_BEGIN
 /// A bump renames embrtCompiledAbi<N> below (runtime/compiled.c does not
 /// compile until it is renamed) and python/emb_torch/compiled.py's
 /// ABI_VERSION.
-#define EMB_ABI_VERSION 2
+#define EMB_ABI_VERSION 3
 
 #define EMB_ABI_CONCAT_(a, b) a##b
 #define EMB_ABI_CONCAT(a, b) EMB_ABI_CONCAT_(a, b)
@@ -82,7 +82,7 @@ EMB_EXPORTS_BEGIN
 /// lowering writes takes its address (codegen/runtime_symbols.def), so a
 /// program or shared object with an object compiled for another ABI version
 /// fails to link, or to load, on the missing `embrtCompiledAbi<N>`.
-int32_t embrtCompiledAbi2(void);
+int32_t embrtCompiledAbi3(void);
 
 /// The ABI version of this runtime (EMB_ABI_VERSION when it was built), for
 /// loaders to compare with what a shared object records (`<P>abi_version`,
@@ -293,6 +293,8 @@ enum {
   EMB_ABI_TBE_BWD_OPTIMIZER, ///< embrtOptimizer
   EMB_ABI_TBE_BWD_SEED,
   EMB_ABI_TBE_BWD_CONFIG_ID,
+  EMB_ABI_TBE_BWD_MOMENTUM1_PRECISION, ///< embrtStatePrecision
+  EMB_ABI_TBE_BWD_MOMENTUM2_PRECISION, ///< embrtStatePrecision
   EMB_ABI_TBE_BWD_NUM_TABLES,
   EMB_ABI_TBE_BWD_NUM_FEATURES,
   EMB_ABI_TBE_BWD_IS_BAG,         ///< 1: emb.embedding_bag_backward
@@ -306,8 +308,9 @@ enum {
   EMB_ABI_TBE_BWD_BUF_HYPER,
   EMB_ABI_TBE_BWD_BUF_STEP, ///< NULL without a step operand
   EMB_ABI_TBE_BWD_BUF_WORKSPACE,
-  /// T table pointers, then T momentum1 pointers, then T momentum2 pointers
-  /// (NULL where the optimizer has no such state).
+  /// T table pointers, then T momentum1 pointers, T momentum2 pointers, T
+  /// momentum1 scale pointers and T momentum2 scale pointers (NULL where the
+  /// optimizer has no such state, and the scales where it is not fp8).
   EMB_ABI_TBE_BWD_BUF_TABLES,
 };
 enum {
@@ -321,7 +324,9 @@ enum {
   EMB_ABI_TBE_BWD_DIM_GRAD_COLS, ///< the sum of D pooled, D for none
   /// T rows, T widths; then the checked extents of the states: T momentum1
   /// rows, T momentum1 columns (1 for a rank-1 state), T momentum2 rows, T
-  /// momentum2 columns (0 where the optimizer keeps no such state).
+  /// momentum2 columns (0 where the optimizer keeps no such state); then T
+  /// momentum1 scale entries and T momentum2 scale entries (0 where the
+  /// state is not fp8).
   EMB_ABI_TBE_BWD_DIM_TABLES,
 };
 void embrtCompiledTbeBackward(embrtContext *ctx, const int64_t *attrs,

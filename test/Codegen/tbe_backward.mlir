@@ -12,14 +12,16 @@
 // LLVM-LABEL: llvm.func @zero_state
 // LLVM-LABEL: llvm.func @embedding_bag_adam
 // LLVM-LABEL: llvm.func @dynamic_batch
+// LLVM-LABEL: llvm.func @adam_fp8
 // REQUIRES: emb-compiler
 
 // A training step: the forward, then the backward with exact rowwise
 // Adagrad. attrs: the lookup's (pooling sum = 0 ...), grad dtype f32 = 0,
-// optimizer rowwise_adagrad = 1, seed 42, config -1, 2 tables, 2 features
-// on tables 0 and 1. buffers: ids, offsets, no per-sample weights, grad,
-// hyper-parameters, no step, the workspace, then the 2 tables, the 2
-// momentum1 and 2 null momentum2. The forward reads the tables before the
+// optimizer rowwise_adagrad = 1, seed 42, config -1, both states f32 (0),
+// 2 tables, 2 features on tables 0 and 1. buffers: ids, offsets, no
+// per-sample weights, grad, hyper-parameters, no step, the workspace, then
+// the 2 tables, the 2 momentum1, 2 null momentum2 and 4 null scales. The
+// forward reads the tables before the
 // backward updates them; the returned table and state are copied from the
 // argument buffers the backward updated.
 // CHECK-LABEL: func.func @rowwise_adagrad_step
@@ -41,7 +43,7 @@
 // CHECK: memref.extract_aligned_pointer_as_index %[[OUT_M0]]
 // CHECK: %[[OM0:.+]] = llvm.inttoptr
 // CHECK: call @embrtCompiledTbe(
-// CHECK: %[[NATTRS:.+]] = arith.constant 16 : i64
+// CHECK: %[[NATTRS:.+]] = arith.constant 18 : i64
 // CHECK-NEXT: %[[ATTRS:.+]] = llvm.alloca %[[NATTRS]] x i64
 // CHECK: llvm.getelementptr %[[ATTRS]][7]
 // CHECK-NEXT: llvm.store
@@ -51,7 +53,7 @@
 // CHECK-NEXT: %[[SEED:.+]] = arith.constant 42 : i64
 // CHECK-NEXT: %[[A9:.+]] = llvm.getelementptr %[[ATTRS]][9]
 // CHECK-NEXT: llvm.store %[[SEED]], %[[A9]]
-// CHECK: %[[NBUFS:.+]] = arith.constant 13 : i64
+// CHECK: %[[NBUFS:.+]] = arith.constant 17 : i64
 // CHECK-NEXT: %[[BUFS:.+]] = llvm.alloca %[[NBUFS]] x !llvm.ptr
 // CHECK: %[[B3:.+]] = llvm.getelementptr %[[BUFS]][3]
 // CHECK-NEXT: llvm.store %[[G]], %[[B3]]
@@ -156,7 +158,7 @@ func.func @zero_state(%idx: tensor<8xi64>, %off: tensor<9xi64>, %t0: tensor<100x
 // -----
 
 // emb.embedding_bag_backward is the same call with one table and one
-// feature on it (attrs 11 to 14: 1 table, 1 feature, is a bag, table 0):
+// feature on it (attrs 13 to 16: 1 table, 1 feature, is a bag, table 0):
 // Adam's m and v follow the table (buffers 7 to 9), the step is buffer 5;
 // weighted.
 // CHECK-LABEL: func.func @embedding_bag_adam
@@ -180,18 +182,18 @@ func.func @zero_state(%idx: tensor<8xi64>, %off: tensor<9xi64>, %t0: tensor<100x
 // CHECK-NEXT: %[[A8:.+]] = llvm.getelementptr %[[ATTRS]][8]
 // CHECK-NEXT: llvm.store %[[ADAM]], %[[A8]]
 // CHECK: %[[ONE_TABLE:.+]] = arith.constant 1 : i64
-// CHECK-NEXT: %[[A11:.+]] = llvm.getelementptr %[[ATTRS]][11]
-// CHECK-NEXT: llvm.store %[[ONE_TABLE]], %[[A11]]
-// CHECK-NEXT: %[[ONE_FEATURE:.+]] = arith.constant 1 : i64
-// CHECK-NEXT: %[[A12:.+]] = llvm.getelementptr %[[ATTRS]][12]
-// CHECK-NEXT: llvm.store %[[ONE_FEATURE]], %[[A12]]
-// CHECK-NEXT: %[[IS_BAG:.+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[A13:.+]] = llvm.getelementptr %[[ATTRS]][13]
-// CHECK-NEXT: llvm.store %[[IS_BAG]], %[[A13]]
-// CHECK-NEXT: %[[TABLE0:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: llvm.store %[[ONE_TABLE]], %[[A13]]
+// CHECK-NEXT: %[[ONE_FEATURE:.+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[A14:.+]] = llvm.getelementptr %[[ATTRS]][14]
-// CHECK-NEXT: llvm.store %[[TABLE0]], %[[A14]]
-// CHECK-NEXT: %[[NBUFS:.+]] = arith.constant 10 : i64
+// CHECK-NEXT: llvm.store %[[ONE_FEATURE]], %[[A14]]
+// CHECK-NEXT: %[[IS_BAG:.+]] = arith.constant 1 : i64
+// CHECK-NEXT: %[[A15:.+]] = llvm.getelementptr %[[ATTRS]][15]
+// CHECK-NEXT: llvm.store %[[IS_BAG]], %[[A15]]
+// CHECK-NEXT: %[[TABLE0:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[A16:.+]] = llvm.getelementptr %[[ATTRS]][16]
+// CHECK-NEXT: llvm.store %[[TABLE0]], %[[A16]]
+// CHECK-NEXT: %[[NBUFS:.+]] = arith.constant 12 : i64
 // CHECK-NEXT: %[[BUFS:.+]] = llvm.alloca %[[NBUFS]] x !llvm.ptr
 // CHECK: %[[B2:.+]] = llvm.getelementptr %[[BUFS]][2]
 // CHECK-NEXT: llvm.store %[[PSW]], %[[B2]]
@@ -234,5 +236,60 @@ func.func @embedding_bag_adam(%w: tensor<1000x16xbf16>, %idx: tensor<96xi64>, %o
 func.func @dynamic_batch(%idx: tensor<?xi32>, %off: tensor<?xi32>, %t0: tensor<?x16xf32>, %grad: tensor<?x32xf32>, %hyper: tensor<5xf32>) {
   %h0 = "emb.table"(%t0) : (tensor<?x16xf32>) -> !emb.table_handle
   %new = "emb.tbe_backward"(%idx, %off, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<?xi32>, tensor<?xi32>, !emb.table_handle, tensor<?x32xf32>, tensor<5xf32>) -> !emb.table_handle
+  return
+}
+
+// -----
+
+// Optimizer states below f32: attrs 11 and 12 are the states'
+// embrtStatePrecision (fp8 e4m3 = 2, e5m2 = 3); each fp8 state's scales
+// follow the states in the buffers (m at 8, v at 9, m's scales at 10, v's
+// at 11), and their entries follow the states' extents in dims (13 and 14,
+// 100 rows each).
+// CHECK-LABEL: func.func @adam_fp8
+// CHECK-SAME: %[[ARG_M:[^:]+]]: memref<100x16xi8>, %[[ARG_MS:[^:]+]]: memref<100xf32>, %[[ARG_V:[^:]+]]: memref<100x16xi8>, %[[ARG_VS:[^:]+]]: memref<100xf32>
+// CHECK: memref.extract_aligned_pointer_as_index %[[ARG_M]]
+// CHECK: %[[M:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[ARG_MS]]
+// CHECK: %[[MS:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[ARG_V]]
+// CHECK: %[[V:.+]] = llvm.inttoptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[ARG_VS]]
+// CHECK: %[[VS:.+]] = llvm.inttoptr
+// CHECK: %[[ATTRS:.+]] = llvm.alloca %{{.+}} x i64
+// CHECK: %[[A10:.+]] = llvm.getelementptr %[[ATTRS]][10]
+// CHECK-NEXT: llvm.store %{{.+}}, %[[A10]]
+// CHECK-NEXT: %[[E4M3:.+]] = arith.constant 2 : i64
+// CHECK-NEXT: %[[A11:.+]] = llvm.getelementptr %[[ATTRS]][11]
+// CHECK-NEXT: llvm.store %[[E4M3]], %[[A11]]
+// CHECK-NEXT: %[[E5M2:.+]] = arith.constant 3 : i64
+// CHECK-NEXT: %[[A12:.+]] = llvm.getelementptr %[[ATTRS]][12]
+// CHECK-NEXT: llvm.store %[[E5M2]], %[[A12]]
+// CHECK: %[[BUFS:.+]] = llvm.alloca %{{.+}} x !llvm.ptr
+// CHECK: %[[B8:.+]] = llvm.getelementptr %[[BUFS]][8]
+// CHECK-NEXT: llvm.store %[[M]], %[[B8]]
+// CHECK-NEXT: %[[B9:.+]] = llvm.getelementptr %[[BUFS]][9]
+// CHECK-NEXT: llvm.store %[[V]], %[[B9]]
+// CHECK-NEXT: %[[B10:.+]] = llvm.getelementptr %[[BUFS]][10]
+// CHECK-NEXT: llvm.store %[[MS]], %[[B10]]
+// CHECK-NEXT: %[[B11:.+]] = llvm.getelementptr %[[BUFS]][11]
+// CHECK-NEXT: llvm.store %[[VS]], %[[B11]]
+// CHECK: %[[DIMS:.+]] = llvm.alloca %{{.+}} x i64
+// CHECK: %[[D12:.+]] = llvm.getelementptr %[[DIMS]][12]
+// CHECK-NEXT: llvm.store %{{.+}}, %[[D12]]
+// CHECK-NEXT: %[[MS_ROWS:.+]] = arith.constant 100 : i64
+// CHECK-NEXT: %[[D13:.+]] = llvm.getelementptr %[[DIMS]][13]
+// CHECK-NEXT: llvm.store %[[MS_ROWS]], %[[D13]]
+// CHECK-NEXT: %[[VS_ROWS:.+]] = arith.constant 100 : i64
+// CHECK-NEXT: %[[D14:.+]] = llvm.getelementptr %[[DIMS]][14]
+// CHECK-NEXT: llvm.store %[[VS_ROWS]], %[[D14]]
+// CHECK: call @embrtCompiledTbeBackward(%{{.+}}, %[[ATTRS]], %[[BUFS]], %[[DIMS]])
+func.func @adam_fp8(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100x16xi8>, %ms: tensor<100xf32>, %v: tensor<100x16xi8>, %vs: tensor<100xf32>, %hyper: tensor<5xf32>, %step: tensor<i64>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100x16xi8>) -> !emb.state_handle
+  %sms = "emb.state"(%ms) : (tensor<100xf32>) -> !emb.state_handle
+  %sv = "emb.state"(%v) : (tensor<100x16xi8>) -> !emb.state_handle
+  %svs = "emb.state"(%vs) : (tensor<100xf32>) -> !emb.state_handle
+  %new:5 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %sms, %sv, %svs, %hyper, %step) {optimizer = "adam", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", momentum2_precision = "fp8_e5m2", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 2>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle)
   return
 }

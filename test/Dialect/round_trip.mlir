@@ -194,6 +194,30 @@ func.func @tbe_backward_adam(%idx: tensor<40xi32>, %off: tensor<5xi32>, %t0: ten
   return %n0, %n1, %n2 : tensor<100x16xbf16>, tensor<100x16xf32>, tensor<100x16xf32>
 }
 
+// Adam with m in fp8 e4m3 and v in fp8 e5m2: each state's i8 codes, then
+// its f32 scales (one a row), updated together.
+// CHECK-LABEL: func.func @tbe_backward_adam_fp8
+// CHECK: "emb.tbe_backward"(%{{.*}}) {feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", momentum2_precision = "fp8_e5m2", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 2, 1, 1>, optimizer = "adam", pooling = "sum", resultSegmentSizes = array<i32: 1, 2, 2>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle)
+func.func @tbe_backward_adam_fp8(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100x16xi8>, %ms: tensor<100xf32>, %v: tensor<100x16xi8>, %vs: tensor<100xf32>, %hyper: tensor<5xf32>, %step: tensor<i64>) -> (tensor<100x16xi8>, tensor<100xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100x16xi8>) -> !emb.state_handle
+  %sms = "emb.state"(%ms) : (tensor<100xf32>) -> !emb.state_handle
+  %sv = "emb.state"(%v) : (tensor<100x16xi8>) -> !emb.state_handle
+  %svs = "emb.state"(%vs) : (tensor<100xf32>) -> !emb.state_handle
+  %new:5 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %sms, %sv, %svs, %hyper, %step) {optimizer = "adam", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", momentum2_precision = "fp8_e5m2", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 2, 2>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle)
+  %n1 = "emb.table_value"(%new#1) : (!emb.state_handle) -> tensor<100x16xi8>
+  %n2 = "emb.table_value"(%new#2) : (!emb.state_handle) -> tensor<100xf32>
+  return %n1, %n2 : tensor<100x16xi8>, tensor<100xf32>
+}
+
+// Rowwise Adagrad with its row states in bf16.
+// CHECK-LABEL: func.func @embedding_bag_backward_bf16_state
+// CHECK: "emb.embedding_bag_backward"(%{{.*}}) {mode = "sum", momentum1_precision = "bf16", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, optimizer = "rowwise_adagrad", resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x32xf32>, tensor<96xi32>, tensor<33xi32>, tensor<32x32xf32>, tensor<1000xbf16>, tensor<5xf32>) -> (tensor<1000x32xf32>, tensor<1000xbf16>)
+func.func @embedding_bag_backward_bf16_state(%w: tensor<1000x32xf32>, %idx: tensor<96xi32>, %off: tensor<33xi32>, %grad: tensor<32x32xf32>, %m: tensor<1000xbf16>, %hyper: tensor<5xf32>) -> (tensor<1000x32xf32>, tensor<1000xbf16>) {
+  %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "sum", momentum1_precision = "bf16", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x32xf32>, tensor<96xi32>, tensor<33xi32>, tensor<32x32xf32>, tensor<1000xbf16>, tensor<5xf32>) -> (tensor<1000x32xf32>, tensor<1000xbf16>)
+  return %new#0, %new#1 : tensor<1000x32xf32>, tensor<1000xbf16>
+}
+
 // One table, one feature: tensors in and out, no handles.
 // CHECK-LABEL: func.func @embedding_bag_backward
 // CHECK: "emb.embedding_bag_backward"(%{{.*}}) {mode = "mean", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, optimizer = "rowwise_adagrad", resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x32xf16>, tensor<96xi32>, tensor<33xi32>, tensor<32x32xf32>, tensor<1000xf32>, tensor<5xf32>) -> (tensor<1000x32xf16>, tensor<1000xf32>)

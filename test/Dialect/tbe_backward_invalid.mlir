@@ -6,18 +6,19 @@
 // RUN: not emb-opt --split-input-file %s 2>&1 | FileCheck %s
 // REQUIRES: emb-compiler
 
-// emb.state names an f32 state of rank 1 or 2.
+// emb.state names a state of rank 1 or 2.
 func.func @f(%m: tensor<4x100x16xf32>) {
-  // CHECK: [[@LINE+1]]:8: error: 'emb.state' op state must have rank 1 (one f32 a row) or 2 (one f32 an element), got rank 3
+  // CHECK: [[@LINE+1]]:8: error: 'emb.state' op state must have rank 1 (one value a row, or an fp8 state's scales) or 2 (one value an element), got rank 3
   %s = "emb.state"(%m) : (tensor<4x100x16xf32>) -> !emb.state_handle
   return
 }
 
 // -----
 
-// States are f32 whatever the table holds.
+// States are f32, bf16 or fp8 codes (as the backward's momentum1_precision
+// and momentum2_precision say), whatever the table holds.
 func.func @f(%m: tensor<100xf16>) {
-  // CHECK: [[@LINE+1]]:8: error: 'emb.state' op state must hold f32, got f16
+  // CHECK: [[@LINE+1]]:8: error: 'emb.state' op state must hold f32, bf16 or i8 (fp8 codes), got f16
   %s = "emb.state"(%m) : (tensor<100xf16>) -> !emb.state_handle
   return
 }
@@ -294,7 +295,7 @@ func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<?x16xf32>, %m
 
 // A state of another float type: emb.state and the backward both say so.
 func.func @f(%idx: tensor<8xi64>, %off: tensor<9xi64>, %t0: tensor<100x16xf32>, %t1: tensor<50x8xf32>, %m0: tensor<100xf16>, %m1: tensor<50xf32>, %grad: tensor<4x24xf32>, %hyper: tensor<5xf32>) {
-  // CHECK: [[@LINE+4]]:9: error: 'emb.state' op state must hold f32, got f16
+  // CHECK: [[@LINE+4]]:9: error: 'emb.state' op state must hold f32, bf16 or i8 (fp8 codes), got f16
   // CHECK: [[@LINE+5]]:12: error: 'emb.tbe_backward' op momentum1 #0 must hold f32, got f16
   %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
   %h1 = "emb.table"(%t1) : (tensor<50x8xf32>) -> !emb.table_handle
@@ -478,7 +479,8 @@ func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>
 
 // -----
 
-// emb.embedding_bag_backward: states hold f32.
+// emb.embedding_bag_backward: states hold f32 unless momentum1_precision
+// says otherwise.
 func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>, %grad: tensor<32x16xf32>, %hyper: tensor<5xf32>, %m: tensor<1000xbf16>) {
   // CHECK: [[@LINE+1]]:12: error: 'emb.embedding_bag_backward' op momentum1 must hold f32, got bf16
   %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "sum", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x16xf32>, tensor<96xi64>, tensor<33xi64>, tensor<32x16xf32>, tensor<1000xbf16>, tensor<5xf32>) -> (tensor<1000x16xf32>, tensor<1000xbf16>)
@@ -530,4 +532,134 @@ func.func @f(%ids: tensor<4xi64>, %offsets: tensor<3xi64>, %t0: tensor<5x2xf32>,
   %h0 = "emb.table"(%t0) : (tensor<5x2xf32>) -> !emb.table_handle
   %new = "emb.tbe_backward"(%ids, %offsets, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0, 0>, feature_ends, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xi64>, tensor<3xi64>, !emb.table_handle, tensor<1x4xf32>, tensor<5xf32>) -> !emb.table_handle
   return
+}
+
+// -----
+
+// Optimizer states' precisions: embrtStatePrecision's names.
+func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>, %grad: tensor<32x16xf32>, %hyper: tensor<5xf32>, %m: tensor<1000xf16>) {
+  // CHECK: [[@LINE+1]]:12: error: 'emb.embedding_bag_backward' op attribute 'momentum1_precision' must be one of f32, bf16, fp8_e4m3, fp8_e5m2, got "f16"
+  %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "sum", momentum1_precision = "f16", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x16xf32>, tensor<96xi64>, tensor<33xi64>, tensor<32x16xf32>, tensor<1000xf16>, tensor<5xf32>) -> (tensor<1000x16xf32>, tensor<1000xf16>)
+  return
+}
+
+// -----
+
+// A precision for a state the optimizer does not keep.
+func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>, %grad: tensor<32x16xf32>, %hyper: tensor<5xf32>) {
+  // CHECK: [[@LINE+1]]:10: error: 'emb.embedding_bag_backward' op attribute 'momentum1_precision' is "bf16", but optimizer sgd keeps no momentum1 (it keeps no state)
+  %new = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %hyper) {optimizer = "sgd", mode = "sum", momentum1_precision = "bf16", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1000x16xf32>, tensor<96xi64>, tensor<33xi64>, tensor<32x16xf32>, tensor<5xf32>) -> tensor<1000x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>, %grad: tensor<32x16xf32>, %hyper: tensor<5xf32>, %m: tensor<1000xf32>) {
+  // CHECK: [[@LINE+1]]:12: error: 'emb.embedding_bag_backward' op attribute 'momentum2_precision' is "fp8_e5m2", but optimizer rowwise_adagrad keeps no momentum2 (only momentum1)
+  %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "sum", momentum2_precision = "fp8_e5m2", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x16xf32>, tensor<96xi64>, tensor<33xi64>, tensor<32x16xf32>, tensor<1000xf32>, tensor<5xf32>) -> (tensor<1000x16xf32>, tensor<1000xf32>)
+  return
+}
+
+// -----
+
+// A bf16 state holds bf16.
+func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>, %grad: tensor<32x16xf32>, %hyper: tensor<5xf32>, %m: tensor<1000xf32>) {
+  // CHECK: [[@LINE+1]]:12: error: 'emb.embedding_bag_backward' op momentum1 must hold bf16 (momentum1_precision = "bf16"), got f32
+  %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "sum", momentum1_precision = "bf16", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x16xf32>, tensor<96xi64>, tensor<33xi64>, tensor<32x16xf32>, tensor<1000xf32>, tensor<5xf32>) -> (tensor<1000x16xf32>, tensor<1000xf32>)
+  return
+}
+
+// -----
+
+// The bag's states are single tensors: no place for an fp8 state's scales.
+func.func @f(%w: tensor<1000x16xf32>, %idx: tensor<96xi64>, %off: tensor<33xi64>, %grad: tensor<32x16xf32>, %hyper: tensor<5xf32>, %m: tensor<1000xi8>) {
+  // CHECK: [[@LINE+1]]:12: error: 'emb.embedding_bag_backward' op attribute 'momentum1_precision' is "fp8_e4m3", but emb.embedding_bag_backward keeps f32 or bf16 states: an fp8 state and its scales need emb.tbe_backward (one table, one feature)
+  %new:2 = "emb.embedding_bag_backward"(%w, %idx, %off, %grad, %m, %hyper) {optimizer = "rowwise_adagrad", mode = "sum", momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<1000x16xf32>, tensor<96xi64>, tensor<33xi64>, tensor<32x16xf32>, tensor<1000xi8>, tensor<5xf32>) -> (tensor<1000x16xf32>, tensor<1000xi8>)
+  return
+}
+
+// -----
+
+// An fp8 state holds i8 codes.
+func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100xf32>, %ms: tensor<1xf32>, %hyper: tensor<5xf32>) {
+  // CHECK: [[@LINE+4]]:12: error: 'emb.tbe_backward' op momentum1 #0 must hold i8 (the fp8 codes) (momentum1_precision = "fp8_e4m3"), got f32
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100xf32>) -> !emb.state_handle
+  %ss = "emb.state"(%ms) : (tensor<1xf32>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %ss, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  return
+}
+
+// -----
+
+// An fp8 state's codes are followed by its scales, one per table.
+func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100xi8>, %hyper: tensor<5xf32>) {
+  // CHECK: [[@LINE+3]]:12: error: 'emb.tbe_backward' op optimizer rowwise_adagrad takes 2 momentum1 and 0 momentum2 operands (one fp8 code per table row, per table; an fp8 state's codes are followed by its f32 scales), got 1 and 0
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100xi8>) -> !emb.state_handle
+  %new:2 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle)
+  return
+}
+
+// -----
+
+// Rowwise Adagrad's fp8 state has one scale per table.
+func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100xi8>, %ms: tensor<100xf32>, %hyper: tensor<5xf32>) {
+  // CHECK: [[@LINE+4]]:12: error: 'emb.tbe_backward' op momentum1_scales #0 has shape 100 but rowwise_adagrad's fp8 state takes one f32 scale per table (shape 1)
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100xi8>) -> !emb.state_handle
+  %ss = "emb.state"(%ms) : (tensor<100xf32>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %ss, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  return
+}
+
+// -----
+
+// Scales are f32.
+func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100xi8>, %ms: tensor<1xbf16>, %hyper: tensor<5xf32>) {
+  // CHECK: [[@LINE+4]]:12: error: 'emb.tbe_backward' op momentum1_scales #0 must hold f32, got bf16
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100xi8>) -> !emb.state_handle
+  %ss = "emb.state"(%ms) : (tensor<1xbf16>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %ss, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  return
+}
+
+// -----
+
+// Adam's fp8 states have one scale per row of their table; m and v may
+// differ in precision.
+func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100x16xbf16>, %v: tensor<100x16xi8>, %vs: tensor<99xf32>, %hyper: tensor<5xf32>, %step: tensor<i64>) {
+  // CHECK: [[@LINE+5]]:12: error: 'emb.tbe_backward' op momentum2_scales #0 has shape 99 but adam's fp8 states take one f32 scale per row of table 0 (100)
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100x16xbf16>) -> !emb.state_handle
+  %sv = "emb.state"(%v) : (tensor<100x16xi8>) -> !emb.state_handle
+  %ss = "emb.state"(%vs) : (tensor<99xf32>) -> !emb.state_handle
+  %new:4 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %sv, %ss, %hyper, %step) {optimizer = "adam", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "bf16", momentum2_precision = "fp8_e5m2", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 2, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 2>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle, !emb.state_handle)
+  return
+}
+
+// -----
+
+func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100x16xbf16>, %v: tensor<100x16xi8>, %hyper: tensor<5xf32>, %step: tensor<i64>) {
+  // CHECK: [[@LINE+4]]:12: error: 'emb.tbe_backward' op optimizer adam takes 1 momentum1 and 2 momentum2 operands (m and v, one bf16 and one fp8 code per table element, per table; an fp8 state's codes are followed by its f32 scales), got 1 and 1
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100x16xbf16>) -> !emb.state_handle
+  %sv = "emb.state"(%v) : (tensor<100x16xi8>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %sv, %hyper, %step) {optimizer = "adam", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "bf16", momentum2_precision = "fp8_e5m2", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>, tensor<i64>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  return
+}
+
+// -----
+
+// An fp8 state's scales are updated with its codes (Adam writes a new
+// scale per row; rowwise Adagrad's is returned as it came): reading them
+// after the op is refused as for the states.
+func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, %grad: tensor<4x16xf32>, %m: tensor<100xi8>, %ms: tensor<1xf32>, %hyper: tensor<5xf32>) -> tensor<1xf32> {
+  // CHECK: [[@LINE+4]]:12: error: 'emb.tbe_backward' op momentum1_scales #0 is updated in place, but 'func.return' at {{.*}}:[[@LINE+5]]:3 reads it after this op (it or a value sharing its buffer); use this op's result
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf32>) -> !emb.table_handle
+  %sm = "emb.state"(%m) : (tensor<100xi8>) -> !emb.state_handle
+  %ss = "emb.state"(%ms) : (tensor<1xf32>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %ss, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  return %ms : tensor<1xf32>
 }

@@ -128,3 +128,14 @@ func.func @unsharded_reader(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tenso
   %1 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
   return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Optimizer states below f32 are not sharded yet.
+// CHECK: error: emb-shard: an 'emb.tbe_backward' with bf16 or fp8 optimizer states (momentum1_precision, momentum2_precision) is not sharded yet; shard the step with f32 states
+func.func @bf16_state(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>, %m0: tensor<100xbf16>, %grad: tensor<4x8xf32>, %hyper: tensor<5xf32>) {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %s0 = "emb.state"(%m0) : (tensor<100xbf16>) -> !emb.state_handle
+  %new:2 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %s0, %hyper) {optimizer = "rowwise_adagrad", momentum1_precision = "bf16", pooling = "sum", feature_tables = array<i64: 0>, world_size = 2 : i64, sharding = [{kind = "row_wise", ranks = array<i64: 0, 1>, row_ranges = array<i64: 0, 50, 100>}], operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x8xf32>, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle)
+  return
+}

@@ -638,11 +638,13 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
   attrs[EMB_ABI_TBE_BWD_OPTIMIZER] = p.optimizer;
   attrs[EMB_ABI_TBE_BWD_SEED] = (int64_t)p.seed;
   attrs[EMB_ABI_TBE_BWD_CONFIG_ID] = -1;
+  attrs[EMB_ABI_TBE_BWD_MOMENTUM1_PRECISION] = EMBRT_STATE_F32;
+  attrs[EMB_ABI_TBE_BWD_MOMENTUM2_PRECISION] = EMBRT_STATE_F32;
   attrs[EMB_ABI_TBE_BWD_NUM_TABLES] = 1;
   attrs[EMB_ABI_TBE_BWD_NUM_FEATURES] = 1;
   attrs[EMB_ABI_TBE_BWD_IS_BAG] = 1;
   attrs[EMB_ABI_TBE_BWD_FEATURE_TABLES] = 0;
-  void *buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 3];
+  void *buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 5];
   buffers[EMB_ABI_TBE_BWD_BUF_INDICES] = p.indices;
   buffers[EMB_ABI_TBE_BWD_BUF_OFFSETS] = p.offsets;
   buffers[EMB_ABI_TBE_BWD_BUF_PSW] = NULL;
@@ -653,8 +655,11 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
   buffers[EMB_ABI_TBE_BWD_BUF_TABLES] = p.tables[0];
   buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 1] = p.m1[0];
   buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 2] = p.m2[0];
-  // One table: its rows and width, then m's and v's rows and columns.
-  int64_t dims[EMB_ABI_TBE_BWD_DIM_TABLES + 6];
+  buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 3] = NULL; // f32 states: no scales
+  buffers[EMB_ABI_TBE_BWD_BUF_TABLES + 4] = NULL;
+  // One table: its rows and width, then m's and v's rows and columns, then
+  // no scales' entries.
+  int64_t dims[EMB_ABI_TBE_BWD_DIM_TABLES + 8];
   dims[EMB_ABI_TBE_BWD_DIM_INDICES] = p.N;
   dims[EMB_ABI_TBE_BWD_DIM_BATCH] = p.B;
   dims[EMB_ABI_TBE_BWD_DIM_WORKSPACE] = 0;
@@ -667,6 +672,7 @@ static void testEntryPoints(embrtContext *ctx, Rng *rng) {
   for (int s = 0; s < 2; ++s) {
     dims[EMB_ABI_TBE_BWD_DIM_TABLES + 2 + 2 * s] = p.rows[0];
     dims[EMB_ABI_TBE_BWD_DIM_TABLES + 3 + 2 * s] = p.dims[0];
+    dims[EMB_ABI_TBE_BWD_DIM_TABLES + 6 + s] = 0;
   }
   int64_t bytes = embrtCompiledTbeBackwardWorkspace(ctx, attrs, buffers, dims);
   EXPECT_TRUE(bytes > 0);

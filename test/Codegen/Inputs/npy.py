@@ -1,7 +1,7 @@
 """Writes and prints small NumPy .npy files without NumPy, for tests that
 feed emb-run known inputs and check its results by hand.
 
-  npy.py write PATH DTYPE SHAPE VALUES   DTYPE f4, f8, i4 or i8; SHAPE 5x2 (or
+  npy.py write PATH DTYPE SHAPE VALUES   DTYPE f4, f8, i1, i4 or i8; SHAPE 5x2 (or
                                          'scalar'); VALUES comma-separated,
                                          or 'iota' for 0, 1, 2, ...
   npy.py print PATH                      one row (the last dim) per line
@@ -11,7 +11,7 @@ import ast
 import struct
 import sys
 
-FORMATS = {"<f4": "f", "<f8": "d", "<f2": "e", "<i8": "q", "<i4": "i"}
+FORMATS = {"<f4": "f", "<f8": "d", "<f2": "e", "<i8": "q", "<i4": "i", "|i1": "b"}
 
 
 def write(path, dtype, shape, values):
@@ -25,7 +25,7 @@ def write(path, dtype, shape, values):
             for v in values.split(",") if v != ""]
     if len(vals) != count:
         sys.exit(f"npy.py: {len(vals)} values for shape {shape}")
-    descr = "<" + dtype
+    descr = ("|" if dtype == "i1" else "<") + dtype
     # NumPy's spelling: (), (4,), (5, 2).
     shape_text = "(" + ", ".join(str(d) for d in dims)
     shape_text += ",)" if len(dims) == 1 else ")"
