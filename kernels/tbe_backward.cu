@@ -161,9 +161,13 @@ extern "C" embrtStatus EMB_TBE_BWD_ENTRY(embrtCudaLaunchTbeBackward)(
     return embrtLaunchError(env, EMBRT_INVALID_ARGUMENT,
                             "tbe_backward: workspace has %zu bytes, needs %zu",
                             args->workspaceBytes, L.total);
-  int64_t sumDims = 0;
-  for (int64_t f = 0; f < F; ++f)
-    sumDims += l->tableDims[l->featureTables[f]];
+  // The kernels hold the gradient rows' pitch in 32 bits.
+  const int64_t pitch = gradRowPitch(args);
+  if (pitch > 0xffffffffll)
+    return embrtLaunchError(env, EMBRT_UNSUPPORTED,
+                            "tbe_backward: gradient rows %lld elements apart, "
+                            "the CUDA backward takes at most 2^32 - 1",
+                            (long long)pitch);
   const int none = l->pooling == EMBRT_POOLING_NONE;
 
   Params *P = static_cast<Params *>(calloc(1, sizeof(Params)));
@@ -204,8 +208,7 @@ extern "C" embrtStatus EMB_TBE_BWD_ENTRY(embrtCudaLaunchTbeBackward)(
     s.paddingIdx = l->paddingIdx;
     s.sentinel = L.totalRows;
     s.seed = args->seed;
-    s.sumD =
-        none ? (unsigned)l->tableDims[l->featureTables[0]] : (unsigned)sumDims;
+    s.gradPitch = (unsigned)pitch;
     s.cap = L.cap;
     s.partialStride = L.partialStride;
     s.threshold = (unsigned)(L.cfg->threshold < 0xffffffffll ? L.cfg->threshold
@@ -231,8 +234,7 @@ extern "C" embrtStatus EMB_TBE_BWD_ENTRY(embrtCudaLaunchTbeBackward)(
       s.mode = MODE_POS_WEIGHTED;
     else if (l->pooling == EMBRT_POOLING_MEAN)
       s.mode = MODE_BAG_MEAN;
-    else if ((unsigned long long)B * (unsigned long long)sumDims <
-             0xffffffffull)
+    else if ((unsigned long long)B * (unsigned long long)pitch < 0xffffffffull)
       s.mode = MODE_ROW;
     else
       s.mode = MODE_BAG_SUM;

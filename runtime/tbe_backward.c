@@ -22,6 +22,7 @@
 #include "runtime/context.h"
 #include "runtime/tbe.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -172,17 +173,31 @@ static embrtStatus checkBackwardFields(embrtContext *ctx, const char *op,
     return embrtInvalid(ctx, "%s: configId is %lld, must be -1 or below %d", op,
                         (long long)args->configId, TBE_BWD_NUM_CONFIGS);
 
-  int64_t gradElements = 0;
+  // The gradient's rows and their width; with a row stride, the elements
+  // from its first to its last are (rows - 1) * stride + width.
+  int64_t gradRows = l->numIndices, width = 0, gradElements = 0;
   if (l->pooling == EMBRT_POOLING_NONE) {
-    int64_t dim = l->numFeatures > 0 ? l->tableDims[l->featureTables[0]] : 0;
-    EMBRT_TRY(embrtCheckCount(ctx, op, "gradOutput", args->gradDtype,
-                              &gradElements, l->numIndices, dim, 1, 1));
+    width = l->numFeatures > 0 ? l->tableDims[l->featureTables[0]] : 0;
   } else {
-    int64_t sumDims = 0;
+    gradRows = l->batchSize;
     for (int64_t f = 0; f < l->numFeatures; ++f)
-      sumDims += l->tableDims[l->featureTables[f]];
-    EMBRT_TRY(embrtCheckCount(ctx, op, "gradOutput", args->gradDtype,
-                              &gradElements, l->batchSize, sumDims, 1, 1));
+      width += l->tableDims[l->featureTables[f]];
+  }
+  EMBRT_TRY(embrtCheckCount(ctx, op, "gradOutput", args->gradDtype,
+                            &gradElements, gradRows, width, 1, 1));
+  if (args->gradRowStride != 0) {
+    if (args->gradRowStride < width)
+      return embrtInvalid(ctx,
+                          "%s: gradRowStride is %lld, must be 0 (dense rows) "
+                          "or at least a row's %lld elements",
+                          op, (long long)args->gradRowStride, (long long)width);
+    int64_t span = 0;
+    if (gradRows > 0)
+      EMBRT_TRY(embrtCheckCount(ctx, op, "gradOutput", args->gradDtype, &span,
+                                gradRows - 1, args->gradRowStride, 1, 1));
+    if (span > INT64_MAX - width)
+      return embrtInvalid(ctx, "%s: gradOutput is too large to address", op);
+    gradElements = gradRows > 0 ? span + width : 0;
   }
   if (mode == EMBRT_CHECK_SHAPES)
     return EMBRT_OK;
@@ -298,6 +313,7 @@ static void toTbeBackward(const embrtEmbeddingBagBackwardArgs *bag,
   out->momentum2Scales[0] = bag->momentum2Scales;
   a->momentum1Scales = bag->momentum1Scales ? out->momentum1Scales : NULL;
   a->momentum2Scales = bag->momentum2Scales ? out->momentum2Scales : NULL;
+  a->gradRowStride = bag->gradRowStride;
   a->hyperParams = bag->hyperParams;
   a->step = bag->step;
   a->seed = bag->seed;
@@ -477,6 +493,7 @@ static void toBagBackward(const embrtTbeBackwardArgs *a,
   bag->momentum2Precision = a->momentum2Precision;
   bag->momentum1Scales = a->momentum1Scales ? a->momentum1Scales[0] : NULL;
   bag->momentum2Scales = a->momentum2Scales ? a->momentum2Scales[0] : NULL;
+  bag->gradRowStride = a->gradRowStride;
   bag->hyperParams = a->hyperParams;
   bag->step = a->step;
   bag->seed = a->seed;

@@ -653,6 +653,12 @@ typedef struct embrtTbeBackwardArgs {
   /// NULL when the state is not fp8.
   void *const *momentum1Scales;
   void *const *momentum2Scales;
+  /// Elements from the start of one gradOutput row to the next: 0 for
+  /// dense rows (the row's width: the sum of D over features for SUM and
+  /// MEAN, D for NONE), or at least the width, to read rows that are some
+  /// columns of a wider tensor in place (the gradient of the lookup's part
+  /// of a concatenation, as DLRM's interaction takes it).
+  int64_t gradRowStride;
 } embrtTbeBackwardArgs;
 
 /// Bytes of workspace embrtTbeBackward needs for `args`: an upper bound from
@@ -686,6 +692,7 @@ typedef struct embrtEmbeddingBagBackwardArgs {
   embrtStatePrecision momentum2Precision;
   void *momentum1Scales; ///< [rows] (ADAM), [1] (ROWWISE_ADAGRAD) or NULL
   void *momentum2Scales; ///< [rows] (ADAM) or NULL
+  int64_t gradRowStride; ///< as embrtTbeBackwardArgs (0: dense rows)
 } embrtEmbeddingBagBackwardArgs;
 
 embrtStatus embrtEmbeddingBagBackwardWorkspaceSize(

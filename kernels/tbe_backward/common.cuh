@@ -87,9 +87,10 @@ constexpr int kAccumulateMinBlocks = EMB_TBE_BWD_MIN_BLOCKS;
 
 /// What a position's sort value holds, and how its gradient row is found.
 enum Mode : unsigned char {
-  /// SUM, unweighted: the row's first gradient element (b * sumD + column).
+  /// SUM, unweighted: the row's first gradient element (b * gradPitch +
+  /// column).
   MODE_ROW = 0,
-  /// SUM, unweighted, where B * sumD does not fit 32 bits: the bag.
+  /// SUM, unweighted, where B * gradPitch does not fit 32 bits: the bag.
   MODE_BAG_SUM = 1,
   /// MEAN: the bag; scaled by 1 / its count of contributing ids.
   MODE_BAG_MEAN = 2,
@@ -174,8 +175,10 @@ struct Shared {
   long long batch, numIndices, numBags, paddingIdx;
   unsigned long long sentinel; ///< the total row count
   unsigned long long seed;
-  unsigned sumD; ///< gradient row width (D for pooling NONE)
-  unsigned cap;  ///< long runs / chunks a bucket may hold
+  /// Elements from one gradient row to the next (gradRowStride, or the
+  /// dense width: the sum of D, D for pooling NONE)
+  unsigned gradPitch;
+  unsigned cap; ///< long runs / chunks a bucket may hold
   unsigned partialStride;
   unsigned threshold, chunk, spacing;
   int numTables, numFeatures, numBuckets;

@@ -270,10 +270,25 @@ embrtStatus planLayout(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   return EMBRT_OK;
 }
 
+/// Elements from one gradient row to the next: gradRowStride, or the dense
+/// row's width (the sum of D over features; D for pooling NONE).
+int64_t gradRowPitch(const embrtTbeBackwardArgs *a) {
+  const embrtTbeArgs *l = &a->lookup;
+  if (a->gradRowStride)
+    return a->gradRowStride;
+  if (l->pooling == EMBRT_POOLING_NONE)
+    return l->numFeatures ? l->tableDims[l->featureTables[0]] : 0;
+  int64_t width = 0;
+  for (int64_t f = 0; f < l->numFeatures; ++f)
+    width += l->tableDims[l->featureTables[f]];
+  return width;
+}
+
 /// The widest per-lane vector (power of two, at most 8 elements) for which
 /// every access of table t is aligned: its gradient rows (every feature's
-/// column, the row stride), table rows and (Adam) state rows.
-int alignedElems(const embrtTbeBackwardArgs *a, int64_t t, int64_t sumDims) {
+/// column, the row pitch `pitch` in elements), table rows and (Adam)
+/// state rows.
+int alignedElems(const embrtTbeBackwardArgs *a, int64_t t, int64_t pitch) {
   const embrtTbeArgs *l = &a->lookup;
   const int64_t D = l->tableDims[t];
   const size_t tsz = dtypeBytes(l->tableDtype), gsz = dtypeBytes(a->gradDtype);
@@ -300,7 +315,7 @@ int alignedElems(const embrtTbeBackwardArgs *a, int64_t t, int64_t sumDims) {
     for (int64_t f = 0; f < l->numFeatures; ++f) {
       const int64_t ft = l->featureTables[f];
       if (ft == t && !aligned((uintptr_t)a->gradOutput + (none ? 0 : col) * gsz,
-                              (uint64_t)(none ? D : sumDims), gsz))
+                              (uint64_t)pitch, gsz))
         return false;
       col += l->tableDims[ft];
     }
@@ -322,9 +337,7 @@ embrtStatus buildMeta(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   const embrtTbeArgs *l = &a->lookup;
   const int64_t T = l->numTables, F = l->numFeatures;
   const int none = l->pooling == EMBRT_POOLING_NONE;
-  int64_t sumDims = 0;
-  for (int64_t f = 0; f < F; ++f)
-    sumDims += l->tableDims[l->featureTables[f]];
+  const int64_t pitch = gradRowPitch(a);
   const int gradBytes = (int)dtypeBytes(a->gradDtype);
 
   // Each table's bucket.
@@ -342,7 +355,7 @@ embrtStatus buildMeta(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   }
   for (int64_t t = 0; t < T; ++t)
     tb[t] = tbeBwdSelectBucket(gradBytes, l->tableDims[t],
-                               alignedElems(a, t, sumDims));
+                               alignedElems(a, t, pitch));
   // Distinct buckets; past kMaxBuckets, widen every bucket to 256 lanes
   // (always enough), which leaves at most 5.
   TbeBwdBucket distinct[32];

@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(kThreads)
       keyBase = tm.keyBase;
       rows = tm.rows;
       tableIndex = tm.index;
-      valBase = s.mode == MODE_ROW ? b * s.sumD + fm.col : (unsigned)g;
+      valBase = s.mode == MODE_ROW ? b * s.gradPitch + fm.col : (unsigned)g;
     }
     if (mean) {
       bagCount[warp][lane] = 0;

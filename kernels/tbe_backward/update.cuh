@@ -58,7 +58,7 @@ gradRowOfValue(const Params &p, unsigned v, float &scale) {
   scale = 1.0f;
   switch (s.mode) {
   case MODE_POS_NONE:
-    return (unsigned long long)v * s.sumD;
+    return (unsigned long long)v * s.gradPitch;
   case MODE_POS_WEIGHTED:
     bag = __ldg(s.bagOf + v);
     scale = loadWeight(s, v);
@@ -71,7 +71,7 @@ gradRowOfValue(const Params &p, unsigned v, float &scale) {
   }
   const unsigned f = fastDiv(s.byBatch, bag);
   const unsigned b = bag - f * (unsigned)s.batch;
-  return (unsigned long long)b * s.sumD + featureAt(p, (int)f).col;
+  return (unsigned long long)b * s.gradPitch + featureAt(p, (int)f).col;
 }
 
 /// The same for sorted position q.

@@ -39,7 +39,8 @@ class TbeBackwardArgs(ctypes.Structure):
                 ("momentum2", _pp), ("hyperParams", _p), ("step", _p), ("seed", ctypes.c_uint64),
                 ("configId", ctypes.c_int64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t),
                 ("momentum1Precision", ctypes.c_int), ("momentum2Precision", ctypes.c_int),
-                ("momentum1Scales", _pp), ("momentum2Scales", _pp)]
+                ("momentum1Scales", _pp), ("momentum2Scales", _pp),
+                ("gradRowStride", ctypes.c_int64)]
 
 
 class BroadcastArgs(ctypes.Structure):

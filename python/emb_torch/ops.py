@@ -243,7 +243,13 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
                          % (op, grad_output.device, device))
     if grad_output.dtype not in (torch.float32, weights[0].dtype):
         grad_output = grad_output.float()
-    grad_output = grad_output.contiguous()
+    # Rows of unit-stride columns (the lookup's part of a concatenation's
+    # gradient) are read in place, a row stride apart; anything else is
+    # copied once.
+    grad_row_stride = grad_output.stride(0) if rows > 1 else width
+    if grad_output.stride(1) != 1 or grad_row_stride < width:
+        grad_output = grad_output.contiguous()
+        grad_row_stride = width
     states = {"sgd": 0, "rowwise_adagrad": 1, "adam": 2}[optimizer]
     for k, (name, lst) in enumerate((("momentum1", momentum1), ("momentum2", momentum2))):
         precision = precisions[k]
@@ -304,6 +310,7 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
                             pooling, bounds_check, padding_idx, keep)
     b.gradOutput = grad_output.data_ptr()
     b.gradDtype = R.DTYPES[grad_output.dtype]
+    b.gradRowStride = grad_row_stride
     b.optimizer = R.OPTIMIZERS[optimizer]
     for which, lst in ((1, momentum1), (2, momentum2))[:states]:
         arr = _ptrs([m.data_ptr() for m in lst])

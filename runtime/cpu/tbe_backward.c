@@ -91,6 +91,13 @@ static int64_t listEntries(const embrtTbeBackwardArgs *args,
   int64_t B = l->batchSize, n = 0, column = 0, sumDims = 0;
   for (int64_t f = 0; f < l->numFeatures; ++f)
     sumDims += l->tableDims[l->featureTables[f]];
+  // Elements from one gradient row to the next (checked: 0 or the width
+  // at least).
+  const int none = l->pooling == EMBRT_POOLING_NONE;
+  const int64_t pitch = args->gradRowStride ? args->gradRowStride
+                        : none && l->numFeatures
+                            ? l->tableDims[l->featureTables[0]]
+                            : sumDims;
   for (int64_t f = 0; f < l->numFeatures; ++f) {
     int64_t t = l->featureTables[f], rows = l->tableRows[t];
     int64_t D = l->tableDims[t];
@@ -118,8 +125,7 @@ static int64_t listEntries(const embrtTbeBackwardArgs *args,
         Entry *e = &entries[n++];
         e->key = keyBase[t] + id;
         e->pos = i;
-        e->gradBase =
-            l->pooling == EMBRT_POOLING_NONE ? i * D : b * sumDims + column;
+        e->gradBase = none ? i * pitch : b * pitch + column;
         e->scale = 1.0;
         if (l->perSampleWeights)
           e->scale =

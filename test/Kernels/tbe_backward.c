@@ -13,10 +13,11 @@
 // ids the same, every id distinct, mostly empty bags, tables of one row,
 // D = 1 and D = 2048, groups of several warps (D = 256, 1000), more tables
 // and features than the parameter block holds, no ids at all, several steps
-// in a row (states carried); Adam at a step below 1 (refused, nothing
-// changed). Every routing configuration is forced too, and the all-short
-// and all-long routings are compared with each other; one routing sorts
-// 64-bit keys (which otherwise need 2^32 rows).
+// in a row (states carried), gradient rows a stride apart (gradRowStride);
+// Adam at a step below 1 (refused, nothing changed). Every routing
+// configuration is forced too, and the all-short and all-long routings are
+// compared with each other; one routing sorts 64-bit keys (which otherwise need
+// 2^32 rows).
 //
 // Tables and states are compared element by element after the step(s).
 // Tolerance per row: f32 results within 1e-5 of the row's largest |w| plus
@@ -63,6 +64,10 @@ typedef struct Case {
   int steps;
   int64_t configId;
   int viaEmbeddingBag;
+  /// The GPU reads the gradient's rows this many elements further apart
+  /// than their width (gradRowStride: the columns of a wider tensor, the
+  /// elements between rows NaN); the CPU reads them dense.
+  int64_t gradPad;
 } Case;
 
 typedef struct Inputs {
@@ -177,7 +182,23 @@ typedef struct Side {
   void *tables[MAX_TABLES], *m1[MAX_TABLES], *m2[MAX_TABLES];
   void *indices, *offsets, *weights, *grad, *hyper, *step, *workspace;
   size_t workspaceBytes;
+  int64_t gradRowStride; ///< 0: dense gradient rows
 } Side;
+
+/// The dense gradient `grad` (`elements` of the case's gradient dtype) as
+/// rows `pitch` elements apart, NaN between them; its bytes in `*bytes`.
+static void *stridedGrad(const Case *c, const void *grad, int64_t elements,
+                         int64_t pitch, size_t *bytes) {
+  int64_t width = gradWidth(c), rows = width ? elements / width : 0;
+  size_t esz = embrtDtypeSize(c->gradDtype);
+  *bytes = (size_t)(rows * pitch) * esz;
+  char *out = malloc(*bytes ? *bytes : 1);
+  memset(out, 0xff, *bytes); // NaN in f32, f16 and bf16
+  for (int64_t r = 0; r < rows; ++r)
+    memcpy(out + (size_t)(r * pitch) * esz,
+           (const char *)grad + (size_t)(r * width) * esz, (size_t)width * esz);
+  return out;
+}
 
 static embrtTbeBackwardArgs makeArgs(const Case *c, const Inputs *in,
                                      const Side *s, int64_t configId) {
@@ -208,6 +229,7 @@ static embrtTbeBackwardArgs makeArgs(const Case *c, const Inputs *in,
   l->configId = -1;
   a.gradOutput = s->grad;
   a.gradDtype = c->gradDtype;
+  a.gradRowStride = s->gradRowStride;
   a.optimizer = c->optimizer;
   a.momentum1 = c->optimizer == EMBRT_OPTIMIZER_SGD ? NULL : s->m1;
   a.momentum2 = c->optimizer == EMBRT_OPTIMIZER_ADAM ? s->m2 : NULL;
@@ -249,6 +271,7 @@ static embrtStatus backward(embrtContext *ctx, const Case *c,
   l->configId = -1;
   e.gradOutput = a->gradOutput;
   e.gradDtype = a->gradDtype;
+  e.gradRowStride = a->gradRowStride;
   e.optimizer = a->optimizer;
   e.momentum1 = a->momentum1 ? a->momentum1[0] : NULL;
   e.momentum2 = a->momentum2 ? a->momentum2[0] : NULL;
@@ -316,7 +339,16 @@ static Side makeSide(embrtContext *ctx, const Case *c, const Inputs *in) {
     s.indices = toDevice(ctx, in->indices, ib);
     s.offsets = toDevice(ctx, in->offsets, ob);
     s.weights = wb ? toDevice(ctx, in->weights, wb) : NULL;
-    s.grad = toDevice(ctx, in->grad, gb);
+    if (c->gradPad) {
+      s.gradRowStride = gradWidth(c) + c->gradPad;
+      size_t sb;
+      void *strided =
+          stridedGrad(c, in->grad, in->gradElements, s.gradRowStride, &sb);
+      s.grad = toDevice(ctx, strided, sb);
+      free(strided);
+    } else {
+      s.grad = toDevice(ctx, in->grad, gb);
+    }
     s.hyper = toDevice(ctx, in->hyper, sizeof in->hyper);
     s.step = toDevice(ctx, &in->step, 8);
   } else {
@@ -506,10 +538,19 @@ static embrtStatus runSteps(embrtContext *ctx, const Case *c, Inputs *in,
     void *grad =
         k == 0 ? NULL : randomTensor(&rng, c->gradDtype, in->gradElements);
     if (gpu) {
-      if (grad)
+      if (grad && s->gradRowStride) {
+        size_t sb;
+        void *strided =
+            stridedGrad(c, grad, in->gradElements, s->gradRowStride, &sb);
+        EXPECT_STATUS(
+            embrtMemcpy(ctx, s->grad, strided, sb, EMBRT_COPY_HOST_TO_DEVICE),
+            EMBRT_OK, ctx);
+        free(strided);
+      } else if (grad) {
         EXPECT_STATUS(
             embrtMemcpy(ctx, s->grad, grad, gb, EMBRT_COPY_HOST_TO_DEVICE),
             EMBRT_OK, ctx);
+      }
       EXPECT_STATUS(
           embrtMemcpy(ctx, s->step, &step, 8, EMBRT_COPY_HOST_TO_DEVICE),
           EMBRT_OK, ctx);
@@ -865,6 +906,48 @@ int main(int argc, char **argv) {
     c.maxBag = 8;
     c.paddingPercent = 25;
     c.steps = 3;
+    runCase(gpu, cpu, &c, seed++, auto1, 1);
+  }
+
+  // Gradient rows a stride apart on the GPU (the columns of a wider tensor,
+  // NaN between rows), dense on the CPU: every pooling, f32 and 16-bit
+  // gradients, pads that keep and that break the vector loads' alignment,
+  // several steps, and through embrtEmbeddingBagBackward.
+  for (int k = 0; k < 5; ++k) {
+    static const char *what[] = {"sum, f32, pad 5", "sum, f16, pad 8",
+                                 "mean, bf16, pad 3", "none, f32, pad 64",
+                                 "embedding_bag_backward, adam, pad 7"};
+    Case c = base(NAME("strided gradient: %s", what[k]));
+    c.pooling = k == 2   ? EMBRT_POOLING_MEAN
+                : k == 3 ? EMBRT_POOLING_NONE
+                         : EMBRT_POOLING_SUM;
+    c.tableDtype = c.gradDtype = k == 1   ? EMBRT_F16
+                                 : k == 2 ? EMBRT_BF16
+                                          : EMBRT_F32;
+    c.optimizer =
+        k >= 3 ? EMBRT_OPTIMIZER_ADAM
+               : (embrtOptimizer)(k % 2 ? EMBRT_OPTIMIZER_SGD
+                                        : EMBRT_OPTIMIZER_ROWWISE_ADAGRAD);
+    static const int64_t pads[] = {5, 8, 3, 64, 7};
+    c.gradPad = pads[k];
+    static const int64_t dims64[] = {64};
+    static const int64_t same[] = {40, 40, 40, 40, 40, 40, 40, 40};
+    if (k == 4) {
+      c.viaEmbeddingBag = 1;
+      setTables(&c, 1, dims64, 500);
+      c.numFeatures = 1;
+    } else if (k == 3) {
+      setTables(&c, 3, same, 300);
+      c.numFeatures = 4;
+    } else {
+      setTables(&c, 8, mixedDims, 300);
+      c.numFeatures = 11;
+    }
+    c.batch = B;
+    c.maxBag = 12;
+    c.paddingPercent = k == 2 ? 15 : 0;
+    c.weighted = k == 0;
+    c.steps = 2;
     runCase(gpu, cpu, &c, seed++, auto1, 1);
   }
 

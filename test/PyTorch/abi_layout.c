@@ -65,6 +65,7 @@ int main(void) {
   FIELD(embrtTbeBackwardArgs, momentum2Precision);
   FIELD(embrtTbeBackwardArgs, momentum1Scales);
   FIELD(embrtTbeBackwardArgs, momentum2Scales);
+  FIELD(embrtTbeBackwardArgs, gradRowStride);
   STRUCT(embrtBroadcastArgs);
   FIELD(embrtBroadcastArgs, structSize);
   FIELD(embrtBroadcastArgs, ro);

@@ -477,6 +477,53 @@ def run_state_precisions(device, lib):
                   % (what, type(e).__name__, kind.__name__, e))
 
 
+def run_grad_row_stride(device, lib):
+    """A gradient that is some columns of a wider tensor (the lookup's part of a concatenation's
+    gradient, as DLRM's interaction gives it) is read in place, a row stride apart: the step equals
+    the one from the same gradient made contiguous, for sum and none pooling."""
+    gen = torch.Generator().manual_seed(41)
+    tables = [(30, 8), (20, 5)]
+    hyper = torch.tensor([0.05, 1e-3, 0.9, 0.99, 0.01], device=device)
+    for pooling, feature_tables in (("sum", [0, 1, 0]), ("none", [1, 1])):
+        values, offsets = make_inputs(gen, tables if pooling == "sum" else [(20, 5), (20, 5)],
+                                      feature_tables, 6, 4, None, device)
+        rows = 6 if pooling == "sum" else values.numel()
+        width = 8 + 5 + 8 if pooling == "sum" else 5
+        wide = (torch.rand(rows, 3 + width + 4, generator=gen) - 0.5).to(device)
+        grad = wide[:, 3:3 + width]
+        if pooling == "none":
+            tabs = [(20, 5), (20, 5)]
+        else:
+            tabs = tables
+        w0 = [(torch.rand(r, d, generator=gen) - 0.5).to(device) for r, d in tabs]
+        s0 = [torch.rand(r, generator=gen).to(device) for r, d in tabs]
+        for opt in ("sgd", "rowwise_adagrad"):
+            name = "strided gradient, %s, %s" % (opt, pooling)
+            check(not grad.is_contiguous() and grad.stride() == (3 + width + 4, 1),
+                  "%s: the gradient is a strided view" % name)
+            results = []
+            for g in (grad, grad.contiguous()):
+                w = [x.clone() for x in w0]
+                st = [x.clone() for x in s0]
+                step = torch.tensor([1], device=device)
+                tail = (feature_tables, values, offsets, None, g, pooling, "fatal", None, 5)
+                if opt == "sgd":
+                    torch.ops.emb.tbe_backward_sgd(w, hyper, step, *tail)
+                else:
+                    torch.ops.emb.tbe_backward_rowwise_adagrad(w, st, hyper, step, *tail)
+                results.append((w, st))
+            for t in range(len(tabs)):
+                err = (results[0][0][t] - results[1][0][t]).abs().max().item()
+                tol = 0.0 if device == "cpu" else 1e-6 * max(1.0, w0[t].abs().max().item())
+                check(err <= tol, "%s: table %d differs from the contiguous gradient's step by %g"
+                      % (name, t, err))
+                check(t not in feature_tables or bool((results[0][0][t] != w0[t]).any()),
+                      "%s: table %d trained" % (name, t))
+                if opt == "rowwise_adagrad":
+                    check(torch.equal(results[0][1][t], results[1][1][t]) or device == "cuda",
+                          "%s: state %d differs" % (name, t))
+
+
 def run_stream_order(lib):
     """emb's calls are ordered with PyTorch's work on its current stream, the default one included:
     a table written by PyTorch behind a long GPU spin (torch.cuda._sleep) is read by the next
@@ -534,6 +581,7 @@ def main():
     run_model(a.device, a.lib)
     run_errors(a.device, a.lib)
     run_state_precisions(a.device, a.lib)
+    run_grad_row_stride(a.device, a.lib)
     if a.device == "cuda":
         run_stream_order(a.lib)
         run_keeps_device(a.lib)

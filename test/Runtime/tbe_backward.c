@@ -794,6 +794,43 @@ static void testAdamStep(embrtContext *ctx, Rng *rng) {
   }
 }
 
+/// The gradient's rows a row stride apart (the lookup's columns of a wider
+/// tensor, as a concatenation's gradient arrives): the step equals the
+/// dense one, and the elements between rows (NaN here) are never read.
+static void testGradRowStride(embrtContext *ctx, Rng *rng) {
+  for (int pool = 0; pool < 3; ++pool) {
+    static const char *names[] = {"strided gradient, sum",
+                                  "strided gradient, mean",
+                                  "strided gradient, none"};
+    TEST_CASE(names[pool]);
+    Problem p;
+    setUpMixed(&p, pool == 1 ? EMBRT_BF16 : EMBRT_F32, (embrtPooling)pool,
+               pool == 2 ? EMBRT_OPTIMIZER_ADAM
+                         : EMBRT_OPTIMIZER_ROWWISE_ADAGRAD);
+    p.hasWeights = pool == EMBRT_POOLING_SUM;
+    p.gradDtype = EMBRT_F32;
+    p.weightDtype = EMBRT_F32;
+    makeProblem(&p, rng, 6);
+    Expected e;
+    expectStep(&p, &e);
+    int64_t width = p.pooling == EMBRT_POOLING_NONE ? p.dims[0] : sumDims(&p);
+    int64_t rows = p.gradElements / width, pitch = width + 5;
+    float *strided = malloc((size_t)(rows * pitch) * sizeof *strided);
+    memset(strided, 0xff, (size_t)(rows * pitch) * sizeof *strided);
+    for (int64_t r = 0; r < rows; ++r)
+      memcpy(strided + r * pitch, (const float *)p.grad + r * width,
+             (size_t)width * sizeof *strided);
+    embrtTbeBackwardArgs a = argsOf(&p);
+    a.gradOutput = strided;
+    a.gradRowStride = pitch;
+    EXPECT_STATUS(runBackward(ctx, &a), EMBRT_OK, ctx);
+    checkStep(&p, &e);
+    freeExpected(&p, &e);
+    free(strided);
+    freeProblem(&p);
+  }
+}
+
 static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
   Problem p;
   setUpMixed(&p, EMBRT_F16, EMBRT_POOLING_SUM, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD);
@@ -854,6 +891,14 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
   CASE("bad grad dtype", "tbe_backward: gradDtype is bf16, must be f32 or f16",
        a.gradDtype = EMBRT_BF16);
   CASE("null grad", "tbe_backward: gradOutput is NULL", a.gradOutput = NULL);
+  CASE("short grad row stride",
+       "tbe_backward: gradRowStride is 3, must be 0 (dense rows) or at least "
+       "a row's 39 elements",
+       a.gradRowStride = 3);
+  CASE("negative grad row stride",
+       "tbe_backward: gradRowStride is -39, must be 0 (dense rows) or at "
+       "least a row's 39 elements",
+       a.gradRowStride = -39);
   CASE("bad configId", "tbe_backward: configId is 99, must be -1 or below",
        a.configId = 99);
   CASE("bad pooling", "tbe_backward: pooling is 9",
@@ -934,6 +979,7 @@ int main(void) {
   testBoundsModes(ctx, &rng);
   testBadOffsets(ctx, &rng);
   testEntryPoints(ctx, &rng);
+  testGradRowStride(ctx, &rng);
   testInvalidArguments(ctx, &rng);
   testAdamStep(ctx, &rng);
   testStochasticRounding(&rng);

@@ -13,7 +13,8 @@ restructure (files moved, definitions shared) and changes no kernel.
 with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; the library's sources and the
 variants' objects of kernels/variants.cmake, each with its own defines) with
 the build's flags, but with nvcc -ptx for sm_90 (sm_90a for *_sm90a.cu), from
-the sources of SRC. JOBS (default 2) compiles run at once.
+the sources of SRC. JOBS (default 2) compiles run at once; ONLY (a regular
+expression) keeps the sources whose path matches it (ONLY=tbe_backward).
 
 `diff` pairs the functions (.entry and .func bodies) of each file by name and
 compares them, and the module's other lines as a set. It ignores what moves
@@ -51,6 +52,8 @@ def ptx(build, src, out):
     for e in entries:
         f = e["file"]
         if not f.endswith(".cu") or not f.startswith(root + "/kernels/"):
+            continue
+        if not re.search(os.environ.get("ONLY", ""), f):
             continue
         args = shlex.split(e["command"])
         obj = args[args.index("-o") + 1]
