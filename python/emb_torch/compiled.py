@@ -2,17 +2,29 @@
 
     model = emb_torch.load("out/model.so")         # the first entry; entry="name" for another
     scores, pooled = model(ids, offsets, t0, t1, dense, w)
+    torch.ops.emb_model.dense_tower(ids, offsets, t0, t1, dense, w)   # the same call, as an op
 
 `load` reads the shared object's own description of its entries (the `<prefix>models` descriptor,
 EmbSharedModel in include/emb/model.h): no header, nothing built for the model. The module's
 forward takes one torch tensor per input of the entry, in order, and returns its results (a tensor,
-or a tuple of them):
+or a tuple of them), through the op the load registered with torch.library:
+
+- The op is emb_model::<entry> (model.op_name; model.op is its OpOverload), or <entry>_2, _3, ...
+  when an earlier load in the process took that name (the same file loaded again, or another
+  model with an entry of that name), or the name passed as op_name. Its schema comes from the
+  descriptor (model.schema): `Tensor input<i>` per input, `Tensor(a<i>!)` for each input the
+  model updates in place, and one Tensor or a tuple of them as results. Its fake kernel runs the
+  checks below that read only metadata and gives the results' dtypes and shapes, a dynamic dim
+  as a new dynamic size, so torch.compile(fullgraph=True) traces a model that calls it without a
+  graph break, torch.export records it by name, and the profiler shows it. The op stays
+  registered, and the model loaded, for the life of the process.
 
 - Checked before the call: the number of inputs (TypeError), each input's dtype (TypeError), device
   (the model's target: cpu or cuda, one device for all), rank and static dims (ValueError), each
-  message naming the input and what it takes. The compiled entry does not check them itself: it
-  reads static dims from its code, so a wrong buffer would be read out of bounds. Dynamic dims
-  that must agree (ids and offsets) are checked by the runtime during the call.
+  message naming the input and what it takes; all but the count also by the fake kernel, so that
+  tracing reports them. The compiled entry does not check them itself: it reads static dims from
+  its code, so a wrong buffer would be read out of bounds. Dynamic dims that must agree (ids and
+  offsets) are checked by the runtime during the call.
 - Zero copy: the memref descriptors point at the tensors' own memory. The entry takes dense
   row-major buffers (it ignores strides), so a non-contiguous input is made contiguous first (a
   copy), except an input the entry updates in place (a table or optimizer state of a training
@@ -33,11 +45,14 @@ or a tuple of them):
   come from the runtime's stream-ordered pool (allocation nodes of the graph), nothing waits.
   Capturing a call on a stream the model has not run on raises RuntimeError, as does capturing a
   model with a result of dynamic shape (its buffer is allocated by the call).
-- Not differentiable: the results carry no autograd history. Inputs updated in place get their
-  version counter bumped (torch.autograd.graph.increment_version).
+- Not differentiable: the module passes inputs that require grad detached, and the results carry
+  no autograd history. Inputs updated in place get their version counter bumped, by the
+  dispatcher, since the op declares them mutated.
 """
 import ctypes
+import inspect
 import os
+import re
 
 import torch
 
@@ -60,6 +75,7 @@ _INPUT_DTYPES = {k: (v,) for k, v in _RESULT_DTYPES.items()}
 _INPUT_DTYPES[6] = (torch.int8, torch.uint8, torch.bool)  # i8: also packed table rows
 _DTYPE_NAMES = ("f32", "f16", "bf16", "i32", "i64", "f64", "i8")
 _COPY_DEVICE_TO_DEVICE = 2  # EMBRT_COPY_DEVICE_TO_DEVICE
+OP_NAMESPACE = "emb_model"  # torch.ops.emb_model.<name>: one op per loaded entry
 
 
 from ._abi import ArgSpecStruct as _ArgSpec  # noqa: E402
@@ -268,13 +284,18 @@ def _check_abi_version(rt, lib, path, prefix):
                          % (path, recorded, runtime_version))
 
 
-def load(path, device=None, entry=None, prefix="emb_"):
+def load(path, device=None, entry=None, prefix="emb_", op_name=None):
     """The entry `entry` (default: the first) of the shared object `path` (emb-compile --shared) as
-    a torch.nn.Module. `device` (a torch.device or string) pins the device its inputs must be on;
-    by default the inputs' own device, of the model's target type. `prefix` is the --symbol-prefix
-    it was compiled with."""
+    a torch.nn.Module whose forward calls the op torch.ops.emb_model.<op_name>, registered here.
+    `device` (a torch.device or string) pins the device its inputs must be on; by default the
+    inputs' own device, of the model's target type. `prefix` is the --symbol-prefix it was
+    compiled with. `op_name` names the op; by default the entry's name, or <entry>_2, _3, ... when
+    a model loaded earlier in the process has taken it."""
     rt = _runtime.runtime()  # first: the model's libembrt.so dependency resolves to this one
     path = os.fspath(path)
+    if op_name is not None and not _valid_op_name(op_name):
+        raise ValueError("emb_torch.load: op_name must be a Python identifier (letters, digits "
+                         "and _, not starting with a digit), got %r" % (op_name,))
     try:
         lib = ctypes.CDLL(os.path.abspath(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
     except OSError as e:
@@ -288,7 +309,78 @@ def load(path, device=None, entry=None, prefix="emb_"):
     if entry not in entries:
         raise ValueError("emb_torch.load: '%s' has no entry '%s' (it has %s)"
                          % (path, entry, ", ".join(names)))
-    return CompiledModel(rt, lib, entries[entry], path, names, device)
+    return CompiledModel(rt, lib, entries[entry], path, names, device, op_name)
+
+
+#===------------------------------------------------------------------------------------------===#
+# The op of a loaded entry
+#===------------------------------------------------------------------------------------------===#
+
+# The op names this process has registered in OP_NAMESPACE. An op stays registered for the life of
+# the process (a compiled or exported graph that calls it keeps the model loaded), and registering
+# a name again would replace the kernel of the model that holds it: a later load takes a new name.
+_op_names = set()
+
+
+def _valid_op_name(name):
+    return isinstance(name, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) is not None
+
+
+def _op_registered(name):
+    """Whether torch.ops.emb_model.<name> exists (registered by anyone, this module included)."""
+    if name in _op_names:
+        return True
+    try:
+        getattr(getattr(torch.ops, OP_NAMESPACE), name)
+    except (AttributeError, RuntimeError):
+        return False
+    return True
+
+
+def _free_op_name(entry, requested, path):
+    """The op name of a loaded entry: `requested` if free (else ValueError), or the entry's name
+    made an identifier, with _2, _3, ... appended while one is taken."""
+    if requested is not None:
+        if _op_registered(requested):
+            raise ValueError("emb_torch.load: '%s': op_name '%s' is taken: %s::%s is registered "
+                             "already (by an earlier load); pass another op_name"
+                             % (path, requested, OP_NAMESPACE, requested))
+        return requested
+    base = re.sub(r"[^A-Za-z0-9_]", "_", entry)
+    if not base or base[0].isdigit():
+        base = "_" + base
+    name, k = base, 1
+    while _op_registered(name):
+        k += 1
+        name = "%s_%d" % (base, k)
+    return name
+
+
+def _op_schema(inputs, results):
+    """The op's schema from the descriptor: one Tensor per input (input<i>), those the model
+    updates in place as mutated (alias set a<i>, as torch.library's infer_schema writes them),
+    the results as one Tensor or a tuple."""
+    args, mutated = [], []
+    for a in inputs:
+        name = "input%d" % a.index
+        if a.updated:
+            args.append("Tensor(a%d!) %s" % (a.index, name))
+            mutated.append(name)
+        else:
+            args.append("Tensor " + name)
+    returns = "Tensor" if len(results) == 1 else "(%s)" % ", ".join(["Tensor"] * len(results))
+    return "(%s) -> %s" % (", ".join(args), returns), tuple(mutated)
+
+
+def _with_signature(fn, names, name):
+    """`fn(*inputs)` as a function `name` with the signature (input0, input1, ...) of the op's
+    schema, as torch.library reads it."""
+    def call(*inputs):
+        return fn(*inputs)
+    call.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 #===------------------------------------------------------------------------------------------===#
@@ -299,7 +391,7 @@ def load(path, device=None, entry=None, prefix="emb_"):
 class CompiledModel(torch.nn.Module):
     """An entry of a shared object of emb-compile --shared; see the module's documentation."""
 
-    def __init__(self, rt, lib, spec, path, entries, device=None):
+    def __init__(self, rt, lib, spec, path, entries, device=None, op_name=None):
         super().__init__()
         self._rt, self._lib, self._spec = rt, lib, spec  # lib: keeps the object loaded
         self.path, self.entries = path, entries
@@ -320,6 +412,25 @@ class CompiledModel(torch.nn.Module):
         self._dynamic = any(r.dynamic for r in self.results)
         self._warm = set()  # the CUDA streams this model has run on: a call there can be captured
         self._prepare()
+        self._register(_free_op_name(self.name, op_name, path))
+
+    def _register(self, name):
+        """Registers the entry as the op emb_model::<name> (torch.library.custom_op): its schema
+        from the descriptor, the ctypes call as its kernel, and a fake kernel that checks the
+        inputs' metadata and gives the results' shapes, so that torch.compile traces it without a
+        graph break and torch.export records it by name."""
+        schema, mutated = _op_schema(self.inputs, self.results)
+        names = ["input%d" % i for i in range(len(self.inputs))]
+        self.op_name = "%s::%s" % (OP_NAMESPACE, name)
+        self.schema = self.op_name + schema
+        opdef = torch.library.custom_op(self.op_name, mutates_args=mutated, schema=schema)(
+            _with_signature(self._run, names, name))
+        opdef.register_fake(_with_signature(self._fake, names, name))
+        _op_names.add(name)
+        try:
+            self.op = getattr(getattr(torch.ops, OP_NAMESPACE), name).default
+        except (AttributeError, RuntimeError):
+            self.op = opdef  # a torch.library without the dispatcher's op (the 1.13 stand-in)
 
     def _prepare(self):
         """What every call reuses: per input its accepted dtypes, rank and static shape (a call
@@ -344,8 +455,8 @@ class CompiledModel(torch.nn.Module):
             self._descs.append(d)
 
     def extra_repr(self):
-        return "@%s from '%s', target %s, %d inputs, %d results" % (
-            self.name, self.path, self.target, len(self.inputs), len(self.results))
+        return "@%s from '%s' as %s, target %s, %d inputs, %d results" % (
+            self.name, self.path, self.op_name, self.target, len(self.inputs), len(self.results))
 
     def _check(self, i, x, device):
         spec = self.inputs[i]
@@ -372,34 +483,79 @@ class CompiledModel(torch.nn.Module):
         if spec.updated and not x.is_contiguous():
             raise ValueError("%s must be contiguous: the model updates it in place" % what)
 
-    @staticmethod
-    def _data(x, keep):
+    def _data(self, x, keep, kind, index):
         """The address of the contiguous tensor `x`'s first element (a scratch element for an
-        empty tensor without memory: the runtime refuses null buffers)."""
+        empty tensor without memory: the runtime refuses null buffers). A tensor with elements
+        but no memory (meta, or fake outside the dispatcher) is refused: the entry would read
+        or write through a null pointer."""
         ptr = x.data_ptr()
-        if x.numel() == 0 and not ptr:
+        if not ptr and x.numel():
+            raise ValueError("emb model @%s: %s #%d has no memory (a meta or fake tensor): the "
+                             "model reads and writes tensors' data" % (self.name, kind, index))
+        if not ptr:
             scratch = torch.empty(1, dtype=x.dtype, device=x.device)
             keep.append(scratch)
             ptr = scratch.data_ptr()
         return ptr
 
-    @_runtime.keeps_device
     def forward(self, *inputs):
+        """Calls the op with the inputs; the results (a tensor, or a tuple of them) carry no
+        autograd history."""
         n = len(self.inputs)
         if len(inputs) != n:
             raise TypeError("emb model @%s takes %d inputs, got %d" % (self.name, n, len(inputs)))
+        args = []
+        for i, x in enumerate(inputs):
+            if not isinstance(x, torch.Tensor):
+                self._check(i, x, None)  # raises, naming the input
+            args.append(x.detach() if x.requires_grad else x)
+        out = self.op(*args)
+        return () if out is None else out
+
+    def _device(self, inputs):
+        """The device of a call: the pinned one, else input #0's, with its CUDA index."""
         device = self.device
         if device is None:
-            device = inputs[0].device if n and isinstance(inputs[0], torch.Tensor) \
-                else torch.device(self.target)
-        cuda = device.type == "cuda"
-        if cuda and device.index is None:
+            device = inputs[0].device if inputs else torch.device(self.target)
+        if device.type == "cuda" and device.index is None:
             device = torch.device("cuda", torch.cuda.current_device())
+        return device
+
+    @staticmethod
+    def _results(outs):
+        """The op's return: one tensor, a tuple of them, or None (no results)."""
+        if len(outs) == 1:
+            return outs[0]
+        return tuple(outs) if outs else None
+
+    def _fake(self, *inputs):
+        """The op's fake kernel: the checks of `_check` (metadata only), then empty results of
+        the descriptor's dtypes and shapes on the call's device; a dynamic dim is a new size
+        (torch.library.get_ctx().new_dynamic_size()), since only the call knows it."""
+        device = self._device(inputs)
+        for i, x in enumerate(inputs):
+            self._check(i, x, device)
+        outs, ctx = [], None
+        for r in self.results:
+            shape = r.shape
+            if r.dynamic:
+                ctx = ctx or torch.library.get_ctx()
+                shape = tuple(ctx.new_dynamic_size() if d is None else d for d in r.shape)
+            outs.append(torch.empty(shape, dtype=r.dtype, device=device))
+        return self._results(outs)
+
+    @_runtime.keeps_device
+    def _run(self, *inputs):
+        """The op's kernel: checks the inputs, calls the entry through ctypes on the current
+        stream, and returns its results."""
+        n = len(self.inputs)
+        device = self._device(inputs)
+        cuda = device.type == "cuda"
         expect = self._expect
         for i, x in enumerate(inputs):
             dtypes, rank, shape, dynamic, _ = expect[i]
-            if not isinstance(x, torch.Tensor) or x.dtype not in dtypes or x.device != device \
-                    or x.dim() != rank or (not dynamic and x.shape != shape):
+            if x.dtype not in dtypes or x.device != device or x.dim() != rank \
+                    or (not dynamic and x.shape != shape):
                 self._check(i, x, device)  # raises, naming what differs
             if dynamic:
                 self._check(i, x, device)
@@ -430,7 +586,7 @@ class CompiledModel(torch.nn.Module):
                     keep.append(x)
                 d = descs[i]
                 ptr = x.data_ptr()
-                d.allocated = d.aligned = ptr if ptr else self._data(x, keep)
+                d.allocated = d.aligned = ptr if ptr else self._data(x, keep, "input", i)
                 if expect[i][3]:
                     _set_extents(d, x.shape)
             outs, records = [], {}
@@ -444,7 +600,7 @@ class CompiledModel(torch.nn.Module):
                     out = torch.empty(r.shape, dtype=r.dtype, device=device)
                     outs.append(out)
                     d = descs[n + j]
-                    d.allocated = d.aligned = self._data(out, keep)
+                    d.allocated = d.aligned = self._data(out, keep, "result", j)
             if cuda:
                 with torch.cuda.device(device):
                     self._invoke(self._slots)
@@ -462,13 +618,9 @@ class CompiledModel(torch.nn.Module):
                         rec.data = None
                 rt.check(ctx, status, "emb model @%s" % self.name)
             rt.poll(ctx, "emb model @%s" % self.name)
-        updated = [x for x, e in zip(inputs, expect) if e[4]]
-        bump = getattr(torch.autograd.graph, "increment_version", None)
-        if updated and bump is not None:
-            bump(updated)
         if cuda and not torch.cuda.is_current_stream_capturing():
             self._warm.add(warm_key)
-        return outs[0] if len(outs) == 1 else tuple(outs)
+        return self._results(outs)
 
     def _take(self, ctx, j, rec, device):
         """A result of dynamic shape: a torch tensor of the shape the call set, copied from the

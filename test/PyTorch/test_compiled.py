@@ -8,6 +8,16 @@ machine with MLIR into a folder (`<entry>_<target>.so`, and bad_descriptors.so):
     python3 test/PyTorch/test_compiled.py --models out/compiled --device cuda --lib build/lib/libembrt.so
 
 Checks, on fresh random inputs per case:
+- the op each load registers (emb_model::<entry>): its schema from the descriptor (the tables of
+  @sgd_step mutated, nothing of @dense_tower), the op called directly gives the module's numbers,
+  a second load of the same file gets emb_model::<entry>_2 and both work, op_name= names it (a
+  taken or malformed one is refused); the profiler shows the op by name;
+- PyTorch 2.4+ only (reported as not run, a failure, on an older one): the fake kernel under
+  FakeTensorMode gives eager's shapes and dtypes (a new dynamic size for @sequence's rows) and
+  refuses what the kernel refuses; torch.compile(fullgraph=True) of small modules around
+  @dense_tower and @sgd_step (no graph break, the op in the graph, eager's numbers and in-place
+  updates) and around @sequence (a result of dynamic shape); torch.export (the op in the graph,
+  eager's numbers on new inputs); torch.library.opcheck of the ops;
 - @dense_tower (a weighted TBE lookup, then relu(concat(pooled, dense) @ w)): both results, with empty bags,
   with no ids at all, with a non-contiguous input (made contiguous by the loader), on a side stream;
 - @sgd_step: the tables are updated in place in the caller's tensors (SGD on the rows the bags
@@ -37,7 +47,7 @@ from harness import check  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from emb_torch import _runtime  # noqa: E402
-from emb_torch.compiled import ABI_VERSION, load  # noqa: E402
+from emb_torch.compiled import ABI_VERSION, OP_NAMESPACE, load  # noqa: E402
 
 
 B, F, D = 4, 2, 16            # the models' batch, features and embedding dim
@@ -338,6 +348,334 @@ def test_graphs(models, gen):
            "capturing a model with a result of dynamic shape")
 
 
+#===------------------------------------------------------------------------------------------===#
+# The op of a loaded entry
+#===------------------------------------------------------------------------------------------===#
+
+SCHEMAS = {
+    "dense_tower": "(Tensor input0, Tensor input1, Tensor input2, Tensor input3, Tensor input4, "
+                   "Tensor input5, Tensor input6) -> (Tensor, Tensor)",
+    "sgd_step": "(Tensor input0, Tensor input1, Tensor(a2!) input2, Tensor(a3!) input3, "
+                "Tensor input4, Tensor input5) -> Tensor",
+    "sequence": "(Tensor input0, Tensor input1, Tensor input2) -> Tensor",
+}
+
+
+def sgd_inputs(gen, device, lr=0.5):
+    ids, offsets = bags(gen, device)
+    t0, t1 = tables(gen, device)
+    grad = (torch.rand(B, F * D, generator=gen) * 2 - 1).to(device)
+    hyper = torch.tensor([lr, 0, 0, 0, 0], dtype=torch.float32, device=device)
+    return [ids, offsets, t0, t1, grad, hyper]
+
+
+def sequence_inputs(gen, device, n):
+    w = torch.rand(100, 8, generator=gen).to(device)
+    ids = torch.randint(0, 100, (n,), generator=gen).to(device)
+    offsets = torch.tensor([0, n // 3, n // 3, n], dtype=torch.int64, device=device)
+    return [w, ids, offsets]
+
+
+def mutated_flags(schema):
+    """Per argument of a parsed schema, whether it is written (Tensor(x!))."""
+    return [a.alias_info is not None and a.alias_info.is_write for a in schema.arguments]
+
+
+def test_op(models, device, gen):
+    """Runs first in the process: the first load of each entry takes its plain name."""
+    loaded = {}
+    for entry, schema in SCHEMAS.items():
+        model = load(os.path.join(models, "%s_%s.so" % (entry, device)))
+        loaded[entry] = model
+        qualified = "%s::%s" % (OP_NAMESPACE, entry)
+        check(model.op_name == qualified, "%s: the op is %s, got %s" % (entry, qualified,
+                                                                       model.op_name))
+        check(model.schema == qualified + schema,
+              "%s: the schema from the descriptor: %s" % (entry, model.schema))
+        parsed = torch._C.parse_schema(model.schema)
+        want = [a.updated for a in model.inputs]
+        check(mutated_flags(parsed) == want and len(parsed.returns) == len(model.results),
+              "%s: the schema parses, mutated %s, %d results" % (entry, want, len(model.results)))
+        registered = getattr(model.op, "_schema", None)
+        if registered is None:
+            print("note: this torch.library keeps no schema of its own (the 1.13 stand-in): "
+                  "the registered schema of %s is not compared" % qualified)
+        else:
+            check(str(registered.name) == qualified and mutated_flags(registered) == want
+                  and len(registered.returns) == len(model.results),
+                  "%s: the registered schema %s" % (entry, registered))
+            check(getattr(getattr(torch.ops, OP_NAMESPACE), entry).default is model.op,
+                  "%s: torch.ops.%s.%s is the module's op" % (entry, OP_NAMESPACE, entry))
+    check("!" not in loaded["dense_tower"].schema, "dense_tower: no input is mutated")
+    check(loaded["sgd_step"].schema.count("!") == 2, "sgd_step: the two tables are mutated")
+    # The op called directly is the module's call.
+    dense = loaded["dense_tower"]
+    args = dense_inputs(gen, device)
+    y, pooled = dense.op(*args)
+    ry, rp = dense_reference(*args)
+    close(y, ry, "the op emb_model::dense_tower called directly")
+    close(pooled, rp, "the op emb_model::dense_tower called directly: pooled")
+    # The same file again: a new op, both models work.
+    again = load(os.path.join(models, "dense_tower_%s.so" % device))
+    check(again.op_name == "%s::dense_tower_2" % OP_NAMESPACE,
+          "a second load of the same file: %s" % again.op_name)
+    for which, model in (("first", dense), ("second", again)):
+        args = dense_inputs(gen, device)
+        y, _ = model(*args)
+        close(y, dense_reference(*args)[0], "the %s load of dense_tower after the second" % which)
+    # Another model with an entry of that name (the other target's object) gets its own op.
+    other = "cpu" if device == "cuda" else "cuda"
+    third = load(os.path.join(models, "dense_tower_%s.so" % other))
+    check(third.op_name == "%s::dense_tower_3" % OP_NAMESPACE,
+          "another model with an entry dense_tower: %s" % third.op_name)
+    named = load(os.path.join(models, "sgd_step_%s.so" % device), op_name="my_step")
+    check(named.op_name == "%s::my_step" % OP_NAMESPACE, "op_name=: %s" % named.op_name)
+    args = sgd_inputs(gen, device)
+    ref = sgd_reference(args[0], args[1], args[2:4], args[4], 0.5)
+    named(*args)
+    close(args[2], ref[0], "the model loaded as my_step updates table 0")
+    expect(ValueError, ["op_name 'my_step' is taken", "emb_model::my_step"],
+           lambda: load(os.path.join(models, "sgd_step_%s.so" % device), op_name="my_step"),
+           "an op_name taken already")
+    expect(ValueError, ["op_name must be a Python identifier", "'my.step'"],
+           lambda: load(os.path.join(models, "sgd_step_%s.so" % device), op_name="my.step"),
+           "a malformed op_name")
+    # Inputs that require grad: the results carry no history, the inputs get no gradient.
+    args = dense_inputs(gen, device)
+    args[5].requires_grad_(True)
+    y, pooled = dense(*args)
+    check(not y.requires_grad and not pooled.requires_grad and y.grad_fn is None,
+          "an input that requires grad: the results carry no autograd history")
+
+
+def fake_mode(shape_env=False):
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    if not shape_env:
+        return FakeTensorMode()
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    return FakeTensorMode(shape_env=ShapeEnv())
+
+
+def same_meta(fake, real, what):
+    fake = fake if isinstance(fake, tuple) else (fake,)
+    real = real if isinstance(real, tuple) else (real,)
+    check(len(fake) == len(real) and all(
+        tuple(f.shape) == tuple(r.shape) and f.dtype == r.dtype and f.device == r.device
+        for f, r in zip(fake, real)),
+        "%s: fake %s, eager %s" % (what, [(tuple(f.shape), f.dtype, str(f.device)) for f in fake],
+                                   [(tuple(r.shape), r.dtype, str(r.device)) for r in real]))
+
+
+def test_fake(models, device, gen):
+    """The fake kernel under FakeTensorMode: eager's shapes and dtypes, nothing run (the tables of
+    @sgd_step unchanged), the kernel's refusals."""
+    dense = load(os.path.join(models, "dense_tower_%s.so" % device))
+    sgd = load(os.path.join(models, "sgd_step_%s.so" % device))
+    seq = load(os.path.join(models, "sequence_%s.so" % device))
+    for model, args in ((dense, dense_inputs(gen, device)), (sgd, sgd_inputs(gen, device))):
+        real = model(*[a.clone() for a in args])
+        mode = fake_mode()
+        fake_args = [mode.from_tensor(a) for a in args]
+        with mode:
+            fake = model(*fake_args)
+        same_meta(fake, real, "fake %s" % model.name)
+    args = sgd_inputs(gen, device)
+    before = [a.clone() for a in args]
+    mode = fake_mode()
+    with mode:
+        sgd(*[mode.from_tensor(a) for a in args])
+    check(all(torch.equal(a, b) for a, b in zip(args, before)),
+          "fake sgd_step: the real tables are untouched")
+    # A result of dynamic shape: a new size, not a number (a shape environment holds it).
+    args = sequence_inputs(gen, device, 7)
+    real = seq(*args)
+    mode = fake_mode(shape_env=True)
+    with mode:
+        rows = seq(*[mode.from_tensor(a) for a in args])
+    check(rows.dim() == 2 and not isinstance(rows.shape[0], int) and rows.shape[1] == 8 and
+          rows.dtype == real.dtype and rows.device == real.device,
+          "fake sequence: rows [new size, 8] (%s), eager %s" % (list(rows.shape),
+                                                              list(real.shape)))
+    # What the kernel refuses from metadata, the fake kernel refuses with the same message.
+    args = dense_inputs(gen, device)
+    for i, bad, exc, words in (
+            (4, args[4][:29], ValueError, ["input #4 (tensor<30x16xf32>)",
+                                           "must have 30 in dim 0", "[29, 16]"]),
+            (3, args[3].double(), TypeError, ["input #3 (tensor<50x16xf32>)", "got torch.float64"]),
+            (6, args[6].reshape(-1), ValueError, ["input #6", "must have 2 dims, got 1"])):
+        mode = fake_mode()
+        fake_args = [mode.from_tensor(a) for a in args]
+        fake_args[i] = mode.from_tensor(bad)
+
+        def call():
+            with mode:
+                dense(*fake_args)
+        expect(exc, words, call, "fake dense_tower, a bad input #%d" % i)
+    t0 = torch.zeros(D, ROWS[0], device=device).t()
+    args = sgd_inputs(gen, device)
+    mode = fake_mode()
+    fake_args = [mode.from_tensor(a) for a in args]
+    fake_args[2] = mode.from_tensor(t0)
+
+    def call_sgd():
+        with mode:
+            sgd(*fake_args)
+    expect(ValueError, ["input #2", "must be contiguous: the model updates it in place"],
+           call_sgd, "fake sgd_step, a non-contiguous table")
+
+
+def test_profiler(models, device, gen):
+    from torch.profiler import ProfilerActivity, profile
+    model = load(os.path.join(models, "dense_tower_%s.so" % device))
+    args = dense_inputs(gen, device)
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    with profile(activities=acts) as prof:
+        model(*args)
+    names = {e.key for e in prof.key_averages()}
+    check(model.op_name in names, "profiler: %s is named (%s)" % (
+        model.op_name, sorted(n for n in names if OP_NAMESPACE in n)))
+
+
+#===------------------------------------------------------------------------------------------===#
+# torch.compile, torch.export, opcheck (PyTorch 2.4+)
+#===------------------------------------------------------------------------------------------===#
+
+
+class DenseHead(torch.nn.Module):
+    """Torch work around @dense_tower on both sides."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids, offsets, weights, t0, t1, dense, w):
+        y, pooled = self.model(ids, offsets, weights, t0, t1, torch.tanh(dense), w)
+        return torch.sigmoid(y).sum(1) + pooled.mean(1)
+
+
+class SgdHead(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids, offsets, t0, t1, grad, hyper):
+        return self.model(ids, offsets, t0, t1, grad * 0.5, hyper) * 2
+
+
+class SequenceHead(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, w, ids, offsets):
+        return self.model(w * 2, ids, offsets).sum(1)
+
+
+def dense_head_reference(args):
+    a = list(args)
+    a[5] = torch.tanh(a[5])
+    ry, rp = dense_reference(*a)
+    return torch.sigmoid(ry).sum(1) + rp.mean(1)
+
+
+def recording_backend(graphs):
+    """A torch.compile backend that keeps each graph's code and runs it as traced."""
+    def backend(gm, example_inputs):
+        graphs.append(gm.code)
+        return gm.forward
+    return backend
+
+
+def test_compile(models, device, gen):
+    model = load(os.path.join(models, "dense_tower_%s.so" % device))
+    dotted = model.op_name.replace("::", ".")
+    graphs = []
+    traced = torch.compile(DenseHead(model), fullgraph=True, backend=recording_backend(graphs))
+    args = dense_inputs(gen, device)
+    close(traced(*args), dense_head_reference(args), "compile fullgraph (traced graph)")
+    check(len(graphs) == 1 and dotted in graphs[0],
+          "compile fullgraph: one graph that calls %s" % dotted)
+    head = DenseHead(model)
+    compiled = torch.compile(head, fullgraph=True)
+    for call in range(3):  # new inputs, a new id count: the same op in a recompiled graph
+        args = dense_inputs(gen, device)
+        got = compiled(*args)
+        want = head(*args)
+        check(torch.allclose(got, want, rtol=1e-5, atol=1e-5),
+              "compile fullgraph (inductor) call %d: eager's numbers (max diff %.3g)"
+              % (call, (got - want).abs().max().item()))
+        close(got, dense_head_reference(args), "compile fullgraph (inductor) call %d" % call)
+    # The training step: the tables the op declares mutated are updated in the caller's tensors.
+    sgd = load(os.path.join(models, "sgd_step_%s.so" % device))
+    step = torch.compile(SgdHead(sgd), fullgraph=True)
+    for call in range(2):
+        args = sgd_inputs(gen, device)
+        eager_args = [a.clone() for a in args]
+        ref0, ref1 = sgd_reference(args[0], args[1], args[2:4], args[4] * 0.5, 0.5)
+        got = step(*args)
+        want = SgdHead(sgd)(*eager_args)
+        check(torch.allclose(got, want, rtol=1e-5, atol=1e-5),
+              "compile fullgraph sgd_step call %d: eager's pooled output" % call)
+        check(torch.equal(args[2], eager_args[2]) and torch.equal(args[3], eager_args[3]),
+              "compile fullgraph sgd_step call %d: the tables updated in place as eager's" % call)
+        close(args[2], ref0, "compile fullgraph sgd_step call %d: table 0 against torch" % call)
+        close(args[3], ref1, "compile fullgraph sgd_step call %d: table 1 against torch" % call)
+    # A result of dynamic shape: the op's new size flows through the graph.
+    seq = load(os.path.join(models, "sequence_%s.so" % device))
+    import torch._dynamo
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        rows = torch.compile(SequenceHead(seq), fullgraph=True)
+        for n in (7, 12):
+            args = sequence_inputs(gen, device, n)
+            got = rows(*args)
+            want = SequenceHead(seq)(*args)
+            check(got.shape == (n,) and torch.allclose(got, want, rtol=1e-6, atol=1e-6),
+                  "compile fullgraph of sequence (a dynamic result) with %d ids" % n)
+
+
+def test_export(models, device, gen):
+    model = load(os.path.join(models, "dense_tower_%s.so" % device))
+    head = DenseHead(model)
+    args = dense_inputs(gen, device)
+    ep = torch.export.export(head, tuple(args))
+    text = str(ep.graph)
+    dotted = model.op_name.replace("::", ".")
+    check(dotted in text, "export: the graph calls %s" % dotted)
+    fresh = dense_inputs(gen, device)
+    fresh[:3] = args[:3]  # the exported graph's id count; new tables, dense and w
+    got = ep.module()(*fresh)
+    want = head(*fresh)
+    check(torch.allclose(got, want, rtol=1e-6, atol=1e-6) and not torch.allclose(got, head(*args)),
+          "export: the exported program gives the model's numbers on new inputs")
+    close(got, dense_head_reference(fresh), "export: against torch")
+
+
+def test_opcheck(models, device, gen):
+    from torch.library import opcheck
+    for entry, args in (("dense_tower", dense_inputs(gen, device)),
+                        ("sgd_step", sgd_inputs(gen, device))):
+        model = load(os.path.join(models, "%s_%s.so" % (entry, device)))
+        res = opcheck(model.op, tuple(args))
+        check(all(v == "SUCCESS" for v in res.values()), "opcheck %s: %s" % (model.op_name, res))
+
+
+def needs_torch2(name, fn):
+    """A check of PyTorch 2.4+ (fake kernels that the dispatcher calls, torch.compile,
+    torch.export, opcheck): on an older PyTorch it is reported as not run, a failure, never
+    skipped silently."""
+    def run():
+        missing = [what for what, ok in (
+            ("torch.library.register_fake", hasattr(torch.library, "register_fake")),
+            ("torch.compile", hasattr(torch, "compile")), ("torch.export", hasattr(torch, "export")),
+            ("torch.library.opcheck", hasattr(torch.library, "opcheck"))) if not ok]
+        if missing:
+            harness.fail("%s: not run: needs PyTorch 2.4 or newer (this is %s, without %s)"
+                         % (name, torch.__version__, ", ".join(missing)))
+            return
+        fn()
+    return run
+
+
 def main():
     p = harness.parser()
     p.add_argument("--models", required=True, help="the folder of make_compiled_models.sh")
@@ -346,6 +684,12 @@ def main():
     gen = torch.Generator().manual_seed(2026)
     other = "cpu" if a.device == "cuda" else "cuda"
     cases = [
+        ("op", lambda: test_op(a.models, a.device, gen)),  # first: the entries' plain op names
+        ("fake", needs_torch2("fake", lambda: test_fake(a.models, a.device, gen))),
+        ("profiler", lambda: test_profiler(a.models, a.device, gen)),
+        ("compile", needs_torch2("compile", lambda: test_compile(a.models, a.device, gen))),
+        ("export", needs_torch2("export", lambda: test_export(a.models, a.device, gen))),
+        ("opcheck", needs_torch2("opcheck", lambda: test_opcheck(a.models, a.device, gen))),
         ("dense", lambda: test_errors(
             test_dense(os.path.join(a.models, "dense_tower_%s.so" % a.device), a.device, gen),
             a.device, gen)),
