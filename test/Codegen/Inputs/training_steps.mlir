@@ -65,3 +65,14 @@ func.func @adam_fp8_step(%ids: tensor<1xi64>, %offsets: tensor<2xi64>, %t0: tens
   %n4 = "emb.table_value"(%new#4) : (!emb.state_handle) -> tensor<3xf32>
   return %n0, %n1, %n2, %n3, %n4 : tensor<3x2xf32>, tensor<3x2xi8>, tensor<3xf32>, tensor<3x2xi8>, tensor<3xf32>
 }
+
+// Rowwise Adagrad with an fp8 state whose table scale has a dynamic extent:
+// the runtime checks it is one.
+func.func @adagrad_fp8_dynamic_scale(%ids: tensor<2xi64>, %offsets: tensor<3xi64>, %t0: tensor<3x2xf32>, %grad: tensor<1x4xf32>, %c0: tensor<3xi8>, %s0: tensor<?xf32>, %hyper: tensor<5xf32>) -> tensor<3x2xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<3x2xf32>) -> !emb.table_handle
+  %q0 = "emb.state"(%c0) : (tensor<3xi8>) -> !emb.state_handle
+  %k0 = "emb.state"(%s0) : (tensor<?xf32>) -> !emb.state_handle
+  %new:3 = "emb.tbe_backward"(%ids, %offsets, %h0, %grad, %q0, %k0, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0, 0>, momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<2xi64>, tensor<3xi64>, !emb.table_handle, tensor<1x4xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
+  %n0 = "emb.table_value"(%new#0) : (!emb.table_handle) -> tensor<3x2xf32>
+  return %n0 : tensor<3x2xf32>
+}
