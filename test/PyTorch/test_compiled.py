@@ -440,6 +440,11 @@ def test_op(models, device, gen):
     expect(ValueError, ["op_name must be a Python identifier", "'my.step'"],
            lambda: load(os.path.join(models, "sgd_step_%s.so" % device), op_name="my.step"),
            "a malformed op_name")
+    # A tensor with elements but no memory (meta, or fake outside the dispatcher) never reaches
+    # the entry as a null pointer.
+    expect(ValueError, ["emb model @dense_tower: input #2 has no memory (a meta or fake tensor)"],
+           lambda: dense._data(torch.empty(4, 8, device="meta"), [], "input", 2),
+           "a tensor without memory")
     # Inputs that require grad: the results carry no history, the inputs get no gradient.
     args = dense_inputs(gen, device)
     args[5].requires_grad_(True)
