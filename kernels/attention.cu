@@ -22,6 +22,9 @@
 
 namespace {
 
+using embrt::IndexLoad;
+using embrt::loadIndex;
+
 //===----------------------------------------------------------------------===//
 // Device helpers
 //===----------------------------------------------------------------------===//
@@ -168,12 +171,13 @@ __global__ void __launch_bounds__(1024) attentionPlanKernel(PlanParams pp) {
   __syncthreads();
   int sorted = 1;
   for (int b = tid; b < pp.batch; b += nt) {
-    long long u = attentionLoadIndex(pp.candToUser, pp.i64, b);
+    long long u = loadIndex<IndexLoad::Plain>(pp.candToUser, pp.i64, b);
     if (u < 0 || u >= U) {
       attentionRecordError(pp.errors, EMBRT_DEVERR_BAD_CAND_TO_USER, b, u, U);
       u = U;
       sorted = 0;
-    } else if (b > 0 && attentionLoadIndex(pp.candToUser, pp.i64, b - 1) > u) {
+    } else if (b > 0 &&
+               loadIndex<IndexLoad::Plain>(pp.candToUser, pp.i64, b - 1) > u) {
       sorted = 0;
     }
     atomicAdd(&counts[u], 1);
@@ -210,7 +214,7 @@ __global__ void __launch_bounds__(1024) attentionPlanKernel(PlanParams pp) {
       counts[g] = pp.groupStart[g];
     __syncthreads();
     for (int b = tid; b < pp.batch; b += nt) {
-      long long u = attentionLoadIndex(pp.candToUser, pp.i64, b);
+      long long u = loadIndex<IndexLoad::Plain>(pp.candToUser, pp.i64, b);
       int g = (u < 0 || u >= U) ? U : (int)u;
       pp.perm[atomicAdd(&counts[g], 1)] = b;
     }

@@ -26,6 +26,7 @@
 #include "kernels/attention_config.h"
 #include "kernels/common/convert.cuh"
 #include "kernels/common/device_errors.cuh"
+#include "kernels/common/index_load.cuh"
 #include "kernels/common/sm80_copy.cuh"
 #include "kernels/launch.h"
 
@@ -87,11 +88,6 @@ __device__ __forceinline__ void attentionRecordError(embrtDeviceErrors *errors,
     embrtDeviceRecordError(errors, code, -1, -1, index, value, limit);
 }
 
-__device__ __forceinline__ long long attentionLoadIndex(const void *p, int i64,
-                                                        long long i) {
-  return i64 ? ((const long long *)p)[i] : (long long)((const int *)p)[i];
-}
-
 /// Whether every tile's rows are consecutive rows of the [B * Lq, H * Dh]
 /// query and output matrices (plain attention, or ikbo with sorted
 /// cand_to_user).
@@ -128,7 +124,8 @@ attentionDecodeTile(const AttentionParams &p, int tile, int blockM) {
   if (t.group >= p.numGroups) {
     t.keys = 0;
   } else if (p.lengths) {
-    long long n = attentionLoadIndex(p.lengths, p.lengthsI64, t.group);
+    long long n = embrt::loadIndex<embrt::IndexLoad::Plain>(
+        p.lengths, p.lengthsI64, t.group);
     if (n < 0 || n > p.lk) {
       attentionRecordError(p.errors, EMBRT_DEVERR_BAD_USER_LENGTH, t.group, n,
                            p.lk);

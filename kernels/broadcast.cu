@@ -18,6 +18,7 @@
 
 #include "kernels/common/convert.cuh"
 #include "kernels/common/device_errors.cuh"
+#include "kernels/common/index_load.cuh"
 #include "kernels/launch.h"
 
 #include <cuda_runtime.h>
@@ -29,11 +30,8 @@ namespace {
 // Device helpers
 //===----------------------------------------------------------------------===//
 
-__device__ __forceinline__ long long loadIndex(const void *p, bool is64,
-                                               long long i) {
-  return is64 ? static_cast<const long long *>(p)[i]
-              : static_cast<const int *>(p)[i];
-}
+using embrt::IndexLoad;
+using embrt::loadIndex;
 
 /// The user of candidate b, or -1 after recording a bad one (the thread of
 /// the row's first unit records, so each bad row is offered once).
@@ -41,7 +39,7 @@ __device__ __forceinline__ long long userOf(const void *candToUser, bool is64,
                                             long long b, long long numUsers,
                                             bool firstOfRow,
                                             embrtDeviceErrors *errors) {
-  long long u = loadIndex(candToUser, is64, b);
+  long long u = loadIndex<IndexLoad::Plain>(candToUser, is64, b);
   if (u >= 0 && u < numUsers)
     return u;
   if (firstOfRow)

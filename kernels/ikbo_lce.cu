@@ -25,6 +25,7 @@
 
 #include "kernels/common/convert.cuh"
 #include "kernels/common/device_errors.cuh"
+#include "kernels/common/index_load.cuh"
 #include "kernels/common/sm80_copy.cuh"
 #include "kernels/ikbo_lce_config.h"
 #include "kernels/launch.h"
@@ -49,10 +50,8 @@ constexpr int kThreads = 256;    // 16 x 16 threads, 4 x 4 outputs each
 // Device helpers
 //===----------------------------------------------------------------------===//
 
-__device__ __forceinline__ long long loadIndex(const void *p, int is64,
-                                               long long i) {
-  return is64 ? ((const long long *)p)[i] : ((const int *)p)[i];
-}
+using embrt::IndexLoad;
+using embrt::loadIndex;
 
 struct PortableParams {
   const void *w; ///< [M][K], rows ldw elements apart
@@ -94,7 +93,7 @@ __global__ void __launch_bounds__(kThreads)
     long long user = item;
     bool addUser = false;
     if (p.addMode) {
-      user = loadIndex(p.candToUser, p.index64, item);
+      user = loadIndex<IndexLoad::Plain>(p.candToUser, p.index64, item);
       addUser = user >= 0 && user < p.users;
       if (!addUser && tid == 0 && blockIdx.x == 0 && blockIdx.y == 0 &&
           p.errors)
@@ -287,7 +286,8 @@ __device__ __forceinline__ void smallKLoad(const SmallKParams &p,
   }
   const int kEnd = (int)(p.kCand + p.kUser);
   if (r < kEnd) {
-    const long long user = loadIndex(p.candToUser, p.index64, item);
+    const long long user =
+        loadIndex<IndexLoad::Plain>(p.candToUser, p.index64, item);
     if (user < 0 || user >= p.users || !colOk) {
       for (; r < kEnd; r += rstep)
         smallKCopy(buf, r, c, nullptr);
@@ -366,7 +366,8 @@ __global__ void __maxnreg__(80) ikboLceSmallKKernel(const SmallKParams p) {
         (int)(p.n - thisN0 < kSmallKCols ? p.n - thisN0 : kSmallKCols) -
         colBase;
     if (threadIdx.x == 0 && thisN0 == 0 && p.errors) {
-      const long long user = loadIndex(p.candToUser, p.index64, thisItem);
+      const long long user =
+          loadIndex<IndexLoad::Plain>(p.candToUser, p.index64, thisItem);
       if (user < 0 || user >= p.users)
         embrtDeviceRecordError(p.errors, EMBRT_DEVERR_BAD_CAND_TO_USER, -1, -1,
                                thisItem, user, p.users);
@@ -439,7 +440,7 @@ __global__ void gatherUserRowsKernel(const float *__restrict__ userRes,
   const long long width = vec ? row / 4 : row; // units a row
   for (long long i = t; i < items * width; i += stride) {
     const long long b = i / width, c = i - b * width;
-    const long long u = loadIndex(candToUser, index64, b);
+    const long long u = loadIndex<IndexLoad::Plain>(candToUser, index64, b);
     const bool ok = u >= 0 && u < users;
     if (!ok && c == 0 && errors)
       embrtDeviceRecordError(errors, EMBRT_DEVERR_BAD_CAND_TO_USER, -1, -1, b,

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/common/device_errors.cuh"
+#include "kernels/common/index_load.cuh"
 #include "kernels/common/sm90_sync.cuh"
 #include "kernels/common/sm90_wgmma.cuh"
 #include "kernels/ikbo_lce_config.h"
@@ -37,6 +38,9 @@
 #include <string.h>
 
 namespace {
+
+using embrt::IndexLoad;
+using embrt::loadIndex;
 
 constexpr int kBlockK = 64;   // k per stage: 128 B of 16-bit
 constexpr int kTileN = 128;   // candidate columns per CTA
@@ -131,11 +135,6 @@ __device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t u) {
   __nv_bfloat162 h;
   memcpy(&h, &u, 4);
   return __bfloat1622float2(h);
-}
-
-__device__ __forceinline__ long long loadIndex(const void *p, int is64,
-                                               long long i) {
-  return is64 ? __ldg((const long long *)p + i) : __ldg((const int *)p + i);
 }
 
 /// 0, computed from `v` where the compiler cannot see it: an address plus
@@ -336,7 +335,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int m0 = (t.mGroup * p.clusterM + mIdx) * MT;
         long long user = -1;
         if (yuFromSmem)
-          user = loadIndex(p.candToUser, p.index64, t.item);
+          user =
+              loadIndex<IndexLoad::ReadOnly>(p.candToUser, p.index64, t.item);
         // The user rows go in during the third k block, except in the first
         // tile after a user launch still running: there the wait for it
         // comes after the tile's last k block, so that the wait does not
@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       long long user = t.item;
       bool addUser = false;
       if (p.addMode) {
-        user = loadIndex(p.candToUser, p.index64, t.item);
+        user = loadIndex<IndexLoad::ReadOnly>(p.candToUser, p.index64, t.item);
         addUser = user >= 0 && user < p.users;
         if (!addUser && tid == 0 && cw == 0 && t.mGroup == 0 && mIdx == 0 &&
             p.errors)

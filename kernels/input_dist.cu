@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/common/device_errors.cuh"
+#include "kernels/common/index_load.cuh"
 #include "kernels/launch.h"
 
 #include <cub/device/device_scan.cuh>
@@ -59,11 +60,8 @@ struct SlotMeta {
   long long rank, feature, begin, end, lo, hi;
 };
 
-__device__ __forceinline__ long long loadIndex(const void *p, bool is64,
-                                               long long i) {
-  return is64 ? static_cast<const long long *>(p)[i]
-              : static_cast<const int *>(p)[i];
-}
+using embrt::IndexLoad;
+using embrt::loadIndex;
 
 __device__ __forceinline__ void storeIndex(void *p, bool is64, long long i,
                                            long long v) {
@@ -80,8 +78,8 @@ __device__ __forceinline__ void bagRange(const void *offsets, bool is64,
                                          long long N, bool record,
                                          embrtDeviceErrors *errors,
                                          long long *first, long long *last) {
-  long long lo = loadIndex(offsets, is64, f * B + b);
-  long long hi = loadIndex(offsets, is64, f * B + b + 1);
+  long long lo = loadIndex<IndexLoad::Plain>(offsets, is64, f * B + b);
+  long long hi = loadIndex<IndexLoad::Plain>(offsets, is64, f * B + b + 1);
   if (lo >= 0 && lo <= hi && hi <= N) {
     *first = lo;
     *last = hi;
@@ -135,7 +133,7 @@ __global__ void bucketizeCountKernel(
              &last);
     long long n = 0;
     for (long long i = first + lane; i < last; i += 32)
-      n += inSlot(m, loadIndex(indices, is64, i));
+      n += inSlot(m, loadIndex<IndexLoad::Plain>(indices, is64, i));
     for (int d = 16; d > 0; d /= 2)
       n += __shfl_down_sync(0xffffffffu, n, d);
     if (lane == 0) {
@@ -170,7 +168,8 @@ __global__ void bucketizeScatterKernel(
     long long at = pos[w];
     for (long long chunk = first; chunk < last; chunk += 32) {
       long long i = chunk + lane;
-      long long id = i < last ? loadIndex(indices, is64, i) : 0;
+      long long id =
+          i < last ? loadIndex<IndexLoad::Plain>(indices, is64, i) : 0;
       bool mine = i < last && inSlot(m, id);
       unsigned mask = __ballot_sync(0xffffffffu, mine);
       if (mine) {
@@ -208,7 +207,7 @@ __global__ void widenLengthsKernel(const void *__restrict__ lengths, bool is64,
                                    embrtDeviceErrors *errors) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i <= L;
        i += (long long)gridDim.x * blockDim.x) {
-    long long n = i < L ? loadIndex(lengths, is64, i) : 0;
+    long long n = i < L ? loadIndex<IndexLoad::Plain>(lengths, is64, i) : 0;
     if (n < 0) {
       embrtDeviceRecordError(errors, EMBRT_DEVERR_BAD_LENGTHS, -1, -1, i, n, 0);
       n = 0;

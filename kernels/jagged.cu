@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/common/device_errors.cuh"
+#include "kernels/common/index_load.cuh"
 #include "kernels/launch.h"
 
 #include <cuda_runtime.h>
@@ -20,11 +21,8 @@
 
 namespace {
 
-__device__ __forceinline__ long long loadIndex(const void *p, bool is64,
-                                               long long i) {
-  return is64 ? static_cast<const long long *>(p)[i]
-              : static_cast<const int *>(p)[i];
-}
+using embrt::IndexLoad;
+using embrt::loadIndex;
 
 /*
  * jaggedToPaddedKernel<V>: one thread writes one unit V (1..16 bytes) of the
@@ -49,8 +47,8 @@ jaggedToPaddedKernel(const V *__restrict__ values, long long numValues,
        i < total; i += (long long)gridDim.x * blockDim.x) {
     long long u = i / perUser, r = i - u * perUser;
     long long l = r / unitsPerRow, j = r - l * unitsPerRow;
-    long long begin = loadIndex(offsets, is64, u);
-    long long end = loadIndex(offsets, is64, u + 1);
+    long long begin = loadIndex<IndexLoad::Plain>(offsets, is64, u);
+    long long end = loadIndex<IndexLoad::Plain>(offsets, is64, u + 1);
     long long kept = 0;
     if (begin >= 0 && begin <= end && end <= numValues)
       kept = end - begin < maxLength ? end - begin : maxLength;

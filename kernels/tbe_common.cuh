@@ -23,6 +23,7 @@
 
 #include "kernels/common/convert.cuh"
 #include "kernels/common/device_errors.cuh"
+#include "kernels/common/index_load.cuh"
 #include "kernels/common/sm80_copy.cuh"
 
 namespace {
@@ -30,26 +31,30 @@ namespace {
 using embrt::commitCopies;
 using embrt::waitCopies;
 
-/// How a kernel loads its ids: through the read-only cache, or once and
-/// evict-first, so that L2 keeps table rows instead.
-enum class TbeIdLoad { ReadOnly, Streaming };
+/// How a kernel loads its ids: through the read-only cache
+/// (TbeIdLoad::ReadOnly), or once and evict-first (TbeIdLoad::Streaming), so
+/// that L2 keeps table rows instead.
+using TbeIdLoad = embrt::IndexLoad;
 
-/// Id i of the lookup (s.indices, i64 where s.idx64).
+/// Id i of the lookup (s.indices, i64 where s.idx64). The flag is tested
+/// before the pointer is read (kernels/common/index_load.cuh).
 template <TbeIdLoad kLoad, typename S>
 __device__ __forceinline__ long long loadIndex(const S &s, long long i) {
-  if constexpr (kLoad == TbeIdLoad::Streaming)
-    return s.idx64 ? __ldcs(static_cast<const long long *>(s.indices) + i)
-                   : (long long)__ldcs(static_cast<const int *>(s.indices) + i);
-  else
-    return s.idx64 ? __ldg(static_cast<const long long *>(s.indices) + i)
-                   : (long long)__ldg(static_cast<const int *>(s.indices) + i);
+  return s.idx64
+             ? embrt::loadIndex<kLoad>(
+                   static_cast<const long long *>(s.indices), i)
+             : embrt::loadIndex<kLoad>(static_cast<const int *>(s.indices), i);
 }
 
-/// Offset i of the lookup (s.offsets, i64 where s.off64).
+/// Offset i of the lookup (s.offsets, i64 where s.off64), through the
+/// read-only cache.
 template <typename S>
 __device__ __forceinline__ long long loadOffset(const S &s, long long i) {
-  return s.off64 ? __ldg(static_cast<const long long *>(s.offsets) + i)
-                 : (long long)__ldg(static_cast<const int *>(s.offsets) + i);
+  constexpr embrt::IndexLoad kLoad = embrt::IndexLoad::ReadOnly;
+  return s.off64
+             ? embrt::loadIndex<kLoad>(
+                   static_cast<const long long *>(s.offsets), i)
+             : embrt::loadIndex<kLoad>(static_cast<const int *>(s.offsets), i);
 }
 
 /// Per-sample weight i in f32 (s.weights of s.weightKind, not 0).

@@ -1,0 +1,4 @@
+irdl.dialect @emb {
+  irdl.operation @foo {
+  }
+}

@@ -1,0 +1,1 @@
+#define EMB_OP_FOO "emb.foo"

@@ -1,0 +1,3 @@
+static const Verifier verifiers[] = {
+    {EMB_OP_FOO, verifyFoo},
+};

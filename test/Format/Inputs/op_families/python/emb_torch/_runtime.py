@@ -1,0 +1,2 @@
+ENTRY_POINTS = [
+    ("Bar", None, BarArgs), ("Foo", "FooWorkspaceSize", FooArgs)]
