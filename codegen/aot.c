@@ -253,9 +253,9 @@ MlirLogicalResult embExportEntries(MlirModule module, const char *const *names,
 //===----------------------------------------------------------------------===//
 
 static const char *const roleNames[] = {
-    "EMB_ARG_DATA",        "EMB_ARG_IDS",     "EMB_ARG_OFFSETS",
-    "EMB_ARG_INDEX",       "EMB_ARG_LENGTHS", "EMB_ARG_WEIGHTS",
-    "EMB_ARG_PACKED_TABLE"};
+    "EMB_ARG_DATA",         "EMB_ARG_IDS",        "EMB_ARG_OFFSETS",
+    "EMB_ARG_INDEX",        "EMB_ARG_LENGTHS",    "EMB_ARG_WEIGHTS",
+    "EMB_ARG_PACKED_TABLE", "EMB_ARG_ROW_OFFSETS"};
 
 static const char *const dtypeNames[] = {"EMBRT_F32", "EMBRT_F16", "EMBRT_BF16",
                                          "EMBRT_I32", "EMBRT_I64", "EMBRT_F64",

@@ -406,6 +406,17 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
     EmbBackwardOperands b;
     if (embGetBackwardOperands(op, &b))
       backwardRoles(d, op, &b);
+  } else if (embOpIs(op, EMB_OP_JAGGED_TO_PADDED)) {
+    // Offsets of the values' rows, from 0 to N, where the values are an
+    // argument. Values made in the function (an unpooled lookup's rows)
+    // leave the offsets the role their maker gave them.
+    intptr_t v = sourceArgument(d, mlirOperationGetOperand(op, 0));
+    MlirValue offsets = mlirOperationGetOperand(op, 1);
+    intptr_t o = sourceArgument(d, offsets);
+    if (v >= 0 && o >= 0) {
+      setRole(d, offsets, EMB_ARG_ROW_OFFSETS, 0, -1);
+      d->inputs[o].ref = (int)v;
+    }
   } else if (embOpIs(op, EMB_OP_BROADCAST) ||
              embOpIs(op, EMB_OP_BROADCAST_ADD)) {
     int64_t users = embDim(mlirValueGetType(mlirOperationGetOperand(op, 0)), 0);

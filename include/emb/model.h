@@ -41,6 +41,9 @@ typedef enum EmbArgRole {
   /// lo = its embrtTablePrecision, hi = its columns D; random inputs pack
   /// rows uniform in [-1, 1) (embrtQuantizeRows)
   EMB_ARG_PACKED_TABLE = 6,
+  /// CSR offsets from 0 to the rows (dim 0) of input `ref`: the offsets of
+  /// a jagged tensor's values [N, D] (emb.jagged_to_padded)
+  EMB_ARG_ROW_OFFSETS = 7,
 } EmbArgRole;
 
 /// One input or result of an entry function.
@@ -50,7 +53,9 @@ typedef struct EmbArgSpec {
   int64_t dims[EMB_MODEL_MAX_RANK]; ///< -1 where dynamic
   int role;                         ///< an EmbArgRole
   int64_t lo, hi;                   ///< ranges, see EmbArgRole
-  int ref; ///< OFFSETS and WEIGHTS: the input holding their ids, or -1
+  /// OFFSETS and WEIGHTS: the input holding their ids; ROW_OFFSETS: the
+  /// jagged values; or -1
+  int ref;
   /// 1: the call writes this input's buffer (a table or optimizer state that
   /// a backward op updates in place, docs/dialect.md); 0 for results.
   int updated;

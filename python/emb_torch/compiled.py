@@ -67,7 +67,8 @@ __all__ = ["load", "CompiledModel", "ArgSpec"]
 SHARED_MODEL_VERSION = 1  # EMB_SHARED_MODEL_VERSION: the newest layout this loader reads
 ABI_VERSION = 3  # EMB_ABI_VERSION (emb/compiled.h): the compiled ABI these structs describe
 MAX_RANK = 8  # EMB_MODEL_MAX_RANK, EMBRT_MAX_RANK
-ROLES = ("data", "ids", "offsets", "index", "lengths", "weights", "packed_table")  # EmbArgRole
+ROLES = ("data", "ids", "offsets", "index", "lengths", "weights", "packed_table",
+         "row_offsets")  # EmbArgRole
 # embrtDtype -> the torch dtype of a result, and the dtypes an input takes (i8 holds booleans too).
 _RESULT_DTYPES = {0: torch.float32, 1: torch.float16, 2: torch.bfloat16, 3: torch.int32,
                   4: torch.int64, 5: torch.float64, 6: torch.int8}

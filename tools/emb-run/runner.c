@@ -297,11 +297,12 @@ static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
   }
   for (int i = 0; i < m->numInputs; ++i) {
     const EmbArgSpec *s = &m->inputs[i];
-    if (s->role != EMB_ARG_OFFSETS || s->ref < 0 || s->ref >= m->numInputs ||
-        s->rank < 1 || s->dims[0] < 1)
+    if ((s->role != EMB_ARG_OFFSETS && s->role != EMB_ARG_ROW_OFFSETS) ||
+        s->ref < 0 || s->ref >= m->numInputs || s->rank < 1 || s->dims[0] < 1)
       continue;
     EmbArray *ids = &in[s->ref];
-    if (ids->rank == 1 && ids->dims[0] < 0 &&
+    bool rows = s->role == EMB_ARG_ROW_OFFSETS;
+    if ((rows ? ids->rank >= 1 : ids->rank == 1) && ids->dims[0] < 0 &&
         !embCheckedMul(s->dims[0] - 1, perBag, &ids->dims[0])) {
       char want[128];
       specText(&m->inputs[s->ref], want, sizeof want);
@@ -341,11 +342,14 @@ static int randomInputs(const EmbModelSpec *m, const EmbRunOptions *o,
     const EmbArgSpec *s = &m->inputs[i];
     EmbArray *a = &in[i];
     int64_t n = embArrayElements(a);
-    if (s->role == EMB_ARG_OFFSETS) {
-      // Random cut points of the ids into bags: sorted, from 0 to N.
-      int64_t total = s->ref >= 0 && s->ref < m->numInputs
-                          ? embArrayElements(&in[s->ref])
-                          : 0;
+    if (s->role == EMB_ARG_OFFSETS || s->role == EMB_ARG_ROW_OFFSETS) {
+      // Random cut points of the ids (or the jagged values' rows) into
+      // bags: sorted, from 0 to N.
+      int64_t total = 0;
+      if (s->ref >= 0 && s->ref < m->numInputs)
+        total = s->role == EMB_ARG_OFFSETS ? embArrayElements(&in[s->ref])
+                : in[s->ref].rank >= 1     ? in[s->ref].dims[0]
+                                           : 0;
       double *cuts = malloc((size_t)n * sizeof(double) + 8);
       if (!cuts) {
         fprintf(stderr, "emb-run: error: input #%d: out of memory\n", i);

@@ -55,7 +55,7 @@ static const char *checkArgs(const EmbArgSpec *args, int n) {
     for (int d = 0; d < a->rank; ++d)
       if (a->dims[d] < -1)
         return "an argument's dim is below -1";
-    if (a->role < EMB_ARG_DATA || a->role > EMB_ARG_PACKED_TABLE)
+    if (a->role < EMB_ARG_DATA || a->role > EMB_ARG_ROW_OFFSETS)
       return "an argument's role is not an EmbArgRole";
     if (a->ref < -1 || a->ref >= n)
       return "an argument's ref is not an input";
