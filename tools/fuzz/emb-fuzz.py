@@ -914,10 +914,14 @@ def genUnusedUpdate(rng):
     """A training step whose backward's results nobody reads: the backward
     still updates the tables (and optimizer states) it was given in place,
     which a step run in a loop keeps (docs/dialect.md, the aliasing
-    contract), so it is not dead; or one that returns its updated table."""
+    contract), so it is not dead; or one that returns its updated table.
+    Rowwise Adagrad's row states are f32, bf16 or fp8 e4m3 codes with the
+    table's scale after them (momentum1_precision)."""
     features, bags, dim, rows = rng.choice([1, 2]), rng.choice([1, 2, 3]), \
         rng.choice([2, 4]), rng.choice([4, 7])
     adagrad = rng.random() < 0.5
+    precision = rng.choice(["f32", "bf16", "fp8_e4m3"]) if adagrad else "f32"
+    fp8 = precision == "fp8_e4m3"
     variant = rng.choice(["unused", "unused", "returned", "ids_out_of_range"])
     count = rng.randint(1, 2 * features * bags)
     ids = [rng.randrange(rows) for _ in range(count)]
@@ -928,7 +932,9 @@ def genUnusedUpdate(rng):
     it, ot = tensorType([count], "i64"), tensorType([features * bags + 1],
                                                     "i64")
     tt, gt = tensorType([rows, dim], "f32"), tensorType([bags, width], "f32")
-    st, ht = tensorType([rows], "f32"), tensorType([5], "f32")
+    st = tensorType([rows], {"f32": "f32", "bf16": "bf16"}.get(precision,
+                                                                "i8"))
+    kt, ht = tensorType([1], "f32"), tensorType([5], "f32")
     ft = "array<i64: %s>" % ", ".join(["0"] * features)
     args = ["%%ids: %s" % it, "%%offsets: %s" % ot, "%%table: %s" % tt,
             "%%grad: %s" % gt, "%%hyper: %s" % ht]
@@ -939,25 +945,35 @@ def genUnusedUpdate(rng):
     lines = ['  %%h = "emb.table"(%%table) : (%s) -> !emb.table_handle' % tt]
     if adagrad:
         args.append("%%state: %s" % st)
-        files.append(("<f4", [rows], [rng.uniform(0, 1)
-                                      for _ in range(rows)]))
+        # fp8: codes of values in [0, 1) (0x38 is 1.0 in e4m3).
+        files.append(("|i1", [rows], [rng.randrange(0x38) for _ in range(rows)])
+                     if fp8 else ("<f4", [rows], [rng.uniform(0, 1)
+                                                  for _ in range(rows)]))
         lines.append('  %%st = "emb.state"(%%state) : (%s) -> '
                      '!emb.state_handle' % st)
+    if fp8:
+        args.append("%%scale: %s" % kt)
+        files.append(("<f4", [1], [rng.uniform(0.5, 2)]))
+        lines.append('  %%sk = "emb.state"(%%scale) : (%s) -> '
+                     '!emb.state_handle' % kt)
     lines.append('  %%pooled = "emb.tbe"(%%ids, %%offsets, %%h) {pooling = '
                  '"sum", feature_tables = %s, operandSegmentSizes = '
                  'array<i32: 1, 1, 1, 0>} : (%s, %s, !emb.table_handle) -> %s'
                  % (ft, it, ot, gt))
-    n = 1 if adagrad else 0
-    handles = "!emb.table_handle" + (", !emb.state_handle" if adagrad else "")
+    n = (2 if fp8 else 1) if adagrad else 0
+    handles = ", ".join(["!emb.table_handle"] + ["!emb.state_handle"] * n)
+    attr = ', momentum1_precision = "%s"' % precision \
+        if precision != "f32" else ""
     lines.append('  %%new%s = "emb.tbe_backward"(%%ids, %%offsets, %%h, '
-                 '%%grad, %s%%hyper) {optimizer = "%s", pooling = "sum", '
+                 '%%grad, %s%%hyper) {optimizer = "%s"%s, pooling = "sum", '
                  'feature_tables = %s, operandSegmentSizes = array<i32: 1, 1, '
                  '1, 0, 1, %d, 0, 1, 0>, resultSegmentSizes = array<i32: 1, '
                  '%d, 0>} : (%s, %s, !emb.table_handle, %s, %s%s) -> %s' % (
-                     ":2" if adagrad else "", "%st, " if adagrad else "",
-                     "rowwise_adagrad" if adagrad else "sgd", ft, n, n, it,
-                     ot, gt, "!emb.state_handle, " if adagrad else "", ht,
-                     "(%s)" % handles if adagrad else handles))
+                     ":%d" % (n + 1) if n else "",
+                     ("%st, %sk, " if fp8 else "%st, ") if adagrad else "",
+                     "rowwise_adagrad" if adagrad else "sgd", attr, ft, n, n,
+                     it, ot, gt, "!emb.state_handle, " * n, ht,
+                     "(%s)" % handles if n else handles))
     new = "%new#0" if adagrad else "%new"
     if variant == "returned":
         lines.append('  %%t = "emb.table_value"(%s) : (!emb.table_handle) '
