@@ -18,14 +18,13 @@
 
 #include "kernels/common/device_errors.h"
 
-/// Records a fatal data error (an embrtDeviceErrorCode) unless one is
-/// recorded already. See embrtDeviceErrorCode for the fields each code uses;
-/// pass -1 for those it does not.
-__device__ inline void embrtDeviceRecordError(embrtDeviceErrors *errors,
-                                              int code, int feature,
-                                              long long bag, long long index,
-                                              long long value,
-                                              long long limit) {
+/// Records a fatal data error (an embrtDeviceErrorCode) of table `table`
+/// unless one is recorded already. See embrtDeviceErrorCode for the fields
+/// each code uses; pass -1 for those it does not.
+__device__ inline void
+embrtDeviceRecordTableError(embrtDeviceErrors *errors, int code, int feature,
+                            int table, long long bag, long long index,
+                            long long value, long long limit) {
   if (atomicCAS(&errors->code, 0, code) != 0)
     return;
   errors->feature = feature;
@@ -33,7 +32,17 @@ __device__ inline void embrtDeviceRecordError(embrtDeviceErrors *errors,
   errors->index = index;
   errors->value = value;
   errors->limit = limit;
-  errors->table = -1;
+  errors->table = table;
+}
+
+/// embrtDeviceRecordTableError for an error that names no table.
+__device__ inline void embrtDeviceRecordError(embrtDeviceErrors *errors,
+                                              int code, int feature,
+                                              long long bag, long long index,
+                                              long long value,
+                                              long long limit) {
+  embrtDeviceRecordTableError(errors, code, feature, -1, bag, index, value,
+                              limit);
 }
 
 /// Records id `id` at position `index` of bag `bag` of feature `feature`,
@@ -42,14 +51,8 @@ __device__ inline void embrtDeviceRecordBadId(embrtDeviceErrors *errors,
                                               int feature, int table,
                                               long long bag, long long index,
                                               long long id, long long rows) {
-  if (atomicCAS(&errors->code, 0, EMBRT_DEVERR_ID_OUT_OF_RANGE) != 0)
-    return;
-  errors->feature = feature;
-  errors->bag = bag;
-  errors->index = index;
-  errors->value = id;
-  errors->limit = rows;
-  errors->table = table;
+  embrtDeviceRecordTableError(errors, EMBRT_DEVERR_ID_OUT_OF_RANGE, feature,
+                              table, bag, index, id, rows);
 }
 
 /// Counts `count` ids skipped under EMBRT_BOUNDS_WARNING. Aggregate per warp
