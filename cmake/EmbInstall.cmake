@@ -29,6 +29,20 @@ install(DIRECTORY python/emb_torch DESTINATION ${EMB_INSTALL_PYTHONDIR}
   FILES_MATCHING PATTERN "*.py"
   PATTERN "__pycache__" EXCLUDE)
 
+# emb_torch's wheel (python/make_wheel.py): the package with libembrt.so
+# inside it, for `pip install`. `ninja emb_torch_wheel` writes
+# <build>/dist/emb_torch-<version>-py3-none-<platform>.whl; nothing else
+# builds it.
+if(Python3_Interpreter_FOUND)
+  add_custom_target(emb_torch_wheel
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/make_wheel.py
+            --lib $<TARGET_FILE:embrt_shared> --version ${PROJECT_VERSION}
+            --out ${CMAKE_BINARY_DIR}/dist
+    DEPENDS embrt_shared ${PROJECT_SOURCE_DIR}/python/make_wheel.py
+    COMMENT "emb_torch's wheel in ${CMAKE_BINARY_DIR}/dist"
+    VERBATIM)
+endif()
+
 # The sanitizer configuration's libraries hold ASan and UBSan calls: whatever
 # links them links the sanitizers' runtimes too.
 if(EMB_SANITIZE)

@@ -8,7 +8,6 @@ kernels and autograd, which is what torch.compile, torch.export and CUDA graphs 
 """
 import ctypes
 import functools
-import os
 
 import torch
 
@@ -19,6 +18,7 @@ __all__ = ["EmbeddingBagConfig", "EmbeddingBagCollection", "KeyedJaggedTensor", 
 # The C API (include/emb/runtime.h)
 #===------------------------------------------------------------------------------------------===#
 
+from ._library import default_library
 from ._abi import (BF16, F16, F32, I32, I64, AttentionArgs, BroadcastArgs,  # noqa: F401
                    BucketizeArgs, IkboLceArgs, JaggedToPaddedArgs, LengthsToOffsetsArgs,
                    QuantizeTableArgs, TbeArgs, TbeBackwardArgs, _i64p, _p, _pp)
@@ -78,24 +78,12 @@ class EmbIndexError(EmbError, IndexError):
 _ERRORS = {2: EmbIndexError}
 
 
-def _default_library():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in (os.environ.get("EMB_RUNTIME_LIB", ""),
-                 # installed: P/python_packages/emb_torch beside P/lib (cmake --install)
-                 os.path.join(here, "..", "..", "lib", "libembrt.so"),
-                 # a checkout: python/emb_torch beside build/lib
-                 os.path.join(here, "..", "..", "build", "lib", "libembrt.so")):
-        if path and os.path.exists(path):
-            return path
-    return "libembrt.so"
-
-
 class Runtime:
     """libembrt.so and its contexts: one per (device, stream), created on first use."""
 
     def __init__(self, path=None):
         # torch first: libembrt.so then shares its CUDA runtime and cuBLAS (same sonames).
-        lib = ctypes.CDLL(path or _default_library())
+        lib = ctypes.CDLL(path or default_library())
         lib.embrtContextCreate.argtypes = [ctypes.c_int, ctypes.c_int, _p, ctypes.POINTER(_p)]
         lib.embrtContextDestroy.argtypes = [_p]
         lib.embrtGetCreateError.restype = ctypes.c_char_p

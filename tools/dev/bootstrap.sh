@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing emb needs on Debian 12, skipping what is
-# already there: CMake, Ninja, Python 3, clang-format 14, pkg-config (the
+# already there: CMake, Ninja, Python 3 with pip, clang-format 14, pkg-config (the
 # install tests build against the installed emb with it), and LLVM/MLIR 22 (the
 # compiler half; lit and FileCheck come with it). The CUDA toolkit is not
 # installed here: the build uses /usr/local/cuda when it exists and builds the
@@ -24,6 +24,8 @@ need() { # need <package> <path or command that proves it is installed>
 need cmake cmake
 need ninja-build ninja
 need python3 python3
+# pip installs emb_torch's wheel in test/Tools/install/wheel.test, as users do.
+need python3-pip /usr/lib/python3/dist-packages/pip/__init__.py
 # clang-format-14 is the version the tree is formatted with
 # (test/Format/check_format.py refuses to judge with another).
 need clang-format-14 clang-format-14

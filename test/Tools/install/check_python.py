@@ -1,7 +1,8 @@
 """Checks emb_torch as `cmake --install` puts it (install.test): Python finds the package under
 P/python_packages, every module of python/emb_torch is there, the torch-free _abi.py loads and
 declares its structs, and libembrt.so is where the package looks for it in the installed layout
-(../../lib/libembrt.so from the package's folder) and loads with its entry points. No torch needed:
+(../../lib/libembrt.so from the package's folder), loads with its entry points and is the one
+the package's lookup (_library.py) picks. No torch needed:
 the package itself is not imported.
 
     check_python.py <prefix> <source root>
@@ -45,6 +46,15 @@ else:
     for symbol in ("embrtContextCreate", "embrtTbeForward", "embrtTbeBackward"):
         if not hasattr(lib, symbol):
             problems.append("libembrt.so: %s is not exported" % symbol)
+
+library_spec = importlib.util.spec_from_file_location("emb_torch_library",
+                                                      os.path.join(package, "_library.py"))
+library = importlib.util.module_from_spec(library_spec)
+library_spec.loader.exec_module(library)
+os.environ.pop("EMB_RUNTIME_LIB", None)
+found = library.default_library()
+if os.path.realpath(found) != os.path.realpath(runtime):
+    problems.append("emb_torch looks for libembrt.so at %s, not %s" % (found, runtime))
 
 for line in problems:
     print(line)
