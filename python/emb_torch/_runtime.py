@@ -11,8 +11,7 @@ import functools
 
 import torch
 
-__all__ = ["EmbeddingBagConfig", "EmbeddingBagCollection", "KeyedJaggedTensor", "KeyedTensor",
-           "Runtime"]
+__all__ = ["EmbError", "EmbIndexError", "Runtime", "runtime"]
 
 #===------------------------------------------------------------------------------------------===#
 # The C API (include/emb/runtime.h)
