@@ -208,7 +208,7 @@ def emb_step(x, weights=None, momentum=None):
                               c["pooling"], "fatal", None, None)
     torch.ops.emb.tbe_backward_rowwise_adagrad(weights, momentum, x.hyper, x.step_count,
                                                x.feature_table, x.indices, x.offsets, x.psw,
-                                               x.grad, c["pooling"], "fatal", None, c["seed"])
+                                               x.grad, c["pooling"], "fatal", None, c["seed"], [])
 
 
 def peer_forward(x):

@@ -55,7 +55,7 @@ def run(a, precision1, precision2):
     m1 = [torch.zeros(shape, dtype=et.state_dtype(precision1), device=dev) for _ in range(T)]
     m2 = [torch.zeros(E, D, dtype=et.state_dtype(precision2), device=dev) for _ in range(T)] \
         if adam else []
-    s1 = s2 = None
+    s1, s2 = [], []
     if precision1.startswith("fp8"):
         s1 = [torch.ones(E, device=dev) if adam else torch.full((1,), a.scale, device=dev)
               for _ in range(T)]
@@ -81,9 +81,9 @@ def run(a, precision1, precision2):
             t0 = time.perf_counter()
         torch.ops.emb.tbe_forward(weights, feature_table, ids, offsets)
         if adam:
-            torch.ops.emb.tbe_backward_adam(weights, m1, m2, *tail, precision1, precision2, s1, s2)
+            torch.ops.emb.tbe_backward_adam(weights, m1, m2, *tail, s1, s2, precision1, precision2)
         else:
-            torch.ops.emb.tbe_backward_rowwise_adagrad(weights, m1, *tail, precision1, s1)
+            torch.ops.emb.tbe_backward_rowwise_adagrad(weights, m1, *tail, s1, precision1)
         if dev.type == "cuda":
             end.record()
             end.synchronize()

@@ -714,12 +714,8 @@ class _Collection(_KeyedLookups):
         m1 = [tables[s[0]].momentum1 for s in specs] if self._optimizer != "sgd" else []
         m2 = [tables[s[0]].momentum2 for s in specs] if self._optimizer == "adam" else []
         p1, p2 = self._states["momentum1_precision"], self._states["momentum2_precision"]
-        s1 = [tables[s[0]].momentum1_scale for s in specs] if p1.startswith("fp8") else None
-        s2 = [tables[s[0]].momentum2_scale for s in specs] if p2.startswith("fp8") else None
-        if p1 == "f32" and p2 == "f32":  # the op as it was
-            return torch.ops.emb.tbe_forward_train(
-                self._placeholder, w, m1, m2, self.hyper_params,
-                getattr(self, "step_%d" % g), *common, self._optimizer, self._seed)
+        s1 = [tables[s[0]].momentum1_scale for s in specs] if p1.startswith("fp8") else []
+        s2 = [tables[s[0]].momentum2_scale for s in specs] if p2.startswith("fp8") else []
         return torch.ops.emb.tbe_forward_train(
             self._placeholder, w, m1, m2, self.hyper_params,
             getattr(self, "step_%d" % g), *common, self._optimizer, self._seed, s1, s2, p1, p2)

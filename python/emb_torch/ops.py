@@ -377,15 +377,15 @@ def tbe_backward_rowwise_adagrad(weights: List[Tensor], momentum1: List[Tensor],
                                  indices: Tensor, offsets: Tensor,
                                  per_sample_weights: Optional[Tensor], grad_output: Tensor,
                                  pooling: str, bounds_check: str, padding_idx: Optional[int],
-                                 seed: int, momentum1_precision: str = "f32",
-                                 momentum1_scales: Optional[List[Tensor]] = None) -> None:
+                                 seed: int, momentum1_scales: List[Tensor],
+                                 momentum1_precision: str = "f32") -> None:
     """Exact rowwise Adagrad (FBGEMM's EXACT_ROWWISE_ADAGRAD) in place; momentum1[t] is [rows]
     of momentum1_precision (state_dtype); an fp8 one divided by momentum1_scales[t] ([1] f32,
-    the table's scale, read only)."""
+    the table's scale, read only); momentum1_scales is [] for other precisions."""
     _backward("emb::tbe_backward_rowwise_adagrad", "rowwise_adagrad", weights, momentum1, [],
               hyper_params, step, feature_table, indices, offsets, per_sample_weights,
               grad_output, pooling, bounds_check, padding_idx, seed,
-              (momentum1_precision, "f32"), (momentum1_scales, None))
+              (momentum1_precision, "f32"), (momentum1_scales or None, None))
 
 
 @torch.library.custom_op("emb::tbe_backward_adam",
@@ -395,17 +395,16 @@ def tbe_backward_adam(weights: List[Tensor], momentum1: List[Tensor], momentum2:
                       hyper_params: Tensor, step: Tensor, feature_table: List[int],
                       indices: Tensor, offsets: Tensor, per_sample_weights: Optional[Tensor],
                       grad_output: Tensor, pooling: str, bounds_check: str,
-                      padding_idx: Optional[int], seed: int, momentum1_precision: str = "f32",
-                      momentum2_precision: str = "f32",
-                      momentum1_scales: Optional[List[Tensor]] = None,
-                      momentum2_scales: Optional[List[Tensor]] = None) -> None:
+                      padding_idx: Optional[int], seed: int, momentum1_scales: List[Tensor],
+                      momentum2_scales: List[Tensor], momentum1_precision: str = "f32",
+                      momentum2_precision: str = "f32") -> None:
     """Adam with decoupled weight decay (FBGEMM's ADAM) in place; moments are [rows, D] of
     momentum<k>_precision (state_dtype); an fp8 one with [rows] f32 scales in
-    momentum<k>_scales, rewritten with the row."""
+    momentum<k>_scales, rewritten with the row ([] for other precisions)."""
     _backward("emb::tbe_backward_adam", "adam", weights, momentum1, momentum2, hyper_params, step,
               feature_table, indices, offsets, per_sample_weights, grad_output, pooling,
               bounds_check, padding_idx, seed, (momentum1_precision, momentum2_precision),
-              (momentum1_scales, momentum2_scales))
+              (momentum1_scales or None, momentum2_scales or None))
 
 
 for _op in (tbe_backward_sgd, tbe_backward_rowwise_adagrad, tbe_backward_adam):
@@ -421,11 +420,12 @@ def _backward_call(optimizer, weights, momentum1, momentum2, hyper_params, step,
     if optimizer == "sgd":
         torch.ops.emb.tbe_backward_sgd(weights, *tail)
     elif optimizer == "rowwise_adagrad":
-        torch.ops.emb.tbe_backward_rowwise_adagrad(weights, momentum1, *tail, momentum1_precision,
-                                                   momentum1_scales)
+        torch.ops.emb.tbe_backward_rowwise_adagrad(weights, momentum1, *tail,
+                                                   momentum1_scales or [], momentum1_precision)
     else:
-        torch.ops.emb.tbe_backward_adam(weights, momentum1, momentum2, *tail, momentum1_precision,
-                                        momentum2_precision, momentum1_scales, momentum2_scales)
+        torch.ops.emb.tbe_backward_adam(weights, momentum1, momentum2, *tail,
+                                        momentum1_scales or [], momentum2_scales or [],
+                                        momentum1_precision, momentum2_precision)
 
 
 @torch.library.custom_op("emb::tbe_forward_train", mutates_args=())
@@ -434,16 +434,15 @@ def tbe_forward_train(placeholder: Tensor, weights: List[Tensor], momentum1: Lis
                       feature_table: List[int], indices: Tensor, offsets: Tensor,
                       per_sample_weights: Optional[Tensor], pooling: str, bounds_check: str,
                       padding_idx: Optional[int], output_dtype: Optional[torch.dtype],
-                      optimizer: str, seed: int,
-                      momentum1_scales: Optional[List[Tensor]] = None,
-                      momentum2_scales: Optional[List[Tensor]] = None,
-                      momentum1_precision: str = "f32",
+                      optimizer: str, seed: int, momentum1_scales: List[Tensor],
+                      momentum2_scales: List[Tensor], momentum1_precision: str = "f32",
                       momentum2_precision: str = "f32") -> Tensor:
     """tbe_forward whose backward is emb::tbe_backward_<optimizer>: the tables and states are
     updated in place with the output's gradient, and no gradient flows to them. `placeholder` is
     a scalar that requires grad, so that autograd runs the backward (FBGEMM's
     placeholder_autograd_tensor); momentum1/momentum2 are empty where the optimizer has none, and
-    stored at momentum<k>_precision (fp8 with momentum<k>_scales), as the backward ops take them."""
+    stored at momentum<k>_precision (fp8 with momentum<k>_scales, else []), as the backward ops
+    take them."""
     if optimizer not in OPTIMIZERS:
         raise ValueError("emb::tbe_forward_train: optimizer must be one of %s, got %r"
                          % (list(OPTIMIZERS), optimizer))
@@ -454,7 +453,7 @@ def tbe_forward_train(placeholder: Tensor, weights: List[Tensor], momentum1: Lis
 @tbe_forward_train.register_fake
 def _(placeholder, weights, momentum1, momentum2, hyper_params, step, feature_table, indices,
       offsets, per_sample_weights, pooling, bounds_check, padding_idx, output_dtype, optimizer,
-      seed, momentum1_scales=None, momentum2_scales=None, momentum1_precision="f32",
+      seed, momentum1_scales, momentum2_scales, momentum1_precision="f32",
       momentum2_precision="f32"):
     op = "emb::tbe_forward_train"
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
@@ -463,12 +462,12 @@ def _(placeholder, weights, momentum1, momentum2, hyper_params, step, feature_ta
                          _output_dtype(op, weights, output_dtype))
 
 
-_TRAIN_DEFAULTS = (None, None, "f32", "f32")  # the scales and precisions, when not passed
+_TRAIN_DEFAULTS = ("f32", "f32")  # the precisions, when not passed
 
 
 def _train_setup(ctx, inputs, output):
     ctx.num_inputs = len(inputs)
-    inputs = tuple(inputs) + _TRAIN_DEFAULTS[len(inputs) - 16:]
+    inputs = tuple(inputs) + _TRAIN_DEFAULTS[len(inputs) - 18:]
     (placeholder, weights, momentum1, momentum2, hyper_params, step, feature_table, indices,
      offsets, per_sample_weights, pooling, bounds_check, padding_idx, output_dtype, optimizer,
      seed, momentum1_scales, momentum2_scales, momentum1_precision, momentum2_precision) = inputs
@@ -492,8 +491,7 @@ def _train_backward(ctx, grad_output):
     # One entry an input, lists for the tensor lists (PyTorch checks the structure).
     grads = (None, [None] * len(weights), [None] * len(momentum1),
              [None] * len(momentum2)) + (None,) * 12 + (
-                 None if scales1 is None else [None] * len(scales1),
-                 None if scales2 is None else [None] * len(scales2), None, None)
+                 [None] * len(scales1), [None] * len(scales2), None, None)
     return grads[:ctx.num_inputs]
 
 

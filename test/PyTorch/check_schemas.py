@@ -12,10 +12,13 @@ import os
 import sys
 
 # The element types infer_schema takes, as written in emb_torch's annotations, alone, Optional,
-# or in a List/Sequence (Tensor also Optional inside a list).
+# or in a List/Sequence (Tensor also Optional inside a list). An Optional list holds numbers
+# only: Optional[List[Tensor]] is refused (PyTorch 2.11: "unsupported type"); a tensor list that
+# may be absent is an empty List[Tensor].
 SCALARS = {"Tensor", "torch.Tensor", "int", "float", "bool", "str", "torch.dtype", "torch.device",
            "torch.types.Number"}
 LISTABLE = {"Tensor", "torch.Tensor", "int", "float", "bool"}
+OPTIONAL_LISTABLE = {"int", "float", "bool"}
 RETURNS = {"Tensor", "torch.Tensor", "int", "float", "bool", "None"}
 
 
@@ -38,7 +41,7 @@ def param_ok(node):
         i_outer, i_inner = split(inner)
         if i_inner is None:
             return i_outer in SCALARS
-        return i_outer in ("List", "Sequence", "list") and text(i_inner) in LISTABLE
+        return i_outer in ("List", "Sequence", "list") and text(i_inner) in OPTIONAL_LISTABLE
     if outer in ("List", "Sequence", "list"):
         i_outer, i_inner = split(inner)
         if i_inner is None:

@@ -99,13 +99,13 @@ def test_fake_and_opcheck(device):
     grad = torch.randn(5, 20, generator=gen).to(device)
     res = opcheck(torch.ops.emb.tbe_backward_rowwise_adagrad.default,
                   ([x.clone() for x in w], m1, hyper, step, [0, 0, 1], kjt.values(),
-                   kjt.offsets(), None, grad, "sum", "fatal", None, 0))
+                   kjt.offsets(), None, grad, "sum", "fatal", None, 0, []))
     check(all(v == "SUCCESS" for v in res.values()), "opcheck tbe_backward_rowwise_adagrad: %s" % res)
     placeholder = torch.zeros((), device=device, requires_grad=True)
     res = opcheck(torch.ops.emb.tbe_forward_train.default,
                   (placeholder, [x.clone() for x in w], m1, [], hyper, step, [0, 0, 1],
                    kjt.values(), kjt.offsets(), None, "sum", "fatal", None, None,
-                   "rowwise_adagrad", 0),
+                   "rowwise_adagrad", 0, [], []),
                   test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_static"))
     check(all(v == "SUCCESS" for v in res.values()), "opcheck tbe_forward_train: %s" % res)
 

@@ -374,11 +374,12 @@ def run_state_precisions(device, lib):
         stepq = torch.tensor([2], device=device)
         stepf = torch.tensor([2], device=device)
         if opt == "adam":
-            torch.ops.emb.tbe_backward_adam(wq, m1, m2, hyper, stepq, *tail, p1, p2, sc1, sc2)
-            torch.ops.emb.tbe_backward_adam(wf, dec1, dec2, hyper, stepf, *tail)
+            torch.ops.emb.tbe_backward_adam(wq, m1, m2, hyper, stepq, *tail, sc1 or [], sc2 or [],
+                                            p1, p2)
+            torch.ops.emb.tbe_backward_adam(wf, dec1, dec2, hyper, stepf, *tail, [], [])
         else:
-            torch.ops.emb.tbe_backward_rowwise_adagrad(wq, m1, hyper, stepq, *tail, p1, sc1)
-            torch.ops.emb.tbe_backward_rowwise_adagrad(wf, dec1, hyper, stepf, *tail)
+            torch.ops.emb.tbe_backward_rowwise_adagrad(wq, m1, hyper, stepq, *tail, sc1 or [], p1)
+            torch.ops.emb.tbe_backward_rowwise_adagrad(wf, dec1, hyper, stepf, *tail, [])
         for t in range(len(tables)):
             err = (wq[t] - wf[t]).abs().max().item()
             tol = 0.0 if device == "cpu" else 1e-6 * max(1.0, wf[t].abs().max().item())
@@ -447,16 +448,16 @@ def run_state_precisions(device, lib):
           torch.zeros(20, dtype=torch.uint8, device=device)]
     bad = [
         ("a bf16 state held as float32", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
-            w, f32, hyper, step, *tail, "bf16", None), ValueError, "momentum1[0] must be a "
+            w, f32, hyper, step, *tail, [], "bf16"), ValueError, "momentum1[0] must be a "
          "contiguous torch.bfloat16"),
         ("fp8 without scales", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
-            w, u8, hyper, step, *tail, "fp8_e4m3", None), ValueError, "momentum1_scales must"),
+            w, u8, hyper, step, *tail, [], "fp8_e4m3"), ValueError, "momentum1_scales must"),
         ("a scale of the wrong shape", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
-            w, u8, hyper, step, *tail, "fp8_e4m3", [torch.ones(30, device=device),
-                                                     torch.ones(1, device=device)]),
+            w, u8, hyper, step, *tail, [torch.ones(30, device=device),
+                                        torch.ones(1, device=device)], "fp8_e4m3"),
          ValueError, "momentum1_scales[0] must be a contiguous float32 [1]"),
         ("an unknown precision", lambda: torch.ops.emb.tbe_backward_rowwise_adagrad(
-            w, f32, hyper, step, *tail, "fp16", None), ValueError, "momentum1_precision must"),
+            w, f32, hyper, step, *tail, [], "fp16"), ValueError, "momentum1_precision must"),
         ("fp8 adagrad without a table scale", lambda: et.EmbeddingBagCollection(
             tables=configs, fused_params={"optimizer": "exact_rowwise_adagrad",
                                           "momentum1_precision": "fp8_e4m3"}),
@@ -510,7 +511,7 @@ def run_grad_row_stride(device, lib):
                 if opt == "sgd":
                     torch.ops.emb.tbe_backward_sgd(w, hyper, step, *tail)
                 else:
-                    torch.ops.emb.tbe_backward_rowwise_adagrad(w, st, hyper, step, *tail)
+                    torch.ops.emb.tbe_backward_rowwise_adagrad(w, st, hyper, step, *tail, [])
                 results.append((w, st))
             for t in range(len(tabs)):
                 err = (results[0][0][t] - results[1][0][t]).abs().max().item()

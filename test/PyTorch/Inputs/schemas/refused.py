@@ -10,6 +10,11 @@ def names(x: Tensor, names: List[str], scale: Optional[List[float]] = None) -> T
     return x
 
 
+@torch.library.custom_op("emb_test::maybe_tensors", mutates_args=())
+def maybe_tensors(x: Tensor, scales: Optional[List[Tensor]] = None) -> Tensor:
+    return x
+
+
 @torch.library.custom_op("emb_test::fine", mutates_args=())
 def fine(x: Tensor, dims: List[int], mode: str = "sum") -> Tensor:
     return x
