@@ -27,6 +27,15 @@ if [[ -f .gpu-carry/build.tar.zst ]]; then
   # The site config names the build machine's python3.
   sed -i "s|^config.python_executable = .*|config.python_executable = r\"$(command -v python3)\"|" \
     "$build/test/lit.site.cfg.py"
+  # and its tools where they are; there they may be elsewhere on PATH
+  # (cmake and ninja come with the PyTorch environment).
+  for tool in cmake:cmake make_program:ninja c_compiler:cc pkg_config:pkg-config; do
+    key=${tool%%:*} name=${tool#*:}
+    if ! [[ -x $(sed -n "s|^config.$key = r\"\(.*\)\"|\1|p" "$build/test/lit.site.cfg.py") ]] &&
+      where=$(command -v "$name"); then
+      sed -i "s|^config.$key = .*|config.$key = r\"$where\"|" "$build/test/lit.site.cfg.py"
+    fi
+  done
   rm -rf build-gpu && ln -s "$build" build-gpu
 else
   models=$(ls "$PWD"/.aot/*.o 2>/dev/null | sed 's/\.o$//' | tr '\n' ';')
