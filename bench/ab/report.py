@@ -30,6 +30,9 @@ def times(d):
     for r in jsonl(os.path.join(d, "tbe.jsonl")):
         if r.get("impl", "").startswith("emb") and "ms" in r:
             t["tbe/" + r["case"]] = r["ms"]
+    for r in jsonl(os.path.join(d, "tbe_train.jsonl")):
+        if r.get("impl") == "emb" and "ms" in r:
+            t["tbe_train/" + r["case"]] = r["ms"]
     for r in jsonl(os.path.join(d, "ikbo_lce.jsonl")):
         t["ikbo_lce_kernel/%s/%s" % (r.get("case", r.get("tag", "")),
                                      r["config"])] = r["ms"]
