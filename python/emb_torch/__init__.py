@@ -17,7 +17,7 @@ if not hasattr(torch.library, "custom_op"):
                       "PyTorch %s" % torch.__version__)
 
 from . import ikbo, input_dist, ops, quant, quantized  # noqa: E402
-from ._runtime import EmbError, EmbIndexError, runtime
+from ._runtime import EmbError, EmbIndexError, runtime, synchronize
 from .compiled import CompiledModel, load
 from .ikbo import IkboLinearCompression, IkboTargetAttention
 from .modules import (DataType, EmbeddingBagCollection, EmbeddingBagConfig, EmbeddingCollection,
@@ -27,6 +27,7 @@ from .ops import STATE_PRECISIONS, state_dtype
 
 __all__ = ["ikbo", "input_dist", "ops", "quant", "quantized", "CompiledModel", "load",
            "IkboLinearCompression", "IkboTargetAttention", "EmbError", "EmbIndexError", "runtime",
+           "synchronize",
            "DataType", "EmbeddingBagCollection", "EmbeddingBagConfig", "EmbeddingCollection",
            "EmbeddingConfig", "JaggedTensor", "KeyedJaggedTensor", "KeyedTensor", "PoolingType",
            "RowWiseAdagrad", "apply_optimizer_in_backward", "STATE_PRECISIONS", "state_dtype"]

@@ -11,7 +11,7 @@ import functools
 
 import torch
 
-__all__ = ["EmbError", "EmbIndexError", "Runtime", "runtime"]
+__all__ = ["EmbError", "EmbIndexError", "Runtime", "runtime", "synchronize"]
 
 #===------------------------------------------------------------------------------------------===#
 # The C API (include/emb/runtime.h)
@@ -107,11 +107,13 @@ class Runtime:
         self.contexts = {}
 
     def context(self, device):
-        """The context of `device` on PyTorch's current stream there."""
+        """The context of `device` (a torch.device or its name) on PyTorch's current stream
+        there; "cuda" is the current CUDA device, the same context as "cuda:<its index>"."""
+        device = torch.device(device)
         if device.type == "cuda":
-            stream = torch.cuda.current_stream(device)
-            key = ("cuda", device.index, stream.cuda_stream)
             ordinal = device.index if device.index is not None else torch.cuda.current_device()
+            stream = torch.cuda.current_stream(ordinal)
+            key = ("cuda", ordinal, stream.cuda_stream)
             # PyTorch's default stream is the legacy default stream, handle 0; a NULL stream would
             # give emb a stream of its own, not ordered with PyTorch's work: pass cudaStreamLegacy.
             kind, handle = DEVICE_CUDA, stream.cuda_stream or CUDA_STREAM_LEGACY
@@ -162,5 +164,13 @@ def runtime(path=None):
     if _runtime is None:
         _runtime = Runtime(path)
     return _runtime
+
+
+def synchronize(device=None):
+    """Waits for emb's work on PyTorch's current stream of `device` (a torch.device or its name;
+    default the current CUDA device) and raises what the device recorded, as the next emb call
+    would: an id outside its table under bounds_check "fatal" is an EmbIndexError. The op-level
+    counterpart of EmbeddingBagCollection.synchronize()."""
+    runtime().synchronize(torch.device("cuda") if device is None else device)
 
 

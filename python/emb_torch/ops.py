@@ -466,7 +466,6 @@ _TRAIN_DEFAULTS = ("f32", "f32")  # the precisions, when not passed
 
 
 def _train_setup(ctx, inputs, output):
-    ctx.num_inputs = len(inputs)
     inputs = tuple(inputs) + _TRAIN_DEFAULTS[len(inputs) - 18:]
     (placeholder, weights, momentum1, momentum2, hyper_params, step, feature_table, indices,
      offsets, per_sample_weights, pooling, bounds_check, padding_idx, output_dtype, optimizer,
@@ -488,11 +487,14 @@ def _train_backward(ctx, grad_output):
     _backward_call(optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
                    indices, offsets, per_sample_weights, grad_output, pooling, bounds_check,
                    padding_idx, seed, scales1, scales2, precision1, precision2)
-    # One entry an input, lists for the tensor lists (PyTorch checks the structure).
+    # One entry an input, lists for the tensor lists (PyTorch checks the structure), as many as
+    # the op was called with: the dispatcher drops trailing arguments equal to their defaults
+    # (the precisions), and ctx.needs_input_grad has an entry for each argument it kept, while
+    # setup_context may have seen them filled back in (PyTorch 2.5+).
     grads = (None, [None] * len(weights), [None] * len(momentum1),
              [None] * len(momentum2)) + (None,) * 12 + (
                  [None] * len(scales1), [None] * len(scales2), None, None)
-    return grads[:ctx.num_inputs]
+    return grads[:len(ctx.needs_input_grad)]
 
 
 tbe_forward_train.register_autograd(_train_backward, setup_context=_train_setup)

@@ -627,8 +627,8 @@ def test_compile(models, device, gen):
         close(args[3], ref1, "compile fullgraph sgd_step call %d: table 1 against torch" % call)
     # A result of dynamic shape: the op's new size flows through the graph.
     seq = load(os.path.join(models, "sequence_%s.so" % device))
-    import torch._dynamo
-    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+    from torch._dynamo import config as dynamo_config
+    with dynamo_config.patch(capture_dynamic_output_shape_ops=True):
         rows = torch.compile(SequenceHead(seq), fullgraph=True)
         for n in (7, 12):
             args = sequence_inputs(gen, device, n)

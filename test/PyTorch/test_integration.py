@@ -310,11 +310,26 @@ def test_export(device):
     check("emb.tbe_forward" in text, "export: the graph calls emb.tbe_forward")
     with torch.no_grad():
         want = model(dense, kjt)
+        # Shapes are static unless declared dynamic: new ids and dense inputs of the same sizes
+        # (every id below 100 is in each feature's table).
         dense2, kjt2, _ = ranking_batches(device, 1, seed=17)[0]
-        got = ep.module()(dense2, kjt2)
-        want2 = model(dense2, kjt2)
+        same = et.KeyedJaggedTensor(keys=kjt.keys(), values=kjt.values().flip(0) % 100,
+                                    lengths=kjt.lengths())
+        got = ep.module()(dense2, same)
+        want2 = model(dense2, same)
     check(torch.equal(got, want2) and not torch.equal(want, want2),
           "export: the exported program gives the model's numbers on new inputs")
+    # A serving graph takes any number of ids: the ids' count declared dynamic.
+    shapes = torch.export.ShapesCollection()
+    shapes[kjt.values()] = {0: torch.export.Dim("ids", min=2, max=1 << 20)}
+    ep = torch.export.export(model, (dense, kjt), dynamic_shapes=shapes)
+    check(kjt2.values().numel() != kjt.values().numel(), "export: the second batch has another "
+          "id count (%d, %d)" % (kjt2.values().numel(), kjt.values().numel()))
+    with torch.no_grad():
+        got = ep.module()(dense2, kjt2)
+        want2 = model(dense2, kjt2)
+    check(torch.equal(got, want2),
+          "export with a dynamic id count: the model's numbers on a batch of another count")
 
 
 def fixed_batches(device, n, B=32, seed=18):

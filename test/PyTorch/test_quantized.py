@@ -28,6 +28,7 @@ from harness import check, run  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "python"))
+import emb_torch  # noqa: E402
 from emb_torch import _runtime  # noqa: E402
 from emb_torch import quantized as Q  # noqa: E402
 
@@ -257,8 +258,8 @@ def test_lookup():
         torch.ops.emb.tbe_forward_quantized([packed], Q.precision_codes(["int4"]), [8], [0],
                                             torch.tensor([3, 12]).to(DEV),
                                             torch.tensor([0, 1, 2]).to(DEV))
-        if DEV.type == "cuda":
-            torch.cuda.synchronize()
+        if DEV.type == "cuda":  # a device error: raised when emb's work is waited for
+            emb_torch.synchronize(DEV)
         check(False, "an id outside an int4 table raised nothing")
     except _runtime.EmbIndexError as e:
         check("id 12 is outside table 0 (10 rows)" in str(e), "the message names the id: %s" % e)
@@ -306,7 +307,7 @@ def test_errors():
     try:
         torch.ops.emb.quantize_table(bad.to(DEV), "int8")
         if DEV.type == "cuda":  # a device error: reported when emb's work is waited for
-            _runtime.runtime().synchronize(DEV)
+            emb_torch.synchronize(DEV)
         check(False, "a NaN in a table raised nothing")
     except _runtime.EmbIndexError as e:
         check("row 1 column 5 is nan" in str(e), "the NaN's row and column are named: %s" % e)
