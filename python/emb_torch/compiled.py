@@ -13,7 +13,9 @@ or a tuple of them), through the op the load registered with torch.library:
   when an earlier load in the process took that name (the same file loaded again, or another
   model with an entry of that name), or the name passed as op_name. Its schema comes from the
   descriptor (model.schema): `Tensor input<i>` per input, `Tensor(a<i>!)` for each input the
-  model updates in place, and one Tensor or a tuple of them as results. Its fake kernel runs the
+  model updates in place, and one Tensor or a tuple of them as results; an entry of more than 64
+  inputs (MAX_OP_ARGS, the most a schema takes) takes `Tensor[] inputs` (those it reads) and
+  `Tensor(a!)[] updated` (those it updates, if any) instead, each in input order. Its fake kernel runs the
   checks below that read only metadata and gives the results' dtypes and shapes, a dynamic dim
   as a new dynamic size, so torch.compile(fullgraph=True) traces a model that calls it without a
   graph break, torch.export records it by name, and the profiler shows it. The op stays
@@ -357,10 +359,25 @@ def _free_op_name(entry, requested, path):
     return name
 
 
+# The most arguments a schema may have (c10's limit): an entry with more inputs takes them as
+# tensor lists (_op_schema).
+MAX_OP_ARGS = 64
+
+
 def _op_schema(inputs, results):
     """The op's schema from the descriptor: one Tensor per input (input<i>), those the model
     updates in place as mutated (alias set a<i>, as torch.library's infer_schema writes them),
-    the results as one Tensor or a tuple."""
+    the results as one Tensor or a tuple. An entry of more than MAX_OP_ARGS inputs (a whole
+    ranking model's tables) takes two lists instead: `Tensor[] inputs`, the inputs it reads, and
+    `Tensor(a!)[] updated`, those it updates in place (when it has any), each in input order.
+    Returns (schema, mutated argument names, argument names)."""
+    returns = "Tensor" if len(results) == 1 else "(%s)" % ", ".join(["Tensor"] * len(results))
+    if len(inputs) > MAX_OP_ARGS:
+        args, names = ["Tensor[] inputs"], ["inputs"]
+        if any(a.updated for a in inputs):
+            args.append("Tensor(a!)[] updated")
+            names.append("updated")
+        return "(%s) -> %s" % (", ".join(args), returns), tuple(names[1:]), names
     args, mutated = [], []
     for a in inputs:
         name = "input%d" % a.index
@@ -369,8 +386,8 @@ def _op_schema(inputs, results):
             mutated.append(name)
         else:
             args.append("Tensor " + name)
-    returns = "Tensor" if len(results) == 1 else "(%s)" % ", ".join(["Tensor"] * len(results))
-    return "(%s) -> %s" % (", ".join(args), returns), tuple(mutated)
+    names = ["input%d" % a.index for a in inputs]
+    return "(%s) -> %s" % (", ".join(args), returns), tuple(mutated), names
 
 
 def _with_signature(fn, names, name):
@@ -420,13 +437,17 @@ class CompiledModel(torch.nn.Module):
         from the descriptor, the ctypes call as its kernel, and a fake kernel that checks the
         inputs' metadata and gives the results' shapes, so that torch.compile traces it without a
         graph break and torch.export records it by name."""
-        schema, mutated = _op_schema(self.inputs, self.results)
-        names = ["input%d" % i for i in range(len(self.inputs))]
+        schema, mutated, names = _op_schema(self.inputs, self.results)
         self.op_name = "%s::%s" % (OP_NAMESPACE, name)
         self.schema = self.op_name + schema
+        self._lists = names[0] == "inputs"
+        run, fake = self._run, self._fake
+        if self._lists:  # the lists back into input order
+            run = lambda *lists: self._run(*self._unpack(lists))  # noqa: E731
+            fake = lambda *lists: self._fake(*self._unpack(lists))  # noqa: E731
         opdef = torch.library.custom_op(self.op_name, mutates_args=mutated, schema=schema)(
-            _with_signature(self._run, names, name))
-        opdef.register_fake(_with_signature(self._fake, names, name))
+            _with_signature(run, names, name))
+        opdef.register_fake(_with_signature(fake, names, name))
         _op_names.add(name)
         try:
             self.op = getattr(getattr(torch.ops, OP_NAMESPACE), name).default
@@ -510,8 +531,30 @@ class CompiledModel(torch.nn.Module):
             if not isinstance(x, torch.Tensor):
                 self._check(i, x, None)  # raises, naming the input
             args.append(x.detach() if x.requires_grad else x)
-        out = self.op(*args)
+        out = self.op(*self._pack(args))
         return () if out is None else out
+
+    def _pack(self, inputs):
+        """The op's arguments for the inputs in order: themselves, or (for an entry of more than
+        MAX_OP_ARGS inputs) the list of those it reads and the list of those it updates."""
+        if not self._lists:
+            return inputs
+        read = [x for x, a in zip(inputs, self.inputs) if not a.updated]
+        updated = [x for x, a in zip(inputs, self.inputs) if a.updated]
+        return (read, updated) if len(self.inputs) > len(read) else (read,)
+
+    def _unpack(self, lists):
+        """The inputs in order from the op's lists (_pack's inverse); a list of the wrong length
+        is a TypeError naming the counts."""
+        read, updated = list(lists[0]), list(lists[1]) if len(lists) > 1 else []
+        want = sum(1 for a in self.inputs if a.updated)
+        if len(read) != len(self.inputs) - want or len(updated) != want:
+            raise TypeError("emb model @%s takes %d inputs it reads and %d it updates, got lists "
+                            "of %d and %d" % (self.name, len(self.inputs) - want, want, len(read),
+                                              len(updated)))
+        read.reverse()
+        updated.reverse()
+        return [updated.pop() if a.updated else read.pop() for a in self.inputs]
 
     def _device(self, inputs):
         """The device of a call: the pinned one, else input #0's, with its CUDA index."""

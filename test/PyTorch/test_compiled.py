@@ -681,6 +681,25 @@ def needs_torch2(name, fn):
     return run
 
 
+def test_many_inputs(models, device, gen):
+    """An entry of more inputs than a schema takes (66 > 64, as a whole ranking model's tables):
+    the op takes them as a list, and the module as separate tensors, as any other."""
+    model = load(os.path.join(models, "many_inputs_%s.so" % device))
+    check(model.schema.endswith("(Tensor[] inputs) -> Tensor"),
+          "66 inputs: the op takes a list: %s" % model.schema)
+    xs = [torch.randn(4, generator=gen).to(device) for _ in range(66)]
+    want = xs[0]
+    for x in xs[1:]:  # the entry's order of the f32 adds
+        want = want + x
+    check(torch.equal(model(*xs), want), "66 inputs: the module's call gives the sum")
+    check(torch.equal(model.op(xs), want), "66 inputs: the op on the list gives the sum")
+    try:
+        model.op(xs[:-1])
+        check(False, "66 inputs: a list of 65 raised nothing")
+    except (TypeError, RuntimeError) as e:
+        check("65" in str(e), "66 inputs: a list of 65 names the counts: %s" % e)
+
+
 def main():
     p = harness.parser()
     p.add_argument("--models", required=True, help="the folder of make_compiled_models.sh")
@@ -702,6 +721,7 @@ def main():
                                  gen)),
         ("sequence", lambda: test_sequence(os.path.join(a.models, "sequence_%s.so" % a.device),
                                            a.device, gen)),
+        ("many_inputs", lambda: test_many_inputs(a.models, a.device, gen)),
         ("loading", lambda: test_loading(a.models, a.device, other)),
     ]
     if a.device == "cuda":

@@ -256,7 +256,7 @@ def ranking_batches(device, n, B=32, seed=14):
 def train(model, batches, forward=None):
     """Steps of SGD on the dense part (the tables train in the backward); `forward` is the model
     to call (the model itself, or torch.compile of it), the backward runs as the user's would."""
-    forward = forward or model
+    forward = model if forward is None else forward
     opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.05)
     losses = []
     for dense, kjt, label in batches:
@@ -319,10 +319,13 @@ def test_export(device):
         want2 = model(dense2, same)
     check(torch.equal(got, want2) and not torch.equal(want, want2),
           "export: the exported program gives the model's numbers on new inputs")
-    # A serving graph takes any number of ids: the ids' count declared dynamic.
+    # A serving graph takes any number of ids: the ids' count declared dynamic. (The eager calls
+    # above cached kjt's offsets; the exported program's inputs have the structure of the KJT
+    # it was exported with, as TorchRec's flatten: a fresh one, as the next batches come.)
+    fresh = et.KeyedJaggedTensor(keys=kjt.keys(), values=kjt.values(), lengths=kjt.lengths())
     shapes = torch.export.ShapesCollection()
-    shapes[kjt.values()] = {0: torch.export.Dim("ids", min=2, max=1 << 20)}
-    ep = torch.export.export(model, (dense, kjt), dynamic_shapes=shapes)
+    shapes[fresh.values()] = {0: torch.export.Dim("ids", min=2, max=1 << 20)}
+    ep = torch.export.export(model, (dense, fresh), dynamic_shapes=shapes)
     check(kjt2.values().numel() != kjt.values().numel(), "export: the second batch has another "
           "id count (%d, %d)" % (kjt2.values().numel(), kjt.values().numel()))
     with torch.no_grad():
