@@ -167,6 +167,8 @@ __device__ __forceinline__ Run loadRun(const Params &p, long long r,
 /// the row's state (rowwise Adagrad).
 template <typename TT, int E> struct RowData {
   Raw<E *(int)sizeof(TT)> w;
+  /// Rowwise Adagrad's state: as f32, or in the kState kernels its stored
+  /// bits (decoded by applyRow).
   float state;
 };
 
@@ -200,6 +202,11 @@ __device__ __forceinline__ bool isFp8State(int prec) {
   return prec == EMBRT_STATE_FP8_E4M3 || prec == EMBRT_STATE_FP8_E5M2;
 }
 
+/// Bytes of an element of a state of precision `prec`.
+__device__ __forceinline__ unsigned stateElemBytes(int prec) {
+  return prec == EMBRT_STATE_BF16 ? 2u : isFp8State(prec) ? 1u : 4u;
+}
+
 /// Rowwise Adagrad's fp8 table scales must be positive and finite (the CPU
 /// refuses them at the call; CUDA does not read device memory on the host).
 /// Every CTA of the kernels that update rows checks them all first (T loads)
@@ -231,17 +238,14 @@ __device__ __forceinline__ bool badStateScale(const Params &p) {
   return bad != 0;
 }
 
-/// Element i of a state of precision `prec` at `base`, as f32.
-__device__ __forceinline__ float loadStateElem(int prec, const void *base,
-                                               size_t i, float scale) {
-  unsigned bits;
+/// The stored bits of element i of a state of precision `prec` at `base`.
+__device__ __forceinline__ unsigned loadStateBits(int prec, const void *base,
+                                                  size_t i) {
   if (prec == EMBRT_STATE_BF16)
-    bits = __ldcg(static_cast<const unsigned short *>(base) + i);
-  else if (isFp8State(prec))
-    bits = __ldcg(static_cast<const unsigned char *>(base) + i);
-  else
-    bits = __ldcg(static_cast<const unsigned *>(base) + i);
-  return embStateDecode(prec, bits, scale);
+    return __ldcg(static_cast<const unsigned short *>(base) + i);
+  if (isFp8State(prec))
+    return __ldcg(static_cast<const unsigned char *>(base) + i);
+  return __ldcg(static_cast<const unsigned *>(base) + i);
 }
 
 __device__ __forceinline__ void storeStateElem(int prec, void *base, size_t i,
@@ -452,12 +456,19 @@ __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
                                   ref.n);
   d.state = 0.0f;
   if constexpr (kState) {
-    // The state as f32; rowwise Adagrad's fp8 state times its table's scale.
-    const int prec = p.s.m1Prec;
-    if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
-      d.state = loadStateElem(
-          prec, tm.m1, ref.row,
-          isFp8State(prec) ? __ldg(stateMetaAt(p, ref.slot).m1Scale) : 1.0f);
+    // Rowwise Adagrad's state as stored, decoded by applyRow after the
+    // gather: a decode here would wait for the load (and an fp8 state for
+    // its table's scale, two loads more) before the gather's loads issue,
+    // one DRAM round trip more a row. Adam's rows, prefetched as the f32
+    // kernels' (the first bytes of this lane's columns).
+    if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD) {
+      d.state = __uint_as_float(loadStateBits(p.s.m1Prec, tm.m1, ref.row));
+    } else if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ADAM && ref.n > 0) {
+      prefetchL1(reinterpret_cast<const char *>(tm.m1) +
+                 at * stateElemBytes(p.s.m1Prec));
+      prefetchL1(reinterpret_cast<const char *>(tm.m2) +
+                 at * stateElemBytes(p.s.m2Prec));
+    }
     return d;
   }
   if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
@@ -498,7 +509,13 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
         part = fmaf(grad[i], grad[i], part);
     }
     const float sum = groupSum(part, g, red);
-    const float state = d.state + sum / (float)tm.dim;
+    float stateIn = d.state, stateScale = 1.0f;
+    if constexpr (kState) {
+      if (isFp8State(s.m1Prec))
+        stateScale = __ldg(stateMetaAt(p, ref.slot).m1Scale);
+      stateIn = embStateDecode(s.m1Prec, __float_as_uint(d.state), stateScale);
+    }
+    const float state = stateIn + sum / (float)tm.dim;
     const float scale = h.lr / (sqrtf(state) + h.eps);
 #pragma unroll
     for (int i = 0; i < E; ++i)
@@ -509,9 +526,7 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
         storeStateElem(
             prec, tm.m1, ref.row,
             embStateEncode(
-                prec, state,
-                isFp8State(prec) ? __ldg(stateMetaAt(p, ref.slot).m1Scale)
-                                 : 1.0f,
+                prec, state, stateScale,
                 embSrColumnBits(stateRowSeed(s, h, 1, tm.index, ref.row), 0)));
       } else {
         tm.m1[ref.row] = state;
