@@ -13,7 +13,8 @@ CMAKE_ARGS ?=
 
 .PHONY: example test test-sanitize build configure bootstrap
 
-example: build
+example: configure
+	ninja -C $(BUILD) emb-example
 	tools/dev/example.sh $(BUILD)
 
 test: build
