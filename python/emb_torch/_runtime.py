@@ -172,5 +172,3 @@ def synchronize(device=None):
     would: an id outside its table under bounds_check "fatal" is an EmbIndexError. The op-level
     counterpart of EmbeddingBagCollection.synchronize()."""
     runtime().synchronize(torch.device("cuda") if device is None else device)
-
-

@@ -15,10 +15,10 @@ or a tuple of them), through the op the load registered with torch.library:
   descriptor (model.schema): `Tensor input<i>` per input, `Tensor(a<i>!)` for each input the
   model updates in place, and one Tensor or a tuple of them as results; an entry of more than 64
   inputs (MAX_OP_ARGS, the most a schema takes) takes `Tensor[] inputs` (those it reads) and
-  `Tensor(a!)[] updated` (those it updates, if any) instead, each in input order. Its fake kernel runs the
-  checks below that read only metadata and gives the results' dtypes and shapes, a dynamic dim
-  as a new dynamic size, so torch.compile(fullgraph=True) traces a model that calls it without a
-  graph break, torch.export records it by name, and the profiler shows it. The op stays
+  `Tensor(a!)[] updated` (those it updates, if any) instead, each in input order. Its fake
+  kernel runs the checks below that read only metadata and gives the results' dtypes and shapes,
+  a dynamic dim as a new dynamic size, so torch.compile(fullgraph=True) traces a model that
+  calls it without a graph break, torch.export records it by name, and the profiler shows it. The op stays
   registered, and the model loaded, for the life of the process.
 
 - Checked before the call: the number of inputs (TypeError), each input's dtype (TypeError), device
@@ -440,7 +440,7 @@ class CompiledModel(torch.nn.Module):
         schema, mutated, names = _op_schema(self.inputs, self.results)
         self.op_name = "%s::%s" % (OP_NAMESPACE, name)
         self.schema = self.op_name + schema
-        self._lists = names[0] == "inputs"
+        self._lists = len(self.inputs) > MAX_OP_ARGS
         run, fake = self._run, self._fake
         if self._lists:  # the lists back into input order
             run = lambda *lists: self._run(*self._unpack(lists))  # noqa: E731

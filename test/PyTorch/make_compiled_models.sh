@@ -19,7 +19,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
 build=${2:-$src/build}
 mkdir -p "$out"
-for entry in dense_tower sgd_step sequence many_inputs; do
+for entry in dense_tower sgd_step sequence many_inputs many_inputs_sgd; do
   for target in cpu cuda; do
     "$build/bin/emb-compile" "$src/test/PyTorch/Inputs/compiled_models.mlir" \
       --entry "$entry" --target "$target" --shared -o "$out/${entry}_$target.so"

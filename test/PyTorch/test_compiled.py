@@ -698,6 +698,36 @@ def test_many_inputs(models, device, gen):
         check(False, "66 inputs: a list of 65 raised nothing")
     except (TypeError, RuntimeError) as e:
         check("65" in str(e), "66 inputs: a list of 65 names the counts: %s" % e)
+    # With tables it updates in place: a second list, declared mutated; the update lands in the
+    # caller's tensors through the module and through the op.
+    sgd = load(os.path.join(models, "many_inputs_sgd_%s.so" % device))
+    check(sgd.schema.endswith("(Tensor[] inputs, Tensor(a!)[] updated) -> (Tensor, Tensor)"),
+          "66 inputs, 2 updated: the op takes two lists: %s" % sgd.schema)
+    lr = 0.5
+    for via in ("module", "op"):
+        ids, offsets = bags(gen, device)
+        t0, t1 = tables(gen, device)
+        grad = (torch.rand(B, F * D, generator=gen) * 2 - 1).to(device)
+        hyper = torch.tensor([lr, 0, 0, 0, 0], dtype=torch.float32, device=device)
+        extra = [torch.randn(4, generator=gen).to(device) for _ in range(60)]
+        ref_pooled = pooled_reference(ids, offsets, [t0, t1])
+        ref0, ref1 = sgd_reference(ids, offsets, [t0, t1], grad, lr)
+        want = extra[0]
+        for x in extra[1:]:
+            want = want + x
+        if via == "module":
+            pooled, total = sgd(ids, offsets, t0, t1, grad, hyper, *extra)
+        else:
+            pooled, total = sgd.op([ids, offsets, grad, hyper] + extra, [t0, t1])
+        close(pooled, ref_pooled, "66 inputs by the %s: the pooled forward" % via)
+        check(torch.equal(total, want), "66 inputs by the %s: the sum of the rest" % via)
+        close(t0, ref0, "66 inputs by the %s: table 0 updated in the caller's tensor" % via)
+        close(t1, ref1, "66 inputs by the %s: table 1 updated in the caller's tensor" % via)
+    try:
+        sgd.op([ids, offsets, grad, hyper] + extra, [t0])
+        check(False, "66 inputs: an updated list of 1 raised nothing")
+    except (TypeError, RuntimeError) as e:
+        check("2 it updates" in str(e), "66 inputs: an updated list of 1 names the counts: %s" % e)
 
 
 def main():
