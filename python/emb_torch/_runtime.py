@@ -62,6 +62,62 @@ def keeps_device(fn):
     return run
 
 
+_C = torch._C
+_graph = getattr(torch.autograd, "graph", None)
+# What direct_call reads; without one of them (an older torch), every call takes the op.
+_DIRECT = all(callable(f) for f in (
+    getattr(_C, "_len_torch_dispatch_stack", None),
+    getattr(_C, "_is_torch_function_mode_enabled", None),
+    getattr(_C, "_are_functorch_transforms_active", None),
+    getattr(_C, "_get_tracing_state", None),
+    getattr(getattr(_C, "_autograd", None), "_profiler_enabled", None),
+    getattr(getattr(torch, "compiler", None), "is_compiling", None),
+    getattr(_graph, "increment_version", None)))
+
+
+def direct_call(args):
+    """Whether a module may call an op's kernel itself with `args` (its tensors), skipping the
+    dispatcher's Python layers (torch.library's autograd, aliasing and dynamo wrappers): true
+    for plain torch.Tensors in an eager call that nothing sees or changes. Not under
+    torch.compile or torch.export, a TorchDispatchMode (fake tensors, functionalization), a
+    TorchFunctionMode, a functorch transform, the JIT tracer or the profiler (which then shows
+    the op by name), nor for a tensor subclass other than nn.Parameter: those calls go through
+    the op."""
+    if not _DIRECT or torch.compiler.is_compiling() or _C._len_torch_dispatch_stack() \
+            or _C._is_torch_function_mode_enabled() or _C._are_functorch_transforms_active() \
+            or _C._get_tracing_state() is not None or _C._autograd._profiler_enabled():
+        return False
+    plain = (torch.Tensor, torch.nn.Parameter)  # a Parameter dispatches as a plain tensor
+    for x in args:
+        if type(x) not in plain:
+            return False
+    return True
+
+
+def run_op(op, kernel, *args):
+    """`op(*args)` for a module: or `kernel(*args)`, the op's own Python kernel, where the call
+    may skip the dispatcher (direct_call, over the tensors of `args` and of their lists) and
+    autograd would record nothing (grad mode off, or no tensor requiring grad). For ops that
+    update nothing in place: the same results either way."""
+    tensors = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            tensors.append(a)
+        elif isinstance(a, (list, tuple)):
+            tensors.extend(x for x in a if isinstance(x, torch.Tensor))
+    if direct_call(tensors) and not (torch.is_grad_enabled()
+                                     and any(t.requires_grad for t in tensors)):
+        return kernel(*args)
+    return op(*args)
+
+
+def increment_version(tensors):
+    """Bumps the version counters of `tensors`, which a direct call updated in place, as the
+    dispatcher does for an op's mutable arguments."""
+    for t in tensors:  # one at a time: torch before 2.6 takes one tensor
+        _graph.increment_version(t)
+
+
 class EmbError(RuntimeError):
     """An error the runtime reported; `status` is its embrtStatus."""
 

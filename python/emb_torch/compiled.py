@@ -50,6 +50,12 @@ or a tuple of them), through the op the load registered with torch.library:
 - Not differentiable: the module passes inputs that require grad detached, and the results carry
   no autograd history. Inputs updated in place get their version counter bumped, by the
   dispatcher, since the op declares them mutated.
+- Host time: an eager call of plain tensors runs the op's kernel straight from the module
+  (_runtime.direct_call), not through the dispatcher's Python layers, with the same checks,
+  results and version-counter bumps; under torch.compile or torch.export, a dispatch mode (fake
+  tensors, functionalization), a torch function mode, a functorch transform, the JIT tracer or
+  the profiler, and for tensor subclasses, the module calls the op. Calling model.op directly
+  always goes through the dispatcher.
 """
 import ctypes
 import inspect
@@ -441,6 +447,7 @@ class CompiledModel(torch.nn.Module):
         self.op_name = "%s::%s" % (OP_NAMESPACE, name)
         self.schema = self.op_name + schema
         self._lists = len(self.inputs) > MAX_OP_ARGS
+        self._updated = [i for i, a in enumerate(self.inputs) if a.updated]
         run, fake = self._run, self._fake
         if self._lists:  # the lists back into input order
             run = lambda *lists: self._run(*self._unpack(lists))  # noqa: E731
@@ -463,6 +470,7 @@ class CompiledModel(torch.nn.Module):
         n, m = len(self.inputs), len(self.results)
         self._expect = [(_INPUT_DTYPES[a.dtype_code], a.rank, a.shape, a.dynamic, a.updated)
                         for a in self.inputs]
+        self._dynamic_inputs = [i for i, a in enumerate(self.inputs) if a.dynamic]
         self._ptrs = (ctypes.c_void_p * (1 + n + m))()
         self._slots = (ctypes.c_void_p * (1 + n + m))()
         for k in range(1 + n + m):
@@ -522,7 +530,9 @@ class CompiledModel(torch.nn.Module):
 
     def forward(self, *inputs):
         """Calls the op with the inputs; the results (a tensor, or a tuple of them) carry no
-        autograd history."""
+        autograd history. An eager call of plain tensors that nothing traces, transforms or
+        records runs the op's kernel without the dispatcher (_runtime.direct_call): the same
+        checks, call and version-counter bumps, for a fraction of the host time."""
         n = len(self.inputs)
         if len(inputs) != n:
             raise TypeError("emb model @%s takes %d inputs, got %d" % (self.name, n, len(inputs)))
@@ -531,7 +541,12 @@ class CompiledModel(torch.nn.Module):
             if not isinstance(x, torch.Tensor):
                 self._check(i, x, None)  # raises, naming the input
             args.append(x.detach() if x.requires_grad else x)
-        out = self.op(*self._pack(args))
+        if _runtime.direct_call(args):
+            out = self._run(*args)
+            if self._updated:  # what the op's mutable arguments get from the dispatcher
+                _runtime.increment_version([args[i] for i in self._updated])
+        else:
+            out = self.op(*self._pack(args))
         return () if out is None else out
 
     def _pack(self, inputs):
@@ -595,14 +610,15 @@ class CompiledModel(torch.nn.Module):
         n = len(self.inputs)
         device = self._device(inputs)
         cuda = device.type == "cuda"
+        index = device.index if cuda else -1
         expect = self._expect
         for i, x in enumerate(inputs):
             dtypes, rank, shape, dynamic, _ = expect[i]
-            if x.dtype not in dtypes or x.device != device or x.dim() != rank \
-                    or (not dynamic and x.shape != shape):
-                self._check(i, x, device)  # raises, naming what differs
-            if dynamic:
-                self._check(i, x, device)
+            # The device as is_cuda/get_device (is_cpu): cheaper than comparing torch.devices.
+            if x.dtype not in dtypes or x.dim() != rank \
+                    or ((not x.is_cuda or x.get_device() != index) if cuda else not x.is_cpu) \
+                    or dynamic or x.shape != shape:
+                self._check(i, x, device)  # raises, naming what differs; checks dynamic dims
         stream = torch.cuda.current_stream(device) if cuda else None
         warm_key = (device.index, stream.cuda_stream) if cuda else None
         if cuda and torch.cuda.is_current_stream_capturing():
@@ -631,8 +647,8 @@ class CompiledModel(torch.nn.Module):
                 d = descs[i]
                 ptr = x.data_ptr()
                 d.allocated = d.aligned = ptr if ptr else self._data(x, keep, "input", i)
-                if expect[i][3]:
-                    _set_extents(d, x.shape)
+            for i in self._dynamic_inputs:
+                _set_extents(descs[i], inputs[i].shape)
             outs, records = [], {}
             for j, r in enumerate(self.results):
                 if r.dynamic:

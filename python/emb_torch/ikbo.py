@@ -308,9 +308,8 @@ def _weight_rows(w):
     return w, (w.stride(0) if rows > 1 and cols > 0 else 0)
 
 
-@torch.library.custom_op("emb::ikbo_lce", mutates_args=())
 @_runtime.keeps_device
-def ikbo_lce(w_user: torch.Tensor, w_cand: torch.Tensor, user: torch.Tensor, cand: torch.Tensor,
+def _ikbo_lce(w_user: torch.Tensor, w_cand: torch.Tensor, user: torch.Tensor, cand: torch.Tensor,
              cand_to_user: torch.Tensor,
              compute_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     compute = _check_ikbo_lce(w_user, w_cand, user, cand, cand_to_user, compute_dtype,
@@ -338,6 +337,9 @@ def ikbo_lce(w_user: torch.Tensor, w_cand: torch.Tensor, user: torch.Tensor, can
     rt.check(ctx, lib.embrtIkboLce(ctx, ctypes.byref(args)), "emb::ikbo_lce")
     rt.poll(ctx, "emb::ikbo_lce")
     return out
+
+
+ikbo_lce = torch.library.custom_op("emb::ikbo_lce", mutates_args=())(_ikbo_lce)
 
 
 @ikbo_lce.register_fake
@@ -438,8 +440,7 @@ def _attention_fake(q, k, v, key_lengths=None, scale=None, compute_dtype=None):
     return q.new_empty(q.shape)
 
 
-@torch.library.custom_op("emb::ikbo_attention", mutates_args=())
-def ikbo_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cand_to_user: torch.Tensor,
+def _ikbo_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cand_to_user: torch.Tensor,
                    user_lengths: Optional[torch.Tensor] = None, scale: Optional[float] = None,
                    compute_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     if cand_to_user is None:
@@ -447,6 +448,10 @@ def ikbo_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cand_to_us
     compute = _check_attention("ikbo_attention", q, k, v, cand_to_user, user_lengths,
                                "user_lengths", compute_dtype, fake=False)
     return _run_attention("ikbo_attention", q, k, v, cand_to_user, user_lengths, scale, compute)
+
+
+ikbo_attention = torch.library.custom_op("emb::ikbo_attention", mutates_args=())(
+    _ikbo_attention)
 
 
 @ikbo_attention.register_fake
@@ -597,8 +602,8 @@ class IkboLinearCompression(nn.Module):
             raise ValueError("%s: cand has Kc = %d but the module has cand_features = %d" % (
                 name, cand.shape[1], self.cand_features))
         w_user, w_cand = self.weights()
-        return torch.ops.emb.ikbo_lce(w_user, w_cand, user, cand, cand_to_user,
-                                      self.compute_dtype)
+        return _runtime.run_op(torch.ops.emb.ikbo_lce, _ikbo_lce, w_user, w_cand, user, cand,
+                               cand_to_user, self.compute_dtype)
 
     def extra_repr(self):
         return "user_features=%d, cand_features=%d, out_features=%d, user_first=%s%s" % (
@@ -663,7 +668,8 @@ class IkboTargetAttention(nn.Module):
         one_row = q.dim() == 2
         qh = q.unsqueeze(1) if one_row else q
         head_dim = embed // heads
-        out = torch.ops.emb.ikbo_attention(
+        out = _runtime.run_op(
+            torch.ops.emb.ikbo_attention, _ikbo_attention,
             qh.reshape(qh.shape[0], qh.shape[1], heads, head_dim),
             k.reshape(k.shape[0], k.shape[1], heads, head_dim),
             v.reshape(v.shape[0], v.shape[1], heads, head_dim),

@@ -24,7 +24,7 @@ import torch
 from torch import Tensor, nn
 
 from . import _runtime as R
-from . import ops  # noqa: F401  (registers torch.ops.emb.*)
+from . import ops  # registers torch.ops.emb.*
 from .ops import STATE_PRECISIONS, state_dtype
 
 try:  # TorchRec's own types, accepted and returned when present
@@ -710,7 +710,7 @@ class _Collection(_KeyedLookups):
         common = (feature_table, values, offsets, weights, pooling, self._bounds_check,
                   padding_idx, output_dtype)
         if self._optimizer is None or not (self.training and torch.is_grad_enabled()):
-            return torch.ops.emb.tbe_forward(w, *common)
+            return R.run_op(torch.ops.emb.tbe_forward, ops._tbe_forward, w, *common)
         m1 = [tables[s[0]].momentum1 for s in specs] if self._optimizer != "sgd" else []
         m2 = [tables[s[0]].momentum2 for s in specs] if self._optimizer == "adam" else []
         p1, p2 = self._states["momentum1_precision"], self._states["momentum2_precision"]

@@ -337,8 +337,7 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
 # The ops
 #===------------------------------------------------------------------------------------------===#
 
-@torch.library.custom_op("emb::tbe_forward", mutates_args=())
-def tbe_forward(weights: List[Tensor], feature_table: List[int], indices: Tensor, offsets: Tensor,
+def _tbe_forward(weights: List[Tensor], feature_table: List[int], indices: Tensor, offsets: Tensor,
                 per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
                 bounds_check: str = "fatal", padding_idx: Optional[int] = None,
                 output_dtype: Optional[torch.dtype] = None) -> Tensor:
@@ -347,6 +346,9 @@ def tbe_forward(weights: List[Tensor], feature_table: List[int], indices: Tensor
     (default). No autograd: for training use tbe_forward_train."""
     return _forward("emb::tbe_forward", weights, feature_table, indices, offsets,
                     per_sample_weights, pooling, bounds_check, padding_idx, output_dtype)
+
+
+tbe_forward = torch.library.custom_op("emb::tbe_forward", mutates_args=())(_tbe_forward)
 
 
 @tbe_forward.register_fake

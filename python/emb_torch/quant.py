@@ -39,6 +39,7 @@ from typing import Dict, List, Optional, Tuple
 import torch
 from torch import Tensor, nn
 
+from . import _runtime
 from . import quantized as Q
 from .modules import (DataType, EmbeddingBagConfig, KeyedTensor, _enum_name, _KeyedLookups,
                       _module_device, _table_specs)
@@ -367,7 +368,8 @@ class EmbeddingBagCollection(_KeyedLookups):
             table_of = {f: j for j, i in enumerate(members) for f in self._specs[i][3]}
             codes, dims, pooling, out = self._group_args[g]
             rows = [self.embedding_bags[self._specs[i][0]].weight for i in members]
-            piece = torch.ops.emb.tbe_forward_quantized(
+            piece = _runtime.run_op(
+                torch.ops.emb.tbe_forward_quantized, Q._tbe_forward_quantized,
                 rows, codes, dims, [table_of[f] for f in order], v, o, w, pooling,
                 self._bounds_check, pad, out)
             pieces.append(piece if out == self._output_dtype else piece.to(self._output_dtype))

@@ -248,9 +248,8 @@ def _check_lookup(weights, precisions, dims, feature_table, indices, offsets, pe
     return B, sum(fdims), table_dtype, out
 
 
-@torch.library.custom_op("emb::tbe_forward_quantized", mutates_args=())
 @R.keeps_device
-def tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: List[int],
+def _tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: List[int],
                           feature_table: List[int], indices: Tensor, offsets: Tensor,
                           per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
                           bounds_check: str = "fatal", padding_idx: Optional[int] = None,
@@ -302,6 +301,10 @@ def tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: Li
     rt.check(ctx, rt.lib.embrtTbeForward(ctx, ctypes.byref(a)), op)
     rt.poll(ctx, op)
     return out
+
+
+tbe_forward_quantized = torch.library.custom_op("emb::tbe_forward_quantized",
+                                              mutates_args=())(_tbe_forward_quantized)
 
 
 @tbe_forward_quantized.register_fake

@@ -541,6 +541,59 @@ def test_profiler(models, device, gen):
         model.op_name, sorted(n for n in names if OP_NAMESPACE in n)))
 
 
+def test_direct(models, device, gen):
+    """An eager call of plain tensors runs the op's kernel from the module, without the
+    dispatcher (_runtime.direct_call); under the profiler, a dispatch mode or with a tensor
+    subclass the module calls the op. Every way gives the same results, bit for bit."""
+    from torch.profiler import ProfilerActivity, profile
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Passing(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class Sub(torch.Tensor):
+        pass
+
+    model = load(os.path.join(models, "dense_tower_%s.so" % device))
+    args = dense_inputs(gen, device)
+    want = model.op(*args)
+    op, calls = model.op, []
+
+    def counted(*a):
+        calls.append(1)
+        return op(*a)
+
+    def same(got, what):
+        check(all(torch.equal(g, w) for g, w in zip(got, want)),
+              "%s: the results of the op, bit for bit" % what)
+
+    model.op = counted
+    try:
+        same(model(*args), "an eager call")
+        direct = _runtime._DIRECT
+        check(len(calls) == (0 if direct else 1), "an eager call of plain tensors %s (%d op "
+              "calls)" % ("skips the dispatcher" if direct else "takes the op: this torch lacks "
+                          "what direct_call reads", len(calls)))
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+        for what, run in (
+                ("under the profiler", lambda: _in(profile(activities=acts), model, args)),
+                ("under a TorchDispatchMode", lambda: _in(Passing(), model, args)),
+                ("with a tensor subclass", lambda: model(*(args[:-1] + [
+                    args[-1].as_subclass(Sub)])))):
+            before = len(calls)
+            same(run(), what)
+            check(len(calls) == before + 1, "%s: the module calls the op" % what)
+    finally:
+        model.op = op
+
+
+def _in(context, model, args):
+    with context:
+        out = model(*args)
+    return out
+
+
 #===------------------------------------------------------------------------------------------===#
 # torch.compile, torch.export, opcheck (PyTorch 2.4+)
 #===------------------------------------------------------------------------------------------===#
@@ -741,6 +794,7 @@ def main():
         ("op", lambda: test_op(a.models, a.device, gen)),  # first: the entries' plain op names
         ("fake", needs_torch2("fake", lambda: test_fake(a.models, a.device, gen))),
         ("profiler", lambda: test_profiler(a.models, a.device, gen)),
+        ("direct", lambda: test_direct(a.models, a.device, gen)),
         ("compile", needs_torch2("compile", lambda: test_compile(a.models, a.device, gen))),
         ("export", needs_torch2("export", lambda: test_export(a.models, a.device, gen))),
         ("opcheck", needs_torch2("opcheck", lambda: test_opcheck(a.models, a.device, gen))),
