@@ -99,6 +99,9 @@ namespace {
 #ifndef EMB_TBE_PACKED_ROWS
 #define EMB_TBE_PACKED_ROWS 8
 #endif
+#ifndef EMB_TBE_PACKED_VEC
+#define EMB_TBE_PACKED_VEC 16
+#endif
 #ifndef EMB_TBE_PACKED_MIN_BLOCKS
 #define EMB_TBE_PACKED_MIN_BLOCKS 2
 #endif
@@ -140,6 +143,8 @@ constexpr bool kRowsL1 = sizeof(T) == 4 ? EMB_TBE_ROWS_L1_F32
 /// the group's last lane, a 4-byte copy of the group's first lane) hands
 /// over by a shuffle.
 constexpr bool kDataLanes = EMB_TBE_PACKED_LANES;
+static_assert(EMB_TBE_PACKED_VEC == 16 || EMB_TBE_PACKED_VEC == 8,
+              "EMB_TBE_PACKED_VEC: a packed row's chunk is 16 or 8 bytes");
 /// Shared memory of one thread: its row slots (16 bytes each, whatever the
 /// chunk width). 6 rows: 192 bytes, a CTA of 256 threads takes 48 KB;
 /// 8 rows: 256 bytes, 64 KB.
@@ -416,9 +421,9 @@ template <int P> struct Format<Packed<P>> {
   static constexpr int kBits = P == EMBRT_PRECISION_INT4   ? 4
                                : P == EMBRT_PRECISION_INT2 ? 2
                                                            : 8;
-  /// A lane's chunk: 16 bytes (8 for int2), so that a lane decodes at most
-  /// 32 elements into its accumulators.
-  static constexpr int kVec = kBits == 2 ? 8 : 16;
+  /// A lane's chunk: EMB_TBE_PACKED_VEC bytes, 16 or 8 (8 for int2), so that
+  /// a lane decodes at most 32 elements into its accumulators.
+  static constexpr int kVec = kBits == 2 ? 8 : EMB_TBE_PACKED_VEC;
   /// The elements of a chunk's first byte are a multiple of kPiece apart
   /// (chunk c starts at element (c * kVec - 4) * 8 / kBits): the chunk is
   /// written in pieces of kPiece elements, each inside the row or outside.
@@ -1463,7 +1468,7 @@ int launchesBefore(const embrtTbeArgs *a, int which) {
 
 /// The chunk a lane copies of a packed row (Format<Packed<P>>::kVec).
 int packedVec(int precision) {
-  return precision == EMBRT_PRECISION_INT2 ? 8 : 16;
+  return precision == EMBRT_PRECISION_INT2 ? 8 : EMB_TBE_PACKED_VEC;
 }
 
 /// The elements a lane writes at once of a packed row
