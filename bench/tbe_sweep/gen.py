@@ -80,6 +80,19 @@ def table_bytes(cfg):
     return sum(E * (D * esize + byte_model.STATE_BYTES) for E, D in zip(cfg["E"], cfg["D"]))
 
 
+# What a configuration may not use of a device's free memory (fits): the copy-bandwidth and
+# L2-flush buffers, the allocator's rounding, the peer's compiled kernels.
+FIT_SLACK_BYTES = 2 << 30
+
+
+def fits(cfg, free):
+    """Whether configuration `cfg` (its tables with their state, and the transients of both sides:
+    table_bytes + mem_bytes as apply_caps counts them) fits `free` bytes of device memory less
+    FIT_SLACK_BYTES. The set is sized for HBM_BYTES (an H200); sweep.py leaves the configurations
+    a smaller card cannot hold to a later run on a larger one."""
+    return cfg["table_bytes"] + cfg["mem_bytes"] <= free - FIT_SLACK_BYTES
+
+
 def apply_caps(cfg):
     budget = HBM_BYTES * HBM_USE
     capped = []

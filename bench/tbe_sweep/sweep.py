@@ -34,6 +34,10 @@ the distinct rows counted from the drawn ids), gbps, copy_gbps, bw_fraction (gbp
 check, commit (--commit, else bench_results.commit_id's). report.py merges the lines into
 bench/results/tbe_sweep.json and prints the table.
 
+A configuration whose tables and transients do not fit the device's free memory (the set is sized
+for an H200's 139 GiB; on an 80 GB H100 about two thirds fit) is not run and writes no line: a
+later run on a larger device with --resume over these lines runs just those.
+
 --dry-run: on the CPU (emb's CPU runtime, torch without compile), every configuration shrunk (at most
 6 tables, B 16, 500 rows, pooling factor 6), one rep a run: checks the driver end to end and the
 peer's Adagrad against emb's reference. --shrink: the same shapes on the GPU (a smoke test there).
@@ -54,6 +58,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "common"))
 import byte_model as bm  # noqa: E402
+import gen  # noqa: E402
 from bench_peers import Timer, copy_gbps, calls_per_run  # noqa: E402
 from bench_results import commit_id, load_jsonl, today  # noqa: E402
 
@@ -468,12 +473,21 @@ def main():
           % (device, torch.__version__, copy, len(todo), len(skip)), flush=True)
     peer = Peer(not a.no_compile and not a.dry_run)
     date = today()
-    left = []
+    left, too_big = [], []
     with open(a.out, "a") as out:
         for i, c in enumerate(todo):
             if time.perf_counter() - start > a.deadline:
                 left = [d["id"] for d in todo[i:]]
                 break
+            if dev.type == "cuda" and not a.shrink:
+                torch.cuda.empty_cache()
+                free = torch.cuda.mem_get_info(dev)[0]
+                if not gen.fits(c, free):
+                    print("# config %d needs %.1f GiB, %.1f GiB free: not run here" % (
+                        c["id"], (c["table_bytes"] + c["mem_bytes"]) / 2**30, free / 2**30),
+                        flush=True)
+                    too_big.append(c["id"])
+                    continue
             t = time.perf_counter()
             try:
                 recs = run_config(c, dev, timer, peer, a.runs if not a.dry_run else 1,
@@ -498,6 +512,9 @@ def main():
                           100 * r["bw_fraction"], r["check"], time.perf_counter() - t), flush=True)
     if left:
         print("# deadline: %d configurations not started: %s" % (len(left), ",".join(map(str, left))))
+    if too_big:
+        print("# %d configurations larger than this device's memory, for a larger one (--resume): "
+              "%s" % (len(too_big), ",".join(map(str, too_big))))
     print("# %.0f s" % (time.perf_counter() - start))
 
 

@@ -2,6 +2,7 @@
 
     python3 bench/tbe_sweep/test_byte_model.py
 """
+import json
 import math
 import os
 import random
@@ -122,6 +123,21 @@ def test_generator():
         assert c["ids"] == "uniform" or 1.05 <= c["alpha"] <= 1.2
         fwd, step, _ = bm.expected_bytes(c)
         assert (fwd, step) == (c["forward_bytes_expected"], c["step_bytes_expected"]) and step > fwd
+
+
+def test_fits():
+    """gen.fits against the committed set: all of it on an H200's memory, about two thirds on an
+    H100's, and the boundary at table_bytes + mem_bytes + FIT_SLACK_BYTES."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs.json")) as f:
+        cs = json.load(f)["configs"]
+    h200 = gen.HBM_BYTES - (1 << 30)  # free memory of an H200 with a CUDA context
+    h100 = 78 * (1 << 30)
+    assert all(gen.fits(c, h200) for c in cs)
+    n = sum(gen.fits(c, h100) for c in cs)
+    assert 150 <= n < len(cs), n
+    c = max(cs, key=lambda c: c["table_bytes"] + c["mem_bytes"])
+    need = c["table_bytes"] + c["mem_bytes"] + gen.FIT_SLACK_BYTES
+    assert gen.fits(c, need) and not gen.fits(c, need - 1)
 
 
 def test_committed_file():
