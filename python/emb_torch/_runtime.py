@@ -80,18 +80,26 @@ def direct_call(args):
     dispatcher's Python layers (torch.library's autograd, aliasing and dynamo wrappers): true
     for plain torch.Tensors in an eager call that nothing sees or changes. Not under
     torch.compile or torch.export, a TorchDispatchMode (fake tensors, functionalization), a
-    TorchFunctionMode, a functorch transform, the JIT tracer or the profiler (which then shows
-    the op by name), nor for a tensor subclass other than nn.Parameter: those calls go through
-    the op."""
+    TorchFunctionMode, a functorch transform, the JIT tracer, forward-mode AD or the profiler
+    (which then shows the op by name), nor for meta tensors or a tensor subclass other than
+    nn.Parameter: those calls go through the op."""
     if not _DIRECT or torch.compiler.is_compiling() or _C._len_torch_dispatch_stack() \
             or _C._is_torch_function_mode_enabled() or _C._are_functorch_transforms_active() \
-            or _C._get_tracing_state() is not None or _C._autograd._profiler_enabled():
+            or _C._get_tracing_state() is not None or _C._autograd._profiler_enabled() \
+            or _forward_ad_level() >= 0:
         return False
     plain = (torch.Tensor, torch.nn.Parameter)  # a Parameter dispatches as a plain tensor
     for x in args:
-        if type(x) not in plain:
+        if type(x) not in plain or x.is_meta:  # meta tensors: the op's fake kernel
             return False
     return True
+
+
+def _forward_ad_level():
+    """The innermost forward-mode AD level (torch.autograd.forward_ad.dual_level), -1 outside
+    one: dual tensors go through the op, which refuses them as torch does."""
+    fwd = getattr(torch.autograd, "forward_ad", None)
+    return getattr(fwd, "_current_level", -1) if fwd is not None else -1
 
 
 def run_op(op, kernel, *args):

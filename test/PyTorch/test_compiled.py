@@ -576,14 +576,21 @@ def test_direct(models, device, gen):
               "calls)" % ("skips the dispatcher" if direct else "takes the op: this torch lacks "
                           "what direct_call reads", len(calls)))
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+        import torch.autograd.forward_ad as fwAD
         for what, run in (
                 ("under the profiler", lambda: _in(profile(activities=acts), model, args)),
                 ("under a TorchDispatchMode", lambda: _in(Passing(), model, args)),
+                ("in a forward-AD level", lambda: _in(fwAD.dual_level(), model, args)),
                 ("with a tensor subclass", lambda: model(*(args[:-1] + [
                     args[-1].as_subclass(Sub)])))):
             before = len(calls)
             same(run(), what)
             check(len(calls) == before + 1, "%s: the module calls the op" % what)
+        # Meta tensors go through the op, whose checks refuse them (not the model's target).
+        before = len(calls)
+        expect(ValueError, ["input #0", "must be on a %s device" % device],
+               lambda: model(*[a.to("meta") for a in args]), "meta inputs")
+        check(len(calls) == before + 1, "meta inputs: the module calls the op")
     finally:
         model.op = op
 

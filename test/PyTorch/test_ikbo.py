@@ -538,6 +538,33 @@ def test_target_attention():
                         check_close(a, b, 5e-5, "%s grad of %s" % (what, name))
 
 
+def test_direct_modules():
+    """Under no_grad the IKBO modules call their ops' kernels without the dispatcher
+    (_runtime.direct_call): the results are the ops', bit for bit. Meta inputs (where fake
+    kernels exist) take the op, whose fake kernel gives meta results."""
+    heads, dh, users, batch, lk, ku, kc, m, n = 2, 8, 4, 9, 6, 5, 7, 6, 4
+    att = ikbo.IkboTargetAttention(heads)
+    q, k, v = rand(batch, heads * dh), rand(users, lk, heads * dh), rand(users, lk, heads * dh)
+    c2u, _ = cand_map(users, batch, torch.int64)
+    lengths = torch.randint(1, lk + 1, (users,), generator=GEN).to(DEV)
+    lce = ikbo.IkboLinearCompression(ku, kc, m, device=DEV)
+    user, cand = rand(users, ku, n), rand(batch, kc, n)
+    with torch.no_grad():
+        got = att(q, k, v, c2u, lengths)
+        want = torch.ops.emb.ikbo_attention(
+            q.reshape(batch, 1, heads, dh), k.reshape(users, lk, heads, dh),
+            v.reshape(users, lk, heads, dh), c2u, lengths, None, None).reshape(batch, heads * dh)
+        check(torch.equal(got, want), "IkboTargetAttention under no_grad: the op's result")
+        got = lce(user, cand, c2u)
+        want = torch.ops.emb.ikbo_lce(*lce.weights(), user, cand, c2u, lce.compute_dtype)
+        check(torch.equal(got, want), "IkboLinearCompression under no_grad: the op's result")
+        if hasattr(torch.library, "register_fake"):
+            meta = att(*(t.to("meta") for t in (q, k, v, c2u, lengths)))
+            check(meta.is_meta and meta.shape == q.shape and meta.dtype == q.dtype,
+                  "IkboTargetAttention on meta tensors: a meta result of q's shape, got %s %s"
+                  % (meta.device, tuple(meta.shape)))
+
+
 class TinyRanker(torch.nn.Module):
     """History projected at user batch size, target attention, the IKBO LCE, a head."""
 
@@ -756,7 +783,7 @@ def main():
     torch.manual_seed(a.seed)
     tests = [test_broadcast, test_jagged_to_padded, test_ikbo_lce, test_attention, test_grads,
              test_fake, test_opcheck, test_linear_compression, test_target_attention,
-             test_compile, test_profiler, test_errors]
+             test_direct_modules, test_compile, test_profiler, test_errors]
     if DEV.type == "cuda":
         tests.append(test_cuda_streams_and_graphs)
     for t in tests:
