@@ -53,9 +53,9 @@ or a tuple of them), through the op the load registered with torch.library:
 - Host time: an eager call of plain tensors runs the op's kernel straight from the module
   (_runtime.direct_call), not through the dispatcher's Python layers, with the same checks,
   results and version-counter bumps; under torch.compile or torch.export, a dispatch mode (fake
-  tensors, functionalization), a torch function mode, a functorch transform, the JIT tracer or
-  the profiler, and for tensor subclasses, the module calls the op. Calling model.op directly
-  always goes through the dispatcher.
+  tensors, functionalization), a torch function mode, a functorch transform, the JIT tracer,
+  forward-mode AD or the profiler, and for meta tensors and tensor subclasses, the module calls
+  the op. Calling model.op directly always goes through the dispatcher.
 """
 import ctypes
 import inspect
