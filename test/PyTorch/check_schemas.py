@@ -1,4 +1,6 @@
-"""Every torch.library.custom_op in python/emb_torch has a signature torch.library can turn into
+"""Every torch.library.custom_op in python/emb_torch (a decorated function, or a function passed
+to one: `op = torch.library.custom_op("emb::op", ...)(_op)`, which keeps `_op` callable as the
+op's kernel) has a signature torch.library can turn into
 an operator schema: each parameter and the return annotated with a type infer_schema accepts
 (torch/_library/infer_schema.py, PyTorch 2.4 and newer). An annotation it refuses (List[str], say)
 fails only at import under such a PyTorch, so this reads the sources instead: no torch needed.
@@ -70,6 +72,25 @@ def is_custom_op(decorator):
     return text(call) in ("torch.library.custom_op", "custom_op")
 
 
+def registered(tree):
+    """(op name, FunctionDef) of each custom_op of the module `tree`: decorated functions, then
+    module functions passed by name to a custom_op call with a literal op name."""
+    defs = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        defs.setdefault(fn.name, fn)
+        decorators = [d for d in fn.decorator_list if is_custom_op(d)]
+        if decorators:
+            yield ast.literal_eval(decorators[0].args[0]), fn
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)
+                and is_custom_op(node.func) and node.func.args
+                and isinstance(node.func.args[0], ast.Constant) and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in defs):
+            yield node.func.args[0].value, defs[node.args[0].id]
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "emb_torch")
@@ -79,13 +100,7 @@ def main():
             continue
         path = os.path.join(root, name)
         tree = ast.parse(open(path).read(), path)
-        for fn in ast.walk(tree):
-            if not isinstance(fn, ast.FunctionDef):
-                continue
-            decorators = [d for d in fn.decorator_list if is_custom_op(d)]
-            if not decorators:
-                continue
-            op = ast.literal_eval(decorators[0].args[0])
+        for op, fn in registered(tree):
             ops += 1
             args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
             for a in args:

@@ -23,3 +23,10 @@ def fine(x: Tensor, dims: List[int], mode: str = "sum") -> Tensor:
 @torch.library.custom_op("emb_test::unannotated", mutates_args=())
 def unannotated(x: Tensor, y):
     return x
+
+
+def _tensor_names(x: Tensor, names: List[str]) -> Tensor:
+    return x
+
+
+tensor_names = torch.library.custom_op("emb_test::tensor_names", mutates_args=())(_tensor_names)
