@@ -310,8 +310,8 @@ def _weight_rows(w):
 
 @_runtime.keeps_device
 def _ikbo_lce(w_user: torch.Tensor, w_cand: torch.Tensor, user: torch.Tensor, cand: torch.Tensor,
-             cand_to_user: torch.Tensor,
-             compute_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+              cand_to_user: torch.Tensor,
+              compute_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     compute = _check_ikbo_lce(w_user, w_cand, user, cand, cand_to_user, compute_dtype,
                               fake=False)
     w_user, user_stride = _weight_rows(w_user)
@@ -441,8 +441,8 @@ def _attention_fake(q, k, v, key_lengths=None, scale=None, compute_dtype=None):
 
 
 def _ikbo_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cand_to_user: torch.Tensor,
-                   user_lengths: Optional[torch.Tensor] = None, scale: Optional[float] = None,
-                   compute_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+                    user_lengths: Optional[torch.Tensor] = None, scale: Optional[float] = None,
+                    compute_dtype: Optional[torch.dtype] = None) -> torch.Tensor:
     if cand_to_user is None:
         raise TypeError("emb::ikbo_attention: cand_to_user must be a Tensor, got None")
     compute = _check_attention("ikbo_attention", q, k, v, cand_to_user, user_lengths,

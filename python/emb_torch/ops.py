@@ -338,9 +338,9 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
 #===------------------------------------------------------------------------------------------===#
 
 def _tbe_forward(weights: List[Tensor], feature_table: List[int], indices: Tensor, offsets: Tensor,
-                per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
-                bounds_check: str = "fatal", padding_idx: Optional[int] = None,
-                output_dtype: Optional[torch.dtype] = None) -> Tensor:
+                 per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
+                 bounds_check: str = "fatal", padding_idx: Optional[int] = None,
+                 output_dtype: Optional[torch.dtype] = None) -> Tensor:
     """The pooled (or unpooled) lookups of every feature in one launch (embrtTbeForward).
     Accumulates in f32 (f64 for f32 tables on the CPU); output_dtype is float32 or the tables'
     (default). No autograd: for training use tbe_forward_train."""

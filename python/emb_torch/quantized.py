@@ -250,10 +250,10 @@ def _check_lookup(weights, precisions, dims, feature_table, indices, offsets, pe
 
 @R.keeps_device
 def _tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: List[int],
-                          feature_table: List[int], indices: Tensor, offsets: Tensor,
-                          per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
-                          bounds_check: str = "fatal", padding_idx: Optional[int] = None,
-                          output_dtype: Optional[torch.dtype] = None) -> Tensor:
+                           feature_table: List[int], indices: Tensor, offsets: Tensor,
+                           per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
+                           bounds_check: str = "fatal", padding_idx: Optional[int] = None,
+                           output_dtype: Optional[torch.dtype] = None) -> Tensor:
     """tbe_forward over tables stored at `precisions` (one embrtTablePrecision code a table:
     precision_codes(["int4", "dense", ...])); `dims` are the tables' columns D (a packed table's
     width is its bytes)."""
