@@ -41,6 +41,10 @@ set(EMB_KERNEL_VARIANTS
   # elements instead of as stored (EMB_TBE_PACKED_LANES in
   # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.
   packed_data  tbe_quantized.cu  EMB_TBE_PACKED_LANES=1
+  # Packed rows of int8, int4 and fp8 tables in 8-byte chunks a lane instead
+  # of 16 (EMB_TBE_PACKED_VEC; half the values a lane, fewer registers:
+  # docs/kernels/tbe_quantized.md); also the GPU test tbe_packed_vec8.
+  packed_vec8  tbe_quantized.cu  EMB_TBE_PACKED_VEC=8
   )
 
 # The macro each source appends to its entry points' names.

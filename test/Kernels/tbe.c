@@ -2,6 +2,7 @@
 // RUN: %kernel_test_dir/tbe
 // RUN: %kernel_test_dir/tbe_pos64
 // RUN: %kernel_test_dir/tbe_packed_data
+// RUN: %kernel_test_dir/tbe_packed_vec8
 //===- test/Kernels/tbe.c - GPU test of the TBE forward -------------------===//
 //
 // embrtTbeForward (and embrtEmbeddingBag) on a CUDA context against the CPU

@@ -1,6 +1,7 @@
 // REQUIRES: cuda
 // RUN: %kernel_test_dir/tbe_meta
 // RUN: %kernel_test_dir/tbe_meta_packed_data
+// RUN: %kernel_test_dir/tbe_meta_packed_vec8
 //===- test/Kernels/tbe_meta.cu - TBE forward launch metadata -------------===//
 //
 // The host half of kernels/tbe_forward.cuh, on the CPU: the metadata of each
@@ -9,8 +10,8 @@
 // D they have: a dense D = 5 does not pack as int4), keeps the features'
 // output columns, and the launches cover every feature once. Also how
 // packed rows are split among lanes, for every precision and D. Needs no
-// GPU. tbe_meta_packed_data: the same against the header with the knobs of
-// the packed_data variant (kernels/variants.cmake).
+// GPU. tbe_meta_packed_data and tbe_meta_packed_vec8: the same against the
+// header with the knobs of those variants (kernels/variants.cmake).
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,11 +76,11 @@ int main() {
       EXPECT_EQ_INT(meta[f].dim, dims[featureTables[f]]);
       EXPECT_EQ_INT(meta[f].tableIndex, featureTables[f]);
       if (mine && which[l] != EMBRT_PRECISION_DENSE) {
-        // Packed rows: 16-byte chunks, min(chunks, 32) lanes.
+        // Packed rows: packedVec-byte chunks, min(chunks, 32) lanes.
         int chunks = packedChunks(which[l], meta[f].dim);
         EXPECT_EQ_INT(meta[f].passes, (chunks + 31) / 32);
         EXPECT_EQ_INT(meta[f].flags & 7, log2Of(chunks < 32 ? chunks : 32));
-        EXPECT_EQ_INT((meta[f].flags >> 3) & 7, 4);
+        EXPECT_EQ_INT((meta[f].flags >> 3) & 7, log2Of(packedVec(which[l])));
         EXPECT_TRUE(meta[f].table == tables[featureTables[f]]);
       }
       col += dims[featureTables[f]];
@@ -89,14 +90,23 @@ int main() {
     EXPECT_EQ_INT(owners[f], 1);
 
   TEST_CASE("packed rows: the lanes' chunks");
-  // A lane a 16-byte chunk of the row as stored (header and padding
-  // included), or of its elements (kDataLanes).
-  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT4, 128), kDataLanes ? 4 : 5);
-  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT8, 128), kDataLanes ? 8 : 9);
-  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_FP8, 12), 1);
-  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT8, 24), 2);
+  // A lane a V-byte chunk of the row as stored (header and padding
+  // included), or of its elements (kDataLanes): V = EMB_TBE_PACKED_VEC (16
+  // or 8), 8 for int2. Rows of 80, 144, 16, 32 and 1040 bytes; int2's 48.
+  const int V = EMB_TBE_PACKED_VEC;
+  EXPECT_EQ_INT(packedVec(EMBRT_PRECISION_INT4), V);
+  EXPECT_EQ_INT(packedVec(EMBRT_PRECISION_INT2), 8);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT4, 128),
+                kDataLanes ? 64 / V : 80 / V);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT8, 128),
+                kDataLanes ? 128 / V : 144 / V);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_FP8, 12),
+                kDataLanes ? (12 + V - 1) / V : 16 / V);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT8, 24),
+                kDataLanes ? (24 + V - 1) / V : 32 / V);
   EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT2, 128), kDataLanes ? 4 : 6);
-  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT4, 2048), kDataLanes ? 64 : 65);
+  EXPECT_EQ_INT(packedChunks(EMBRT_PRECISION_INT4, 2048),
+                kDataLanes ? 1024 / V : 1040 / V);
   // Every D of every precision: the lanes' chunks cover the elements, and
   // a lane the row's data does not reach has no chunk; with kDataLanes, a
   // group's last lane reads the first word of the stored chunk after its
