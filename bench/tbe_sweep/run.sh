@@ -15,7 +15,9 @@
 # STEPS (default sweep,report):
 #   smoke   the shrunk shapes of configurations 0-7 (sweep.py --shrink, one
 #           run; $OUT/smoke.jsonl, no measurement): the driver and the
-#           checks on this machine in a few seconds, before the slice
+#           checks on this machine in a few seconds, before the slice;
+#           unless all 16 records check "ok", the slice's peer update runs
+#           eager (NO_COMPILE), and says so
 #   sweep   the slice: $OUT/tbe_sweep_<slice>.jsonl (tbe_sweep_all.jsonl
 #           without SLICE, tbe_sweep_only.jsonl with ONLY)
 #   report  report.py over RESUME and the slice's lines: the distribution,
@@ -86,6 +88,11 @@ if has smoke; then
   stamp "smoke: shrunk configurations 0-7"
   sweep --out "$OUT/smoke.jsonl" --shrink --only 0,1,2,3,4,5,6,7 --runs 1 \
     ${DRY:+--dry-run} | tail -n 17
+  if [ -z "${NO_COMPILE:-}" ] && [ "$(grep -c '"check": "ok"' "$OUT/smoke.jsonl" 2>/dev/null)" != 16 ]; then
+    echo "smoke: not every configuration ran and checked: the sweep's peer update runs eager"
+    NO_COMPILE=1
+    args+=(--no-compile)
+  fi
 fi
 if has sweep; then
   deadline=$((DEADLINE - $(elapsed)))

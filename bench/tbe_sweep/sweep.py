@@ -17,9 +17,10 @@ the median of `reps` CUDA-event timed calls with L2 flushed (a 256 MiB write) be
                 rearranged to emb's [B, sum of D]: the peer is spared that copy)
   emb step      the forward, then torch.ops.emb.tbe_backward_rowwise_adagrad with a fixed gradient
   peer step     each D's embedding_bag, then a hand-written exact rowwise Adagrad in torch under
-                torch.compile (dynamic shapes): each position's gradient row (scaled by its weight,
-                or by 1 / its bag's length for mean), torch.unique of the ids, index_add_ of the rows
-                into the distinct ids, state += mean(g^2), row -= lr * g / (sqrt(state) + eps)
+                torch.compile (dynamic shapes): each position's bag (searchsorted) and torch.unique
+                of the ids eagerly, then compiled: each position's gradient row (scaled by its
+                weight, or by 1 / its bag's length for mean), index_add_ of the rows into the
+                distinct ids, state += mean(g^2), row -= lr * g / (sqrt(state) + eps)
 
 Before the runs each side is called for 25 ms and at least twice (the first call compiles), and
 checked: emb's forward output against the peer's (relative norm error), and, where the tables are
@@ -222,19 +223,16 @@ def peer_forward(x):
             for grp in x.groups]
 
 
-def rowwise_adagrad(W, M, ids, offsets, psw, grad, mean: bool, lr: float, eps: float):
-    """Exact rowwise Adagrad on the rows an embedding_bag read (FBGEMM's EXACT_ROWWISE_ADAGRAD):
-    the gradient of each distinct row summed over its positions, then state += mean(g^2) and
-    row -= lr * g / (sqrt(state) + eps), each distinct row once."""
-    pos = torch.arange(ids.numel(), device=ids.device)
-    bag = torch.searchsorted(offsets[1:], pos, right=True)
+def adagrad_apply(W, M, uniq, inv, bag, psw, length, grad, lr: float, eps: float):
+    """The update of exact rowwise Adagrad once the distinct rows are known: each position's
+    gradient row (times its weight, or over its bag's length for mean), summed into its distinct
+    row, then state += mean(g^2) and row -= lr * g / (sqrt(state) + eps). This is the part
+    torch.compile fuses (the gather, the scaling and the scatter-add in one kernel)."""
     rows = grad.float()[bag]
     if psw is not None:
         rows = rows * psw.float()[:, None]
-    elif mean:
-        length = (offsets[1:] - offsets[:-1]).clamp(min=1).float()
+    elif length is not None:
         rows = rows / length[bag][:, None]
-    uniq, inv = torch.unique(ids, return_inverse=True)
     g = torch.zeros(uniq.numel(), W.shape[1], dtype=torch.float32, device=W.device)
     g.index_add_(0, inv, rows)
     state = M[uniq] + g.pow(2).mean(1)
@@ -242,25 +240,37 @@ def rowwise_adagrad(W, M, ids, offsets, psw, grad, mean: bool, lr: float, eps: f
     W[uniq] = (W[uniq].float() - (lr / (state.sqrt() + eps))[:, None] * g).to(W.dtype)
 
 
+def rowwise_adagrad(W, M, ids, offsets, psw, grad, mean, lr, eps, apply=adagrad_apply):
+    """Exact rowwise Adagrad on the rows an embedding_bag read (FBGEMM's EXACT_ROWWISE_ADAGRAD),
+    each distinct row once. The bag of each position (a binary search of the offsets) and the
+    distinct rows (a sort) run eagerly: they are one library kernel either way, and with them
+    inside the compiled function (dynamic shapes, output sizes captured) torch 2.11's compiled
+    code failed a bound check of its gather (a device-side assert) at the sweep's first
+    configuration."""
+    pos = torch.arange(ids.numel(), device=ids.device)
+    bag = torch.searchsorted(offsets, pos, right=True) - 1
+    length = ((offsets[1:] - offsets[:-1]).clamp(min=1).float()
+              if mean and psw is None else None)
+    uniq, inv = torch.unique(ids, return_inverse=True)
+    apply(W, M, uniq, inv, bag, psw, length, grad, lr, eps)
+
+
 class Peer:
-    """The peer's step; rowwise_adagrad compiled once (dynamic shapes) where torch.compile is."""
+    """The peer's step: embedding_bag, then rowwise_adagrad with its update (adagrad_apply)
+    compiled (dynamic shapes) where torch.compile is."""
 
     def __init__(self, compile_it):
-        self.update = rowwise_adagrad
+        self.apply = adagrad_apply
         self.compiled = False
         self.note = "eager"
         if compile_it and hasattr(torch, "compile"):
             try:
                 import torch._dynamo as dynamo
-                # unique's output size is data-dependent: capture it rather than break the graph
-                for name in ("capture_dynamic_output_shape_ops", "capture_scalar_outputs"):
-                    if hasattr(dynamo.config, name):
-                        setattr(dynamo.config, name, True)
                 # one graph per table dtype and scaling (weights, mean, none): room for them all
                 for name in ("recompile_limit", "cache_size_limit"):
                     if hasattr(dynamo.config, name):
                         setattr(dynamo.config, name, max(getattr(dynamo.config, name), 64))
-                self.update = torch.compile(rowwise_adagrad, dynamic=True)
+                self.apply = torch.compile(adagrad_apply, dynamic=True)
                 self.compiled = True
                 self.note = "compiled"
             except Exception as e:  # noqa: BLE001: the eager update, said in the records
@@ -268,7 +278,7 @@ class Peer:
 
     def fallback(self, err):
         """A compile failure leaves the eager update (the record says so)."""
-        self.update = rowwise_adagrad
+        self.apply = adagrad_apply
         self.compiled = False
         self.note = "eager (compile failed: %s)" % str(err).splitlines()[0][:120]
 
@@ -276,8 +286,8 @@ class Peer:
         for grp in (groups or x.groups):
             F.embedding_bag(grp["ids"], grp["W"], grp["offsets"], mode=x.c["pooling"],
                             per_sample_weights=grp["psw"], include_last_offset=True)
-            self.update(grp["W"], grp["M"], grp["ids"], grp["offsets"], grp["psw"], grp["grad"],
-                        x.c["pooling"] == "mean", LR, EPS)
+            rowwise_adagrad(grp["W"], grp["M"], grp["ids"], grp["offsets"], grp["psw"],
+                            grp["grad"], x.c["pooling"] == "mean", LR, EPS, self.apply)
 
 
 #===------------------------------------------------------------------------------------------===#
