@@ -22,6 +22,14 @@ int embrtPrecisionBits(embrtTablePrecision precision);
 void embrtDecodeRow(embrtTablePrecision precision, const uint8_t *row,
                     int64_t dim, float *out);
 
+/// The products scale * q of packed int8, int4 or int2 row `row` (`dim`
+/// columns) into `out`, each exact in f32 (an f16 scale times an integer
+/// below 256), and the row's bias into `*bias`: what a pooled lookup sums,
+/// the biases apart from the products (embrtDecodeRow's values are
+/// fmaf(scale, q, bias), the same numbers rounded once with the bias).
+void embrtDecodeRowProducts(embrtTablePrecision precision, const uint8_t *row,
+                            int64_t dim, float *out, float *bias);
+
 /// Encodes `in` (dim finite f32 values) into packed row `row`
 /// (embrtQuantizedRowBytes bytes, padding zeroed), as embrtQuantizeTable
 /// documents.

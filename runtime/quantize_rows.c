@@ -131,6 +131,19 @@ void embrtDecodeRow(embrtTablePrecision precision, const uint8_t *row,
   }
 }
 
+void embrtDecodeRowProducts(embrtTablePrecision precision, const uint8_t *row,
+                            int64_t dim, float *out, float *bias) {
+  int bits = embrtPrecisionBits(precision);
+  float scale = loadHalf(row);
+  *bias = loadHalf(row + 2);
+  unsigned mask = (1u << bits) - 1;
+  for (int64_t d = 0; d < dim; ++d) {
+    int64_t bit = d * bits;
+    unsigned q = (row[4 + bit / 8] >> (bit % 8)) & mask;
+    out[d] = scale * (float)q;
+  }
+}
+
 void embrtEncodeRow(embrtTablePrecision precision, const float *in, int64_t dim,
                     uint8_t *row) {
   int64_t bytes = embrtQuantizedRowBytes(precision, dim);

@@ -206,14 +206,27 @@ static void scanIds(const embrtTbeArgs *args, BadId *bad) {
   }
 }
 
+/// Table t's storage precision.
+static embrtTablePrecision precisionOf(const embrtTbeArgs *args, int64_t t) {
+  return args->tablePrecisions ? (embrtTablePrecision)args->tablePrecisions[t]
+                               : EMBRT_PRECISION_DENSE;
+}
+
+/// Whether table t's pooled bags sum their rows' products scale * q and,
+/// apart, their biases (int8, int4, int2: embrtDecodeRowProducts), as the
+/// CUDA kernels do.
+static int biasApart(const embrtTbeArgs *args, int64_t t) {
+  embrtTablePrecision p = precisionOf(args, t);
+  return p != EMBRT_PRECISION_DENSE && p != EMBRT_PRECISION_FP8;
+}
+
 /// Row `id` of table t, D values: its elements, or a quantized row decoded
-/// to f32 (runtime/quantize.h).
+/// to f32 (runtime/quantize.h). With `bias`, a biasApart table's row reads
+/// as its products and its bias.
 static void readRow(const embrtTbeArgs *args, int64_t t, int64_t id,
-                    double *row) {
+                    double *row, double *bias) {
   int64_t D = args->tableDims[t];
-  embrtTablePrecision p = args->tablePrecisions
-                              ? (embrtTablePrecision)args->tablePrecisions[t]
-                              : EMBRT_PRECISION_DENSE;
+  embrtTablePrecision p = precisionOf(args, t);
   if (p == EMBRT_PRECISION_DENSE) {
     for (int64_t d = 0; d < D; ++d)
       row[d] = embrtCpuLoad(args->tables[t], args->tableDtype, id * D + d);
@@ -222,25 +235,33 @@ static void readRow(const embrtTbeArgs *args, int64_t t, int64_t id,
   float decoded[EMBRT_MAX_TABLE_DIM];
   const uint8_t *bytes =
       (const uint8_t *)args->tables[t] + id * embrtQuantizedRowBytes(p, D);
-  embrtDecodeRow(p, bytes, D, decoded);
+  if (bias) {
+    float b;
+    embrtDecodeRowProducts(p, bytes, D, decoded, &b);
+    *bias = b;
+  } else {
+    embrtDecodeRow(p, bytes, D, decoded);
+  }
   for (int64_t d = 0; d < D; ++d)
     row[d] = decoded[d];
 }
 
 /// Whether table t's rows are summed in f32: 16-bit and quantized tables.
 static int summedInF32(const embrtTbeArgs *args, int64_t t) {
-  if (args->tablePrecisions &&
-      args->tablePrecisions[t] != EMBRT_PRECISION_DENSE)
+  if (precisionOf(args, t) != EMBRT_PRECISION_DENSE)
     return 1;
   return embrtCpuAccumulatesInF32(args->tableDtype);
 }
 
-/// Pools bag b of feature f into output[outputBase : outputBase + D].
+/// Pools bag b of feature f into output[outputBase : outputBase + D]. The
+/// rows of a biasApart table add their products to the elements and their
+/// biases to one sum, added to every element at the end (each step rounded
+/// to f32).
 static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
                     void *output, int64_t outputBase) {
   int64_t t = args->featureTables[f];
   int64_t rows = args->tableRows[t], D = args->tableDims[t];
-  int inF32 = summedInF32(args, t);
+  int inF32 = summedInF32(args, t), apart = biasApart(args, t);
   int64_t slot = f * args->batchSize + b;
   int64_t begin = embrtLoadIndex(args->offsets, args->offsetDtype, slot);
   int64_t end = embrtLoadIndex(args->offsets, args->offsetDtype, slot + 1);
@@ -249,6 +270,7 @@ static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
   for (int64_t d = 0; d < D; ++d)
     acc[d] = 0.0;
   int64_t count = 0;
+  double biasSum = 0.0, bias = 0.0;
   for (int64_t i = begin; i < end; ++i) {
     int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
     if (classify(args, id, rows) != ID_ROW)
@@ -257,15 +279,17 @@ static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
                         ? embrtCpuLoad(args->perSampleWeights,
                                        args->perSampleWeightDtype, i)
                         : 1.0;
-    readRow(args, t, id, row);
+    readRow(args, t, id, row, apart ? &bias : NULL);
     for (int64_t d = 0; d < D; ++d)
       acc[d] = embrtCpuAccumulate(acc[d], weight, row[d], inF32);
+    if (apart)
+      biasSum = embrtCpuAccumulate(biasSum, weight, bias, 1);
     ++count;
   }
   for (int64_t d = 0; d < D; ++d) {
-    double value = acc[d];
+    double value = apart ? embrtCpuAccumulate(acc[d], 1.0, biasSum, 1) : acc[d];
     if (args->pooling == EMBRT_POOLING_MEAN) // no counted id: zeros
-      value = count > 0 ? acc[d] / (double)count : 0.0;
+      value = count > 0 ? value / (double)count : 0.0;
     embrtCpuStore(output, args->outputDtype, outputBase + d, value);
   }
 }
@@ -282,7 +306,7 @@ static void copyRows(const embrtTbeArgs *args, int64_t f) {
     int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
     double row[EMBRT_MAX_TABLE_DIM];
     if (classify(args, id, rows) == ID_ROW)
-      readRow(args, t, id, row);
+      readRow(args, t, id, row, NULL);
     else
       for (int64_t d = 0; d < D; ++d)
         row[d] = 0.0;

@@ -578,6 +578,47 @@ static void testBadQuantize(embrtContext *ctx) {
   EXPECT_STATUS(embrtQuantizeTable(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
 }
 
+/// A bag of int rows sums the products scale * q and, apart, the biases:
+/// rows (scale 0x2e66 = 0.0999755859375, bias 3072, q 1) and (scale 1, bias
+/// 0x3555 = 0.333251953125, q 1). Biases 3072.333251953125 (exact), plus
+/// products 1.0999755859375 (exact): 3073.4332275390625, a tie between f32
+/// neighbours, to even: 3073.43310546875. Adding each row's
+/// fmaf(scale, q, bias) instead gives 3072.10009765625 + 1.333251953125 =
+/// 3073.433349609375.
+static void testBiasApart(embrtContext *ctx) {
+  TEST_CASE("int rows: products and biases summed apart");
+  uint8_t rows[2][16] = {{0x66, 0x2e, 0x00, 0x6a, 1},
+                         {0x00, 0x3c, 0x55, 0x35, 1}};
+  const void *tables[1] = {rows};
+  int64_t precision = EMBRT_PRECISION_INT8, numRows = 2, dim = 1, ft = 0;
+  int64_t ids[2] = {0, 1}, offsets[2] = {0, 2};
+  float out = -1.0f;
+  embrtTbeArgs a;
+  memset(&a, 0, sizeof a);
+  a.structSize = sizeof a;
+  a.pooling = EMBRT_POOLING_SUM;
+  a.boundsCheck = EMBRT_BOUNDS_FATAL;
+  a.numTables = 1;
+  a.tables = tables;
+  a.tableRows = &numRows;
+  a.tableDims = &dim;
+  a.tableDtype = EMBRT_F16;
+  a.tablePrecisions = &precision;
+  a.numFeatures = 1;
+  a.featureTables = &ft;
+  a.batchSize = 1;
+  a.numIndices = 2;
+  a.indices = ids;
+  a.indexDtype = EMBRT_I64;
+  a.offsets = offsets;
+  a.offsetDtype = EMBRT_I64;
+  a.output = &out;
+  a.outputDtype = EMBRT_F32;
+  a.configId = -1;
+  EXPECT_STATUS(embrtTbeForward(ctx, &a), EMBRT_OK, ctx);
+  EXPECT_NEAR("output", 0, out, 3073.43310546875, 0, 0);
+}
+
 int main(void) {
   embrtContext *ctx = NULL;
   if (embrtContextCreate(EMBRT_DEVICE_CPU, 0, NULL, &ctx) != EMBRT_OK)
@@ -587,6 +628,7 @@ int main(void) {
   testE4M3(ctx);
   testErrorBounds(ctx);
   testLookup(ctx);
+  testBiasApart(ctx);
   testBadQuantize(ctx);
   embrtContextDestroy(ctx);
   return harnessFinish();
