@@ -8,8 +8,8 @@
 #
 #   OUT=/tmp/sweep SLICE=1/3 bench/tbe_sweep/run.sh
 #   then, here: cp $OUT/tbe_sweep_*.jsonl bench/tbe_sweep/runs/
-#   (runs/ is untracked and not ignored: it travels with the next call, whose
-#   RESUME skips what it holds)
+#   (runs/ holds every call's lines, committed; a new file there travels
+#   with the next call, whose RESUME skips what it holds)
 #
 # The variables every family's run.sh has: bench/common/env.sh.
 # STEPS (default sweep,report):
