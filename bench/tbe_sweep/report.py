@@ -19,6 +19,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from bench_results import last_by, load_jsonl, write_results  # noqa: E402
 from bench_results import percentile as pct  # noqa: E402
+from byte_model import ESIZE  # noqa: E402
 
 BARS = {  # op: (median bw_fraction, 10th percentile bw_fraction, median ratio, least ratio)
     "forward": (0.75, 0.50, 4.0, 1.5),
@@ -86,6 +87,23 @@ def summary(recs, worst=10):
         if least is not None:
             bars.append(("every speedup >= %gx" % least, min(ratio) >= least))
         print("  bars: " + "; ".join("%s: %s" % (k, "met" if v else "NOT met") for k, v in bars))
+        if op == "forward":
+            per_id, approx = [], 0
+            for r in rs:
+                b = r.get("bytes_per_id")
+                if b is None:  # lines before the field: the repeats at the mean D of the tables
+                    b = r["bytes"] + (r["N"] - r["distinct"]) * r["width"] / r["T"] * ESIZE[r["dtype"]]
+                    approx += 1
+                per_id.append(b / r["ms"] / 1e6 / r["copy_gbps"])
+            print("  %-12s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  (a row read for every id%s)" % (
+                "per-id frac", 100 * min(per_id), 100 * pct(per_id, 10), 100 * pct(per_id, 50),
+                100 * pct(per_id, 90), 100 * max(per_id),
+                "; %d lines at their tables' mean D" % approx if approx else ""))
+            big = [f for f, r in zip(per_id, rs) if r["ms"] > 0.2]
+            if big:
+                print("  %-12s median %.1f%% over the %d forwards past 0.2 ms (%.1f%% of emb's time)" % (
+                    "", 100 * pct(big, 50), len(big),
+                    100 * sum(r["ms"] for r in rs if r["ms"] > 0.2) / sum(r["ms"] for r in rs)))
         ms, floor = sum(r["ms"] for r in rs), sum(r["bytes"] / r["copy_gbps"] / 1e6 for r in rs)
         print("  emb %.1f ms in all, %.1f ms of it over the copy floor; torch %.1f ms" % (
             ms, ms - floor, sum(r["peer_ms"] for r in rs)))

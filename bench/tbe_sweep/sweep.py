@@ -32,8 +32,9 @@ written). The timer, the warm-up, the size of a run and the copy bandwidth are b
 Writes one JSON line per configuration and op (forward, step): the shape fields, ms (median of the
 runs' medians), ms_runs, peer, peer_ms, peer_ms_runs, ratio (peer_ms / ms), bytes (byte_model.py,
 the distinct rows counted from the drawn ids), gbps, copy_gbps, bw_fraction (gbps / copy_gbps),
-check, commit (--commit, else bench_results.commit_id's). report.py merges the lines into
-bench/results/tbe_sweep.json and prints the table.
+bytes_per_id (forward: the same bytes with a row read for every id), check, commit (--commit,
+else bench_results.commit_id's). report.py merges the lines into bench/results/tbe_sweep.json and
+prints the table.
 
 A configuration whose tables and transients do not fit the device's free memory (the set is sized
 for an H200's 139 GiB; on an 80 GB H100 about two thirds fit) is not run and writes no line: a
@@ -180,9 +181,9 @@ class Inputs:
         self.step_count = torch.zeros(1, dtype=torch.int64, device=dev)
 
     def stats(self):
-        """Distinct rows of each table (exact), and how the positions fall into runs of one row
-        (the backward's segments: short under 4, long past 256)."""
-        distinct, short, long_pos = [], 0, 0
+        """Distinct rows of each table (exact), ids of each table, and how the positions fall
+        into runs of one row (the backward's segments: short under 4, long past 256)."""
+        distinct, per_table, short, long_pos = [], [], 0, 0
         for grp in self.groups:
             # the shifted ids of a group's tables never collide: a table's distinct rows are the
             # distinct shifted ids from its first row on
@@ -191,9 +192,11 @@ class Inputs:
             table = torch.bucketize(uniq, bases, right=True) - 1
             nt = grp["t1"] - grp["t0"]
             distinct += [int(v) for v in torch.bincount(table, minlength=nt)[:nt]]
+            per_table += [int(v) for v in torch.bincount(table, weights=cnt.double(),
+                                                         minlength=nt)[:nt]]
             short += int((cnt < 4).sum())
             long_pos += int(cnt[cnt > 256].sum())
-        return distinct, short, long_pos
+        return distinct, per_table, short, long_pos
 
 
 #===------------------------------------------------------------------------------------------===#
@@ -399,9 +402,11 @@ def shape_fields(c, x, distinct, short, long_pos):
 
 def run_config(c, dev, timer, peer, runs, reps_max, copy, run_ms=RUN_BUDGET_MS):
     x = Inputs(c, dev)
-    distinct, short, long_pos = x.stats()
+    distinct, per_table, short, long_pos = x.stats()
     esize = bm.ESIZE[c["dtype"]]
     fwd_bytes = bm.lookup_bytes(c["D"], distinct, c["B"], x.N, esize, c["weighted"])
+    # A row read for every id (bench/tbe's count): what a lookup without deduplication moves.
+    fwd_bytes_per_id = bm.lookup_bytes(c["D"], per_table, c["B"], x.N, esize, c["weighted"])
     step_bytes = bm.step_bytes(c["D"], distinct, c["B"], x.N, esize, c["weighted"])
     checks = {"forward": check_forward(x)}
     t0 = time.perf_counter()
@@ -437,6 +442,8 @@ def run_config(c, dev, timer, peer, runs, reps_max, copy, run_ms=RUN_BUDGET_MS):
                    ratio=round(peer_ms / ms, 4), bytes=int(nbytes), gbps=round(gbps, 1),
                    copy_gbps=round(copy, 1), bw_fraction=round(gbps / copy, 4),
                    reps=reps[op, "emb"], peer_reps=reps[op, "peer"], check=checks[op])
+        if op == "forward":
+            rec["bytes_per_id"] = int(fwd_bytes_per_id)
         if op == "step":
             rec["peer_first_call_s"] = round(compile_s, 2)
         out.append(rec)
