@@ -697,7 +697,9 @@ static bool checkTbeLookup(Checker *c, Lookup *lk) {
     EmbTableInfo info;
     embGetTableInfo(mlirOperationGetOperand(c->op, lk->firstTable + t), &info);
     int64_t d = info.dim;
-    if (d < 0) {
+    // Unknown, or out of range (its emb.table reports it; summing such D
+    // could overflow).
+    if (d < 0 || d > EMB_MAX_TABLE_DIM) {
       lk->sumD = -1;
       continue;
     }

@@ -175,3 +175,15 @@ func.func @pack_rows(%t: tensor<10x8xf32>) -> tensor<9x16xi8> {
   %p = "emb.quantize_table"(%t) {precision = "int8", dim = 8 : i64} : (tensor<10x8xf32>) -> tensor<9x16xi8>
   return %p : tensor<9x16xi8>
 }
+
+// -----
+
+// A dim past the largest, read twice by one lookup: the table's error only
+// (the lookup leaves such D out of its sum of D: no overflow).
+func.func @huge_dim_twice(%i: tensor<?xi64>, %o: tensor<9xi64>, %q: tensor<100x48xi8>) -> tensor<4x128xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.table' op dim is 9223372036854775807, must be 1 to 2048 and a multiple of 2 for int4
+  %h = "emb.table"(%q) {precision = "int4", dim = 9223372036854775807 : i64} : (tensor<100x48xi8>) -> !emb.table_handle
+  // CHECK-NOT: error
+  %0 = "emb.tbe"(%i, %o, %h) {pooling = "sum", feature_tables = array<i64: 0, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<9xi64>, !emb.table_handle) -> tensor<4x128xf32>
+  return %0 : tensor<4x128xf32>
+}
