@@ -589,32 +589,23 @@ static void testBiasApart(embrtContext *ctx) {
   TEST_CASE("int rows: products and biases summed apart");
   uint8_t rows[2][16] = {{0x66, 0x2e, 0x00, 0x6a, 1},
                          {0x00, 0x3c, 0x55, 0x35, 1}};
-  const void *tables[1] = {rows};
-  int64_t precision = EMBRT_PRECISION_INT8, numRows = 2, dim = 1, ft = 0;
-  int64_t ids[2] = {0, 1}, offsets[2] = {0, 2};
+  int64_t ids[2] = {0, 1};
+  Lookup lk;
+  memset(&lk, 0, sizeof lk);
+  lk.precisions[0] = EMBRT_PRECISION_INT8;
+  lk.rows[0] = 2;
+  lk.dims[0] = 1;
+  lk.tables[0] = rows;
+  lk.offsets[1] = 2;
+  lk.ids = ids;
+  lk.N = 2;
   float out = -1.0f;
-  embrtTbeArgs a;
-  memset(&a, 0, sizeof a);
-  a.structSize = sizeof a;
-  a.pooling = EMBRT_POOLING_SUM;
-  a.boundsCheck = EMBRT_BOUNDS_FATAL;
-  a.numTables = 1;
-  a.tables = tables;
-  a.tableRows = &numRows;
-  a.tableDims = &dim;
-  a.tableDtype = EMBRT_F16;
-  a.tablePrecisions = &precision;
+  embrtTbeArgs a = lookupArgs(&lk, EMBRT_POOLING_SUM, EMBRT_BOUNDS_FATAL, 0,
+                              EMBRT_F32, &out);
+  a.numTables = 1; // one table, one feature, one bag
   a.numFeatures = 1;
-  a.featureTables = &ft;
   a.batchSize = 1;
-  a.numIndices = 2;
-  a.indices = ids;
-  a.indexDtype = EMBRT_I64;
-  a.offsets = offsets;
-  a.offsetDtype = EMBRT_I64;
-  a.output = &out;
-  a.outputDtype = EMBRT_F32;
-  a.configId = -1;
+  a.hasPaddingIdx = 0;
   EXPECT_STATUS(embrtTbeForward(ctx, &a), EMBRT_OK, ctx);
   EXPECT_NEAR("output", 0, out, 3073.43310546875, 0, 0);
 }
