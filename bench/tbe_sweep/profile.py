@@ -1,0 +1,102 @@
+"""Where the time of a few sweep configurations goes, side by side: for each configuration and
+side (emb forward, emb step, torch step), the host time of a call (calls back to back, no sync
+between them), the device time of a call (CUDA events around the same calls) and the operators and
+kernels of those calls under torch.profiler, the most device time first. A lead for the worst
+configurations of docs/kernels/tbe_sweep.md (the step's fixed cost, the Zipf steps of small N),
+not a measurement of record: the sweep's timing is sweep.py's.
+
+    python3 bench/tbe_sweep/profile.py --only 60,70,83,229 [--lib build/lib/libembrt.so]
+        [--calls 20] [--rows 15] [--no-compile]
+
+Needs a GPU; the configurations are sweep.py's (configs.json), drawn the same way.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sweep  # noqa: E402
+
+
+def host_and_device_us(fn, calls):
+    """(host us, device us) of one call, from `calls` back to back."""
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    t0 = time.perf_counter()
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    host = (time.perf_counter() - t0) / calls * 1e6
+    end.synchronize()
+    return host, start.elapsed_time(end) / calls * 1e3
+
+
+def profile_table(fn, calls, rows):
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=activities) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    averages = prof.key_averages()
+    for key in ("self_device_time_total", "self_cuda_time_total"):
+        try:
+            return averages.table(sort_by=key, row_limit=rows)
+        except (AttributeError, KeyError, ValueError):
+            continue
+    return averages.table(row_limit=rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--configs", default=os.path.join(HERE, "configs.json"))
+    ap.add_argument("--only", required=True, help="configuration ids, comma separated")
+    ap.add_argument("--lib", default=None, help="libembrt.so (else emb_torch's search)")
+    ap.add_argument("--calls", type=int, default=20)
+    ap.add_argument("--rows", type=int, default=15, help="rows of each profiler table")
+    ap.add_argument("--no-compile", action="store_true", help="the peer's update eager")
+    a = ap.parse_args()
+    if not torch.cuda.is_available():
+        ap.error("needs a GPU")
+    import emb_torch
+    if a.lib:
+        emb_torch.runtime(a.lib)
+    with open(a.configs) as f:
+        configs = json.load(f)["configs"]
+    dev = torch.device("cuda")
+    peer = sweep.Peer(not a.no_compile)
+    print("# %s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
+    for c in sweep.select(configs, None, a.only):
+        x = sweep.Inputs(c, dev)
+        distinct, _, short, long_pos = x.stats()
+        print("\n## config %d: T %d B %d %s %s%s %s D %s N %d distinct %d (short rows %d, ids "
+              "in long runs %d)" % (
+                  c["id"], len(c["D"]), c["B"], c["dtype"], c["pooling"],
+                  " weighted" if c["weighted"] else "", c["ids"], sorted(set(c["D"])), x.N,
+                  sum(distinct), short, long_pos), flush=True)
+        sides = [("emb forward", lambda: sweep.emb_forward(x)),
+                 ("emb step", lambda: sweep.emb_step(x)),
+                 ("torch step", lambda: peer.step(x))]
+        for name, fn in sides:
+            try:
+                for _ in range(3):  # the first calls compile and allocate
+                    fn()
+                host, device = host_and_device_us(fn, a.calls)
+                print("\n### %s: %.1f us of host time a call, %.1f us of device time a call "
+                      "(%d calls back to back)" % (name, host, device, a.calls), flush=True)
+                print(profile_table(fn, a.calls, a.rows), flush=True)
+            except Exception as e:  # noqa: BLE001: say which side failed, go on
+                print("### %s FAILED: %s: %s" % (name, type(e).__name__,
+                                                 (str(e).splitlines() or [""])[0][:200]),
+                      flush=True)
+        del x
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
