@@ -279,6 +279,25 @@ class Peer:
             except Exception as e:  # noqa: BLE001: the eager update, said in the records
                 self.fallback(e)
 
+    def warm(self, configs, dev):
+        """Compiles the update for each kind of configuration in `configs` (table dtype, and
+        weights, mean or neither) on its shrunk shape, before any full-size tables take the
+        device's memory: compiling next to a configuration sized to fill an H200 ran out of
+        memory. Dynamic shapes: the full-size calls reuse these graphs."""
+        if not self.compiled:
+            return
+        kinds = {}
+        for c in configs:
+            kinds.setdefault((c["dtype"], c["weighted"], c["pooling"] == "mean"), c)
+        try:
+            for c in kinds.values():
+                x = Inputs(shrink(c), dev)
+                self.step(x)
+                del x
+        except Exception as e:  # noqa: BLE001: the eager update, said in the records
+            self.fallback(e)
+        torch.cuda.empty_cache()
+
     def fallback(self, err):
         """A compile failure leaves the eager update (the record says so)."""
         self.apply = adagrad_apply
@@ -489,6 +508,9 @@ def main():
     print("# %s, torch %s, copy %.0f GB/s, %d configurations to run (%d skipped as done)"
           % (device, torch.__version__, copy, len(todo), len(skip)), flush=True)
     peer = Peer(not a.no_compile and not a.dry_run)
+    if dev.type == "cuda" and not a.shrink:
+        peer.warm(todo, dev)
+        print("# peer update: %s" % peer.note, flush=True)
     date = today()
     left, too_big = [], []
     with open(a.out, "a") as out:

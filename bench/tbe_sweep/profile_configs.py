@@ -5,14 +5,21 @@ kernels of those calls under torch.profiler, the most device time first. A lead 
 configurations of docs/kernels/tbe_sweep.md (the step's fixed cost, the Zipf steps of small N),
 not a measurement of record: the sweep's timing is sweep.py's.
 
-    python3 bench/tbe_sweep/profile.py --only 60,70,83,229 [--lib build/lib/libembrt.so]
-        [--calls 20] [--rows 15] [--no-compile]
+    PYTHONPATH=python python3 bench/tbe_sweep/profile_configs.py --only 60,70,83,229
+        [--lib build/lib/libembrt.so] [--calls 20] [--rows 15] [--no-compile] [--python 12]
+        [--sides emb_forward,emb_step]
+
+--python K: also the K Python functions of emb's sides with the most time of their own under
+cProfile (where a call's host time goes when it is longer than its device time).
 
 Needs a GPU; the configurations are sweep.py's (configs.json), drawn the same way.
 """
 import argparse
+import cProfile
+import io
 import json
 import os
+import pstats
 import sys
 import time
 
@@ -52,6 +59,19 @@ def profile_table(fn, calls, rows):
     return averages.table(row_limit=rows)
 
 
+def python_table(fn, calls, rows):
+    """The `rows` functions with the most time of their own over `calls` calls of fn."""
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    prof.disable()
+    torch.cuda.synchronize()
+    text = io.StringIO()
+    pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(rows)
+    return text.getvalue()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--configs", default=os.path.join(HERE, "configs.json"))
@@ -60,6 +80,10 @@ def main():
     ap.add_argument("--calls", type=int, default=20)
     ap.add_argument("--rows", type=int, default=15, help="rows of each profiler table")
     ap.add_argument("--no-compile", action="store_true", help="the peer's update eager")
+    ap.add_argument("--sides", default="emb_forward,emb_step,torch_step",
+                    help="which of emb_forward, emb_step, torch_step (comma separated)")
+    ap.add_argument("--python", type=int, default=0,
+                    help="also the Python functions of emb's sides with the most own time")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         ap.error("needs a GPU")
@@ -69,6 +93,10 @@ def main():
     with open(a.configs) as f:
         configs = json.load(f)["configs"]
     dev = torch.device("cuda")
+    wanted = a.sides.split(",")
+    unknown = set(wanted) - {"emb_forward", "emb_step", "torch_step"}
+    if unknown:
+        ap.error("--sides: unknown %s" % ", ".join(sorted(unknown)))
     peer = sweep.Peer(not a.no_compile)
     print("# %s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
     for c in sweep.select(configs, None, a.only):
@@ -79,9 +107,10 @@ def main():
                   c["id"], len(c["D"]), c["B"], c["dtype"], c["pooling"],
                   " weighted" if c["weighted"] else "", c["ids"], sorted(set(c["D"])), x.N,
                   sum(distinct), short, long_pos), flush=True)
-        sides = [("emb forward", lambda: sweep.emb_forward(x)),
-                 ("emb step", lambda: sweep.emb_step(x)),
-                 ("torch step", lambda: peer.step(x))]
+        sides = [(name, fn) for name, fn in (("emb forward", lambda: sweep.emb_forward(x)),
+                                             ("emb step", lambda: sweep.emb_step(x)),
+                                             ("torch step", lambda: peer.step(x)))
+                 if name.replace(" ", "_") in wanted]
         for name, fn in sides:
             try:
                 for _ in range(3):  # the first calls compile and allocate
@@ -90,6 +119,8 @@ def main():
                 print("\n### %s: %.1f us of host time a call, %.1f us of device time a call "
                       "(%d calls back to back)" % (name, host, device, a.calls), flush=True)
                 print(profile_table(fn, a.calls, a.rows), flush=True)
+                if a.python and name.startswith("emb"):
+                    print(python_table(fn, a.calls, a.python), flush=True)
             except Exception as e:  # noqa: BLE001: say which side failed, go on
                 print("### %s FAILED: %s: %s" % (name, type(e).__name__,
                                                  (str(e).splitlines() or [""])[0][:200]),
