@@ -34,6 +34,21 @@ def load(patterns):
     return last_by(measured or rows, lambda r: (r["config"], r["op"]))
 
 
+def peer_compiled(r):
+    """Whether a step's peer ran its update compiled (sweep.py's Peer.note in the record)."""
+    return r["op"] != "step" or "(compiled)" in r["peer"]
+
+
+def where(recs):
+    """The devices and commits of `recs`, with how many configurations each."""
+    def count(key):
+        n = {}
+        for r in recs:
+            n.setdefault(r[key], set()).add(r["config"])
+        return ", ".join("%s (%d)" % (k, len(v)) for k, v in sorted(n.items()))
+    return "%s; commit %s" % (count("device"), count("commit"))
+
+
 def hint(r):
     floor_us = r["bytes"] / r["copy_gbps"] / 1e3
     out = []
@@ -62,12 +77,22 @@ def summary(recs, worst=10):
         print("no records")
         return
     dry = any(r.get("dry_run") for r in recs)
-    print("%d records, %d configurations, %s, commit %s%s" % (
-        len(recs), len(set(r["config"] for r in recs)), recs[0]["device"], recs[0]["commit"],
+    print("%d records, %d configurations, %s%s" % (
+        len(recs), len(set(r["config"] for r in recs)), where(recs),
         " (DRY RUN: CPU, shrunk shapes; not a measurement)" if dry else ""))
     bad = [r for r in recs if r["check"] != "ok" and not r["check"].startswith("not checked")]
     for op in ("forward", "step"):
         rs = [r for r in recs if r["op"] == op]
+        # A step timed against the eager update (its compile failed) is not against the peer of
+        # record: listed apart, not in the distribution or the bars.
+        eager = [r for r in rs if op == "step" and not peer_compiled(r)]
+        rs = [r for r in rs if r not in eager]
+        if eager:
+            ratio = [r["ratio"] for r in eager]
+            print("\n%s: %d configurations timed against the eager update (%s), not counted "
+                  "below: speedup median %.2f (min %.2f, max %.2f); %s" % (
+                      op, len(eager), eager[0]["peer"].split("(", 1)[-1].rstrip(")"),
+                      pct(ratio, 50), min(ratio), max(ratio), where(eager)))
         if not rs:
             continue
         ratio = [r["ratio"] for r in rs]
@@ -79,6 +104,13 @@ def summary(recs, worst=10):
         print("  %-12s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%" % (
             "copy frac", 100 * min(bw), 100 * pct(bw, 10), 100 * pct(bw, 50), 100 * pct(bw, 90),
             100 * max(bw)))
+        devices = sorted(set(r["device"] for r in rs))
+        if len(devices) > 1:
+            for d in devices:
+                dr = [r for r in rs if r["device"] == d]
+                print("  %-12s %d on %s: speedup median %.2f, copy fraction median %.1f%%" % (
+                    "", len(dr), d, pct([r["ratio"] for r in dr], 50),
+                    100 * pct([r["bw_fraction"] for r in dr], 50)))
         med_bw, p10_bw, med_ratio, least = BARS[op]
         bars = [("median copy fraction >= %g%%" % (100 * med_bw), pct(bw, 50) >= med_bw),
                 ("median speedup >= %gx" % med_ratio, pct(ratio, 50) >= med_ratio)]
@@ -132,7 +164,7 @@ def chart(recs, png):
                                            ("D_max", "largest D in the mix"))):
             ax = axes[row][col]
             for op, color in (("forward", "tab:blue"), ("step", "tab:orange")):
-                rs = [r for r in recs if r["op"] == op]
+                rs = [r for r in recs if r["op"] == op and peer_compiled(r)]
                 ax.scatter([r[x] for r in rs], [r[key] for r in rs], s=10, c=color, label=op,
                            alpha=0.7)
             ax.set_xscale("log", base=2 if x == "D_max" else 10)
@@ -142,8 +174,8 @@ def chart(recs, png):
             ax.set_xlabel(xlabel)
             ax.set_ylabel(label)
             ax.legend(fontsize=7)
-    fig.suptitle("emb TBE sweep on %s (%d configurations, commit %s)" % (
-        recs[0]["device"], len(set(r["config"] for r in recs)), recs[0]["commit"]))
+    fig.suptitle("emb TBE sweep: %d configurations; %s" % (
+        len(set(r["config"] for r in recs)), where(recs)), fontsize=9)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
 
