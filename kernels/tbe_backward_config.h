@@ -73,6 +73,8 @@ enum {
   /// Every run long: even a run of one position goes through a partial sum
   /// and the last-chunk update.
   TBE_BWD_CONFIG_ALL_LONG = 2,
+  /// Runs of 64 or more long, in chunks of 64.
+  TBE_BWD_CONFIG_SEG64 = 3,
   /// The default routing with 64-bit keys.
   TBE_BWD_CONFIG_KEY64 = 5,
 };
@@ -92,7 +94,14 @@ typedef struct TbeBwdShape {
 
 /// The configuration the runtime picks for `shape`: the seed's routing for
 /// every shape (no other row measured faster, bench/tbe_train/NOTES.md).
+/// EMB_TBE_BWD_SMALL_LAUNCH (variant "small64", kernels/variants.cmake):
+/// seg64 for launches of fewer ids than that, where a Zipf step waits on
+/// one group's chain of 256-position chunks (docs/kernels/tbe_sweep.md).
 static inline int64_t tbeBwdSelectConfig(const TbeBwdShape *shape) {
+#ifdef EMB_TBE_BWD_SMALL_LAUNCH
+  if (shape->numIndices < (int64_t)(EMB_TBE_BWD_SMALL_LAUNCH))
+    return TBE_BWD_CONFIG_SEG64;
+#endif
   (void)shape;
   return TBE_BWD_CONFIG_DEFAULT;
 }

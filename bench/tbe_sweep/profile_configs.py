@@ -7,7 +7,7 @@ not a measurement of record: the sweep's timing is sweep.py's.
 
     PYTHONPATH=python python3 bench/tbe_sweep/profile_configs.py --only 60,70,83,229
         [--lib build/lib/libembrt.so] [--calls 20] [--rows 15] [--no-compile] [--python 12]
-        [--sides emb_forward,emb_step]
+        [--sides emb_forward,emb_step,emb_forward_kernel,emb_step_kernel,torch_step]
 
 --python K: also the K Python functions of emb's sides with the most time of their own under
 cProfile (where a call's host time goes when it is longer than its device time).
@@ -72,6 +72,25 @@ def python_table(fn, calls, rows):
     return text.getvalue()
 
 
+def forward_kernel(x):
+    """emb's forward as the op runs it, called below the dispatcher: the op's Python kernel
+    (emb_torch.ops), without torch.library's layers around it. Its host time against the emb
+    forward side's is what those layers cost a call."""
+    from emb_torch import ops
+    return ops._tbe_forward(x.weights, x.feature_table, x.indices, x.offsets, x.psw,
+                            x.c["pooling"], "fatal", None, None)
+
+
+def step_kernel(x):
+    """emb's step (forward_kernel, then the backward's Python kernel) below the dispatcher."""
+    from emb_torch import ops
+    forward_kernel(x)
+    op = "emb::tbe_backward_rowwise_adagrad"
+    ops._backward(op, "rowwise_adagrad", x.weights, x.momentum, [], x.hyper, x.step_count,
+                  x.feature_table, x.indices, x.offsets, x.psw, x.grad, x.c["pooling"], "fatal",
+                  None, x.c["seed"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--configs", default=os.path.join(HERE, "configs.json"))
@@ -81,7 +100,9 @@ def main():
     ap.add_argument("--rows", type=int, default=15, help="rows of each profiler table")
     ap.add_argument("--no-compile", action="store_true", help="the peer's update eager")
     ap.add_argument("--sides", default="emb_forward,emb_step,torch_step",
-                    help="which of emb_forward, emb_step, torch_step (comma separated)")
+                    help="which of emb_forward, emb_step, torch_step, emb_forward_kernel, "
+                         "emb_step_kernel (the op's Python kernel below the dispatcher); comma "
+                         "separated")
     ap.add_argument("--python", type=int, default=0,
                     help="also the Python functions of emb's sides with the most own time")
     a = ap.parse_args()
@@ -94,7 +115,8 @@ def main():
         configs = json.load(f)["configs"]
     dev = torch.device("cuda")
     wanted = a.sides.split(",")
-    unknown = set(wanted) - {"emb_forward", "emb_step", "torch_step"}
+    unknown = set(wanted) - {"emb_forward", "emb_step", "torch_step", "emb_forward_kernel",
+                             "emb_step_kernel"}
     if unknown:
         ap.error("--sides: unknown %s" % ", ".join(sorted(unknown)))
     peer = sweep.Peer(not a.no_compile)
@@ -109,7 +131,9 @@ def main():
                   sum(distinct), short, long_pos), flush=True)
         sides = [(name, fn) for name, fn in (("emb forward", lambda: sweep.emb_forward(x)),
                                              ("emb step", lambda: sweep.emb_step(x)),
-                                             ("torch step", lambda: peer.step(x)))
+                                             ("torch step", lambda: peer.step(x)),
+                                             ("emb forward kernel", lambda: forward_kernel(x)),
+                                             ("emb step kernel", lambda: step_kernel(x)))
                  if name.replace(" ", "_") in wanted]
         for name, fn in sides:
             try:
