@@ -39,6 +39,12 @@ def peer_compiled(r):
     return r["op"] != "step" or "(compiled)" in r["peer"]
 
 
+def peer_note(r):
+    """How a step's peer ran its update: the parenthesised end of its `peer` field."""
+    peer = r["peer"]
+    return peer[peer.index("(") + 1:-1] if "(" in peer else peer
+
+
 def where(recs):
     """The devices and commits of `recs`, with how many configurations each."""
     def count(key):
@@ -91,7 +97,7 @@ def summary(recs, worst=10):
             ratio = [r["ratio"] for r in eager]
             print("\n%s: %d configurations timed against the eager update (%s), not counted "
                   "below: speedup median %.2f (min %.2f, max %.2f); %s" % (
-                      op, len(eager), eager[0]["peer"].split("(", 1)[-1].rstrip(")"),
+                      op, len(eager), peer_note(eager[0]),
                       pct(ratio, 50), min(ratio), max(ratio), where(eager)))
         if not rs:
             continue
