@@ -10,9 +10,10 @@
 //   - the routing table (kTbeBwdConfigs): from which segment length a run of
 //     one (table, row) is long (split into chunks whose partial sums land in
 //     the workspace) rather than short (owned whole by one group of lanes),
-//     and the chunk length. The default follows the seed's measurement
-//     (threshold 256, chunks of 256); two rows force every run short or every
-//     run long, so that tests can compare both routings on the same data.
+//     and the chunk length. The seed's measurement (threshold 256, chunks of
+//     256) routes large launches, seg64 (64, chunks of 64) small ones
+//     (tbeBwdSelectConfig); two rows force every run short or every run
+//     long, so that tests can compare both routings on the same data.
 //   - the gather width of a table (tbeBwdSelectBucket): how many lanes own a
 //     row and how many columns each lane holds, from D, the gradient's
 //     element size and the widest aligned vector the table's arrays allow.
@@ -66,14 +67,15 @@ static const TbeBwdConfig kTbeBwdConfigs[] = {
 enum {
   TBE_BWD_NUM_CONFIGS =
       (int)(sizeof(kTbeBwdConfigs) / sizeof(kTbeBwdConfigs[0])),
-  /// The seed's routing, the default.
+  /// The seed's routing, the default from EMB_TBE_BWD_SMALL_LAUNCH ids on.
   TBE_BWD_CONFIG_DEFAULT = 0,
   /// Every run short: one group gathers all of a run, however long.
   TBE_BWD_CONFIG_ALL_SHORT = 1,
   /// Every run long: even a run of one position goes through a partial sum
   /// and the last-chunk update.
   TBE_BWD_CONFIG_ALL_LONG = 2,
-  /// Runs of 64 or more long, in chunks of 64.
+  /// Runs of 64 or more long, in chunks of 64: the default below
+  /// EMB_TBE_BWD_SMALL_LAUNCH ids.
   TBE_BWD_CONFIG_SEG64 = 3,
   /// The default routing with 64-bit keys.
   TBE_BWD_CONFIG_KEY64 = 5,
@@ -92,17 +94,27 @@ typedef struct TbeBwdShape {
   int64_t numBags;
 } TbeBwdShape;
 
-/// The configuration the runtime picks for `shape`: the seed's routing for
-/// every shape (no other row measured faster, bench/tbe_train/NOTES.md).
-/// EMB_TBE_BWD_SMALL_LAUNCH (variant "small64", kernels/variants.cmake):
-/// seg64 for launches of fewer ids than that, where a Zipf step waits on
-/// one group's chain of 256-position chunks (docs/kernels/tbe_sweep.md).
+/// Launches of fewer ids than this route as seg64, larger ones as the
+/// default (seg256). With few ids the step waits on its longest chain: a run
+/// of 64-255 positions gathered by one group, or a long run's 256-position
+/// chunks; chunks of 64 spread those over four times the groups. With many
+/// ids every group has work and seg64's extra partial sums cost more than
+/// the shorter chain saves. Measured (H100, docs/kernels/tbe_sweep.md,
+/// `profile_configs.py --backward-config`): the step's device time
+/// 1.04-1.95x shorter on 19 of 20 sweep launches of 9e3 to 3.2e6 ids with
+/// hot rows (the 20th 4% longer, at 1.1e6), 1.3-2.0x longer on the five
+/// from 4.2e6 ids on; runs under 64 positions (most uniform launches) route
+/// the same either way.
+#ifndef EMB_TBE_BWD_SMALL_LAUNCH
+#define EMB_TBE_BWD_SMALL_LAUNCH 3145728 // 3 * 2^20
+#endif
+
+/// The configuration the runtime picks for `shape`: seg64 for launches of
+/// fewer than EMB_TBE_BWD_SMALL_LAUNCH ids, the seed's routing from there on
+/// (no other row measured faster there, bench/tbe_train/NOTES.md).
 static inline int64_t tbeBwdSelectConfig(const TbeBwdShape *shape) {
-#ifdef EMB_TBE_BWD_SMALL_LAUNCH
   if (shape->numIndices < (int64_t)(EMB_TBE_BWD_SMALL_LAUNCH))
     return TBE_BWD_CONFIG_SEG64;
-#endif
-  (void)shape;
   return TBE_BWD_CONFIG_DEFAULT;
 }
 

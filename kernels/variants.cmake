@@ -37,10 +37,6 @@ set(EMB_KERNEL_VARIANTS
   # before call 6 (bench/tbe_train/NOTES.md); also the GPU test
   # tbe_backward_pipe.
   pipe     tbe_backward.cu  EMB_TBE_BWD_OCC=0
-  # seg64 routing (runs of 64 or more long, chunks of 64) for launches of
-  # fewer than 2^20 ids (EMB_TBE_BWD_SMALL_LAUNCH in
-  # kernels/tbe_backward_config.h).
-  small64  tbe_backward.cu  EMB_TBE_BWD_SMALL_LAUNCH=1048576
   # Packed rows of quantized tables split among a group's lanes by their
   # elements instead of as stored (EMB_TBE_PACKED_LANES in
   # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.

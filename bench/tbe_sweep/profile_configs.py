@@ -7,10 +7,15 @@ not a measurement of record: the sweep's timing is sweep.py's.
 
     PYTHONPATH=python python3 bench/tbe_sweep/profile_configs.py --only 60,70,83,229
         [--lib build/lib/libembrt.so] [--calls 20] [--rows 15] [--no-compile] [--python 12]
-        [--sides emb_forward,emb_step,emb_forward_kernel,emb_step_kernel,torch_step]
+        [--sides emb_forward,emb_step,emb_forward_kernel,emb_step_kernel,emb_step_config,
+                 torch_step] [--backward-config ID]
 
 --python K: also the K Python functions of emb's sides with the most time of their own under
 cProfile (where a call's host time goes when it is longer than its device time).
+--backward-config ID with the side emb_step_config: emb's step with the backward's launch
+configuration ID (embrtTbeBackwardArgs.configId, a row of kernels/tbe_backward_config.h: 3 is
+seg64) instead of the runtime's choice, beside emb_step in the same process: an A/B of a routing
+without building another library.
 
 Needs a GPU; the configurations are sweep.py's (configs.json), drawn the same way.
 """
@@ -91,6 +96,32 @@ def step_kernel(x):
                   None, x.c["seed"])
 
 
+class ForcedConfig:
+    """While active, every backward call of emb_torch asks for launch configuration `config_id`
+    (the ops set configId -1, the runtime's choice, on an args struct of this subclass)."""
+
+    def __init__(self, config_id):
+        from emb_torch import _runtime
+        self.runtime, self.base = _runtime, _runtime.TbeBackwardArgs
+        base = self.base
+
+        class Args(base):
+            _fields_ = []  # the same layout
+
+            def __setattr__(self, name, value):
+                if name == "configId" and value == -1:
+                    value = config_id
+                base.__setattr__(self, name, value)
+
+        self.args = Args
+
+    def __enter__(self):
+        self.runtime.TbeBackwardArgs = self.args
+
+    def __exit__(self, *exc):
+        self.runtime.TbeBackwardArgs = self.base
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--configs", default=os.path.join(HERE, "configs.json"))
@@ -101,8 +132,10 @@ def main():
     ap.add_argument("--no-compile", action="store_true", help="the peer's update eager")
     ap.add_argument("--sides", default="emb_forward,emb_step,torch_step",
                     help="which of emb_forward, emb_step, torch_step, emb_forward_kernel, "
-                         "emb_step_kernel (the op's Python kernel below the dispatcher); comma "
-                         "separated")
+                         "emb_step_kernel (the op's Python kernel below the dispatcher), "
+                         "emb_step_config (--backward-config); comma separated")
+    ap.add_argument("--backward-config", type=int, default=None,
+                    help="the launch configuration of the side emb_step_config")
     ap.add_argument("--python", type=int, default=0,
                     help="also the Python functions of emb's sides with the most own time")
     a = ap.parse_args()
@@ -116,9 +149,12 @@ def main():
     dev = torch.device("cuda")
     wanted = a.sides.split(",")
     unknown = set(wanted) - {"emb_forward", "emb_step", "torch_step", "emb_forward_kernel",
-                             "emb_step_kernel"}
+                             "emb_step_kernel", "emb_step_config"}
     if unknown:
         ap.error("--sides: unknown %s" % ", ".join(sorted(unknown)))
+    if ("emb_step_config" in wanted) != (a.backward_config is not None):
+        ap.error("--backward-config and the side emb_step_config go together")
+    forced = ForcedConfig(a.backward_config) if a.backward_config is not None else None
     peer = sweep.Peer(not a.no_compile)
     print("# %s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
     for c in sweep.select(configs, None, a.only):
@@ -129,12 +165,19 @@ def main():
                   c["id"], len(c["D"]), c["B"], c["dtype"], c["pooling"],
                   " weighted" if c["weighted"] else "", c["ids"], sorted(set(c["D"])), x.N,
                   sum(distinct), short, long_pos), flush=True)
+
+        def config_step(x):
+            with forced:
+                sweep.emb_step(x)
+
         sides = [(name, fn) for name, fn in (("emb forward", lambda: sweep.emb_forward(x)),
                                              ("emb step", lambda: sweep.emb_step(x)),
                                              ("torch step", lambda: peer.step(x)),
                                              ("emb forward kernel", lambda: forward_kernel(x)),
-                                             ("emb step kernel", lambda: step_kernel(x)))
+                                             ("emb step kernel", lambda: step_kernel(x)),
+                                             ("emb step config", lambda: config_step(x)))
                  if name.replace(" ", "_") in wanted]
+
         for name, fn in sides:
             try:
                 for _ in range(3):  # the first calls compile and allocate

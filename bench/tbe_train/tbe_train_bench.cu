@@ -71,9 +71,6 @@ extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_small64(embrtLaunchEnv *,
-                                   const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -86,8 +83,6 @@ static const struct {
     // bits.
     {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
-    // Another routing below 2^20 ids: other sums, within the tolerance.
-    {"small64", embrtCudaLaunchTbeBackward_small64, false},
 };
 #endif
 

@@ -2,7 +2,8 @@
 //===- test/Kernels/tbe_backward_config.c - TBE backward routing ----------===//
 //
 // The pure functions of kernels/tbe_backward_config.h, on the CPU: the
-// routing rows the tests and compiled models rely on, the chunk spacing that
+// routing rows the tests and compiled models rely on, the selection by the
+// launch's ids, the chunk spacing that
 // sizes the partial sums, and the gather width of every D bucket (lanes a
 // row, columns a lane, vector or element-wise) for f32 and 16-bit
 // gradients, aligned and not. Needs no GPU.
@@ -34,19 +35,34 @@ static void expectBucket(const char *what, TbeBwdBucket b, int lanes, int elems,
 }
 
 int main(void) {
-  // Routing rows: the default is the seed's (256, chunks of 256); the test
-  // rows force every run short or long.
+  // Routing rows: seg64 below EMB_TBE_BWD_SMALL_LAUNCH ids (3 * 2^20), the
+  // seed's (256, chunks of 256) from there on; a row chosen ahead of time is
+  // kept either way; the test rows force every run short or long.
   const TbeBwdShape shape = {1000, 100};
-  expectInt("default", tbeBwdSelectConfig(&shape), TBE_BWD_CONFIG_DEFAULT);
-  expectInt("resolve -1", tbeBwdResolveConfig(&shape, -1),
+  const TbeBwdShape below = {(3 << 20) - 1, 4096};
+  const TbeBwdShape at = {3 << 20, 4096};
+  const TbeBwdShape large = {(int64_t)1 << 26, 65536};
+  expectInt("1000 ids", tbeBwdSelectConfig(&shape), TBE_BWD_CONFIG_SEG64);
+  expectInt("3 * 2^20 - 1 ids", tbeBwdSelectConfig(&below),
+            TBE_BWD_CONFIG_SEG64);
+  expectInt("3 * 2^20 ids", tbeBwdSelectConfig(&at), TBE_BWD_CONFIG_DEFAULT);
+  expectInt("2^26 ids", tbeBwdSelectConfig(&large), TBE_BWD_CONFIG_DEFAULT);
+  expectInt("resolve -1 below", tbeBwdResolveConfig(&shape, -1),
+            TBE_BWD_CONFIG_SEG64);
+  expectInt("resolve -1 large", tbeBwdResolveConfig(&large, -1),
             TBE_BWD_CONFIG_DEFAULT);
   expectInt("default threshold", tbeBwdGetConfig(0)->threshold, 256);
   expectInt("default chunk", tbeBwdGetConfig(0)->chunk, 256);
+  expectInt("seg64 threshold", tbeBwdGetConfig(TBE_BWD_CONFIG_SEG64)->threshold,
+            64);
+  expectInt("seg64 chunk", tbeBwdGetConfig(TBE_BWD_CONFIG_SEG64)->chunk, 64);
   expectInt("kept", tbeBwdResolveConfig(&shape, 2), 2);
+  expectInt("the default kept below", tbeBwdResolveConfig(&shape, 0), 0);
   expectInt("past the table", tbeBwdResolveConfig(&shape, TBE_BWD_NUM_CONFIGS),
-            TBE_BWD_CONFIG_DEFAULT);
+            TBE_BWD_CONFIG_SEG64);
   if (strcmp(tbeBwdGetConfig(TBE_BWD_CONFIG_ALL_SHORT)->name, "all_short") ||
-      strcmp(tbeBwdGetConfig(TBE_BWD_CONFIG_ALL_LONG)->name, "all_long")) {
+      strcmp(tbeBwdGetConfig(TBE_BWD_CONFIG_ALL_LONG)->name, "all_long") ||
+      strcmp(tbeBwdGetConfig(TBE_BWD_CONFIG_SEG64)->name, "seg64")) {
     printf("FAIL routing rows moved\n");
     ++failures;
   }
