@@ -95,18 +95,19 @@ typedef struct TbeBwdShape {
 } TbeBwdShape;
 
 /// Launches of fewer ids than this route as seg64, larger ones as the
-/// default (seg256). With few ids the step waits on its longest chain: a run
-/// of 64-255 positions gathered by one group, or a long run's 256-position
-/// chunks; chunks of 64 spread those over four times the groups. With many
-/// ids every group has work and seg64's extra partial sums cost more than
-/// the shorter chain saves. Measured (H100, docs/kernels/tbe_sweep.md,
-/// `profile_configs.py --backward-config`): the step's device time
-/// 1.04-1.95x shorter on 19 of 20 sweep launches of 9e3 to 3.2e6 ids with
-/// hot rows (the 20th 4% longer, at 1.1e6), 1.3-2.0x longer on the five
-/// from 4.2e6 ids on; runs under 64 positions (most uniform launches) route
-/// the same either way.
+/// default (seg256). With few ids a step with hot rows waits on its longest
+/// chain: a run of 64-255 positions gathered by one group, or a long run's
+/// 256-position chunks; chunks of 64 spread those over four times the
+/// groups. With many ids every group has work, and seg64's extra partial
+/// sums (every run of 64 or more positions goes through them) cost more than
+/// the shorter chain saves. Measured on the sweep's steps (H100,
+/// docs/kernels/tbe_sweep.md, "Routing"): below 2^20 ids, emb's step 1.21x
+/// faster (geometric mean of 96 configurations; up to 2.5x on Zipf ids, 8
+/// of them 6-19% slower: uniform ids in small tables, many runs of 64-255
+/// positions); from 2^20 to 3 * 2^20 ids a mix, up to 1.75x slower on Zipf
+/// ids where most positions are in long runs.
 #ifndef EMB_TBE_BWD_SMALL_LAUNCH
-#define EMB_TBE_BWD_SMALL_LAUNCH 3145728 // 3 * 2^20
+#define EMB_TBE_BWD_SMALL_LAUNCH 1048576 // 2^20
 #endif
 
 /// The configuration the runtime picks for `shape`: seg64 for launches of

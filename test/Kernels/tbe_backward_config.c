@@ -35,17 +35,16 @@ static void expectBucket(const char *what, TbeBwdBucket b, int lanes, int elems,
 }
 
 int main(void) {
-  // Routing rows: seg64 below EMB_TBE_BWD_SMALL_LAUNCH ids (3 * 2^20), the
+  // Routing rows: seg64 below EMB_TBE_BWD_SMALL_LAUNCH ids (2^20), the
   // seed's (256, chunks of 256) from there on; a row chosen ahead of time is
   // kept either way; the test rows force every run short or long.
   const TbeBwdShape shape = {1000, 100};
-  const TbeBwdShape below = {(3 << 20) - 1, 4096};
-  const TbeBwdShape at = {3 << 20, 4096};
+  const TbeBwdShape below = {(1 << 20) - 1, 4096};
+  const TbeBwdShape at = {1 << 20, 4096};
   const TbeBwdShape large = {(int64_t)1 << 26, 65536};
   expectInt("1000 ids", tbeBwdSelectConfig(&shape), TBE_BWD_CONFIG_SEG64);
-  expectInt("3 * 2^20 - 1 ids", tbeBwdSelectConfig(&below),
-            TBE_BWD_CONFIG_SEG64);
-  expectInt("3 * 2^20 ids", tbeBwdSelectConfig(&at), TBE_BWD_CONFIG_DEFAULT);
+  expectInt("2^20 - 1 ids", tbeBwdSelectConfig(&below), TBE_BWD_CONFIG_SEG64);
+  expectInt("2^20 ids", tbeBwdSelectConfig(&at), TBE_BWD_CONFIG_DEFAULT);
   expectInt("2^26 ids", tbeBwdSelectConfig(&large), TBE_BWD_CONFIG_DEFAULT);
   expectInt("resolve -1 below", tbeBwdResolveConfig(&shape, -1),
             TBE_BWD_CONFIG_SEG64);
