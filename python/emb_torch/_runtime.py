@@ -119,6 +119,27 @@ def run_op(op, kernel, *args):
     return op(*args)
 
 
+# The Library that holds the ops' kernels registered by backend_kernels (alive as long as the
+# module: a Library's registrations go with it).
+_backend_libraries = {}
+
+
+def backend_kernels(opdef, kernel):
+    """Registers `kernel`, the Python kernel of the torch.library.custom_op `opdef`, for the CPU
+    and CUDA dispatch keys, so that a call on CPU or CUDA tensors reaches it from the dispatcher
+    without custom_op's backend wrapper (its output-aliasing check and dynamo guard: about 8 us
+    of host time a call on an H100 machine, docs/pytorch.md "Host time"). The op's schema,
+    fake kernel, autograd and version-counter bumps (custom_op's Autograd and ADInplaceOrView
+    kernels) stay as custom_op registered them; every kernel of emb_torch returns new tensors,
+    none aliasing an input, which is what the skipped check asserts."""
+    ns, name = opdef._qualname.split("::")
+    lib = _backend_libraries.get(ns)
+    if lib is None:
+        lib = _backend_libraries[ns] = torch.library.Library(ns, "IMPL")
+    for key in ("CPU", "CUDA"):
+        lib.impl(name, kernel, key)
+
+
 def increment_version(tensors):
     """Bumps the version counters of `tensors`, which a direct call updated in place, as the
     dispatcher does for an op's mutable arguments."""

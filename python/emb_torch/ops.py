@@ -411,6 +411,8 @@ def tbe_backward_adam(weights: List[Tensor], momentum1: List[Tensor], momentum2:
 
 for _op in (tbe_backward_sgd, tbe_backward_rowwise_adagrad, tbe_backward_adam):
     _op.register_fake(lambda *args, **kwargs: None)
+    R.backend_kernels(_op, _op._init_fn)
+R.backend_kernels(tbe_forward, _tbe_forward)
 
 
 def _backward_call(optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
