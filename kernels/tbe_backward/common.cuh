@@ -386,7 +386,7 @@ __device__ __forceinline__ int slotOfKey(const Params &p, int b,
 
 /// A group of `lanes` consecutive threads (a power of two up to kThreads)
 /// owning one row at a time: within one warp (shuffles on the group's mask)
-/// or over lanes / 32 warps (named barrier index + 1).
+/// or over lanes / 32 warps (named barrier index + 1, groupSync).
 struct Group {
   int lanes, lane, index;
   unsigned mask;
@@ -403,12 +403,31 @@ __device__ __forceinline__ Group makeGroup(int lanes) {
   return g;
 }
 
+/// Groups of more than a warp synchronise on named barrier index + 1, an
+/// immediate: with the id in a register, ptxas reserves all 16 of a CTA's
+/// barriers, and the SM's 64 then hold only 4 CTAs (Nsight Compute's "Block
+/// Limit Barriers"), under what the registers allow the short-run kernel
+/// (6). A CTA holds at most kThreads / 64 such groups: ids 1-4.
 __device__ __forceinline__ void groupSync(const Group &g) {
-  if (g.lanes > 32)
-    asm volatile("bar.sync %0, %1;" ::"r"(g.index + 1), "r"(g.lanes)
-                 : "memory");
-  else
+  static_assert(kThreads / 64 <= 4, "groupSync names barriers 1-4");
+  if (g.lanes <= 32) {
     __syncwarp(g.mask);
+    return;
+  }
+  switch (g.index) {
+  case 0:
+    asm volatile("bar.sync 1, %0;" ::"r"(g.lanes) : "memory");
+    break;
+  case 1:
+    asm volatile("bar.sync 2, %0;" ::"r"(g.lanes) : "memory");
+    break;
+  case 2:
+    asm volatile("bar.sync 3, %0;" ::"r"(g.lanes) : "memory");
+    break;
+  default:
+    asm volatile("bar.sync 4, %0;" ::"r"(g.lanes) : "memory");
+    break;
+  }
 }
 
 /// The sum of `v` over the group, in a fixed order. `red`: kWarps floats of
