@@ -176,12 +176,14 @@ def _lookup_args(weights, feature_table, indices, offsets, per_sample_weights, p
     a.pooling = R.POOLING[pooling]
     a.boundsCheck = R.BOUNDS[bounds_check]
     a.numTables = T
-    a.tables = ctypes.cast(tables, R._pp)
-    a.tableRows = ctypes.cast(rows, R._i64p)
-    a.tableDims = ctypes.cast(dims, R._i64p)
+    # An array assigned to a pointer field of its element type: no ctypes.cast (a
+    # microsecond each); the struct keeps the array alive too.
+    a.tables = tables
+    a.tableRows = rows
+    a.tableDims = dims
     a.tableDtype = R.DTYPES[weights[0].dtype]
     a.numFeatures = F
-    a.featureTables = ctypes.cast(features, R._i64p)
+    a.featureTables = features
     a.batchSize = (offsets.shape[0] - 1) // F
     a.numIndices = indices.shape[0]
     a.indices = indices.data_ptr()
@@ -315,13 +317,13 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
     for which, lst in ((1, momentum1), (2, momentum2))[:states]:
         arr = _ptrs([m.data_ptr() for m in lst])
         keep.append(arr)
-        setattr(b, "momentum%d" % which, ctypes.cast(arr, R._pp))
+        setattr(b, "momentum%d" % which, arr)
         precision = precisions[which - 1]
         setattr(b, "momentum%dPrecision" % which, R.STATE_PRECISIONS[precision])
         if precision.startswith("fp8"):
             arr = _ptrs([sc.data_ptr() for sc in scales[which - 1]])
             keep.append(arr)
-            setattr(b, "momentum%dScales" % which, ctypes.cast(arr, R._pp))
+            setattr(b, "momentum%dScales" % which, arr)
     b.hyperParams = hyper_params.data_ptr()
     b.step = step.data_ptr()
     b.seed = seed & (2 ** 64 - 1)
