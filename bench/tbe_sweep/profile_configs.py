@@ -155,6 +155,11 @@ def main():
     if ("emb_step_config" in wanted) != (a.backward_config is not None):
         ap.error("--backward-config and the side emb_step_config go together")
     forced = ForcedConfig(a.backward_config) if a.backward_config is not None else None
+
+    def config_step(x):
+        with forced:
+            sweep.emb_step(x)
+
     peer = sweep.Peer(not a.no_compile)
     print("# %s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
     for c in sweep.select(configs, None, a.only):
@@ -165,11 +170,6 @@ def main():
                   c["id"], len(c["D"]), c["B"], c["dtype"], c["pooling"],
                   " weighted" if c["weighted"] else "", c["ids"], sorted(set(c["D"])), x.N,
                   sum(distinct), short, long_pos), flush=True)
-
-        def config_step(x):
-            with forced:
-                sweep.emb_step(x)
-
         sides = [(name, fn) for name, fn in (("emb forward", lambda: sweep.emb_forward(x)),
                                              ("emb step", lambda: sweep.emb_step(x)),
                                              ("torch step", lambda: peer.step(x)),
@@ -177,7 +177,6 @@ def main():
                                              ("emb step kernel", lambda: step_kernel(x)),
                                              ("emb step config", lambda: config_step(x)))
                  if name.replace(" ", "_") in wanted]
-
         for name, fn in sides:
             try:
                 for _ in range(3):  # the first calls compile and allocate
