@@ -265,8 +265,13 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   for (int64_t f = 0; f < lo->numFeatures; ++f)
     attrs[abi->featureTablesAttr + f] =
         lo->isTbe ? mlirDenseI64ArrayGetElement(lo->featureTables, f) : 0;
-  if (abi == &forwardAbi)
+  if (abi == &forwardAbi) {
     attrs[EMB_ABI_TBE_PRECISIONS] = a->quantized;
+    attrs[EMB_ABI_TBE_MASKED_OFFSETS] =
+        mlirOperationGetDiscardableAttributeByName(
+            op, mlirStringRefCreateFromCString("masked_offsets"))
+            .ptr != NULL;
+  }
   for (int64_t t = 0; a->quantized && t < lo->numTables; ++t)
     attrs[abi->featureTablesAttr + lo->numFeatures + t] = tables[t].precision;
 

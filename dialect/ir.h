@@ -50,6 +50,7 @@ extern "C" {
 /// checks every feature's offsets against them as F separate bags would
 /// (emb-batch-tables makes them; docs/dialect.md).
 #define EMB_ATTR_FEATURE_ENDS "feature_ends"
+#define EMB_ATTR_MASKED_OFFSETS "masked_offsets"
 
 /// The trailing feature ends in `op`'s offsets: 2F for an emb.tbe with
 /// feature_ends, else 0.

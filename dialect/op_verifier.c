@@ -310,6 +310,54 @@ static void checkPerSampleWeights(Checker *c, const Lookup *lk,
                  "indices has %lld");
 }
 
+/// masked_offsets (emb.embedding_bag and emb.tbe): the offsets are a mask,
+/// any offsets valid (docs/dialect.md). Only sum and mean pooling; a mean
+/// takes no padding_idx and bounds_check "fatal" or "none" (its divisor
+/// counts every id); an emb.tbe of several features needs feature_ends, so
+/// that each position has a feature. `bc` is bounds_check ("" if absent).
+static void checkMaskedOffsets(Checker *c, const Lookup *lk, const char *bc) {
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(c->op, embStr(EMB_ATTR_MASKED_OFFSETS));
+  if (mlirAttributeIsNull(a))
+    return;
+  if (!embOpIs(c->op, EMB_OP_TBE) && !embOpIs(c->op, EMB_OP_EMBEDDING_BAG)) {
+    fail(c, "masked_offsets is an attribute of 'emb.embedding_bag' and "
+            "'emb.tbe' only");
+    return;
+  }
+  if (!mlirAttributeIsAUnit(a)) {
+    char as[128];
+    embPrintAttribute(a, as, sizeof as);
+    fail(c, "attribute 'masked_offsets' must be a unit attribute, got %s", as);
+    return;
+  }
+  const char *poolingAttr = embOpIs(c->op, EMB_OP_TBE) ? "pooling" : "mode";
+  if (strcmp(lk->pooling, "sum") != 0 && strcmp(lk->pooling, "mean") != 0) {
+    fail(c, "masked_offsets needs %s sum or mean, got %s %s", poolingAttr,
+         poolingAttr, lk->pooling);
+    return;
+  }
+  if (strcmp(lk->pooling, "mean") == 0) {
+    if (!mlirAttributeIsNull(
+            mlirOperationGetAttributeByName(c->op, embStr("padding_idx"))))
+      fail(c,
+           "masked_offsets with %s mean takes no padding_idx (the mean "
+           "divides by the offsets' difference)",
+           poolingAttr);
+    if (bc[0] && strcmp(bc, "fatal") != 0 && strcmp(bc, "none") != 0)
+      fail(c,
+           "masked_offsets with %s mean needs bounds_check \"fatal\" or "
+           "\"none\", got \"%s\" (the mean divides by the offsets' "
+           "difference, which counts every id)",
+           poolingAttr, bc);
+  }
+  if (embOpIs(c->op, EMB_OP_TBE) && lk->numFeatures > 1 && lk->endsEntries == 0)
+    fail(c,
+         "masked_offsets with %lld features needs feature_ends (where "
+         "each feature's ids are)",
+         (long long)lk->numFeatures);
+}
+
 //===----------------------------------------------------------------------===//
 // emb.embedding_bag
 //===----------------------------------------------------------------------===//
@@ -338,6 +386,7 @@ static bool checkBagLookup(Checker *c, Lookup *lk) {
   lk->sumD = lk->commonD = embDim(w, 1);
   if (lk->psw >= 0)
     checkPerSampleWeights(c, lk, "mode", "weight");
+  checkMaskedOffsets(c, lk, bc);
   return true;
 }
 
@@ -754,6 +803,7 @@ static bool checkTbeLookup(Checker *c, Lookup *lk) {
             "number of columns");
   if (lk->psw >= 0)
     checkPerSampleWeights(c, lk, "pooling", "weights_0");
+  checkMaskedOffsets(c, lk, bc);
   return true;
 }
 

@@ -2,7 +2,8 @@
 //
 // The forward of emb.tbe over dense tables (f32, f16, bf16): the kernel of
 // kernels/tbe_forward.cuh instantiated per table type, and the entry points,
-// which hand the features of quantized tables to kernels/tbe_quantized.cu.
+// which hand the features of quantized tables to kernels/tbe_quantized.cu
+// and offsets read as a mask to kernels/tbe_masked.cu.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,11 +47,9 @@ Kernel<kCap> kernelFor(const embrtTbeArgs *a, int which, int rows, int ids) {
 
 extern "C" embrtStatus EMB_TBE_ENTRY(embrtCudaTbeWorkspaceSize)(
     embrtLaunchEnv *env, const embrtTbeArgs *args, size_t *bytes) {
-  // Each launch's metadata (launchesBefore), beyond kLargeCap features.
-  *bytes = args->numFeatures > kLargeCap
-               ? (size_t)launchesBefore(args, EMBRT_PRECISION_FP8 + 1) *
-                     (size_t)args->numFeatures * sizeof(FeatureMeta)
-               : 0;
+  // Each launch's metadata (launchesBefore), beyond kLargeCap features; then
+  // the flag of masked offsets.
+  *bytes = stagedMetaBytes(args) + (args->maskedOffsets ? kMaskFlagBytes : 0);
   return EMBRT_OK;
 }
 
@@ -58,7 +57,10 @@ extern "C" embrtStatus
 EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtLaunchEnv *env,
                                          const embrtTbeArgs *args) {
   const int64_t F = args->numFeatures, B = args->batchSize;
-  if (F == 0 || B == 0)
+  // Masked offsets check every id of a feature, in a bag or not: even a
+  // lookup of no bags (kernels/tbe_masked.cu).
+  const bool masked = args->maskedOffsets != 0;
+  if (F == 0 || (B == 0 && !(masked && args->numIndices > 0)))
     return EMBRT_OK;
 
   int64_t maxDim = 0, sumDims = 0;
@@ -72,8 +74,8 @@ EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtLaunchEnv *env,
                             "tbe: configId is %lld, must be -1 or below %lld",
                             (long long)args->configId,
                             (long long)TBE_NUM_CONFIGS);
-  const TbeShape shape = {args->tableDtype, maxDim, args->numIndices / (F * B),
-                          F * B};
+  const TbeShape shape = {args->tableDtype, maxDim,
+                          B > 0 ? args->numIndices / (F * B) : 0, F * B};
   const TbeConfig *cfg = tbeGetConfig(tbeResolveConfig(&shape, args->configId));
   if (sumDims > INT32_MAX)
     return embrtLaunchError(env, EMBRT_UNSUPPORTED,
@@ -82,15 +84,37 @@ EMB_TBE_ENTRY(embrtCudaLaunchTbeForward)(embrtLaunchEnv *env,
 
   long long outStride =
       args->pooling == EMBRT_POOLING_NONE ? (long long)maxDim : sumDims;
+  // Masked offsets: the check sets the flag before the usual launches read
+  // it, and the masked lookup runs after them (kernels/tbe_masked.cu).
+  unsigned *flag = nullptr;
+  if (masked) {
+    const size_t at = stagedMetaBytes(args);
+    if (!args->workspace || args->workspaceBytes < at + kMaskFlagBytes)
+      return embrtLaunchError(env, EMBRT_INVALID_ARGUMENT,
+                              "tbe: masked offsets need %zu bytes of "
+                              "workspace, got %zu",
+                              at + kMaskFlagBytes, args->workspaceBytes);
+    flag =
+        reinterpret_cast<unsigned *>(static_cast<char *>(args->workspace) + at);
+    embrtStatus status = tbeLaunchMaskCheck(env, args, flag);
+    if (status != EMBRT_OK)
+      return status;
+  }
   const int launches = launchesBefore(args, EMBRT_PRECISION_FP8 + 1);
   if (launchesBefore(args, EMBRT_PRECISION_INT8) == 1) { // dense features
     embrtStatus status =
-        F <= kSmallCap ? launch<kSmallCap>(env, args, cfg, outStride,
-                                           EMBRT_PRECISION_DENSE, kernelFor)
-                       : launch<kLargeCap>(env, args, cfg, outStride,
-                                           EMBRT_PRECISION_DENSE, kernelFor);
-    if (status != EMBRT_OK || launches == 1)
+        F <= kSmallCap
+            ? launch<kSmallCap>(env, args, cfg, outStride,
+                                EMBRT_PRECISION_DENSE, kernelFor, flag)
+            : launch<kLargeCap>(env, args, cfg, outStride,
+                                EMBRT_PRECISION_DENSE, kernelFor, flag);
+    if (status != EMBRT_OK)
       return status;
   }
-  return tbeLaunchQuantized(env, args, cfg, outStride);
+  if (launches > launchesBefore(args, EMBRT_PRECISION_INT8)) {
+    embrtStatus status = tbeLaunchQuantized(env, args, cfg, outStride, flag);
+    if (status != EMBRT_OK)
+      return status;
+  }
+  return flag ? tbeLaunchMasked(env, args, cfg, outStride, flag) : EMBRT_OK;
 }

@@ -39,6 +39,12 @@
 //     leave one group copying every row in turn). A feature's groups take
 //     runs of kPositionsPerRun ids of its range, grid-stride, and check its
 //     offsets a bag each in the same stride.
+//   - Offsets read as a mask (embrtTbeArgs::maskedOffsets) run here when
+//     they are valid by the usual rules; a flag in the workspace, set on the
+//     stream by kernels/tbe_masked.cu's check, makes every CTA return at
+//     once when they are not (Shared::maskFlag: one load a thread, the same
+//     word for all), and kernels/tbe_masked.cu's kernel computes the lookup
+//     instead.
 // Accumulation is f32 for f16/bf16 tables and f64 for f32 tables.
 //
 //===----------------------------------------------------------------------===//
@@ -227,6 +233,10 @@ struct Shared {
   unsigned char outF32;     ///< output is f32 (else the table dtype)
   unsigned char hasPadding;
   unsigned char outBf16; ///< packed rows: the 16-bit output is bf16, not f16
+  /// Offsets read as a mask (embrtTbeArgs::maskedOffsets): a word of the
+  /// workspace that is nonzero when they are not valid by the usual rules
+  /// (kernels/tbe_masked.cu); NULL for the usual lookup.
+  const unsigned *maskFlag;
 };
 
 template <int kCap> struct Params {
@@ -1347,6 +1357,9 @@ __global__ void __launch_bounds__(kMaxThreads, Format<T>::kPacked
                                                    : kMinBlocks)
     tbeForwardKernel(const __grid_constant__ Params<kCap> p) {
   const Shared &s = p.s;
+  // Masked offsets that are not valid: kernels/tbe_masked.cu's lookup.
+  if (s.maskFlag && __ldg(s.maskFlag))
+    return;
   const FeatureMeta *global = s.metaGlobal;
   const int cta = (int)blockIdx.x;
 
@@ -1611,16 +1624,25 @@ long long buildMeta(const embrtTbeArgs *a, const TbeConfig *cfg,
 
 template <int kCap> using Kernel = void (*)(Params<kCap>);
 
-/// Launches the kernel `choose` picks (from `which`, the stage rows and the
-/// way ids are read) for the features of launch `which` (launchesBefore).
-template <int kCap>
-embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
-                   const TbeConfig *cfg, long long outStride, int which,
-                   Kernel<kCap> (*choose)(const embrtTbeArgs *a, int which,
-                                          int rows, int ids)) {
-  cudaStream_t stream = static_cast<cudaStream_t>(env->stream);
-  Params<kCap> p;
-  Shared &s = p.s;
+/// Workspace bytes of the launches' metadata beyond kLargeCap features (each
+/// launch's after the launches' before it), 0 within.
+inline size_t stagedMetaBytes(const embrtTbeArgs *a) {
+  return a->numFeatures > kLargeCap
+             ? (size_t)launchesBefore(a, EMBRT_PRECISION_FP8 + 1) *
+                   (size_t)a->numFeatures * sizeof(FeatureMeta)
+             : 0;
+}
+
+/// Masked offsets (embrtTbeArgs::maskedOffsets): the workspace holds their
+/// flag (Shared::maskFlag), 4 bytes in a slot of 16 after the metadata
+/// (stagedMetaBytes, a multiple of 32).
+constexpr size_t kMaskFlagBytes = 16;
+
+/// The arguments that all features of a launch share; `maskFlag` as
+/// Shared::maskFlag. The metadata is the caller's to place.
+inline void fillShared(const embrtLaunchEnv *env, const embrtTbeArgs *a,
+                       const TbeConfig *cfg, long long outStride,
+                       const unsigned *maskFlag, Shared &s) {
   s.indices = a->indices;
   s.offsets = a->offsets;
   s.weights = a->perSampleWeights;
@@ -1647,6 +1669,22 @@ embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
   s.outF32 = a->outputDtype == EMBRT_F32;
   s.outBf16 = a->outputDtype == EMBRT_BF16;
   s.hasPadding = a->hasPaddingIdx != 0;
+  s.maskFlag = maskFlag;
+}
+
+/// Launches the kernel `choose` picks (from `which`, the stage rows and the
+/// way ids are read) for the features of launch `which` (launchesBefore);
+/// `maskFlag` as Shared::maskFlag.
+template <int kCap>
+embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
+                   const TbeConfig *cfg, long long outStride, int which,
+                   Kernel<kCap> (*choose)(const embrtTbeArgs *a, int which,
+                                          int rows, int ids),
+                   const unsigned *maskFlag) {
+  cudaStream_t stream = static_cast<cudaStream_t>(env->stream);
+  Params<kCap> p;
+  Shared &s = p.s;
+  fillShared(env, a, cfg, outStride, maskFlag, s);
 
   long long ctas;
   if (a->numFeatures <= kCap) {
@@ -1722,9 +1760,24 @@ embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
 
 /// The launches of the features of `args` whose tables are quantized, one a
 /// precision (kernels/tbe_quantized.cu; embrtCudaLaunchTbeForward calls it
-/// after the dense features' launch, with its configuration and output
-/// stride).
+/// after the dense features' launch, with its configuration, output stride
+/// and mask flag, Shared::maskFlag).
 embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *args,
-                               const TbeConfig *cfg, long long outStride);
+                               const TbeConfig *cfg, long long outStride,
+                               const unsigned *maskFlag);
+
+/// Masked offsets (kernels/tbe_masked.cu), around the usual launches: first
+/// clears `maskFlag` (a word of the workspace) and launches the check that
+/// sets it when the offsets are not valid by the usual rules...
+embrtStatus tbeLaunchMaskCheck(embrtLaunchEnv *env, const embrtTbeArgs *args,
+                               unsigned *maskFlag);
+
+/// ... then, after the usual launches (whose CTAs return at once when it is
+/// set), the masked lookup's, one a row format, whose CTAs return at once
+/// when it is not. Beyond kLargeCap features each reads the metadata the
+/// usual launch of its row format left in the workspace.
+embrtStatus tbeLaunchMasked(embrtLaunchEnv *env, const embrtTbeArgs *args,
+                            const TbeConfig *cfg, long long outStride,
+                            const unsigned *maskFlag);
 
 #endif // EMB_KERNELS_TBE_FORWARD_CUH

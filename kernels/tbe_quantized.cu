@@ -42,7 +42,8 @@ Kernel<kCap> packedKernelFor(const embrtTbeArgs *a, int which, int rows,
 } // namespace
 
 embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *a,
-                               const TbeConfig *cfg, long long outStride) {
+                               const TbeConfig *cfg, long long outStride,
+                               const unsigned *maskFlag) {
   // A lane copies 16-byte (int2: 8-byte) chunks of the rows, which are
   // padded to EMBRT_QUANTIZED_ROW_ALIGNMENT bytes: the tables must start
   // at such a boundary too.
@@ -60,11 +61,12 @@ embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *a,
        ++which) {
     if (launchesBefore(a, which + 1) == launchesBefore(a, which))
       continue; // no feature of this precision
-    embrtStatus status = a->numFeatures <= kSmallCap
-                             ? launch<kSmallCap>(env, a, cfg, outStride, which,
-                                                 packedKernelFor<kSmallCap>)
-                             : launch<kLargeCap>(env, a, cfg, outStride, which,
-                                                 packedKernelFor<kLargeCap>);
+    embrtStatus status =
+        a->numFeatures <= kSmallCap
+            ? launch<kSmallCap>(env, a, cfg, outStride, which,
+                                packedKernelFor<kSmallCap>, maskFlag)
+            : launch<kLargeCap>(env, a, cfg, outStride, which,
+                                packedKernelFor<kLargeCap>, maskFlag);
     if (status != EMBRT_OK)
       return status;
   }

@@ -5,8 +5,8 @@
 // within one block when they agree on everything the TBE holds once:
 // B (offsets has B+1 entries, static), mode, weighted or not, the id type,
 // the table element type, the result element type, the per-sample weight
-// type, padding_idx and bounds_check (absent means "fatal"); mode "none" also
-// needs one D and static index counts.
+// type, padding_idx, bounds_check (absent means "fatal") and masked_offsets;
+// mode "none" also needs one D and static index counts.
 //
 // For a group of F bags (in block order, feature f = the f-th bag) it emits,
 // before the group's last bag:
@@ -84,6 +84,7 @@ typedef struct {
   bool hasPadding;
   int64_t padding;
   int64_t noneDim; ///< mode none: the common D; -1 otherwise
+  bool masked;     ///< masked_offsets
 } Key;
 
 /// One bag of a group.
@@ -113,7 +114,7 @@ static bool sameKey(const Key *a, const Key *b) {
           mlirTypeEqual(a->weightElement, b->weightElement)) &&
          a->hasPadding == b->hasPadding &&
          (!a->hasPadding || a->padding == b->padding) &&
-         a->noneDim == b->noneDim;
+         a->noneDim == b->noneDim && a->masked == b->masked;
 }
 
 static MlirType elementOf(MlirValue v) {
@@ -149,6 +150,8 @@ static bool describe(MlirOperation op, Key *key, Bag *bag) {
   key->weightElement =
       n == 4 ? elementOf(mlirOperationGetOperand(op, 3)) : (MlirType){NULL};
   key->hasPadding = embGetIntAttr(op, "padding_idx", &key->padding);
+  key->masked = !mlirAttributeIsNull(
+      mlirOperationGetAttributeByName(op, embStr(EMB_ATTR_MASKED_OFFSETS)));
   key->noneDim = -1;
   if (strcmp(key->mode, "none") == 0) {
     if (bag->numIndices < 0)
@@ -527,7 +530,7 @@ static MlirValue createTbe(Emitter *e, MlirValue *scratch,
     shape[1] = g->key.noneDim;
   }
   int32_t segments[] = {1, 1, (int32_t)numTables, weighted ? 1 : 0};
-  MlirNamedAttribute attrs[6];
+  MlirNamedAttribute attrs[7];
   intptr_t numAttrs = 0;
   attrs[numAttrs++] = embNamedAttr(
       e->ctx, "pooling", mlirStringAttrGet(e->ctx, embStr(g->key.mode)));
@@ -546,6 +549,9 @@ static MlirValue createTbe(Emitter *e, MlirValue *scratch,
     attrs[numAttrs++] =
         embNamedAttr(e->ctx, "bounds_check",
                      mlirStringAttrGet(e->ctx, embStr(g->key.boundsCheck)));
+  if (g->key.masked)
+    attrs[numAttrs++] =
+        embNamedAttr(e->ctx, EMB_ATTR_MASKED_OFFSETS, mlirUnitAttrGet(e->ctx));
   MlirType type = embTensorType(2, shape, g->key.resultElement);
   MlirOperation tbe =
       embCreateOp(e->before, e->loc, EMB_OP_TBE, 2 + numTables + weighted,

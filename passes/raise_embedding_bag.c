@@ -363,8 +363,11 @@ static void raiseSum(MlirOperation op) {
   MlirContext ctx = mlirOperationGetContext(op);
   MlirValue operands[] = {embSkipCasts(bag.weight), bag.indices,
                           extendOffsets(op, loc, &bag), bag.perSampleWeights};
+  // The body masks ids by their offsets: any offsets are valid
+  // (masked_offsets), as they are in the generic.
   MlirNamedAttribute attrs[] = {
       embNamedAttr(ctx, "mode", mlirStringAttrGet(ctx, embStr("sum"))),
+      embNamedAttr(ctx, EMB_ATTR_MASKED_OFFSETS, mlirUnitAttrGet(ctx)),
       embNamedAttr(
           ctx, "padding_idx",
           mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), bag.padding)),
@@ -373,7 +376,7 @@ static void raiseSum(MlirOperation op) {
   MlirValue sum = mlirOperationGetResult(
       embCreateOp(op, loc, EMB_OP_EMBEDDING_BAG,
                   mlirValueIsNull(bag.perSampleWeights) ? 3 : 4, operands,
-                  mlirValueGetType(result), bag.hasPadding ? 2 : 1, attrs),
+                  mlirValueGetType(result), bag.hasPadding ? 3 : 2, attrs),
       0);
   embReplaceAndErase(op, 0, sum);
 }
@@ -561,6 +564,15 @@ static void raiseMean(MlirOperation op) {
                    passName);
     return;
   }
+  if (!mlirAttributeIsNull(
+          mlirOperationGetAttributeByName(sum, embStr("bounds_check")))) {
+    // The mean's divisor counts every id; a sum that skips some is not it.
+    embEmitRemarkf(loc,
+                   "%s: a mean of a sum with bounds_check would skip ids "
+                   "its divisor counts",
+                   passName);
+    return;
+  }
   if (mlirOperationGetNumOperands(sum) != 3 ||
       !mlirAttributeIsNull(
           mlirOperationGetAttributeByName(sum, embStr("padding_idx")))) {
@@ -590,12 +602,20 @@ static void raiseMean(MlirOperation op) {
   MlirValue operands[] = {mlirOperationGetOperand(sum, 0),
                           mlirOperationGetOperand(sum, 1),
                           mlirOperationGetOperand(sum, 2)};
-  MlirNamedAttribute attr =
-      embNamedAttr(ctx, "mode", mlirStringAttrGet(ctx, embStr("mean")));
+  // The mean divides by max(hi - lo, 1) of the offsets as they are, which
+  // is masked_offsets' mean; a sum without the mask checks its offsets, and
+  // so does its mean.
+  MlirAttribute masked =
+      mlirOperationGetAttributeByName(sum, embStr(EMB_ATTR_MASKED_OFFSETS));
+  MlirNamedAttribute attrs[] = {
+      embNamedAttr(ctx, "mode", mlirStringAttrGet(ctx, embStr("mean"))),
+      embNamedAttr(ctx, EMB_ATTR_MASKED_OFFSETS, mlirUnitAttrGet(ctx)),
+  };
   MlirValue result = mlirOperationGetResult(op, 0);
   MlirValue mean = mlirOperationGetResult(
       embCreateOp(op, loc, EMB_OP_EMBEDDING_BAG, 3, operands,
-                  mlirValueGetType(result), 1, &attr),
+                  mlirValueGetType(result), mlirAttributeIsNull(masked) ? 1 : 2,
+                  attrs),
       0);
   embReplaceAndErase(op, 0, mean);
   embEraseUnused(sum);

@@ -301,6 +301,16 @@ static bool readSharded(MlirOperation op, int64_t rank, Sharded *s) {
                     passName);
       return false;
     }
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(
+            op, embStr(EMB_ATTR_MASKED_OFFSETS)))) {
+      // The input dist buckets bags by valid offsets; a mask has none.
+      embEmitErrorf(s->loc,
+                    "%s: an 'emb.tbe' with masked_offsets is not sharded: "
+                    "its input dist needs offsets that start at 0 and never "
+                    "decrease",
+                    passName);
+      return false;
+    }
     if (mlirDenseI32ArrayGetElement(seg, 3) != 0)
       s->psw = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
   }

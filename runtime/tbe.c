@@ -105,6 +105,29 @@ static embrtStatus checkTablePrecision(embrtContext *ctx, const char *op,
                          1);
 }
 
+/// What a lookup with maskedOffsets admits (embrtTbeArgs::maskedOffsets).
+static embrtStatus checkMaskedOffsets(embrtContext *ctx, const char *op,
+                                      const embrtTbeArgs *args) {
+  if (!args->maskedOffsets)
+    return EMBRT_OK;
+  if (args->pooling == EMBRT_POOLING_NONE)
+    return embrtInvalid(ctx, "%s: maskedOffsets needs pooling SUM or MEAN", op);
+  if (args->numFeatures > 1 && !args->featureEnds)
+    return embrtInvalid(ctx,
+                        "%s: maskedOffsets with %lld features needs "
+                        "featureEnds (where each feature's ids are)",
+                        op, (long long)args->numFeatures);
+  if (args->pooling == EMBRT_POOLING_MEAN &&
+      (args->hasPaddingIdx || (args->boundsCheck != EMBRT_BOUNDS_FATAL &&
+                               args->boundsCheck != EMBRT_BOUNDS_NONE)))
+    return embrtInvalid(ctx,
+                        "%s: maskedOffsets with pooling MEAN takes no "
+                        "paddingIdx and boundsCheck FATAL or NONE only (its "
+                        "divisor counts every id of the bag)",
+                        op);
+  return EMBRT_OK;
+}
+
 embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
                                 const embrtTbeArgs *args, embrtCheckMode mode,
                                 int withOutput) {
@@ -188,6 +211,7 @@ embrtStatus embrtCheckTbeLookup(embrtContext *ctx, const char *op,
   if (args->featureEnds && F > INT64_MAX / 2)
     return embrtInvalid(ctx, "%s: numFeatures is too large for featureEnds",
                         op);
+  EMBRT_TRY(checkMaskedOffsets(ctx, op, args));
   if (mode == EMBRT_CHECK_SHAPES)
     return EMBRT_OK;
   EMBRT_TRY(
@@ -306,6 +330,7 @@ void embrtEmbeddingBagToTbe(const embrtEmbeddingBagArgs *bag,
   a->configId = bag->configId;
   a->workspace = bag->workspace;
   a->workspaceBytes = bag->workspaceBytes;
+  a->maskedOffsets = bag->maskedOffsets;
 }
 
 void embrtTbeToEmbeddingBag(const embrtTbeArgs *tbe,
@@ -333,6 +358,7 @@ void embrtTbeToEmbeddingBag(const embrtTbeArgs *tbe,
   bag->configId = tbe->configId;
   bag->workspace = tbe->workspace;
   bag->workspaceBytes = tbe->workspaceBytes;
+  bag->maskedOffsets = tbe->maskedOffsets;
 }
 
 embrtStatus embrtEmbeddingBagWorkspaceSize(embrtContext *ctx,
@@ -356,6 +382,7 @@ embrtStatus embrtEmbeddingBag(embrtContext *ctx,
                                          EMBRT_CHECK_CALL, 1));
   embrtSingleTableTbe tbe = {0};
   embrtEmbeddingBagToTbe(args, &tbe);
+  EMBRT_TRY(checkMaskedOffsets(ctx, "embedding_bag", &tbe.args));
   return runTbe(ctx, "embedding_bag", &tbe.args);
 }
 
@@ -392,6 +419,7 @@ static embrtTbeArgs decodeTbe(const int64_t *attrs, void *const *buffers,
   a.configId = attrs[EMB_ABI_TBE_CONFIG_ID];
   a.numTables = numTables;
   a.numFeatures = attrs[EMB_ABI_TBE_NUM_FEATURES];
+  a.maskedOffsets = (int)attrs[EMB_ABI_TBE_MASKED_OFFSETS];
   a.featureTables = attrs + EMB_ABI_TBE_FEATURE_TABLES;
   if (attrs[EMB_ABI_TBE_PRECISIONS])
     a.tablePrecisions = attrs + EMB_ABI_TBE_FEATURE_TABLES + a.numFeatures;
@@ -553,6 +581,11 @@ int64_t embrtCompiledTbeWorkspace(embrtContext *ctx, const int64_t *attrs,
     embrtTbeToEmbeddingBag(&a, &bag);
     status = embrtEmbeddingBagWorkspaceSize(ctx, &bag, &bytes);
   } else {
+    // The feature ends as the call splits them (masked offsets need them).
+    int64_t lookupDims[EMB_ABI_TBE_DIM_TABLES];
+    if (attrs[EMB_ABI_TBE_FEATURE_ENDS] &&
+        !splitFeatureEnds(ctx, &a, dims, lookupDims))
+      return 0;
     status = embrtTbeWorkspaceSize(ctx, &a, &bytes);
   }
   return status == EMBRT_OK ? (int64_t)bytes : 0;

@@ -248,6 +248,11 @@ static embrtStatus checkTbeBackward(embrtContext *ctx,
                         "%s: lookup.featureEnds must be NULL (feature ends "
                         "are the forward's)",
                         op);
+  if (args->lookup.maskedOffsets)
+    return embrtInvalid(ctx,
+                        "%s: lookup.maskedOffsets must be 0 (masked offsets "
+                        "are the forward's)",
+                        op);
   return checkBackwardFields(ctx, op, args, mode);
 }
 

@@ -383,6 +383,39 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
 
   auto r = timeApi(-1);
   emit("emb", tbeGetConfig(autoConfig)->name, r.first, r.second);
+  if (strncmp(sh.name, "probe", 5) && !sh.meanPad) {
+    // The same lookup with feature ends (as emb-batch-tables makes it), then
+    // with masked offsets too (emb-raise-embedding-bag's bags, batched):
+    // what the mask's check costs on valid offsets (impls "emb ends" and
+    // "emb masked").
+    std::vector<int64_t> ends(2 * T);
+    for (int64_t f = 0; f < T; ++f) {
+      ends[f] = offs[(f + 1) * B];
+      ends[T + f] = offs[(f + 1) * B] - offs[f * B];
+    }
+    void *dEnds = nullptr, *dWork = nullptr;
+    CUDA_CHECK(cudaMalloc(&dEnds, ends.size() * sizeof(int64_t)));
+    CUDA_CHECK(cudaMemcpy(dEnds, ends.data(), ends.size() * sizeof(int64_t),
+                          cudaMemcpyHostToDevice));
+    embrtTbeArgs plain = a;
+    a.featureEnds = dEnds;
+    r = timeApi(-1);
+    emit("emb ends", tbeGetConfig(autoConfig)->name, r.first, r.second);
+    a.maskedOffsets = 1;
+    size_t workBytes = 0;
+    if (embrtTbeWorkspaceSize(ctx, &a, &workBytes) != EMBRT_OK) {
+      fprintf(stderr, "%s: %s\n", sh.name, embrtContextGetLastError(ctx));
+      exit(3);
+    }
+    CUDA_CHECK(cudaMalloc(&dWork, workBytes));
+    a.workspace = dWork;
+    a.workspaceBytes = workBytes;
+    r = timeApi(-1);
+    emit("emb masked", tbeGetConfig(autoConfig)->name, r.first, r.second);
+    a = plain;
+    CUDA_CHECK(cudaFree(dEnds));
+    CUDA_CHECK(cudaFree(dWork));
+  }
   if (!strncmp(sh.name, "probe", 5) || (sh.meanPad && D == 32 && L == 1)) {
     // The same launch with L2 and the TLBs warm (no flush).
     timer.flushOn = false;

@@ -252,6 +252,8 @@ enum {
   /// 1: T entries follow the feature tables, table t's embrtTablePrecision
   /// (embrtTbeArgs::tablePrecisions); 0: every table is dense
   EMB_ABI_TBE_PRECISIONS,
+  /// 1: the offsets are a mask (embrtTbeArgs::maskedOffsets)
+  EMB_ABI_TBE_MASKED_OFFSETS,
   EMB_ABI_TBE_FEATURE_TABLES, ///< F entries follow
 };
 enum {

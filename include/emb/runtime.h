@@ -286,8 +286,8 @@ embrtStatus embrtMemset(embrtContext *ctx, void *dst, int value, size_t bytes);
 //     during a capture that first call fails (EMBRT_INVALID_ARGUMENT). Run
 //     the call once on the context before capturing it (a warm-up);
 //   - stage metadata through host memory: a CUDA TBE with more features than
-//     the forward kernel's parameter block holds (embrtTbeWorkspaceSize is
-//     nonzero), and a TBE backward with more than 64 tables or 256 features,
+//     the forward kernel's parameter block holds (more than 1000), and a TBE
+//     backward with more than 64 tables or 256 features,
 //     answer EMBRT_UNSUPPORTED during a capture.
 // A failure during a capture is recorded on the context as usual (sticky);
 // embrtContextEndCapture then discards the graph and reports it. Device-side
@@ -442,6 +442,27 @@ typedef struct embrtTbeArgs {
   /// 16 bytes at a time; EMBRT_INVALID_ARGUMENT otherwise). The backward
   /// takes only dense tables.
   const int64_t *tablePrecisions;
+  /// Nonzero: the offsets are read as a mask, as torch-mlir's lowering of
+  /// embedding_bag computes a bag (emb.embedding_bag's `masked_offsets`),
+  /// and any offsets are valid. Bag b of a feature holds the feature's ids
+  /// at the positions j with lo <= j < hi, lo and hi its two offsets as the
+  /// feature's own bag had them: a bag may be empty, overlap another, or
+  /// leave ids in no bag. Every id of a feature is checked against its table
+  /// (boundsCheck), in a bag or not, as the mask's reads are. With
+  /// featureEnds, feature f's positions are indices[featureEnds[f-1] :
+  /// featureEnds[f]] numbered from 0, its offsets offsets[f*B .. f*B+B-1]
+  /// less featureEnds[f-1] and then featureEnds[F + f] (wrapping in the
+  /// offsets' width, which undoes emb-batch-tables' shift exactly);
+  /// without, the lookup's positions and offsets as they are. MEAN divides
+  /// a bag's sum by max(hi - lo, 1) (hi - lo wrapping in the offsets'
+  /// width), which is the count of its ids when the offsets are valid; it
+  /// takes no paddingIdx, and boundsCheck FATAL or NONE only (no id is
+  /// skipped). Only SUM and MEAN pooling, one feature or
+  /// featureEnds (so that every position has a feature); no backward takes
+  /// it (EMBRT_INVALID_ARGUMENT otherwise).
+  /// Offsets that are valid (as above without it) run the usual lookup; the
+  /// others a slower one.
+  int maskedOffsets;
 } embrtTbeArgs;
 
 /// Bytes of workspace embrtTbeForward needs for `args` (the workspace fields
@@ -522,6 +543,7 @@ typedef struct embrtEmbeddingBagArgs {
   int64_t configId;
   void *workspace;
   size_t workspaceBytes;
+  int maskedOffsets; ///< as embrtTbeArgs::maskedOffsets
 } embrtEmbeddingBagArgs;
 
 embrtStatus embrtEmbeddingBagWorkspaceSize(embrtContext *ctx,

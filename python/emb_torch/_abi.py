@@ -30,7 +30,7 @@ class TbeArgs(ctypes.Structure):
                 ("paddingIdx", ctypes.c_int64), ("hasPaddingIdx", ctypes.c_int), ("output", _p),
                 ("outputDtype", ctypes.c_int), ("configId", ctypes.c_int64), ("workspace", _p),
                 ("workspaceBytes", ctypes.c_size_t), ("featureEnds", _p),
-                ("tablePrecisions", _i64p)]
+                ("tablePrecisions", _i64p), ("maskedOffsets", ctypes.c_int)]
 
 
 class TbeBackwardArgs(ctypes.Structure):

@@ -43,6 +43,11 @@ void embrtCpuDescribeBadId(char *buffer, size_t size, const char *op,
                            int64_t feature, int64_t bag, int64_t id,
                            int64_t table, int64_t rows, int64_t position);
 
+/// Adds `count` ids skipped under EMBRT_BOUNDS_WARNING to the context's
+/// count and notes them, `where` describing the first.
+void embrtCpuNoteSkippedIds(embrtContext *ctx, const char *op, int64_t count,
+                            const char *where);
+
 // Communicators of one rank (cpu/collectives.c).
 embrtStatus embrtCpuCommGetUniqueId(embrtCommId *out);
 embrtStatus embrtCpuCommInit(embrtContext *ctx, const embrtCommId *id);

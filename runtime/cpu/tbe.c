@@ -9,6 +9,10 @@
 // and under EMBRT_BOUNDS_FATAL the first out-of-range id (lowest feature,
 // bag, position). On EMBRT_OUT_OF_RANGE the output is untouched.
 //
+// With maskedOffsets, any offsets are valid: a bag is the positions its
+// offsets mask (embrtTbeArgs::maskedOffsets), every id is checked, and a
+// mean divides by the offsets' difference.
+//
 // An id equal to paddingIdx contributes nothing and is not counted (not an
 // error, not part of a mean). An out-of-range id contributes nothing in
 // every mode; under EMBRT_BOUNDS_NONE the caller promised there are none,
@@ -187,6 +191,15 @@ void embrtCpuDescribeBadId(char *buffer, size_t size, const char *op,
              (long long)table, (long long)rows, (long long)position);
 }
 
+void embrtCpuNoteSkippedIds(embrtContext *ctx, const char *op, int64_t count,
+                            const char *where) {
+  ctx->invalidIdCount += count;
+  embrtSetNote(ctx,
+               "%s: skipped %lld ids outside their tables (bounds check "
+               "warning); the first: %s",
+               op, (long long)count, where);
+}
+
 /// Visits every id in feature/bag order and notes the out-of-range ones.
 static void scanIds(const embrtTbeArgs *args, BadId *bad) {
   int64_t B = args->batchSize;
@@ -253,18 +266,17 @@ static int summedInF32(const embrtTbeArgs *args, int64_t t) {
   return embrtCpuAccumulatesInF32(args->tableDtype);
 }
 
-/// Pools bag b of feature f into output[outputBase : outputBase + D]. The
-/// rows of a biasApart table add their products to the elements and their
-/// biases to one sum, added to every element at the end (each step rounded
-/// to f32).
-static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
-                    void *output, int64_t outputBase) {
+/// Pools the ids at positions [begin, end) of feature f into
+/// output[outputBase : outputBase + D]. The rows of a biasApart table add
+/// their products to the elements and their biases to one sum, added to
+/// every element at the end (each step rounded to f32). A mean divides by
+/// `divisor`, or by the count of the ids that contributed when it is 0.
+static void poolRange(const embrtTbeArgs *args, int64_t f, int64_t begin,
+                      int64_t end, double divisor, void *output,
+                      int64_t outputBase) {
   int64_t t = args->featureTables[f];
   int64_t rows = args->tableRows[t], D = args->tableDims[t];
   int inF32 = summedInF32(args, t), apart = biasApart(args, t);
-  int64_t slot = f * args->batchSize + b;
-  int64_t begin = embrtLoadIndex(args->offsets, args->offsetDtype, slot);
-  int64_t end = embrtLoadIndex(args->offsets, args->offsetDtype, slot + 1);
 
   double acc[EMBRT_MAX_TABLE_DIM], row[EMBRT_MAX_TABLE_DIM];
   for (int64_t d = 0; d < D; ++d)
@@ -288,10 +300,132 @@ static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
   }
   for (int64_t d = 0; d < D; ++d) {
     double value = apart ? embrtCpuAccumulate(acc[d], 1.0, biasSum, 1) : acc[d];
-    if (args->pooling == EMBRT_POOLING_MEAN) // no counted id: zeros
+    if (args->pooling == EMBRT_POOLING_MEAN && divisor > 0.0)
+      value /= divisor;
+    else if (args->pooling == EMBRT_POOLING_MEAN) // no counted id: zeros
       value = count > 0 ? value / (double)count : 0.0;
     embrtCpuStore(output, args->outputDtype, outputBase + d, value);
   }
+}
+
+/// Pools bag b of feature f (its ids indices[offsets[f*B+b] :
+/// offsets[f*B+b+1]]) into output[outputBase : outputBase + D].
+static void poolBag(const embrtTbeArgs *args, int64_t f, int64_t b,
+                    void *output, int64_t outputBase) {
+  int64_t slot = f * args->batchSize + b;
+  poolRange(args, f, embrtLoadIndex(args->offsets, args->offsetDtype, slot),
+            embrtLoadIndex(args->offsets, args->offsetDtype, slot + 1), 0.0,
+            output, outputBase);
+}
+
+//===----------------------------------------------------------------------===//
+// Masked offsets (embrtTbeArgs::maskedOffsets)
+//===----------------------------------------------------------------------===//
+
+/// `a - b` wrapping in the offsets' width (`dt`): the difference of two
+/// offsets as the model computed it.
+static int64_t wrappingDifference(int64_t a, int64_t b, embrtDtype dt) {
+  uint64_t d = (uint64_t)a - (uint64_t)b;
+  return dt == EMBRT_I32 ? (int64_t)(int32_t)(uint32_t)d : (int64_t)d;
+}
+
+/// Where feature f's ids start in `indices` (0 without feature ends).
+static int64_t featureStart(const embrtTbeArgs *args, int64_t f) {
+  return args->featureEnds && f > 0
+             ? embrtLoadIndex(args->featureEnds, args->offsetDtype, f - 1)
+             : 0;
+}
+
+/// Where feature f's ids end in `indices`.
+static int64_t featureEnd(const embrtTbeArgs *args, int64_t f) {
+  return args->featureEnds
+             ? embrtLoadIndex(args->featureEnds, args->offsetDtype, f)
+             : args->numIndices;
+}
+
+/// Offset k (0..B) of feature f in its own numbers, as its bag had it.
+static int64_t maskedOffset(const embrtTbeArgs *args, int64_t f, int64_t k) {
+  int64_t B = args->batchSize;
+  embrtDtype dt = args->offsetDtype;
+  if (args->featureEnds && k == B)
+    return embrtLoadIndex(args->featureEnds, dt, args->numFeatures + f);
+  int64_t raw = embrtLoadIndex(args->offsets, dt, f * B + k);
+  return wrappingDifference(raw, featureStart(args, f), dt);
+}
+
+/// The lookup under masked offsets: every id of every feature is checked
+/// (in a bag or not), then bag b of feature f pools the feature's positions
+/// j with lo <= j < hi, clamped to the feature's ids.
+static embrtStatus maskedForward(embrtContext *ctx, const char *op,
+                                 const embrtTbeArgs *args) {
+  int64_t F = args->numFeatures, B = args->batchSize;
+  if (args->featureEnds) {
+    // Where the features' ids end is emb's own layout, not the model's
+    // offsets: checked as ever.
+    int64_t start = 0;
+    for (int64_t f = 0; f < F; ++f) {
+      int64_t end = featureEnd(args, f);
+      if (end < start || end > args->numIndices ||
+          (f + 1 == F && end != args->numIndices))
+        return embrtSetError(
+            ctx, EMBRT_OUT_OF_RANGE,
+            "%s: featureEnds[%lld] is %lld, outside %lld..%lld (the "
+            "features' ids end in order, the last at numIndices %lld)",
+            op, (long long)f, (long long)end, (long long)start,
+            (long long)args->numIndices, (long long)args->numIndices);
+      start = end;
+    }
+  }
+  int64_t badCount = 0;
+  char where[160] = "";
+  if (args->boundsCheck == EMBRT_BOUNDS_FATAL ||
+      args->boundsCheck == EMBRT_BOUNDS_WARNING) {
+    for (int64_t f = 0; f < F; ++f) {
+      int64_t t = args->featureTables[f], rows = args->tableRows[t];
+      for (int64_t i = featureStart(args, f); i < featureEnd(args, f); ++i) {
+        int64_t id = embrtLoadIndex(args->indices, args->indexDtype, i);
+        if (classify(args, id, rows) != ID_OUT_OF_RANGE || badCount++ > 0)
+          continue;
+        if (strncmp(op, "embedding_bag", strlen("embedding_bag")) == 0)
+          snprintf(where, sizeof where,
+                   "id %lld is outside weight (%lld rows), at indices[%lld]",
+                   (long long)id, (long long)rows, (long long)i);
+        else
+          snprintf(where, sizeof where,
+                   "feature %lld: id %lld is outside table %lld (%lld rows), "
+                   "at indices[%lld]",
+                   (long long)f, (long long)id, (long long)t, (long long)rows,
+                   (long long)i);
+      }
+    }
+  }
+  if (badCount > 0 && args->boundsCheck == EMBRT_BOUNDS_FATAL)
+    return embrtSetError(ctx, EMBRT_OUT_OF_RANGE, "%s: %s", op, where);
+
+  int64_t rowWidth = 0;
+  for (int64_t f = 0; f < F; ++f)
+    rowWidth += args->tableDims[args->featureTables[f]];
+  int64_t column = 0;
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t start = featureStart(args, f);
+    int64_t count = featureEnd(args, f) - start;
+    int64_t lo = maskedOffset(args, f, 0);
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t hi = maskedOffset(args, f, b + 1);
+      int64_t begin = lo < 0 ? 0 : lo > count ? count : lo;
+      int64_t end = hi < begin ? begin : hi > count ? count : hi;
+      int64_t length = wrappingDifference(hi, lo, args->offsetDtype);
+      poolRange(args, f, start + begin, start + end,
+                length > 1 ? (double)length : 1.0, args->output,
+                b * rowWidth + column);
+      lo = hi;
+    }
+    column += args->tableDims[args->featureTables[f]];
+  }
+  if (badCount > 0) { // EMBRT_BOUNDS_WARNING
+    embrtCpuNoteSkippedIds(ctx, op, badCount, where);
+  }
+  return EMBRT_OK;
 }
 
 /// Copies the rows of the ids of feature f to their output rows (zeros for
@@ -317,6 +451,8 @@ static void copyRows(const embrtTbeArgs *args, int64_t f) {
 
 embrtStatus embrtCpuTbeForward(embrtContext *ctx, const char *op,
                                const embrtTbeArgs *args) {
+  if (args->maskedOffsets)
+    return maskedForward(ctx, op, args);
   embrtStatus status = embrtCpuCheckTbeOffsets(ctx, op, args);
   if (status != EMBRT_OK)
     return status;
@@ -348,11 +484,7 @@ embrtStatus embrtCpuTbeForward(embrtContext *ctx, const char *op,
   }
 
   if (bad.count > 0) { // EMBRT_BOUNDS_WARNING
-    ctx->invalidIdCount += bad.count;
-    embrtSetNote(ctx,
-                 "%s: skipped %lld ids outside their tables (bounds check "
-                 "warning); the first: %s",
-                 op, (long long)bad.count, where);
+    embrtCpuNoteSkippedIds(ctx, op, bad.count, where);
   }
   return EMBRT_OK;
 }

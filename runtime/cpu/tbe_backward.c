@@ -362,11 +362,7 @@ embrtStatus embrtCpuTbeBackward(embrtContext *ctx, const char *op,
   }
 
   if (badCount > 0 && l->boundsCheck == EMBRT_BOUNDS_WARNING) {
-    ctx->invalidIdCount += badCount;
-    embrtSetNote(ctx,
-                 "%s: skipped %lld ids outside their tables (bounds check "
-                 "warning); the first: %s",
-                 op, (long long)badCount, where);
+    embrtCpuNoteSkippedIds(ctx, op, badCount, where);
   }
   return EMBRT_OK;
 }

@@ -75,13 +75,20 @@ static embrtStatus tbeForward(embrtContext *ctx, const char *op,
     rows = args->numIndices;
     width = args->numFeatures > 0 ? args->tableDims[args->featureTables[0]] : 0;
   }
-  if (rows == 0 || width == 0)
+  // Masked offsets check every id of a feature, in a bag or not: even a
+  // lookup of no bags (kernels/tbe_masked.cu).
+  int idsOnly = args->maskedOffsets && args->numIndices > 0;
+  if (width == 0 || (rows == 0 && !idsOnly))
     return EMBRT_OK;
   if (ctx->capturing) {
-    // A workspace means metadata staged through host memory (kernels/tbe.cu),
-    // freed before the call returns: a replay would read it after that.
+    // The workspace of a lookup whose offsets are not masked is metadata
+    // staged through host memory (kernels/tbe.cu), freed before the call
+    // returns: a replay would read it after that. Masked offsets add a flag
+    // the device writes, which a graph captures.
+    embrtTbeArgs plain = *args;
+    plain.maskedOffsets = 0;
     size_t staged = 0;
-    EMBRT_TRY(tbeWorkspaceSize(ctx, args, &staged));
+    EMBRT_TRY(tbeWorkspaceSize(ctx, &plain, &staged));
     if (staged > 0)
       return embrtSetError(ctx, EMBRT_UNSUPPORTED,
                            "%s: %lld features are more than the kernel's "

@@ -198,3 +198,39 @@ func.func @f(%w: tensor<1000x64xf16>, %i: tensor<8xi64>, %o: tensor<3xi64>, %p: 
   %0 = "emb.embedding_bag"(%w, %i, %o, %p, %p) {mode = "sum"} : (tensor<1000x64xf16>, tensor<8xi64>, tensor<3xi64>, tensor<8xf16>, tensor<8xf16>) -> tensor<2x64xf16>
   return %0 : tensor<2x64xf16>
 }
+
+// -----
+
+// masked_offsets is a unit attribute.
+func.func @f(%w: tensor<100x16xf32>, %i: tensor<8xi64>, %o: tensor<3xi64>) -> tensor<2x16xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.embedding_bag' op attribute 'masked_offsets' must be a unit attribute, got true
+  %0 = "emb.embedding_bag"(%w, %i, %o) {mode = "sum", masked_offsets = true} : (tensor<100x16xf32>, tensor<8xi64>, tensor<3xi64>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
+// masked_offsets pools: a mask of mode none would have no bags to read.
+func.func @f(%w: tensor<100x16xf32>, %i: tensor<8xi64>, %o: tensor<3xi64>) -> tensor<8x16xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.embedding_bag' op masked_offsets needs mode sum or mean, got mode none
+  %0 = "emb.embedding_bag"(%w, %i, %o) {mode = "none", masked_offsets} : (tensor<100x16xf32>, tensor<8xi64>, tensor<3xi64>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// A masked mean divides by the offsets' difference, which counts padding ids.
+func.func @f(%w: tensor<100x16xf32>, %i: tensor<8xi64>, %o: tensor<3xi64>) -> tensor<2x16xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.embedding_bag' op masked_offsets with mode mean takes no padding_idx (the mean divides by the offsets' difference)
+  %0 = "emb.embedding_bag"(%w, %i, %o) {mode = "mean", padding_idx = 0 : i64, masked_offsets} : (tensor<100x16xf32>, tensor<8xi64>, tensor<3xi64>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
+// ... and ids a "warning" bounds check would skip.
+func.func @f(%w: tensor<100x16xf32>, %i: tensor<8xi64>, %o: tensor<3xi64>) -> tensor<2x16xf32> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.embedding_bag' op masked_offsets with mode mean needs bounds_check "fatal" or "none", got "warning" (the mean divides by the offsets' difference, which counts every id)
+  %0 = "emb.embedding_bag"(%w, %i, %o) {mode = "mean", bounds_check = "warning", masked_offsets} : (tensor<100x16xf32>, tensor<8xi64>, tensor<3xi64>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}

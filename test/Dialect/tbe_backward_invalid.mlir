@@ -663,3 +663,13 @@ func.func @f(%idx: tensor<8xi64>, %off: tensor<5xi64>, %t0: tensor<100x16xf32>, 
   %new:3 = "emb.tbe_backward"(%idx, %off, %h0, %grad, %sm, %ss, %hyper) {optimizer = "rowwise_adagrad", pooling = "sum", feature_tables = array<i64: 0>, momentum1_precision = "fp8_e4m3", operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 2, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 2, 0>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle, tensor<4x16xf32>, !emb.state_handle, !emb.state_handle, tensor<5xf32>) -> (!emb.table_handle, !emb.state_handle, !emb.state_handle)
   return %ms : tensor<1xf32>
 }
+
+// -----
+
+// masked_offsets is the forward's: a backward's offsets are valid ones.
+func.func @f(%ids: tensor<4xi64>, %offsets: tensor<3xi64>, %t0: tensor<5x2xf32>, %grad: tensor<2x2xf32>, %hyper: tensor<5xf32>) {
+  // CHECK: [[@LINE+2]]:10: error: 'emb.tbe_backward' op masked_offsets is an attribute of 'emb.embedding_bag' and 'emb.tbe' only
+  %h0 = "emb.table"(%t0) : (tensor<5x2xf32>) -> !emb.table_handle
+  %new = "emb.tbe_backward"(%ids, %offsets, %h0, %grad, %hyper) {optimizer = "sgd", pooling = "sum", feature_tables = array<i64: 0>, masked_offsets, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4xi64>, tensor<3xi64>, !emb.table_handle, tensor<2x2xf32>, tensor<5xf32>) -> !emb.table_handle
+  return
+}

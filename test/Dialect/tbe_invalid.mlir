@@ -303,3 +303,14 @@ func.func @f(%t0: tensor<100x8xf16>) {
   %h = "emb.table"(%t0) : (tensor<100x8xf16>) -> tensor<100x8xf16>
   return
 }
+
+// -----
+
+// masked_offsets over several features needs feature_ends: each position
+// must have a feature, and plain offsets cannot say where one's ids end.
+func.func @f(%i: tensor<8xi64>, %o: tensor<5xi64>, %t0: tensor<100x16xf16>) -> tensor<2x32xf16> {
+  // CHECK: [[@LINE+2]]:8: error: 'emb.tbe' op masked_offsets with 2 features needs feature_ends (where each feature's ids are)
+  %h0 = "emb.table"(%t0) : (tensor<100x16xf16>) -> !emb.table_handle
+  %0 = "emb.tbe"(%i, %o, %h0) {pooling = "sum", feature_tables = array<i64: 0, 0>, masked_offsets, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<8xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<2x32xf16>
+  return %0 : tensor<2x32xf16>
+}

@@ -31,6 +31,22 @@
 // reciprocal, the CPU divides in double); f16 and bf16 output within 1 ulp
 // of the output dtype, plus that f32 margin for sums that cancel.
 //
+// Offsets read as a mask (embrtTbeArgs::maskedOffsets, kernels/tbe_masked.cu):
+// valid ones (the usual kernels' lookup) and every kind of invalid ones
+// (MaskKind: random, a first offset above or below 0, decreasing and
+// overlapping, past the ids, the width's extremes, a last offset short of
+// the ids), one feature and several with feature ends (each feature's own
+// offsets shifted by where its ids start, wrapping in the offsets' width, as
+// emb-batch-tables shifts them), sum and mean, weighted and not, padding
+// ids, every table type, int4, fp8 and all precisions in one lookup, i32 and
+// i64 ids and offsets, rows of several column passes, 40 and 1100 features,
+// inside a graph capture; bounds fatal with one id out of range in no bag
+// (an error on both backends) or in one (the device names the first bag
+// that holds it, -1 for none), warning (each id out of range counted once,
+// in a bag or not, however many bags hold it: the count must equal the
+// CPU's and the number of such ids) and ignore. Tolerances as above, over
+// each bag's clamped positions; a mean's divisor is max(hi - lo, 1).
+//
 // Built three times (test/Kernels/CMakeLists.txt): tbe against the
 // library, tbe_pos64 against kernels/tbe.cu built with EMB_TBE_POS32=0, so
 // that the 64-bit-position kernels, which only launches with N >= 2^31 take
@@ -76,14 +92,44 @@ typedef struct Case {
   int viaEmbeddingBag;
   /// Feature ends (embrtTbeArgs::featureEnds): 0 none, 1 valid, 2 feature
   /// 1's own offsets start at 1, 3 feature 0's own last offset is short of
-  /// its ids (both in order as concatenated offsets; needs minBag >= 1).
+  /// its ids (both in order as concatenated offsets; needs minBag >= 1), 4
+  /// feature 0's ids end past N (out of order).
   int featureEnds;
   const char *wantDevice; ///< what the GPU's message must say, or NULL
   /// How each table is stored (embrtTablePrecision; all 0: dense, and
   /// tablePrecisions is NULL). A quantized table is packed rows, never
   /// misaligned.
   int64_t precisions[MAX_TABLES];
+  /// Offsets read as a mask (embrtTbeArgs::maskedOffsets): MASK_NONE, or how
+  /// the features' own offsets are drawn (maskOffsets).
+  int masked;
+  /// Masked: the one bad id (badPerMille -1) at a position no bag holds.
+  int badInNoBag;
+  /// The GPU's call captured into a graph (embrtContextBeginCapture), which
+  /// then runs once.
+  int capture;
 } Case;
+
+/// How maskOffsets draws a feature's own offsets own[0..B] (own[B] its
+/// last) from the valid ones its ids were laid out with. The kinds past
+/// MASK_VALID break the usual rules in the features of even number (all
+/// features for MASK_RANDOM); the odd ones keep valid own offsets.
+typedef enum MaskKind {
+  MASK_NONE,
+  MASK_VALID,       ///< as laid out: the usual kernels' lookup
+  MASK_RANDOM,      ///< each drawn from [-2, n + 3): empty, overlapping bags
+  MASK_FIRST_ABOVE, ///< own[0] in [1, n]: ids before the first bag
+  MASK_FIRST_BELOW, ///< own[0] negative
+  MASK_DECREASING,  ///< some moved down by 1..4: overlaps, hi < lo (B >= 2)
+  MASK_PAST_END,    ///< some, and the last, past the feature's ids
+  MASK_HUGE,        ///< some the width's extremes (and 2^32 - 1 for i64)
+  MASK_LAST_SHORT,  ///< own[B] below n: ids after the last bag
+  MASK_KINDS
+} MaskKind;
+
+static const char *const maskNames[MASK_KINDS] = {
+    "",           "valid",        "random", "first above 0", "first below 0",
+    "decreasing", "past the end", "huge",   "last short"};
 
 typedef struct Inputs {
   int64_t N;
@@ -94,6 +140,16 @@ typedef struct Inputs {
   embrtDtype weightDtype;
   int64_t featureTables[2048];
   float *decoded[MAX_TABLES]; ///< a quantized table's values, else NULL
+  /// Bag g pools the ids at [bagBegin[g], bagEnd[g]) (masked: its offsets
+  /// clamped into its feature's positions); a mean divides by
+  /// bagDivisor[g] (masked: max(hi - lo, 1) in the offsets' width), or where
+  /// that is 0 by the ids it counts.
+  int64_t *bagBegin, *bagEnd, *bagDivisor;
+  /// Ids outside their feature's table (padding apart), every position.
+  int64_t outOfRange;
+  /// The one bad id (badPerMille -1): its position (-1: none), feature, the
+  /// first bag that holds it (-1: none) and value.
+  int64_t badPos, badFeature, badBag, badId;
 } Inputs;
 
 /// Whether any table of the case is quantized.
@@ -157,6 +213,101 @@ static int64_t outputWidth(const Case *c) {
   return w;
 }
 
+/// `v` in the offsets' width: wrapped to 32 bits and sign-extended for i32.
+static int64_t inWidth(const Case *c, uint64_t v) {
+  return c->offsetDtype == EMBRT_I32 ? (int64_t)(int32_t)(uint32_t)v
+                                     : (int64_t)v;
+}
+
+/// Own offsets own[0..B] of a feature of n ids, redrawn by the case's kind.
+static void drawMask(const Case *c, Rng *rng, int64_t *own, int64_t n) {
+  int64_t B = c->batch;
+  static const int64_t wide[] = {INT64_MAX, INT64_MIN, 4294967295ll,
+                                 INT64_MIN + 1, -4294967296ll};
+  static const int64_t narrow[] = {INT32_MAX, INT32_MIN, INT32_MIN + 1};
+  int is64 = c->offsetDtype == EMBRT_I64;
+  switch ((MaskKind)c->masked) {
+  case MASK_RANDOM:
+    for (int64_t b = 0; b <= B; ++b)
+      own[b] = rngInt(rng, -2, n + 3);
+    break;
+  case MASK_FIRST_ABOVE:
+    own[0] = n > 0 ? rngInt(rng, 1, n + 1) : 1;
+    break;
+  case MASK_FIRST_BELOW:
+    own[0] = -rngInt(rng, 1, 4);
+    break;
+  case MASK_DECREASING: // own[B / 2] below own[B / 2 - 1] at least
+    for (int64_t b = 1; b < B; ++b)
+      if (b == B / 2)
+        own[b] = own[b - 1] - rngInt(rng, 1, 4);
+      else if (rngInt(rng, 0, 3) == 0)
+        own[b] -= rngInt(rng, 1, 5);
+    break;
+  case MASK_PAST_END:
+    for (int64_t b = 1; b <= B; ++b)
+      if (b == B || rngInt(rng, 0, 4) == 0)
+        own[b] = n + rngInt(rng, 1, 6);
+    break;
+  case MASK_HUGE:
+    for (int64_t b = 0; b <= B; ++b)
+      if (b == B / 2 || rngInt(rng, 0, 4) == 0)
+        own[b] = is64 ? wide[rngInt(rng, 0, 5)] : narrow[rngInt(rng, 0, 3)];
+    break;
+  case MASK_LAST_SHORT:
+    own[B] = n > 0 ? rngInt(rng, 0, n) : -1;
+    break;
+  default:
+    break;
+  }
+}
+
+/// Masked offsets (Case::masked): each feature's own offsets drawn by kind
+/// from the valid ones in `in->offs`, then stored in `raw` (the offsets,
+/// as their dtype holds them) shifted by the feature's start, wrapping in
+/// the offsets' width as emb-batch-tables shifts them, its own last in
+/// `ends[F + f]` (with feature ends; without, F is 1 and it is raw[B]).
+/// Fills the bags' positions and divisors by the masked rules.
+static void maskOffsets(const Case *c, Rng *rng, Inputs *in, int64_t *raw,
+                        int64_t *ends) {
+  int64_t F = c->numFeatures, B = c->batch;
+  int64_t *own = malloc((size_t)(B + 1) * sizeof *own);
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t start = in->offs[f * B], n = in->offs[(f + 1) * B] - start;
+    for (int64_t b = 0; b <= B; ++b)
+      own[b] = in->offs[f * B + b] - start;
+    if (f % 2 == 0 || c->masked == MASK_RANDOM)
+      drawMask(c, rng, own, n);
+    for (int64_t b = 0; b < B; ++b)
+      raw[f * B + b] = inWidth(c, (uint64_t)own[b] + (uint64_t)start);
+    if (ends)
+      ends[F + f] = own[B];
+    else
+      raw[B] = own[B];
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t lo = own[b], hi = own[b + 1], g = f * B + b;
+      int64_t first = lo < 0 ? 0 : lo > n ? n : lo;
+      int64_t end = hi < first ? first : hi > n ? n : hi;
+      int64_t divisor = inWidth(c, (uint64_t)hi - (uint64_t)lo);
+      in->bagBegin[g] = start + first;
+      in->bagEnd[g] = start + end;
+      in->bagDivisor[g] = divisor > 1 ? divisor : 1;
+    }
+  }
+  free(own);
+}
+
+/// The first bag of feature f that holds position p (-1: none).
+static int64_t bagHolding(const Case *c, const Inputs *in, int64_t f,
+                          int64_t p) {
+  for (int64_t b = 0; b < c->batch; ++b) {
+    int64_t g = f * c->batch + b;
+    if (in->bagBegin[g] <= p && p < in->bagEnd[g])
+      return b;
+  }
+  return -1;
+}
+
 static void makeInputs(const Case *c, Rng *rng, Inputs *in) {
   memset(in, 0, sizeof *in);
   size_t esz = embrtDtypeSize(c->tableDtype);
@@ -193,37 +344,89 @@ static void makeInputs(const Case *c, Rng *rng, Inputs *in) {
       in->ids[i] = id;
     }
   }
+  int64_t F = c->numFeatures, B = c->batch;
+  // The bags' positions as laid out; masked offsets redraw them.
+  in->bagBegin = malloc((size_t)(numBags > 0 ? numBags : 1) * sizeof(int64_t));
+  in->bagEnd = malloc((size_t)(numBags > 0 ? numBags : 1) * sizeof(int64_t));
+  in->bagDivisor =
+      malloc((size_t)(numBags > 0 ? numBags : 1) * sizeof(int64_t));
+  for (int64_t g = 0; g < numBags; ++g) {
+    in->bagBegin[g] = in->offs[g];
+    in->bagEnd[g] = in->offs[g + 1];
+    in->bagDivisor[g] = 0;
+  }
+  // The offsets as their tensor holds them, and the feature ends: where
+  // each feature's ids end, then its own last offset.
+  int64_t *raw = malloc((size_t)(numBags + 1) * sizeof *raw);
+  memcpy(raw, in->offs, (size_t)(numBags + 1) * sizeof *raw);
+  int64_t *ends = NULL;
+  if (c->featureEnds) {
+    ends = malloc((size_t)(2 * F) * sizeof *ends);
+    for (int64_t f = 0; f < F; ++f) {
+      ends[f] = in->offs[(f + 1) * B];
+      ends[F + f] = in->offs[(f + 1) * B] - in->offs[f * B];
+    }
+  }
+  if (c->masked)
+    maskOffsets(c, rng, in, raw, ends);
+  in->badPos = -1;
   if (c->badPerMille < 0 && in->N > 0) { // exactly one bad id
     int64_t i = rngInt(rng, 0, in->N), g = 0;
-    while (in->offs[g + 1] <= i)
+    if (c->badInNoBag) { // the first position from i on that no bag holds
+      int64_t k = 0;
+      for (; k < in->N; ++k, i = (i + 1) % in->N) {
+        for (g = 0; in->offs[g + 1] <= i;)
+          ++g;
+        if (bagHolding(c, in, g / B, i) < 0)
+          break;
+      }
+      if (k == in->N)
+        HARNESS_FAIL("every position is in a bag; no place for the bad id");
+    }
+    for (g = 0; in->offs[g + 1] <= i;)
       ++g;
     in->ids[i] = c->rows[in->featureTables[g / c->batch]] + 3;
+    in->badPos = i;
+    in->badFeature = g / B;
+    in->badBag = bagHolding(c, in, g / B, i);
+    in->badId = in->ids[i];
   }
   if (c->badOffsets == 1 && numBags > 2) {
     int64_t g = rngInt(rng, 1, numBags);
     in->offs[g] = in->offs[g - 1] > 0 ? in->offs[g - 1] - 1 : in->N + 1;
+    raw[g] = in->offs[g];
+    for (int64_t f = 0; ends && f < F; ++f) { // as the offsets now say
+      ends[f] = in->offs[(f + 1) * B];
+      ends[F + f] = in->offs[(f + 1) * B] - in->offs[f * B];
+    }
+  }
+  in->outOfRange = 0;
+  for (int64_t g = 0; g < numBags; ++g) {
+    int64_t rows = c->rows[in->featureTables[g / B]];
+    for (int64_t i = in->offs[g]; i < in->offs[g + 1]; ++i) {
+      int64_t id = in->ids[i];
+      in->outOfRange +=
+          !(c->paddingPercent > 0 && id == 1) && (id < 0 || id >= rows);
+    }
   }
   in->indices = indexTensor(c->indexDtype, in->ids, in->N);
-  in->offsets = indexTensor(c->offsetDtype, in->offs, numBags + 1);
+  in->offsets = indexTensor(c->offsetDtype, raw, numBags + 1);
+  free(raw);
   if (c->badOffsets == 2) { // the last offset short of N
     if (c->offsetDtype == EMBRT_I32)
       ((int32_t *)in->offsets)[numBags] -= 1;
     else
       ((int64_t *)in->offsets)[numBags] -= 1;
   }
-  if (c->featureEnds) {
-    // Where each feature's ids end, then its own last offset; a bad case
-    // moves one so that only that feature's own offsets are wrong.
-    int64_t F = c->numFeatures, B = c->batch;
-    int64_t *ends = malloc((size_t)(2 * F) * sizeof *ends);
-    for (int64_t f = 0; f < F; ++f) {
-      ends[f] = in->offs[(f + 1) * B];
-      ends[F + f] = in->offs[(f + 1) * B] - in->offs[f * B];
-    }
+  if (ends) {
+    // A bad case moves one end so that only that feature's own offsets are
+    // wrong.
     if (c->featureEnds == 2)
       ends[0] -= 1, ends[F] -= 1;
     if (c->featureEnds == 3)
       ends[F] -= 1;
+    if (c->featureEnds == 4)
+      ends[0] = in->N + 1;
     in->ends = indexTensor(c->offsetDtype, ends, 2 * F);
     free(ends);
   }
@@ -243,6 +446,9 @@ static void freeInputs(const Case *c, Inputs *in) {
   free(in->offsets);
   free(in->weights);
   free(in->ends);
+  free(in->bagBegin);
+  free(in->bagEnd);
+  free(in->bagDivisor);
 }
 
 /// The args of a lookup over `tables` (with misalignment applied).
@@ -276,6 +482,7 @@ static embrtTbeArgs makeArgs(const Case *c, const Inputs *in,
   a.outputDtype = c->outputDtype;
   a.configId = c->configId;
   a.tablePrecisions = anyQuantized(c) ? c->precisions : NULL;
+  a.maskedOffsets = c->masked != MASK_NONE;
   return a;
 }
 
@@ -308,6 +515,7 @@ static embrtStatus lookup(embrtContext *ctx, const Case *c,
   e.configId = a->configId;
   e.workspace = a->workspace;
   e.workspaceBytes = a->workspaceBytes;
+  e.maskedOffsets = a->maskedOffsets;
   return embrtEmbeddingBag(ctx, &e);
 }
 
@@ -326,13 +534,15 @@ static double bagScale(const Case *c, const Inputs *in, int64_t g) {
   int64_t rows = c->rows[in->featureTables[g / c->batch]];
   double sum = 0;
   int64_t count = 0;
-  for (int64_t i = in->offs[g]; i < in->offs[g + 1]; ++i) {
+  for (int64_t i = in->bagBegin[g]; i < in->bagEnd[g]; ++i) {
     int64_t id = in->ids[i];
     if ((c->paddingPercent > 0 && id == 1) || id < 0 || id >= rows)
       continue;
     sum += c->weighted ? fabs(refLoad(in->weights, in->weightDtype, i)) : 1.0;
     ++count;
   }
+  if (in->bagDivisor[g] > 0)
+    count = in->bagDivisor[g];
   if (c->pooling == EMBRT_POOLING_MEAN && count > 0)
     sum /= (double)count;
   return 2 * sum;
@@ -368,8 +578,8 @@ static int expectQuantizedNear(const Case *c, const Inputs *in, int64_t i,
     f = g / c->batch;
     fcol = col;
   } else {
-    begin = in->offs[f * c->batch + r];
-    end = in->offs[f * c->batch + r + 1];
+    begin = in->bagBegin[f * c->batch + r];
+    end = in->bagEnd[f * c->batch + r];
   }
   int64_t t = in->featureTables[f], rows = c->rows[t], D = c->dims[t];
   if (c->precisions[t] == EMBRT_PRECISION_DENSE)
@@ -385,6 +595,8 @@ static int expectQuantizedNear(const Case *c, const Inputs *in, int64_t i,
     terms += w * fabs((double)in->decoded[t][id * D + fcol]);
     ++count;
   }
+  if (c->pooling != EMBRT_POOLING_NONE && in->bagDivisor[f * c->batch + r])
+    count = in->bagDivisor[f * c->batch + r];
   if (c->pooling == EMBRT_POOLING_MEAN && count > 0)
     terms /= (double)count;
   double bound = 4 * ulpOf(terms, EMBRT_F32);
@@ -398,6 +610,96 @@ static int expectQuantizedNear(const Case *c, const Inputs *in, int64_t i,
                embrtTablePrecisionName((embrtTablePrecision)c->precisions[t]),
                got, ref, fabs(got - ref), bound);
   return 0;
+}
+
+/// Compares the GPU's run of a case (its synchronize status, its count of
+/// skipped ids, its output in `dOut`) with the CPU's.
+static void compareRuns(const Case *c, const Inputs *in, embrtStatus cpuStatus,
+                        const char *cpuMessage, int64_t cpuInvalid,
+                        embrtContext *gpu, embrtStatus gpuStatus,
+                        int64_t gpuInvalid, const void *ref, const void *dOut,
+                        int64_t outRows, int64_t outElems) {
+  size_t osz = embrtDtypeSize(c->outputDtype);
+  if (cpuStatus != EMBRT_OK) {
+    // A data error: the GPU reports it at embrtSynchronize.
+    if (gpuStatus != cpuStatus)
+      HARNESS_FAIL("synchronize returned %s, the CPU %s (%s)",
+                   embrtStatusName(gpuStatus), embrtStatusName(cpuStatus),
+                   cpuMessage);
+    const char *gpuMessage = embrtContextGetLastError(gpu);
+    if (c->wantDevice)
+      EXPECT_CONTAINS(gpuMessage, c->wantDevice);
+    const char *where = strstr(cpuMessage, "feature");
+    if (c->masked && in->badPos >= 0) {
+      // Masked offsets: the first bag that holds the id, -1 for none, as the
+      // rules say (the CPU's message may name it otherwise).
+      int64_t t = in->featureTables[in->badFeature];
+      char want[256];
+      snprintf(want, sizeof want,
+               "feature %lld bag %lld: id %lld is outside table %lld (%lld "
+               "rows)",
+               (long long)in->badFeature, (long long)in->badBag,
+               (long long)in->badId, (long long)t, (long long)c->rows[t]);
+      EXPECT_CONTAINS(gpuMessage, want);
+    } else if (c->badPerMille < 0 && where) {
+      // "feature F bag B: id I ... table"; the CPU also names the id's
+      // position (", at indices[P]"), the device record does not.
+      char want[256];
+      snprintf(want, sizeof want, "%s", where);
+      char *at = strstr(want, ", at indices[");
+      if (at)
+        *at = '\0';
+      EXPECT_CONTAINS(gpuMessage, want);
+    } // "feature F bag B: id I ... table"
+    else
+      EXPECT_CONTAINS(gpuMessage, "device: feature");
+  } else {
+    if (gpuStatus != EMBRT_OK)
+      HARNESS_FAIL("synchronize returned %s: %s", embrtStatusName(gpuStatus),
+                   embrtContextGetLastError(gpu));
+    EXPECT_EQ_INT(gpuInvalid, cpuInvalid);
+    // Masked offsets: every id outside its table counted once, in a bag or
+    // not, however many bags hold it.
+    if (c->masked)
+      EXPECT_EQ_INT(gpuInvalid,
+                    c->bounds == EMBRT_BOUNDS_WARNING ? in->outOfRange : 0);
+    void *got = poisoned((size_t)outElems * osz);
+    EXPECT_STATUS(embrtMemcpy(gpu, got, dOut, (size_t)outElems * osz,
+                              EMBRT_COPY_DEVICE_TO_HOST),
+                  EMBRT_OK, gpu);
+    double tol = harnessTolerance(c->outputDtype, c->tableDtype);
+    int64_t width = outputWidth(c), bad = 0;
+    for (int64_t r = 0; r < outRows && bad < 10; ++r) {
+      double scale = 0;
+      for (int64_t col = 0, f = 0, fcol = 0; col < width && bad < 10; ++col) {
+        if (c->pooling != EMBRT_POOLING_NONE) {
+          while (fcol >= c->dims[f % c->numTables]) {
+            fcol -= c->dims[f % c->numTables];
+            ++f;
+          }
+          if (fcol == 0 || col == 0)
+            scale = bagScale(c, in, f * c->batch + r);
+          ++fcol;
+        }
+        int64_t i = r * width + col;
+        double refValue = refLoad(ref, c->outputDtype, i);
+        // A quantized table's column; a dense one's as in the dense cases.
+        int near =
+            anyQuantized(c)
+                ? expectQuantizedNear(c, in, i, refLoad(got, c->outputDtype, i),
+                                      refValue, r, f, fcol - 1, col)
+                : -1;
+        if (near >= 0) {
+          bad += !near;
+          continue;
+        }
+        if (!EXPECT_NEAR("output", i, refLoad(got, c->outputDtype, i), refValue,
+                         scale, tol))
+          ++bad;
+      }
+    }
+    free(got);
+  }
 }
 
 static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
@@ -460,74 +762,20 @@ static void runCase(embrtContext *gpu, embrtContext *cpu, const Case *c,
   da.workspace = dWs;
   da.workspaceBytes = wsBytes;
   int64_t gpuInvalid = embrtContextGetInvalidIdCount(gpu);
+  embrtGraph *graph = NULL;
+  if (c->capture) // recorded, not run, then run once as a graph
+    EXPECT_STATUS(embrtContextBeginCapture(gpu, NULL), EMBRT_OK, gpu);
   EXPECT_STATUS(lookup(gpu, c, &da), EMBRT_OK, gpu);
-  embrtStatus gpuStatus = embrtSynchronize(gpu);
-  gpuInvalid = embrtContextGetInvalidIdCount(gpu) - gpuInvalid;
-
-  if (cpuStatus != EMBRT_OK) {
-    // A data error: the GPU reports it at embrtSynchronize.
-    if (gpuStatus != cpuStatus)
-      HARNESS_FAIL("synchronize returned %s, the CPU %s (%s)",
-                   embrtStatusName(gpuStatus), embrtStatusName(cpuStatus),
-                   cpuMessage);
-    const char *gpuMessage = embrtContextGetLastError(gpu);
-    if (c->wantDevice)
-      EXPECT_CONTAINS(gpuMessage, c->wantDevice);
-    const char *where = strstr(cpuMessage, "feature");
-    if (c->badPerMille < 0 && where) {
-      // "feature F bag B: id I ... table"; the CPU also names the id's
-      // position (", at indices[P]"), the device record does not.
-      char want[256];
-      snprintf(want, sizeof want, "%s", where);
-      char *at = strstr(want, ", at indices[");
-      if (at)
-        *at = '\0';
-      EXPECT_CONTAINS(gpuMessage, want);
-    } // "feature F bag B: id I ... table"
-    else
-      EXPECT_CONTAINS(gpuMessage, "device: feature");
-  } else {
-    if (gpuStatus != EMBRT_OK)
-      HARNESS_FAIL("synchronize returned %s: %s", embrtStatusName(gpuStatus),
-                   embrtContextGetLastError(gpu));
-    EXPECT_EQ_INT(gpuInvalid, cpuInvalid);
-    void *got = poisoned((size_t)outElems * osz);
-    EXPECT_STATUS(embrtMemcpy(gpu, got, dOut, (size_t)outElems * osz,
-                              EMBRT_COPY_DEVICE_TO_HOST),
-                  EMBRT_OK, gpu);
-    double tol = harnessTolerance(c->outputDtype, c->tableDtype);
-    int64_t width = outputWidth(c), bad = 0;
-    for (int64_t r = 0; r < outRows && bad < 10; ++r) {
-      double scale = 0;
-      for (int64_t col = 0, f = 0, fcol = 0; col < width && bad < 10; ++col) {
-        if (c->pooling != EMBRT_POOLING_NONE) {
-          while (fcol >= c->dims[f % c->numTables]) {
-            fcol -= c->dims[f % c->numTables];
-            ++f;
-          }
-          if (fcol == 0 || col == 0)
-            scale = bagScale(c, &in, f * c->batch + r);
-          ++fcol;
-        }
-        int64_t i = r * width + col;
-        double refValue = refLoad(ref, c->outputDtype, i);
-        // A quantized table's column; a dense one's as in the dense cases.
-        int near = anyQuantized(c)
-                       ? expectQuantizedNear(c, &in, i,
-                                             refLoad(got, c->outputDtype, i),
-                                             refValue, r, f, fcol - 1, col)
-                       : -1;
-        if (near >= 0) {
-          bad += !near;
-          continue;
-        }
-        if (!EXPECT_NEAR("output", i, refLoad(got, c->outputDtype, i), refValue,
-                         scale, tol))
-          ++bad;
-      }
-    }
-    free(got);
+  if (c->capture) {
+    EXPECT_STATUS(embrtContextEndCapture(gpu, &graph), EMBRT_OK, gpu);
+    if (graph)
+      EXPECT_STATUS(embrtGraphLaunch(gpu, graph), EMBRT_OK, gpu);
   }
+  embrtStatus gpuStatus = embrtSynchronize(gpu);
+  embrtGraphDestroy(gpu, graph);
+  gpuInvalid = embrtContextGetInvalidIdCount(gpu) - gpuInvalid;
+  compareRuns(c, &in, cpuStatus, cpuMessage, cpuInvalid, gpu, gpuStatus,
+              gpuInvalid, ref, dOut, outRows, outElems);
   embrtContextClearError(gpu);
 
   for (int t = 0; t < c->numTables; ++t)
@@ -987,6 +1235,212 @@ int main(int argc, char **argv) {
     c.batch = quick ? 16 : 64;
     c.minBag = 0;
     c.maxBag = 10;
+    runCase(gpu, cpu, &c, seed++);
+  }
+
+  // Offsets read as a mask (embrtTbeArgs::maskedOffsets): valid ones, which
+  // the usual kernels look up (the masked kernel's CTAs return at once), and
+  // every kind of invalid ones (maskOffsets: the masked kernel's lookup),
+  // each for one feature and for three with feature ends (their own offsets
+  // shifted by where their ids start, wrapping in the offsets' width; the
+  // odd features keep valid own offsets), i32 and i64 offsets; the table
+  // type, D, output type, ids, sum or mean, weights and padding ids (sum
+  // only) vary from case to case.
+  for (int kind = MASK_VALID; kind < MASK_KINDS; ++kind) {
+    for (int ends = 0; ends < 2; ++ends) {
+      for (int wide = 0; wide < 2; ++wide) {
+        int v = kind * 4 + ends * 2 + wide;
+        Case c =
+            base(NAME("masked offsets, %s, %s, %s offsets", maskNames[kind],
+                      ends ? "3 features with ends" : "one feature",
+                      wide ? "i64" : "i32"));
+        c.masked = kind;
+        c.tableDtype = tableTypes[v / 3 % 3];
+        c.outputDtype = v % 4 == 1 ? c.tableDtype : EMBRT_F32;
+        c.pooling = v % 3 == 2 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+        c.weighted = c.pooling == EMBRT_POOLING_SUM ? v / 2 % 3 : 0;
+        c.paddingPercent = c.pooling == EMBRT_POOLING_SUM && v % 2 ? 10 : 0;
+        static const int64_t oneDims[] = {17, 128, 3, 64, 1, 100, 8, 24};
+        if (ends)
+          setTables(&c, 2, mixedDims + v % 6, 60);
+        else
+          setTables(&c, 1, oneDims + v % 8, 60);
+        c.numFeatures = ends ? 3 : 1;
+        c.featureEnds = ends;
+        c.batch = quick ? 12 : 60;
+        c.minBag = 1; // so that a short last offset leaves ids out
+        c.maxBag = 9;
+        c.indexDtype = v % 5 < 2 ? EMBRT_I32 : EMBRT_I64;
+        c.offsetDtype = wide ? EMBRT_I64 : EMBRT_I32;
+        c.viaEmbeddingBag = !ends && kind % 2; // embrtEmbeddingBag's field
+        runCase(gpu, cpu, &c, seed++);
+      }
+    }
+  }
+  // Masked offsets, rows of several column passes (a lane's 4 columns of
+  // each 128), empty bags among the valid ones.
+  for (int d = 0; d < 3; ++d) {
+    Case c = base(NAME("masked offsets, random, wide rows, %s", typeNames[d]));
+    c.masked = MASK_RANDOM;
+    c.tableDtype = tableTypes[d];
+    c.pooling = d == 1 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+    c.weighted = d == 2;
+    setTables(&c, 3, wideDims, 100);
+    c.numFeatures = 3;
+    c.featureEnds = 1;
+    c.batch = quick ? 6 : 20;
+    c.minBag = 0;
+    c.maxBag = 6;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  // Masked offsets and bounds checks: under fatal one id outside its table,
+  // in no bag (an error all the same) or in one; under warning ids outside
+  // in bags and out of them, each counted once however many bags hold it;
+  // under ignore skipped silently; valid masked offsets with a bad id (the
+  // usual kernels report it); feature ends out of order (emb's own layout:
+  // an error as ever). A mean takes bounds fatal or none only (its divisor
+  // counts every id of the bag).
+  for (int mode = 0; mode < 10; ++mode) {
+    static const struct {
+      const char *name;
+      embrtBoundsCheck bounds;
+      MaskKind kind;
+      int ends, noBag, badPerMille, mean;
+    } modes[] = {
+        {"fatal, id in no bag", EMBRT_BOUNDS_FATAL, MASK_LAST_SHORT, 0, 1, -1,
+         0},
+        {"fatal, id in no bag, feature ends", EMBRT_BOUNDS_FATAL,
+         MASK_LAST_SHORT, 1, 1, -1, 1},
+        {"fatal, random", EMBRT_BOUNDS_FATAL, MASK_RANDOM, 1, 0, -1, 0},
+        {"fatal, valid", EMBRT_BOUNDS_FATAL, MASK_VALID, 1, 0, -1, 0},
+        {"warning, random", EMBRT_BOUNDS_WARNING, MASK_RANDOM, 1, 0, 60, 0},
+        {"warning, last short", EMBRT_BOUNDS_WARNING, MASK_LAST_SHORT, 0, 0,
+         100, 0},
+        {"warning, valid", EMBRT_BOUNDS_WARNING, MASK_VALID, 1, 0, 60, 0},
+        {"ignore, decreasing", EMBRT_BOUNDS_IGNORE, MASK_DECREASING, 1, 0, 60,
+         0},
+        {"none, random, mean", EMBRT_BOUNDS_NONE, MASK_RANDOM, 1, 0, 0, 1},
+        {"fatal, feature ends out of order", EMBRT_BOUNDS_FATAL, MASK_RANDOM, 4,
+         0, 0, 1},
+    };
+    Case c = base(NAME("masked offsets, bounds %s", modes[mode].name));
+    c.masked = modes[mode].kind;
+    c.bounds = modes[mode].bounds;
+    c.badInNoBag = modes[mode].noBag;
+    c.badPerMille = modes[mode].badPerMille;
+    c.pooling = modes[mode].mean ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+    c.paddingPercent = modes[mode].mean ? 0 : 10;
+    c.tableDtype = tableTypes[mode % 3];
+    setTables(&c, 2, mixedDims + mode % 4, 50);
+    c.numFeatures = modes[mode].ends ? 3 : 1;
+    c.featureEnds = modes[mode].ends;
+    if (modes[mode].ends == 4)
+      c.wantDevice = "device: featureEnds[";
+    c.batch = quick ? 10 : 40;
+    c.minBag = 1;
+    c.maxBag = 8;
+    c.indexDtype = mode % 2 ? EMBRT_I32 : EMBRT_I64;
+    c.offsetDtype = mode % 3 ? EMBRT_I64 : EMBRT_I32;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  // Masked offsets over quantized tables (int4 and fp8, the int rows'
+  // biases apart and the fp8 rows' scale alone), and every precision beside
+  // dense tables in one lookup: one launch of each kernel a row format.
+  for (int q = 0; q < 2; ++q) {
+    static const embrtTablePrecision precisions[] = {EMBRT_PRECISION_INT4,
+                                                     EMBRT_PRECISION_FP8};
+    static const MaskKind kinds[] = {MASK_VALID, MASK_RANDOM, MASK_HUGE,
+                                     MASK_LAST_SHORT};
+    for (int k = 0; k < 4; ++k) {
+      int o = (q + k) % 3;
+      Case c = base(NAME("masked offsets, %s, %s tables, %s out",
+                         maskNames[kinds[k]],
+                         embrtTablePrecisionName(precisions[q]), typeNames[o]));
+      c.masked = kinds[k];
+      c.tableDtype = o == 0 ? EMBRT_F16 : outTypes[o];
+      c.outputDtype = outTypes[o];
+      c.pooling = k == 2 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+      c.weighted = k == 1 ? 1 + q : 0;
+      c.paddingPercent = k == 3 ? 10 : 0;
+      setTables(&c, 4, quantizedDims[q == 0 ? 1 : 3], 120);
+      for (int t = 0; t < 4; ++t)
+        c.precisions[t] = precisions[q];
+      c.numFeatures = k == 0 ? 1 : 5;
+      c.featureEnds = k != 0;
+      c.batch = quick ? 8 : 40;
+      c.minBag = 1;
+      c.maxBag = 10;
+      c.indexDtype = k % 2 ? EMBRT_I32 : EMBRT_I64;
+      c.offsetDtype = (q + k) % 2 ? EMBRT_I32 : EMBRT_I64;
+      runCase(gpu, cpu, &c, seed++);
+    }
+  }
+  for (int o = 0; o < 3; ++o) {
+    static const int64_t dims[] = {16, 24, 12, 5, 4, 100, 600, 1000};
+    static const int64_t precisions[] = {
+        EMBRT_PRECISION_INT8, EMBRT_PRECISION_INT4,  EMBRT_PRECISION_INT2,
+        EMBRT_PRECISION_FP8,  EMBRT_PRECISION_DENSE, EMBRT_PRECISION_INT4,
+        EMBRT_PRECISION_INT8, EMBRT_PRECISION_FP8};
+    Case c = base(
+        NAME("masked offsets, random, mixed precisions, %s out", typeNames[o]));
+    c.masked = MASK_RANDOM;
+    c.tableDtype = o == 0 ? EMBRT_F16 : outTypes[o];
+    c.outputDtype = outTypes[o];
+    c.pooling = o == 1 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+    c.weighted = o == 2;
+    c.bounds = o == 0 ? EMBRT_BOUNDS_WARNING : EMBRT_BOUNDS_FATAL;
+    c.badPerMille = o == 0 ? 40 : 0;
+    setTables(&c, 8, dims, 150);
+    memcpy(c.precisions, precisions, sizeof precisions);
+    c.numFeatures = 11;
+    c.featureEnds = 1;
+    c.batch = quick ? 8 : 32;
+    c.minBag = 0;
+    c.maxBag = 8;
+    c.offsetDtype = o % 2 ? EMBRT_I32 : EMBRT_I64;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  // Masked offsets beyond the small parameter block (40 features), and
+  // beyond the large one (1100: the metadata in the workspace, the flag
+  // after it); captured into a graph (the flag is the workspace's only
+  // use), valid and not.
+  for (int kind = 0; kind < 2; ++kind) {
+    Case c = base(NAME("masked offsets, %s, 40 features",
+                       maskNames[kind ? MASK_RANDOM : MASK_VALID]));
+    c.masked = kind ? MASK_RANDOM : MASK_VALID;
+    setTables(&c, 8, mixedDims, 64);
+    c.numFeatures = 40;
+    c.featureEnds = 1;
+    c.batch = 20;
+    c.minBag = 0;
+    c.maxBag = 5;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  if (!quick) {
+    Case c = base(NAME("masked offsets, random, 1100 features"));
+    c.masked = MASK_RANDOM;
+    c.tableDtype = EMBRT_F32;
+    setTables(&c, 8, mixedDims, 64);
+    c.numFeatures = 1100;
+    c.featureEnds = 1;
+    c.batch = 5;
+    c.minBag = 0;
+    c.maxBag = 4;
+    runCase(gpu, cpu, &c, seed++);
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    Case c = base(NAME("masked offsets, %s, captured",
+                       maskNames[kind ? MASK_DECREASING : MASK_VALID]));
+    c.masked = kind ? MASK_DECREASING : MASK_VALID;
+    c.capture = 1;
+    c.bounds = EMBRT_BOUNDS_WARNING;
+    c.badPerMille = 30;
+    setTables(&c, 3, mixedDims, 80);
+    c.numFeatures = 4;
+    c.featureEnds = 1;
+    c.batch = B;
+    c.minBag = 1;
+    c.maxBag = 7;
     runCase(gpu, cpu, &c, seed++);
   }
 

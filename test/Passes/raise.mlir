@@ -16,12 +16,12 @@
 // CHECK-LABEL: func.func @ranking_block
 // CHECK-SAME: (%[[UT0:[^:]+]]: tensor<100x16xf16>,
 // CHECK-SAME: %[[C2U:[^:]+]]: tensor<64xi64>, %[[W:[^:]+]]: tensor<16x8xf16>, %[[UK:[^:]+]]: tensor<4x8x2x64xf16>, %[[UV:[^:]+]]: tensor<4x8x2x64xf16>
-// CHECK: "emb.embedding_bag"(%[[UT0]], %{{.+}}, %{{.+}}) {mode = "sum"} : (tensor<100x16xf16>, tensor<12xi64>, tensor<5xi64>) -> tensor<4x16xf16>
-// CHECK-COUNT-2: "emb.embedding_bag"(%{{.+}}) {mode = "sum"} : (tensor<100x16xf16>
+// CHECK: "emb.embedding_bag"(%[[UT0]], %{{.+}}, %{{.+}}) {masked_offsets, mode = "sum"} : (tensor<100x16xf16>, tensor<12xi64>, tensor<5xi64>) -> tensor<4x16xf16>
+// CHECK-COUNT-2: "emb.embedding_bag"(%{{.+}}) {masked_offsets, mode = "sum"} : (tensor<100x16xf16>
 // CHECK: %[[ACT:.+]] = linalg.generic
 // CHECK: math.tanh
 // CHECK: "emb.broadcast"(%[[ACT]], %[[C2U]]) : (tensor<4x3x16xf16>, tensor<64xi64>) -> tensor<64x3x16xf16>
-// CHECK-COUNT-4: "emb.embedding_bag"(%{{.+}}) {mode = "sum"} : (tensor<200x16xf16>
+// CHECK-COUNT-4: "emb.embedding_bag"(%{{.+}}) {masked_offsets, mode = "sum"} : (tensor<200x16xf16>
 // CHECK: %[[Y:.+]] = "emb.lce"(%[[W]], %{{.+}}) : (tensor<16x8xf16>, tensor<64x8x16xf16>) -> tensor<64x16x16xf16>
 // CHECK-DAG: %[[K:.+]] = "emb.broadcast"(%[[UK]], %[[C2U]]) : (tensor<4x8x2x64xf16>, tensor<64xi64>) -> tensor<64x8x2x64xf16>
 // CHECK-DAG: %[[V:.+]] = "emb.broadcast"(%[[UV]], %[[C2U]]) : (tensor<4x8x2x64xf16>, tensor<64xi64>) -> tensor<64x8x2x64xf16>

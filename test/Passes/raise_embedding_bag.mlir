@@ -10,7 +10,7 @@
 // CHECK-SAME: (%[[W:.+]]: tensor<100x16xf32>, %[[IDS:.+]]: tensor<20xi64>, %[[OFF:.+]]: tensor<6xi64>)
 // CHECK: %[[N:.+]] = arith.constant dense<20> : tensor<1xi64>
 // CHECK: %[[EXT:.+]] = tensor.concat dim(0) %[[OFF]], %[[N]] : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
-// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
+// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {masked_offsets, mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
 // CHECK-NOT: linalg
 // CHECK: return %[[S]]
 #ids = affine_map<(d0, d1, d2) -> (d1)>
@@ -56,7 +56,7 @@ func.func @sum(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tens
 // A mask that also skips id 0 (padding_idx = 0 written into the body; the
 // torch-mlir lowering itself drops padding_idx).
 // CHECK-LABEL: func.func @padding
-// CHECK: "emb.embedding_bag"(%{{.+}}, %{{.+}}, %{{.+}}) {mode = "sum", padding_idx = 0 : i64} : (tensor<100x8xf16>, tensor<12xi64>, tensor<5xi64>) -> tensor<4x8xf16>
+// CHECK: "emb.embedding_bag"(%{{.+}}, %{{.+}}, %{{.+}}) {masked_offsets, mode = "sum", padding_idx = 0 : i64} : (tensor<100x8xf16>, tensor<12xi64>, tensor<5xi64>) -> tensor<4x8xf16>
 #ids = affine_map<(d0, d1, d2) -> (d1)>
 #bag = affine_map<(d0, d1, d2) -> (d0)>
 #out = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -108,7 +108,7 @@ func.func @padding(%weight: tensor<100x8xf16>, %ids: tensor<12xi64>, %offsets: t
 // CHECK: %[[N64:.+]] = arith.index_cast %[[N]] : index to i64
 // CHECK: %[[LAST:.+]] = tensor.from_elements %[[N64]] : tensor<1xi64>
 // CHECK: %[[EXT:.+]] = tensor.concat dim(0) %[[OFF]], %[[LAST]] : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
-// CHECK: "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {mode = "sum"} : (tensor<100x16xf32>, tensor<?xi64>, tensor<7xi64>) -> tensor<6x16xf32>
+// CHECK: "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {masked_offsets, mode = "sum"} : (tensor<100x16xf32>, tensor<?xi64>, tensor<7xi64>) -> tensor<6x16xf32>
 #ids = affine_map<(d0, d1, d2) -> (d1)>
 #bag = affine_map<(d0, d1, d2) -> (d0)>
 #out = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -157,7 +157,7 @@ func.func @dynamic_ids(%weight: tensor<100x16xf32>, %ids: tensor<?xi64>, %offset
 // CHECK-LABEL: func.func @mean
 // CHECK-SAME: (%[[W:.+]]: tensor<100x16xf32>, %[[IDS:.+]]: tensor<20xi64>, %[[OFF:.+]]: tensor<6xi64>)
 // CHECK: %[[EXT:.+]] = tensor.concat dim(0) %[[OFF]], %{{.+}} : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
-// CHECK: %[[M:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {mode = "mean"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
+// CHECK: %[[M:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {masked_offsets, mode = "mean"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
 // CHECK-NOT: "emb.embedding_bag"
 // CHECK-NOT: linalg
 // CHECK: return %[[M]]
@@ -236,7 +236,7 @@ func.func @mean(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: ten
 // with the difference into one generic, and the divisor read per row
 // without the unsqueeze.
 // CHECK-LABEL: func.func @mean_fused
-// CHECK: "emb.embedding_bag"(%{{.+}}, %{{.+}}, %{{.+}}) {mode = "mean"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
+// CHECK: "emb.embedding_bag"(%{{.+}}, %{{.+}}, %{{.+}}) {masked_offsets, mode = "mean"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
 // CHECK-NOT: linalg
 #ids = affine_map<(d0, d1, d2) -> (d1)>
 #bag = affine_map<(d0, d1, d2) -> (d0)>
@@ -309,7 +309,7 @@ func.func @mean_fused(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offset
 // CHECK-DAG: %[[N:.+]] = arith.constant dense<20> : tensor<1xi64>
 // CHECK-DAG: %[[STARTS:.+]] = tensor.extract_slice %[[OFF]][0] [6] [1] : tensor<7xi64> to tensor<6xi64>
 // CHECK: %[[EXT:.+]] = tensor.concat dim(0) %[[STARTS]], %[[N]] : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
-// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
+// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]]) {masked_offsets, mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
 // CHECK-NOT: linalg
 // CHECK: return %[[S]]
 #ids = affine_map<(d0, d1, d2) -> (d1)>
@@ -360,7 +360,7 @@ func.func @last_offset(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offse
 // CHECK-LABEL: func.func @weighted
 // CHECK-SAME: (%[[W:.+]]: tensor<100x16xf32>, %[[IDS:.+]]: tensor<20xi64>, %[[OFF:.+]]: tensor<6xi64>, %[[PSW:.+]]: tensor<20xf32>)
 // CHECK: %[[EXT:.+]] = tensor.concat dim(0) %[[OFF]], %{{.+}} : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
-// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]], %[[PSW]]) {mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>) -> tensor<6x16xf32>
+// CHECK: %[[S:.+]] = "emb.embedding_bag"(%[[W]], %[[IDS]], %[[EXT]], %[[PSW]]) {masked_offsets, mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>) -> tensor<6x16xf32>
 // CHECK-NOT: linalg
 // CHECK: return %[[S]]
 #ids = affine_map<(d0, d1, d2) -> (d1)>
@@ -405,7 +405,7 @@ func.func @weighted(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets:
 // Weighted with padding_idx = 7 (the id on the right of the compare, the
 // weight first in the product, the mask's terms in another order).
 // CHECK-LABEL: func.func @weighted_padding
-// CHECK: "emb.embedding_bag"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) {mode = "sum", padding_idx = 7 : i64} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>) -> tensor<6x16xf32>
+// CHECK: "emb.embedding_bag"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) {masked_offsets, mode = "sum", padding_idx = 7 : i64} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>) -> tensor<6x16xf32>
 // CHECK-NOT: linalg
 #ids = affine_map<(d0, d1, d2) -> (d1)>
 #bag = affine_map<(d0, d1, d2) -> (d0)>

@@ -188,7 +188,7 @@ func.func @shifted_row(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offse
 // The sum divided by the bag lengths without the clamp: an empty bag gives
 // 0 / 0, not emb's zeros. The sum is raised; the division stays.
 // CHECK-LABEL: func.func @unclamped_mean
-// CHECK: "emb.embedding_bag"(%{{.+}}) {mode = "sum"}
+// CHECK: "emb.embedding_bag"(%{{.+}}) {masked_offsets, mode = "sum"}
 // CHECK: arith.divf
 // CHECK-NOT: "emb.embedding_bag"
 #ids = affine_map<(d0, d1, d2) -> (d1)>
@@ -260,7 +260,7 @@ func.func @unclamped_mean(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %of
 // A mean of a sum that skips padding ids would have to count only the
 // other ids; the clamped lengths count them all.
 // CHECK-LABEL: func.func @padded_mean
-// CHECK: "emb.embedding_bag"(%{{.+}}) {mode = "sum", padding_idx = 0 : i64}
+// CHECK: "emb.embedding_bag"(%{{.+}}) {masked_offsets, mode = "sum", padding_idx = 0 : i64}
 // CHECK: arith.divf
 #ids = affine_map<(d0, d1, d2) -> (d1)>
 #bag = affine_map<(d0, d1, d2) -> (d0)>
@@ -526,7 +526,7 @@ func.func @padding_outside(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %o
 // A mean of a weighted sum (PyTorch itself refuses per_sample_weights in
 // mean mode): the clamped lengths are not what it divides by.
 // CHECK-LABEL: func.func @weighted_mean
-// CHECK: "emb.embedding_bag"(%{{.+}}) {mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>)
+// CHECK: "emb.embedding_bag"(%{{.+}}) {masked_offsets, mode = "sum"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>, tensor<20xf32>)
 // CHECK: arith.divf
 #ids = affine_map<(d0, d1, d2) -> (d1)>
 #bag = affine_map<(d0, d1, d2) -> (d0)>
@@ -654,7 +654,7 @@ func.func @two_weights(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offse
 // sum is raised, the division stays (write the lengths over
 // cat([offsets[:-1], [N]]), as @mean does, to get a mean bag).
 // CHECK-LABEL: func.func @csr_mean
-// CHECK: "emb.embedding_bag"(%{{.+}}) {mode = "sum"}
+// CHECK: "emb.embedding_bag"(%{{.+}}) {masked_offsets, mode = "sum"}
 // CHECK: arith.divf
 #ids = affine_map<(d0, d1, d2) -> (d1)>
 #bag = affine_map<(d0, d1, d2) -> (d0)>

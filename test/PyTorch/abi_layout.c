@@ -47,6 +47,7 @@ int main(void) {
   FIELD(embrtTbeArgs, workspaceBytes);
   FIELD(embrtTbeArgs, featureEnds);
   FIELD(embrtTbeArgs, tablePrecisions);
+  FIELD(embrtTbeArgs, maskedOffsets);
   STRUCT(embrtTbeBackwardArgs);
   FIELD(embrtTbeBackwardArgs, structSize);
   FIELD(embrtTbeBackwardArgs, lookup);

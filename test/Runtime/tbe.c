@@ -643,6 +643,22 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
   CASE("bad configId", "tbe: configId is -5", a.configId = -5);
   CASE("too many indices for i32 offsets", "too many for i32 offsets",
        (a.offsetDtype = EMBRT_I32, a.numIndices = (int64_t)INT32_MAX + 1));
+  CASE(
+      "masked offsets without pooling",
+      "tbe: maskedOffsets needs pooling SUM or MEAN",
+      (a.maskedOffsets = 1, a.pooling = EMBRT_POOLING_NONE, a.numFeatures = 1));
+  CASE("masked offsets of several features without ends",
+       "tbe: maskedOffsets with 4 features needs featureEnds",
+       a.maskedOffsets = 1);
+  CASE("masked mean with a padding id",
+       "tbe: maskedOffsets with pooling MEAN takes no paddingIdx",
+       (a.maskedOffsets = 1, a.pooling = EMBRT_POOLING_MEAN, a.numFeatures = 1,
+        a.hasPaddingIdx = 1));
+  CASE("masked mean skipping ids",
+       "tbe: maskedOffsets with pooling MEAN takes no paddingIdx and "
+       "boundsCheck FATAL or NONE only",
+       (a.maskedOffsets = 1, a.pooling = EMBRT_POOLING_MEAN, a.numFeatures = 1,
+        a.boundsCheck = EMBRT_BOUNDS_WARNING));
 #undef CASE
 
   TEST_CASE("sticky status");

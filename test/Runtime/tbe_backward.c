@@ -860,6 +860,10 @@ static void testInvalidArguments(embrtContext *ctx, Rng *rng) {
        a.structSize = sizeof a - 8);
   CASE("bad lookup struct size", "tbe_backward: structSize",
        a.lookup.structSize = 3);
+  CASE("masked offsets",
+       "tbe_backward: lookup.maskedOffsets must be 0 (masked offsets are the "
+       "forward's)",
+       a.lookup.maskedOffsets = 1);
   CASE("momentum1 NULL",
        "tbe_backward: momentum1 is NULL, rowwise_adagrad needs one f32 state "
        "per row",
