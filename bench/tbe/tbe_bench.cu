@@ -18,7 +18,10 @@
 // configuration: impl "emb"), with every configuration forced
 // ("emb cfg=NAME"), and through tuning variants of kernels/tbe.cu
 // ("emb var=NAME"): the same file compiled again with other knob values,
-// the rows of tbe.cu in kernels/variants.cmake. After timing, 256 sampled
+// the rows of tbe.cu in kernels/variants.cmake. The shapes without a
+// padding id are also timed with feature ends ("emb ends", emb-batch-tables'
+// form) and with masked offsets too ("emb masked", the raised bags' form;
+// valid offsets: what the mask's check costs). After timing, 256 sampled
 // bags are checked against a host reference computed from the same table
 // values.
 //
