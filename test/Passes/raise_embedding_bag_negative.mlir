@@ -771,3 +771,55 @@ func.func @padding_dynamic_rows(%weight: tensor<?x16xf32>, %ids: tensor<20xi64>,
   } -> tensor<6x16xf32>
   return %sum : tensor<6x16xf32>
 }
+
+// -----
+
+// A sum whose bounds check skips ids ("warning"): the divisor counts every
+// id of the bag, so the pair is not a mean bag.
+// CHECK-LABEL: func.func @mean_of_warning_sum
+// CHECK: "emb.embedding_bag"
+// CHECK-SAME: bounds_check = "warning"
+// CHECK: arith.divf
+#v = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0, 0)>
+func.func @mean_of_warning_sum(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<6xi64>) -> tensor<6x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %num_ids = arith.constant 20 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  %n = arith.constant dense<20> : tensor<1xi64>
+  %ext = tensor.concat dim(0) %offsets, %n : (tensor<6xi64>, tensor<1xi64>) -> tensor<7xi64>
+  %sum = "emb.embedding_bag"(%weight, %ids, %ext) {mode = "sum", masked_offsets, bounds_check = "warning"} : (tensor<100x16xf32>, tensor<20xi64>, tensor<7xi64>) -> tensor<6x16xf32>
+  %hi = tensor.extract_slice %ext[1] [6] [1] : tensor<7xi64> to tensor<6xi64>
+  %lo = tensor.extract_slice %ext[0] [6] [1] : tensor<7xi64> to tensor<6xi64>
+  %e1 = tensor.empty() : tensor<6xi64>
+  %len = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%hi, %lo : tensor<6xi64>, tensor<6xi64>) outs(%e1 : tensor<6xi64>) {
+  ^bb0(%a: i64, %b: i64, %o: i64):
+    %s = arith.subi %a, %b : i64
+    linalg.yield %s : i64
+  } -> tensor<6xi64>
+  %clamped = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%len : tensor<6xi64>) outs(%e1 : tensor<6xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    %p = arith.cmpi slt, %a, %c1_i64 : i64
+    %s = arith.select %p, %c1_i64, %a : i64
+    linalg.yield %s : i64
+  } -> tensor<6xi64>
+  %e2 = tensor.empty() : tensor<6xf32>
+  %count = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%clamped : tensor<6xi64>) outs(%e2 : tensor<6xf32>) {
+  ^bb0(%a: i64, %o: f32):
+    %s = arith.sitofp %a : i64 to f32
+    linalg.yield %s : f32
+  } -> tensor<6xf32>
+  %unsq = tensor.expand_shape %count [[0, 1]] output_shape [6, 1] : tensor<6xf32> into tensor<6x1xf32>
+  // REMARK: [[@LINE+1]]:11: remark: emb-raise-embedding-bag: a mean of a sum with bounds_check would skip ids its divisor counts
+  %mean = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%sum, %unsq : tensor<6x16xf32>, tensor<6x1xf32>) outs(%e : tensor<6x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.divf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<6x16xf32>
+  return %mean : tensor<6x16xf32>
+}

@@ -33,6 +33,17 @@ func.func @feature_ends(%idx: tensor<?xi64>, %off: tensor<9xi64>, %t0: tensor<10
 
 // -----
 
+// The input dist buckets bags by offsets that start at 0 and never
+// decrease; masked offsets promise neither.
+// CHECK: error: emb-shard: an 'emb.tbe' with masked_offsets is not sharded: its input dist needs offsets that start at 0 and never decrease
+func.func @masked_offsets(%idx: tensor<?xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> tensor<4x8xf32> {
+  %h0 = "emb.table"(%t0) : (tensor<100x8xf32>) -> !emb.table_handle
+  %0 = "emb.tbe"(%idx, %off, %h0) {pooling = "sum", feature_tables = array<i64: 0>, masked_offsets, world_size = 2 : i64, sharding = [{kind = "table_wise", ranks = array<i64: 0>}], operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<?xi64>, tensor<5xi64>, !emb.table_handle) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 // The output dists move pooled rows.
 // CHECK: error: emb-shard: pooling none is not sharded (the output dists move pooled rows)
 func.func @pooling_none(%idx: tensor<12xi64>, %off: tensor<5xi64>, %t0: tensor<100x8xf32>) -> tensor<12x8xf32> {
