@@ -268,9 +268,8 @@ static bool lowerLookupArgs(EmbLowering *l, MlirOperation op,
   if (abi == &forwardAbi) {
     attrs[EMB_ABI_TBE_PRECISIONS] = a->quantized;
     attrs[EMB_ABI_TBE_MASKED_OFFSETS] =
-        mlirOperationGetDiscardableAttributeByName(
-            op, mlirStringRefCreateFromCString("masked_offsets"))
-            .ptr != NULL;
+        !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+            op, mlirStringRefCreateFromCString(EMB_ATTR_MASKED_OFFSETS)));
   }
   for (int64_t t = 0; a->quantized && t < lo->numTables; ++t)
     attrs[abi->featureTablesAttr + lo->numFeatures + t] = tables[t].precision;
