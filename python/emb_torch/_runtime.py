@@ -83,16 +83,26 @@ def direct_call(args):
     TorchFunctionMode, a functorch transform, the JIT tracer, forward-mode AD or the profiler
     (which then shows the op by name), nor for meta tensors or a tensor subclass other than
     nn.Parameter: those calls go through the op."""
-    if not _DIRECT or torch.compiler.is_compiling() or _C._len_torch_dispatch_stack() \
-            or _C._is_torch_function_mode_enabled() or _C._are_functorch_transforms_active() \
-            or _C._get_tracing_state() is not None or _C._autograd._profiler_enabled() \
-            or _forward_ad_level() >= 0:
+    if not direct_mode():
         return False
-    plain = (torch.Tensor, torch.nn.Parameter)  # a Parameter dispatches as a plain tensor
     for x in args:
-        if type(x) not in plain or x.is_meta:  # meta tensors: the op's fake kernel
+        if type(x) not in PLAIN or x.is_meta:  # meta tensors: the op's fake kernel
             return False
     return True
+
+
+# The tensor types a direct call takes: a Parameter dispatches as a plain tensor.
+PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def direct_mode():
+    """direct_call's checks of the call's mode, without those of its tensors: nothing traces,
+    transforms or records the call."""
+    return _DIRECT and not (
+        torch.compiler.is_compiling() or _C._len_torch_dispatch_stack()
+        or _C._is_torch_function_mode_enabled() or _C._are_functorch_transforms_active()
+        or _C._get_tracing_state() is not None or _C._autograd._profiler_enabled()
+        or _forward_ad_level() >= 0)
 
 
 def _forward_ad_level():

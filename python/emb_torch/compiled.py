@@ -96,6 +96,8 @@ from ._abi import SharedModelStruct as _SharedModel  # noqa: E402
 _PackedFn = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 
 _memref_types = {}
+# forward's direct path declined the inputs (CompiledModel._run_fast).
+_NOT_FAST = object()
 
 
 def _memref_type(rank):
@@ -465,8 +467,10 @@ class CompiledModel(torch.nn.Module):
         """What every call reuses: per input its accepted dtypes, rank and static shape (a call
         compares them at once and builds a message only when one differs), one memref
         descriptor per input and static result (sizes and strides written once where static),
-        and the packed argument arrays pointing at them. A call writes only data pointers and
-        dynamic extents, so a module runs one call at a time (as a CUDA graph replays one)."""
+        all in one buffer of 64-bit words (`_words`), and the packed argument arrays pointing at
+        them. A call writes only data pointers and dynamic extents, so a module runs one call at
+        a time (as a CUDA graph replays one). `_fast`: per input what forward's direct path
+        compares (its static shape, None for a dynamic one) and where its pointers go."""
         n, m = len(self.inputs), len(self.results)
         self._expect = [(_INPUT_DTYPES[a.dtype_code], a.rank, a.shape, a.dynamic, a.updated)
                         for a in self.inputs]
@@ -475,14 +479,24 @@ class CompiledModel(torch.nn.Module):
         self._slots = (ctypes.c_void_p * (1 + n + m))()
         for k in range(1 + n + m):
             self._slots[k] = ctypes.addressof(self._ptrs) + k * ctypes.sizeof(ctypes.c_void_p)
+        args = self.inputs + self.results
+        has = [not (a.kind == "result" and a.dynamic) for a in args]
+        at, total = [], 0  # each descriptor's first word: allocated, then aligned
+        for a, h in zip(args, has):
+            at.append(total)
+            total += 3 + 2 * a.rank if h else 0
+        self._buffer = (ctypes.c_uint64 * max(total, 1))()
+        self._words = memoryview(self._buffer).cast("B").cast("Q")
         self._descs = []
-        for k, a in enumerate(self.inputs + self.results):
-            d = None if (a.kind == "result" and a.dynamic) else _memref_type(a.rank)()
+        for k, (a, h) in enumerate(zip(args, has)):
+            d = _memref_type(a.rank).from_buffer(self._buffer, 8 * at[k]) if h else None
             if d is not None and not a.dynamic:
                 _set_extents(d, a.shape)
             if d is not None:
                 self._ptrs[1 + k] = ctypes.addressof(d)
             self._descs.append(d)
+        self._fast = [(_INPUT_DTYPES[a.dtype_code], None if a.dynamic else tuple(a.shape), at[i])
+                      for i, a in enumerate(self.inputs)]
 
     def extra_repr(self):
         return "@%s from '%s' as %s, target %s, %d inputs, %d results" % (
@@ -536,6 +550,12 @@ class CompiledModel(torch.nn.Module):
         n = len(self.inputs)
         if len(inputs) != n:
             raise TypeError("emb model @%s takes %d inputs, got %d" % (self.name, n, len(inputs)))
+        if _runtime.direct_mode():
+            out = self._run_fast(inputs)
+            if out is not _NOT_FAST:
+                if self._updated:
+                    _runtime.increment_version([inputs[i] for i in self._updated])
+                return () if out is None else out
         args = []
         for i, x in enumerate(inputs):
             if not isinstance(x, torch.Tensor):
@@ -603,12 +623,41 @@ class CompiledModel(torch.nn.Module):
             outs.append(torch.empty(shape, dtype=r.dtype, device=device))
         return self._results(outs)
 
-    @_runtime.keeps_device
+    def _run_fast(self, inputs):
+        """forward's direct path: each input a plain, contiguous tensor with memory, of an
+        accepted dtype and shape, on the call's device, checked and its pointers written in one
+        pass (the dynamic ones' extents after); then the call as _run makes it. Any input
+        otherwise gives _NOT_FAST before anything runs, and forward takes the general path,
+        which checks again and names what differs (or runs the op's fake kernel for meta
+        tensors)."""
+        device = self._device(inputs)
+        if device.type != self.target:
+            return _NOT_FAST
+        words, plain = self._words, _runtime.PLAIN
+        cpu, index = device.type == "cpu", device.index
+        for x, (dtypes, shape, at) in zip(inputs, self._fast):
+            if type(x) not in plain or x.dtype not in dtypes \
+                    or not (x.is_cpu if cpu else x.is_cuda and x.get_device() == index) \
+                    or (shape is not None and x.shape != shape) or not x.is_contiguous():
+                return _NOT_FAST
+            ptr = x.data_ptr()
+            if not ptr:
+                return _NOT_FAST
+            words[at] = words[at + 1] = ptr
+        for i in self._dynamic_inputs:
+            x, spec = inputs[i], self.inputs[i]
+            if x.dim() != spec.rank or any(w is not None and w != g
+                                           for w, g in zip(spec.shape, x.shape)):
+                return _NOT_FAST
+            _set_extents(self._descs[i], x.shape)
+        return self._call(inputs, device, [])
+
     def _run(self, *inputs):
         """The op's kernel: checks the inputs, calls the entry through ctypes on the current
         stream, and returns its results."""
-        n = len(self.inputs)
         device = self._device(inputs)
+        if device.type != self.target:  # input #0's device: the first input names it
+            self._check(0, inputs[0], device)
         cuda = device.type == "cuda"
         index = device.index if cuda else -1
         expect = self._expect
@@ -619,6 +668,29 @@ class CompiledModel(torch.nn.Module):
                     or ((not x.is_cuda or x.get_device() != index) if cuda else not x.is_cpu) \
                     or dynamic or x.shape != shape:
                 self._check(i, x, device)  # raises, naming what differs; checks dynamic dims
+        descs = self._descs
+        keep = []  # what the call reads: tensors made here
+        with torch.no_grad():
+            for i, x in enumerate(inputs):
+                if not x.is_contiguous():
+                    if expect[i][4]:
+                        self._check(i, x, device)  # raises: updated in place needs contiguous
+                    x = x.contiguous()  # a copy: the entry reads dense row-major buffers
+                    keep.append(x)
+                d = descs[i]
+                ptr = x.data_ptr()
+                d.allocated = d.aligned = ptr if ptr else self._data(x, keep, "input", i)
+        for i in self._dynamic_inputs:
+            _set_extents(descs[i], inputs[i].shape)
+        return self._call(inputs, device, keep)
+
+    @_runtime.keeps_device
+    def _call(self, inputs, device, keep):
+        """The call once the inputs' descriptors hold their pointers and extents (`keep`: the
+        tensors made for them, alive until the call returns): the capture checks, the results,
+        the entry on the current stream, its status and device errors."""
+        n = len(self.inputs)
+        cuda = device.type == "cuda"
         stream = torch.cuda.current_stream(device) if cuda else None
         warm_key = (device.index, stream.cuda_stream) if cuda else None
         if cuda and torch.cuda.is_current_stream_capturing():
@@ -634,50 +706,37 @@ class CompiledModel(torch.nn.Module):
                     "torch.cuda.stream(s)" % self.name)
         rt = self._rt
         descs, ptrs = self._descs, self._ptrs
-        with torch.no_grad():
-            keep = []  # what the call reads: tensors made here
-            ctx = rt.context(device)
-            ptrs[0] = ctx.value if isinstance(ctx, ctypes.c_void_p) else ctx
-            for i, x in enumerate(inputs):
-                if not x.is_contiguous():
-                    if expect[i][4]:
-                        self._check(i, x, device)  # raises: updated in place needs contiguous
-                    x = x.contiguous()  # a copy: the entry reads dense row-major buffers
-                    keep.append(x)
-                d = descs[i]
-                ptr = x.data_ptr()
-                d.allocated = d.aligned = ptr if ptr else self._data(x, keep, "input", i)
-            for i in self._dynamic_inputs:
-                _set_extents(descs[i], inputs[i].shape)
-            outs, records = [], {}
-            for j, r in enumerate(self.results):
-                if r.dynamic:
-                    rec = _CompiledResult()
-                    records[j] = rec
-                    outs.append(None)
-                    ptrs[1 + n + j] = ctypes.addressof(rec)
-                else:
-                    out = torch.empty(r.shape, dtype=r.dtype, device=device)
-                    outs.append(out)
-                    d = descs[n + j]
-                    d.allocated = d.aligned = self._data(out, keep, "result", j)
-            if cuda:
-                with torch.cuda.device(device):
-                    self._invoke(self._slots)
+        ctx = rt.context(device)
+        ptrs[0] = ctx.value if isinstance(ctx, ctypes.c_void_p) else ctx
+        outs, records = [], {}
+        for j, r in enumerate(self.results):
+            if r.dynamic:
+                rec = _CompiledResult()
+                records[j] = rec
+                outs.append(None)
+                ptrs[1 + n + j] = ctypes.addressof(rec)
             else:
+                out = torch.empty(r.shape, dtype=r.dtype, device=device)
+                outs.append(out)
+                d = descs[n + j]
+                d.allocated = d.aligned = self._data(out, keep, "result", j)
+        if cuda:
+            with torch.cuda.device(device):
                 self._invoke(self._slots)
+        else:
+            self._invoke(self._slots)
+        status = self._status(ctx)
+        if status == 0:
+            for j, rec in records.items():
+                outs[j] = self._take(ctx, j, rec, device)
             status = self._status(ctx)
-            if status == 0:
-                for j, rec in records.items():
-                    outs[j] = self._take(ctx, j, rec, device)
-                status = self._status(ctx)
-            if status != 0:
-                for rec in records.values():
-                    if rec.data:
-                        self._free(ctx, rec.data)
-                        rec.data = None
-                rt.check(ctx, status, "emb model @%s" % self.name)
-            rt.poll(ctx, "emb model @%s" % self.name)
+        if status != 0:
+            for rec in records.values():
+                if rec.data:
+                    self._free(ctx, rec.data)
+                    rec.data = None
+            rt.check(ctx, status, "emb model @%s" % self.name)
+        rt.poll(ctx, "emb model @%s" % self.name)
         if cuda and not torch.cuda.is_current_stream_capturing():
             self._warm.add(warm_key)
         return self._results(outs)

@@ -295,6 +295,13 @@ def test_loading(models, device, other):
     gen = torch.Generator().manual_seed(9)
     expect(ValueError, ["input #0", "must be on a %s device" % other],
            lambda: m(*dense_inputs(gen, device)), "inputs on a device of the other target")
+    # An entry of static inputs only: its checks compare shapes at once, the target still first.
+    m = load(os.path.join(models, "many_inputs_%s.so" % other))
+    xs = [torch.randn(4, generator=gen).to(device) for _ in range(66)]
+    expect(ValueError, ["input #0", "must be on a %s device" % other],
+           lambda: m(*xs), "static inputs on a device of the other target")
+    expect(ValueError, ["input #0", "must be on a %s device" % other],
+           lambda: m.op(xs), "static inputs on a device of the other target, by the op")
 
 
 def test_graphs(models, gen):
