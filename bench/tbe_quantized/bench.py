@@ -56,6 +56,7 @@ reads them. --dry-run: on the CPU at tiny shapes (emb's CPU runtime, torch eager
 checks the driver end to end; its records say dry_run: true and are no measurement.
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -490,6 +491,18 @@ def first_call(side, x, want, compiler, log):
     return True
 
 
+def l2_fetch_limit(limit):
+    """Sets L2's fetch granularity limit (cudaLimitMaxL2FetchGranularity) to `limit` bytes unless
+    0, and returns the limit in force, as the CUDA runtime of the process reads it."""
+    cudart = ctypes.CDLL("libcudart.so.13")  # the one already loaded: torch's and emb's
+    if limit and cudart.cudaDeviceSetLimit(5, ctypes.c_size_t(limit)) != 0:
+        raise RuntimeError("cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, %d) failed" % limit)
+    value = ctypes.c_size_t(0)
+    if cudart.cudaDeviceGetLimit(ctypes.byref(value), 5) != 0:
+        raise RuntimeError("cudaDeviceGetLimit(cudaLimitMaxL2FetchGranularity) failed")
+    return value.value
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True, help="JSON lines (written anew)")
@@ -507,6 +520,9 @@ def main():
     ap.add_argument("--deadline", type=float, default=1e9,
                     help="seconds after the start past which no more peers compile in "
                          "--peer-mode and the runs are cut to one")
+    ap.add_argument("--l2-fetch-limit", type=int, default=0,
+                    help="L2's fetch granularity limit in bytes, set once emb's context exists "
+                         "(0: emb's own, 32; 64 is the driver's default on the H100)")
     ap.add_argument("--dry-run", action="store_true", help="CPU, tiny shapes")
     for k in SHAPE:
         ap.add_argument("--" + k, type=int, default=None)
@@ -549,6 +565,9 @@ def main():
     x = Inputs(shape, dev, index_dtype, emit, log)
     log("# tables and ids ready: %d ids" % x.N)
     cuda_vs_cpu(x, emit, log)
+    if dev.type == "cuda":  # emb's context exists now: it set the limit when it was made
+        common["l2_fetch_limit"] = l2_fetch_limit(a.l2_fetch_limit)
+        log("# L2 fetch granularity limit %d bytes" % common["l2_fetch_limit"])
     want = {p: exact_pool(x, p) for p in ("f16",) + tuple(x.packed)}
     log("# exact outputs ready")
 
