@@ -1,10 +1,11 @@
-//===- bench/tbe_quantized/row_gather.cu - Random rows against DRAM -*- CUDA -*-===//
+//===- bench/tbe_quantized/row_gather.cu - Random rows against DRAM -*- CUDA
+//-*-===//
 //
 // What the device gives a gather of random table rows, by row size and row
-// stride, under each L2 fetch granularity limit (cudaLimitMaxL2FetchGranularity):
-// the ceiling of a lookup whose rows are not a multiple of 64 bytes, such as
-// FBGEMM's int8 (144-byte) and int4 (80-byte) rows at D 128
-// (docs/kernels/tbe_quantized.md, "Fetch granularity").
+// stride, under each L2 fetch granularity limit
+// (cudaLimitMaxL2FetchGranularity): the ceiling of a lookup whose rows are not
+// a multiple of 64 bytes, such as FBGEMM's int8 (144-byte) and int4 (80-byte)
+// rows at D 128 (docs/kernels/tbe_quantized.md, "Fetch granularity").
 //
 //   nvcc -O3 -arch=sm_90 -o /tmp/row_gather bench/tbe_quantized/row_gather.cu
 //   /tmp/row_gather [records.jsonl]
@@ -26,7 +27,8 @@
   do {                                                                         \
     cudaError_t e_ = (x);                                                      \
     if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "row_gather: %s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::fprintf(stderr, "row_gather: %s: %s\n", #x,                         \
+                   cudaGetErrorString(e_));                                    \
       return 1;                                                                \
     }                                                                          \
   } while (0)
@@ -146,9 +148,8 @@ int main(int argc, char **argv) {
       for (int r = 0; r < 7; ++r) {
         CHECK(cudaMemsetAsync(half, r, 64 << 20));
         CHECK(cudaEventRecord(start));
-        gatherRows<<<(unsigned)sms * 8, 256>>>(table, ids, kIds,
-                                               (s.row + 15) / 16,
-                                               s.stride / 16, sink);
+        gatherRows<<<(unsigned)sms * 8, 256>>>(
+            table, ids, kIds, (s.row + 15) / 16, s.stride / 16, sink);
         CHECK(cudaGetLastError());
         CHECK(cudaEventRecord(stop));
         CHECK(cudaEventSynchronize(stop));
@@ -157,8 +158,8 @@ int main(int argc, char **argv) {
       }
       const double secs = best / 1e3;
       const double gbps = (double)kIds * s.row / secs / 1e9;
-      const double sectorGbps = (double)kIds * sectorBytes(s.row, s.stride) /
-                                secs / 1e9;
+      const double sectorGbps =
+          (double)kIds * sectorBytes(s.row, s.stride) / secs / 1e9;
       std::printf("%6d %6d %6zu %9.1f %9.0f %9.0f %7.1f%% %7.1f%%\n", s.row,
                   s.stride, got, best * 1e3, gbps, sectorGbps,
                   100 * gbps / copyGbps, 100 * sectorGbps / copyGbps);
