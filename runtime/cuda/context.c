@@ -86,9 +86,15 @@ embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream) {
   // bytes partly wastes: the int8 and int4 lookups run 1.05x and 1.06x
   // faster at 32, f16 rows of 256 bytes and torch's own kernels the same
   // (docs/kernels/tbe_quantized.md, "Fetch granularity"). The limit is a hint
-  // for the whole device; one that refuses it keeps its own, and the error
-  // is cleared so that no later launch check reads it.
-  if (cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 32) != cudaSuccess)
+  // for the whole device, set only where it is above 32 (a context on
+  // another stream of the same device changes nothing); a device that
+  // refuses it keeps its own, and the error is cleared so that no later
+  // launch check reads it.
+  size_t fetch = 0;
+  if (cudaDeviceGetLimit(&fetch, cudaLimitMaxL2FetchGranularity) !=
+          cudaSuccess ||
+      (fetch > 32 &&
+       cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 32) != cudaSuccess))
     (void)cudaGetLastError();
 
   if (stream) {
