@@ -827,6 +827,8 @@ static void lowerAttention(EmbLowering *l, MlirOperation op, bool ikbo) {
       [EMB_ABI_ATTN_CONFIG_ID] = -1,
       [EMB_ABI_ATTN_SCALE_BITS] = (int64_t)bits,
       [EMB_ABI_ATTN_COMPUTE_DTYPE] = computeDtypeOf(op),
+      [EMB_ABI_ATTN_ADDITIVE_MASK] = !mlirAttributeIsNull(
+          mlirOperationGetAttributeByName(op, embStr(EMB_ATTR_ADDITIVE_MASK))),
   };
   MlirValue bufs[] = {
       [EMB_ABI_ATTN_BUF_Q] = q->value,

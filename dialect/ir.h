@@ -51,6 +51,12 @@ extern "C" {
 /// (emb-batch-tables makes them; docs/dialect.md).
 #define EMB_ATTR_FEATURE_ENDS "feature_ends"
 #define EMB_ATTR_MASKED_OFFSETS "masked_offsets"
+/// The unit attribute of an emb.attention or emb.ikbo_attention whose key
+/// lengths stand for SDPA's additive mask: -inf added to the scores of the
+/// keys past a row's length, so that those keys' non-finite scores and
+/// values reach the result as they do in PyTorch's math attention
+/// (docs/dialect.md).
+#define EMB_ATTR_ADDITIVE_MASK "additive_mask"
 
 /// The trailing feature ends in `op`'s offsets: 2F for an emb.tbe with
 /// feature_ends, else 0.

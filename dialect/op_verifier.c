@@ -1530,6 +1530,24 @@ static void verifyIkboLce(Checker *c) {
 // emb.attention and emb.ikbo_attention
 //===----------------------------------------------------------------------===//
 
+/// additive_mask: a unit attribute, only with the key lengths (operand
+/// `lengthsAt`) it makes additive.
+static void checkAdditiveMask(Checker *c, intptr_t lengthsAt,
+                              const char *lengths) {
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(c->op, embStr(EMB_ATTR_ADDITIVE_MASK));
+  if (mlirAttributeIsNull(a))
+    return;
+  if (!mlirAttributeIsAUnit(a)) {
+    char as[128];
+    embPrintAttribute(a, as, sizeof as);
+    fail(c, "attribute 'additive_mask' must be a unit attribute, got %s", as);
+    return;
+  }
+  if (mlirOperationGetNumOperands(c->op) <= lengthsAt)
+    fail(c, "additive_mask needs %s (the mask it makes additive)", lengths);
+}
+
 /// Checks q/k/v/result shapes: q[B,Lq,H,Dh], k and v [X,Lk,H,Dh] where X is
 /// B (plain) or U (ikbo), result like q.
 static bool checkAttentionShapes(Checker *c, const char *kName,
@@ -1584,6 +1602,7 @@ static void verifyAttention(Checker *c) {
     return;
   checkScale(c);
   checkComputeType(c, "q, k and v");
+  checkAdditiveMask(c, 3, "key_lengths");
   if (mlirOperationGetNumOperands(c->op) == 4) {
     MlirType q = operandType(c, 0), len = operandType(c, 3);
     if (!checkRank(c, len, "key_lengths", 1) ||
@@ -1601,6 +1620,7 @@ static void verifyIkboAttention(Checker *c) {
     return;
   checkScale(c);
   checkComputeType(c, "q, k_user and v_user");
+  checkAdditiveMask(c, 4, "user_lengths");
   MlirType q = operandType(c, 0), k = operandType(c, 1),
            idx = operandType(c, 3);
   if (!checkRank(c, idx, "cand_to_user", 1) ||

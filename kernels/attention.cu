@@ -107,20 +107,6 @@ mma16816<__nv_bfloat16>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-__device__ __forceinline__ float warpMax(float x) {
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1)
-    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, d));
-  return x;
-}
-
-__device__ __forceinline__ float warpSum(float x) {
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1)
-    x += __shfl_xor_sync(0xffffffffu, x, d);
-  return x;
-}
-
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
@@ -632,11 +618,40 @@ ConvertLayout convertLayout(const embrtAttentionArgs *args) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
+/// The workspace of the main kernels (the plan, or the conversion's copies
+/// after it); the additive mask's maxima come after it.
+static size_t mainWorkspaceBytes(const embrtAttentionArgs *args) {
+  return converts(args) ? convertLayout(args).bytes : planBytes(args);
+}
+
 extern "C" embrtStatus
 embrtCudaAttentionWorkspaceSize(embrtLaunchEnv *env,
                                 const embrtAttentionArgs *args, size_t *bytes) {
-  *bytes = converts(args) ? convertLayout(args).bytes : planBytes(args);
+  size_t mask = attentionAdditiveMaskBytes(args);
+  *bytes = mask ? alignUp(mainWorkspaceBytes(args), 256) + mask
+                : mainWorkspaceBytes(args);
   return EMBRT_OK;
+}
+
+/// The additive mask: the main kernels without it, then
+/// kernels/attention_additive_mask.cu's launches on the same stream.
+static embrtStatus launchAdditiveMask(embrtLaunchEnv *env,
+                                      const embrtAttentionArgs *args) {
+  embrtAttentionArgs inner = *args;
+  inner.additiveMask = 0;
+  const size_t at = alignUp(mainWorkspaceBytes(&inner), 256);
+  const size_t needed = at + attentionAdditiveMaskBytes(args);
+  if (!args->workspace || args->workspaceBytes < needed)
+    return embrtLaunchError(
+        env, EMBRT_INVALID_ARGUMENT,
+        "attention: workspace has %zu bytes, needs %zu (additiveMask)",
+        args->workspace ? args->workspaceBytes : 0, needed);
+  inner.workspaceBytes = at;
+  embrtStatus st = embrtCudaLaunchAttention(env, &inner);
+  if (st != EMBRT_OK)
+    return st;
+  return attentionLaunchAdditiveMask(env, args,
+                                     static_cast<char *>(args->workspace) + at);
 }
 
 /// q, k and v of `args` rounded into `inner`'s (the workspace), one launch.
@@ -707,8 +722,11 @@ embrtCudaLaunchAttention(embrtLaunchEnv *env, const embrtAttentionArgs *args) {
         env, EMBRT_INVALID_ARGUMENT,
         "attention: configId %lld is not in the table of %d",
         (long long)args->configId, ATTENTION_NUM_CONFIGS);
-  // After the checks above, before any work: the conversion path calls back
-  // here with the compute type.
+  // After the checks above, before any work: the additive mask and the
+  // conversion path call back here, without the mask and with the compute
+  // type.
+  if (attentionAdditiveMaskBytes(args))
+    return launchAdditiveMask(env, args);
   if (converts(args))
     return launchConverted(env, args);
   const bool ikbo = args->candToUser != nullptr;

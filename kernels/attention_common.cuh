@@ -158,6 +158,21 @@ attentionKeyOffset(const AttentionParams &p, int g, int j, int h) {
   return (((long long)g * p.lk + j) * p.heads + h) * p.headDim;
 }
 
+/// The maximum and the sum of x over the warp, in every lane.
+__device__ __forceinline__ float warpMax(float x) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1)
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, d));
+  return x;
+}
+
+__device__ __forceinline__ float warpSum(float x) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1)
+    x += __shfl_xor_sync(0xffffffffu, x, d);
+  return x;
+}
+
 /// Byte offset of 16-byte chunk `chunk` of row `row` in a tile whose rows are
 /// `rowBytes` long, with the chunk index XORed by the row's low three bits
 /// (conflict-free for ldmatrix and for row-per-lane 16-byte accesses).
@@ -176,5 +191,18 @@ embrtStatus attentionLaunchSm90a(embrtLaunchEnv *env,
                                  const embrtAttentionArgs *args,
                                  const AttentionParams &params, int configId,
                                  int maxTiles);
+
+/// The workspace bytes of the additive mask (embrtAttentionArgs::
+/// additiveMask): a float per (user, head). Defined in
+/// kernels/attention_additive_mask.cu.
+size_t attentionAdditiveMaskBytes(const embrtAttentionArgs *args);
+
+/// After the main kernels on env->stream: the rows whose masked keys or
+/// queries are not finite, or whose scores may leave the data type's range,
+/// in PyTorch's math form. `maskedMax` is attentionAdditiveMaskBytes of
+/// workspace.
+embrtStatus attentionLaunchAdditiveMask(embrtLaunchEnv *env,
+                                        const embrtAttentionArgs *args,
+                                        void *maskedMax);
 
 #endif // EMB_KERNELS_ATTENTION_COMMON_CUH

@@ -255,11 +255,12 @@ static bool fuseAttention(MlirOperation op) {
     }
   }
   MlirValue operands[] = {mlirOperationGetOperand(op, 0), k, v, idx, len};
-  // The op's own attributes carry over: scale and compute_type.
-  MlirNamedAttribute attrs[2];
+  // The op's own attributes carry over: scale, compute_type and
+  // additive_mask.
+  const char *names[] = {"scale", "compute_type", EMB_ATTR_ADDITIVE_MASK};
+  MlirNamedAttribute attrs[3];
   intptr_t numAttrs = 0;
-  const char *names[] = {"scale", "compute_type"};
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     MlirAttribute a = mlirOperationGetAttributeByName(op, embStr(names[i]));
     if (!mlirAttributeIsNull(a))
       attrs[numAttrs++] =

@@ -708,15 +708,19 @@ static MlirValue buildAttention(MlirOperation before, MlirLocation loc,
   MlirValue ek = kTransposed ? toEmbLayout(before, loc, k, b, d, h, l)
                              : toEmbLayout(before, loc, k, b, l, h, d);
   MlirValue ev = toEmbLayout(before, loc, v, b, l, h, d);
-  MlirNamedAttribute attr = embNamedAttr(
-      ctx, "scale", mlirFloatAttrDoubleGet(ctx, mlirF32TypeGet(ctx), scale));
+  // A key mask is the model's additive -inf: the masked keys' non-finite
+  // scores and values reach the result (additive_mask).
+  MlirNamedAttribute attrs[] = {
+      embNamedAttr(ctx, "scale",
+                   mlirFloatAttrDoubleGet(ctx, mlirF32TypeGet(ctx), scale)),
+      embNamedAttr(ctx, EMB_ATTR_ADDITIVE_MASK, mlirUnitAttrGet(ctx))};
   MlirValue operands[] = {eq, ek, ev, {NULL}};
   if (mask)
     operands[3] = keyLengths(before, loc, mask, embDim(mlirValueGetType(ek), 1),
                              embDim(mlirValueGetType(eq), 0));
   MlirValue r = mlirOperationGetResult(
       embCreateOp(before, loc, EMB_OP_ATTENTION, mask ? 4 : 3, operands,
-                  mlirValueGetType(eq), 1, &attr),
+                  mlirValueGetType(eq), mask ? 2 : 1, attrs),
       0);
   MlirType rt = mlirValueGetType(r);
   MlirType element = mlirShapedTypeGetElementType(rt);

@@ -70,6 +70,11 @@ static embrtStatus checkAttention(embrtContext *ctx,
   if (args->userLengths)
     EMBRT_TRY(embrtCheckData(ctx, op, "userLengths", args->userLengths,
                              args->numUsers));
+  else if (args->additiveMask)
+    return embrtInvalid(ctx,
+                        "%s: additiveMask needs userLengths (the mask it "
+                        "makes additive)",
+                        op);
   EMBRT_TRY(embrtCheckData(ctx, op, "output", args->output, q));
   return EMBRT_OK;
 }
@@ -130,6 +135,7 @@ static embrtAttentionArgs decodeAttention(const int64_t *attrs,
   a.indexDtype = (embrtDtype)attrs[EMB_ABI_ATTN_INDEX_DTYPE];
   a.configId = attrs[EMB_ABI_ATTN_CONFIG_ID];
   a.computeDtype = (embrtDtype)attrs[EMB_ABI_ATTN_COMPUTE_DTYPE];
+  a.additiveMask = attrs[EMB_ABI_ATTN_ADDITIVE_MASK] != 0;
   uint32_t bits = (uint32_t)attrs[EMB_ABI_ATTN_SCALE_BITS];
   memcpy(&a.scale, &bits, sizeof a.scale);
   a.q = buffers[EMB_ABI_ATTN_BUF_Q];

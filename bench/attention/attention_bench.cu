@@ -21,12 +21,16 @@
 //
 // --masked gives user u the length Lk/2 + (u * 37 mod (Lk/2 + 1)) (keys past
 // it masked): "useful_tflops" counts only the unmasked keys' FLOPs, so that
-// it can be set beside the unmasked run's "tflops".
+// it can be set beside the unmasked run's "tflops". --additive-mask (with
+// --masked) times the call with embrtAttentionArgs::additiveMask (SDPA's
+// additive mask, kernels/attention_additive_mask.cu) on finite inputs: the
+// check's cost beside the --masked run.
 //
 // Usage: attention_bench [--out FILE] [--skip-wgmma] [--lk N]...
 //                        [--config NAME[,NAME...]] [--exclude SUBSTRING]
 //                        [--uniform] [--reps N] [--dtype f16|bf16|f32]
-//                        [--compute f16|bf16] [--masked] [--run N] [--burst]
+//                        [--compute f16|bf16] [--masked] [--additive-mask]
+//                        [--run N] [--burst]
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +92,7 @@ static bool listed(const char *list, const char *name) {
 int main(int argc, char **argv) {
   const char *outPath = nullptr;
   bool skipWgmma = false, uniformOnly = false, masked = false, burst = false;
+  bool additive = false;
   embrtDtype dtype = EMBRT_F16, compute = EMBRT_F32;
   int run = 1;
   const char *only = nullptr, *exclude = nullptr;
@@ -112,6 +117,8 @@ int main(int argc, char **argv) {
       burst = true;
     else if (!strcmp(argv[i], "--masked"))
       masked = true;
+    else if (!strcmp(argv[i], "--additive-mask"))
+      masked = additive = true;
     else if (!strcmp(argv[i], "--run") && i + 1 < argc)
       run = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
@@ -205,6 +212,7 @@ int main(int argc, char **argv) {
       a.output = o;
       a.userLengths = dlen;
       a.computeDtype = compute;
+      a.additiveMask = additive;
       size_t wsBytes = 0;
       embrtCudaAttentionWorkspaceSize(&env, &a, &wsBytes);
       void *ws;
@@ -254,21 +262,22 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaMemcpy(&nonFinite, bad, sizeof nonFinite,
                               cudaMemcpyDeviceToHost));
         const float ms = (float)BenchTimer::medianOf(times);
-        char line[640];
-        snprintf(line, sizeof line,
-                 "{\"case\": \"ikbo_attention_%s\", \"B\": %d, \"U\": %d, "
-                 "\"H\": %d, \"Lq\": %d, \"Lk\": %d, \"Dh\": %d, \"dtype\": "
-                 "\"%s\", \"compute\": \"%s\", \"ragged\": %s, \"masked\": %s, "
-                 "\"impl\": "
-                 "\"emb_%s\", \"auto\": %s, \"run\": %d, \"ms\": %.5f, "
-                 "\"ms_min\": %.5f, \"tflops\": %.1f, \"useful_tflops\": "
-                 "%.1f, \"nonfinite\": %llu}",
-                 ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh, dtypeName,
-                 computeName, ragged ? "true" : "false",
-                 masked ? "true" : "false", cfg.name,
-                 id == attentionSelectConfig(&autoShape) ? "true" : "false",
-                 run, ms, times[0], flops / ms / 1e9, usefulFlops / ms / 1e9,
-                 nonFinite);
+        char line[768];
+        snprintf(
+            line, sizeof line,
+            "{\"case\": \"ikbo_attention_%s\", \"B\": %d, \"U\": %d, "
+            "\"H\": %d, \"Lq\": %d, \"Lk\": %d, \"Dh\": %d, \"dtype\": "
+            "\"%s\", \"compute\": \"%s\", \"ragged\": %s, \"masked\": %s, "
+            "\"additive_mask\": %s, "
+            "\"impl\": "
+            "\"emb_%s\", \"auto\": %s, \"run\": %d, \"ms\": %.5f, "
+            "\"ms_min\": %.5f, \"tflops\": %.1f, \"useful_tflops\": "
+            "%.1f, \"nonfinite\": %llu}",
+            ragged ? "ragged" : "uniform", B, U, H, Lq, Lk, Dh, dtypeName,
+            computeName, ragged ? "true" : "false", masked ? "true" : "false",
+            additive ? "true" : "false", cfg.name,
+            id == attentionSelectConfig(&autoShape) ? "true" : "false", run, ms,
+            times[0], flops / ms / 1e9, usefulFlops / ms / 1e9, nonFinite);
         printf("%s\n", line);
         if (out)
           fprintf(out, "%s\n", line);

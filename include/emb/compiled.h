@@ -71,7 +71,7 @@ EMB_EXPORTS_BEGIN
 /// A bump renames embrtCompiledAbi<N> below (runtime/compiled.c does not
 /// compile until it is renamed) and python/emb_torch/compiled.py's
 /// ABI_VERSION.
-#define EMB_ABI_VERSION 3
+#define EMB_ABI_VERSION 4
 
 #define EMB_ABI_CONCAT_(a, b) a##b
 #define EMB_ABI_CONCAT(a, b) EMB_ABI_CONCAT_(a, b)
@@ -82,7 +82,7 @@ EMB_EXPORTS_BEGIN
 /// lowering writes takes its address (codegen/runtime_symbols.def), so a
 /// program or shared object with an object compiled for another ABI version
 /// fails to link, or to load, on the missing `embrtCompiledAbi<N>`.
-int32_t embrtCompiledAbi3(void);
+int32_t embrtCompiledAbi4(void);
 
 /// The ABI version of this runtime (EMB_ABI_VERSION when it was built), for
 /// loaders to compare with what a shared object records (`<P>abi_version`,
@@ -480,6 +480,7 @@ enum {
   EMB_ABI_ATTN_CONFIG_ID,
   EMB_ABI_ATTN_SCALE_BITS,    ///< the f32 scale's bits; 0: 1/sqrt(head dim)
   EMB_ABI_ATTN_COMPUTE_DTYPE, ///< embrtAttentionArgs::computeDtype
+  EMB_ABI_ATTN_ADDITIVE_MASK, ///< embrtAttentionArgs::additiveMask
 };
 enum {
   EMB_ABI_ATTN_BUF_Q = 0,

@@ -889,6 +889,19 @@ typedef struct embrtAttentionArgs {
   /// and the f16/bf16 kernel runs (f32 accumulation and softmax); its output,
   /// rounded to that type, is widened into the f32 output.
   embrtDtype computeDtype;
+  /// 1 (needs userLengths): the lengths stand for SDPA's additive mask, -inf
+  /// added to the scores of the keys at or past a row's length, and the
+  /// call computes what PyTorch's math attention computes with it on every
+  /// input (emb.attention's `additive_mask`). With s = round(round(q *
+  /// sqrt(|scale|)) . round(k * sqrt(|scale|))) (each round to dtype, the
+  /// product accumulated in f32), a masked key's s + -inf is NaN where s is
+  /// NaN or +inf, and then the whole row is NaN; a masked key's value is
+  /// multiplied by its probability 0, so a non-finite value makes the output
+  /// NaN at its head-dim positions. Calls whose masked keys are finite and
+  /// whose scores provably stay in dtype's range compute what the lengths
+  /// alone do; the others compute the math form (f32 softmax, probabilities
+  /// rounded to dtype) for the (row, head) pairs concerned.
+  int additiveMask;
 } embrtAttentionArgs;
 
 embrtStatus embrtAttentionWorkspaceSize(embrtContext *ctx,

@@ -73,7 +73,7 @@ class AttentionArgs(ctypes.Structure):
                 ("headDim", _i64), ("scale", ctypes.c_float), ("q", _p), ("k", _p), ("v", _p),
                 ("candToUser", _p), ("userLengths", _p), ("indexDtype", _dtype), ("output", _p),
                 ("configId", _i64), ("workspace", _p), ("workspaceBytes", ctypes.c_size_t),
-                ("computeDtype", _dtype)]
+                ("computeDtype", _dtype), ("additiveMask", ctypes.c_int)]
 
 
 class ArgSpecStruct(ctypes.Structure):

@@ -73,7 +73,7 @@ __all__ = ["load", "CompiledModel", "ArgSpec"]
 #===------------------------------------------------------------------------------------------===#
 
 SHARED_MODEL_VERSION = 1  # EMB_SHARED_MODEL_VERSION: the newest layout this loader reads
-ABI_VERSION = 3  # EMB_ABI_VERSION (emb/compiled.h): the compiled ABI these structs describe
+ABI_VERSION = 4  # EMB_ABI_VERSION (emb/compiled.h): the compiled ABI these structs describe
 MAX_RANK = 8  # EMB_MODEL_MAX_RANK, EMBRT_MAX_RANK
 ROLES = ("data", "ids", "offsets", "index", "lengths", "weights", "packed_table",
          "row_offsets")  # EmbArgRole

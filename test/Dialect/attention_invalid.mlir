@@ -187,3 +187,30 @@ func.func @f(%q: tensor<6x8x2x32xbf16>, %k: tensor<3x16x2x32xbf16>, %v: tensor<3
   %0 = "emb.ikbo_attention"(%q, %k, %v, %i) {compute_type = f16} : (tensor<6x8x2x32xbf16>, tensor<3x16x2x32xbf16>, tensor<3x16x2x32xbf16>, tensor<6xi32>) -> tensor<6x8x2x32xbf16>
   return %0 : tensor<6x8x2x32xbf16>
 }
+
+// -----
+
+// additive_mask: only with the key lengths it makes additive.
+func.func @f(%q: tensor<4x1x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>) -> tensor<4x1x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op additive_mask needs key_lengths (the mask it makes additive)
+  %0 = "emb.attention"(%q, %k, %v) {additive_mask} : (tensor<4x1x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>) -> tensor<4x1x2x32xf16>
+  return %0 : tensor<4x1x2x32xf16>
+}
+
+// -----
+
+// additive_mask: ikbo_attention's are user_lengths.
+func.func @f(%q: tensor<6x8x2x32xf16>, %k: tensor<3x16x2x32xf16>, %v: tensor<3x16x2x32xf16>, %i: tensor<6xi32>) -> tensor<6x8x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.ikbo_attention' op additive_mask needs user_lengths (the mask it makes additive)
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %i) {additive_mask} : (tensor<6x8x2x32xf16>, tensor<3x16x2x32xf16>, tensor<3x16x2x32xf16>, tensor<6xi32>) -> tensor<6x8x2x32xf16>
+  return %0 : tensor<6x8x2x32xf16>
+}
+
+// -----
+
+// additive_mask: a unit attribute.
+func.func @f(%q: tensor<4x1x2x32xf16>, %k: tensor<4x16x2x32xf16>, %v: tensor<4x16x2x32xf16>, %len: tensor<4xi64>) -> tensor<4x1x2x32xf16> {
+  // CHECK: [[@LINE+1]]:8: error: 'emb.attention' op attribute 'additive_mask' must be a unit attribute, got true
+  %0 = "emb.attention"(%q, %k, %v, %len) {additive_mask = true} : (tensor<4x1x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4x16x2x32xf16>, tensor<4xi64>) -> tensor<4x1x2x32xf16>
+  return %0 : tensor<4x1x2x32xf16>
+}

@@ -124,6 +124,15 @@ func.func @attention_key_lengths(%q: tensor<2048x1x2x128xf16>, %k: tensor<2048x1
   return %0 : tensor<2048x1x2x128xf16>
 }
 
+// CHECK-LABEL: func.func @attention_additive_mask
+// CHECK: "emb.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {additive_mask} : (tensor<2048x1x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048xi64>) -> tensor<2048x1x2x128xf16>
+// CHECK: "emb.ikbo_attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {additive_mask} : (tensor<2048x1x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<2048xi64>, tensor<32xi64>) -> tensor<2048x1x2x128xf16>
+func.func @attention_additive_mask(%q: tensor<2048x1x2x128xf16>, %k: tensor<2048x1024x2x128xf16>, %v: tensor<2048x1024x2x128xf16>, %len: tensor<2048xi64>, %ku: tensor<32x1024x2x128xf16>, %vu: tensor<32x1024x2x128xf16>, %c2u: tensor<2048xi64>, %ulen: tensor<32xi64>) -> (tensor<2048x1x2x128xf16>, tensor<2048x1x2x128xf16>) {
+  %0 = "emb.attention"(%q, %k, %v, %len) {additive_mask} : (tensor<2048x1x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048x1024x2x128xf16>, tensor<2048xi64>) -> tensor<2048x1x2x128xf16>
+  %1 = "emb.ikbo_attention"(%q, %ku, %vu, %c2u, %ulen) {additive_mask} : (tensor<2048x1x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<2048xi64>, tensor<32xi64>) -> tensor<2048x1x2x128xf16>
+  return %0, %1 : tensor<2048x1x2x128xf16>, tensor<2048x1x2x128xf16>
+}
+
 // CHECK-LABEL: func.func @ikbo_attention
 // CHECK: "emb.ikbo_attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2048x64x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<2048xi32>) -> tensor<2048x64x2x128xf16>
 // CHECK: "emb.ikbo_attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2048x64x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<32x1024x2x128xf16>, tensor<2048xi32>, tensor<32xi32>) -> tensor<2048x64x2x128xf16>

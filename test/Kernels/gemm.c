@@ -89,11 +89,7 @@ static double tolerance(embrtDtype out) {
 }
 
 static void *upload(const void *host, size_t bytes) {
-  void *d = NULL;
-  EXPECT_STATUS(embrtMalloc(gpu, bytes ? bytes : 1, &d), EMBRT_OK, gpu);
-  EXPECT_STATUS(embrtMemcpy(gpu, d, host, bytes, EMBRT_COPY_HOST_TO_DEVICE),
-                EMBRT_OK, gpu);
-  return d;
+  return harnessUpload(gpu, host, bytes);
 }
 
 /// Runs one case on both contexts and compares the whole output span.

@@ -25,11 +25,7 @@
 static embrtContext *cpu, *gpu;
 
 static void *upload(const void *host, size_t bytes) {
-  void *d = NULL;
-  EXPECT_STATUS(embrtMalloc(gpu, bytes ? bytes : 1, &d), EMBRT_OK, gpu);
-  EXPECT_STATUS(embrtMemcpy(gpu, d, host, bytes, EMBRT_COPY_HOST_TO_DEVICE),
-                EMBRT_OK, gpu);
-  return d;
+  return harnessUpload(gpu, host, bytes);
 }
 
 static void *download(const void *dev, size_t bytes) {

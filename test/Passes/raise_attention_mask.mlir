@@ -23,13 +23,13 @@
 // CHECK: arith.maxsi %{{.+}}, %{{.+}} : i64
 // CHECK: arith.minsi %{{.+}}, %{{.+}} : i64
 // CHECK: %[[LB:.+]] = "emb.broadcast"(%[[CLAMPED]], %[[C2U]]) : (tensor<2xi64>, tensor<6xi64>) -> tensor<6xi64>
-// CHECK: %[[O:.+]] = "emb.attention"(%[[Q]], %[[KB]], %[[VB]], %[[LB]]) {scale = 0.4998{{[0-9]+}} : f32} : (tensor<6x1x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6xi64>) -> tensor<6x1x2x4xf16>
+// CHECK: %[[O:.+]] = "emb.attention"(%[[Q]], %[[KB]], %[[VB]], %[[LB]]) {additive_mask, scale = 0.4998{{[0-9]+}} : f32} : (tensor<6x1x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6xi64>) -> tensor<6x1x2x4xf16>
 // CHECK-NOT: linalg.batch_matmul
 // CHECK: return %[[O]]
 // IKBO-LABEL: func.func @key_mask_user
 // IKBO-SAME: (%[[Q:.+]]: tensor<6x1x2x4xf16>, %[[K:.+]]: tensor<2x5x2x4xf16>, %[[V:.+]]: tensor<2x5x2x4xf16>, %[[C2U:.+]]: tensor<6xi64>, %[[LEN:.+]]: tensor<2xi64>)
 // IKBO: %[[CLAMPED:.+]] = linalg.generic {{.+}} ins(%[[LEN]] : tensor<2xi64>)
-// IKBO: "emb.ikbo_attention"(%[[Q]], %[[K]], %[[V]], %[[C2U]], %[[CLAMPED]]) {scale = {{.+}}} : (tensor<6x1x2x4xf16>, tensor<2x5x2x4xf16>, tensor<2x5x2x4xf16>, tensor<6xi64>, tensor<2xi64>) -> tensor<6x1x2x4xf16>
+// IKBO: "emb.ikbo_attention"(%[[Q]], %[[K]], %[[V]], %[[C2U]], %[[CLAMPED]]) {additive_mask, scale = {{.+}}} : (tensor<6x1x2x4xf16>, tensor<2x5x2x4xf16>, tensor<2x5x2x4xf16>, tensor<6xi64>, tensor<2xi64>) -> tensor<6x1x2x4xf16>
 // IKBO-NOT: "emb.broadcast"
 func.func @key_mask_user(%query: tensor<6x1x2x4xf16>, %k: tensor<2x5x2x4xf16>, %v: tensor<2x5x2x4xf16>, %cand_to_user: tensor<6xi64>, %lengths: tensor<2xi64>) -> tensor<6x1x2x4xf16> {
   %cst_f16 = arith.constant 0.000000e+00 : f16
@@ -225,10 +225,10 @@ func.func @key_mask_user(%query: tensor<6x1x2x4xf16>, %k: tensor<2x5x2x4xf16>, %
 // CHECK: %[[P:.+]]:2 = "emb.jagged_to_padded"
 // CHECK-NOT: linalg.generic
 // CHECK: %[[LB:.+]] = "emb.broadcast"(%[[P]]#1, %{{.+}}) : (tensor<2xi64>, tensor<6xi64>) -> tensor<6xi64>
-// CHECK: "emb.attention"(%{{.+}}, %{{.+}}, %{{.+}}, %[[LB]])
+// CHECK: "emb.attention"(%{{.+}}, %{{.+}}, %{{.+}}, %[[LB]]) {additive_mask,
 // IKBO-LABEL: func.func @key_mask_jagged
 // IKBO: %[[P:.+]]:2 = "emb.jagged_to_padded"
-// IKBO: "emb.ikbo_attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[P]]#1)
+// IKBO: "emb.ikbo_attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[P]]#1) {additive_mask,
 func.func @key_mask_jagged(%query: tensor<6x1x1x4xf16>, %seq: tensor<?x4xf16>, %seq_offsets: tensor<3xi64>, %cand_to_user: tensor<6xi64>) -> tensor<6x1x1x4xf16> {
   %cst_f16 = arith.constant 0.000000e+00 : f16
   %ninf_f16 = arith.constant 0xFC00 : f16
@@ -425,7 +425,7 @@ func.func @key_mask_jagged(%query: tensor<6x1x1x4xf16>, %seq: tensor<?x4xf16>, %
 // CHECK-LABEL: func.func @key_mask_candidates
 // CHECK-SAME: (%[[Q:.+]]: tensor<6x1x2x4xf16>, %{{.+}}: tensor<2x5x2x4xf16>, %{{.+}}: tensor<2x5x2x4xf16>, %[[C2U:.+]]: tensor<6xi64>, %[[LEN:.+]]: tensor<6xi64>)
 // CHECK: %[[CLAMPED:.+]] = linalg.generic {{.+}} ins(%[[LEN]] : tensor<6xi64>)
-// CHECK: "emb.attention"(%[[Q]], %{{.+}}, %{{.+}}, %[[CLAMPED]]) {scale = {{.+}}} : (tensor<6x1x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6xi64>) -> tensor<6x1x2x4xf16>
+// CHECK: "emb.attention"(%[[Q]], %{{.+}}, %{{.+}}, %[[CLAMPED]]) {additive_mask, scale = {{.+}}} : (tensor<6x1x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6x5x2x4xf16>, tensor<6xi64>) -> tensor<6x1x2x4xf16>
 // REMARK: remark: 'emb.attention' not fused: its key_lengths are not broadcast by the cand_to_user of k and v
 // IKBO-LABEL: func.func @key_mask_candidates
 // IKBO: "emb.attention"

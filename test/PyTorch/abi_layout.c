@@ -137,6 +137,7 @@ int main(void) {
   FIELD(embrtAttentionArgs, workspace);
   FIELD(embrtAttentionArgs, workspaceBytes);
   FIELD(embrtAttentionArgs, computeDtype);
+  FIELD(embrtAttentionArgs, additiveMask);
   STRUCT(EmbArgSpec);
   FIELD(EmbArgSpec, dtype);
   FIELD(EmbArgSpec, rank);

@@ -13,8 +13,10 @@ typedef struct Problem {
   embrtDtype compute; ///< computeDtype (F32, the zero value: the data as is)
   int64_t B, U, Lq, Lk, H, Dh;
   float scale;
-  int ikbo, hasLengths;
+  int ikbo, hasLengths, additiveMask;
   void *q, *k, *v, *c2u, *lengths, *out, *workspace;
+  /// Output elements expected NaN (additiveMask), or NULL for none.
+  const unsigned char *nanAt;
   int64_t *users, *lens;
   size_t workspaceBytes;
 } Problem;
@@ -72,6 +74,7 @@ static embrtAttentionArgs argsOf(const Problem *p) {
   a.workspace = p->workspace;
   a.workspaceBytes = p->workspaceBytes;
   a.computeDtype = p->compute;
+  a.additiveMask = p->additiveMask;
   return a;
 }
 
@@ -111,15 +114,23 @@ static void checkOutput(const Problem *p) {
         for (int64_t j = 0; j < keys; ++j)
           total += weights[j] = exp(weights[j] - top);
         for (int64_t d = 0; d < Dh; ++d) {
+          double got = refLoad(p->out, p->dtype, qBase + d);
+          if (p->nanAt && (p->nanAt[qBase + d] != 0) != (isnan(got) != 0)) {
+            HARNESS_FAIL("output[%lld] is %g, expected %s",
+                         (long long)(qBase + d), got,
+                         p->nanAt[qBase + d] ? "NaN" : "a number");
+            free(weights);
+            return;
+          }
+          if (p->nanAt && p->nanAt[qBase + d])
+            continue;
           double ref = 0.0, magnitude = 0.0;
           for (int64_t j = 0; j < keys; ++j) {
             double term = weights[j] / total *
                           operand(p, p->v, ((u * Lk + j) * H + h) * Dh + d);
             ref += term, magnitude += fabs(term);
           }
-          if (!EXPECT_NEAR("output", qBase + d,
-                           refLoad(p->out, p->dtype, qBase + d), ref, magnitude,
-                           tol)) {
+          if (!EXPECT_NEAR("output", qBase + d, got, ref, magnitude, tol)) {
             free(weights);
             return;
           }
@@ -164,6 +175,89 @@ static void testAttention(embrtContext *ctx, Rng *rng) {
             checkOutput(&p);
             freeProblem(&p);
           }
+}
+
+/// additiveMask: keys past a row's length masked by an added -inf, as
+/// PyTorch's math attention does (embrtAttentionArgs::additiveMask). On
+/// finite inputs in range the result is the lengths' to the bit; a NaN
+/// score or an inf value at a masked key, a NaN query of a row that keeps
+/// no key and (f16) a masked score past 65504 make NaNs exactly where the
+/// math form has them, and every other element is the lengths' result.
+/// B 3 rows of lengths 2, 4, 0; Lq 2, Lk 4, H 2, Dh 8.
+static void testAdditiveMask(embrtContext *ctx, Rng *rng) {
+  const embrtDtype dtypes[] = {EMBRT_F32, EMBRT_F16, EMBRT_BF16};
+  for (int t = 0; t < 3; ++t)
+    for (int ikbo = 0; ikbo < 2; ++ikbo) {
+      TEST_CASE(ikbo ? "ikbo_attention additive mask"
+                     : "attention additive mask");
+      Problem p = {.dtype = dtypes[t],
+                   .indexDtype = EMBRT_I64,
+                   .B = 3,
+                   .U = 3,
+                   .Lq = 2,
+                   .Lk = 4,
+                   .H = 2,
+                   .Dh = 8,
+                   .ikbo = ikbo,
+                   .hasLengths = 1};
+      makeProblem(&p, rng);
+      p.lens[0] = 2, p.lens[1] = 4, p.lens[2] = 0;
+      for (int64_t b = 0; b < 3; ++b)
+        p.users[b] = b; // ikbo: user b, read through cand_to_user
+      free(p.c2u);
+      free(p.lengths);
+      p.c2u = ikbo ? indexTensor(p.indexDtype, p.users, p.B) : NULL;
+      p.lengths = indexTensor(p.indexDtype, p.lens, p.U);
+      size_t outBytes = (size_t)(3 * 2 * 2 * 8) * embrtDtypeSize(p.dtype);
+      embrtAttentionArgs a = argsOf(&p);
+      embrtStatus (*run)(embrtContext *, const embrtAttentionArgs *) =
+          ikbo ? embrtIkboAttention : embrtAttention;
+      // Finite inputs: the lengths' result, bit for bit.
+      EXPECT_STATUS(run(ctx, &a), EMBRT_OK, ctx);
+      unsigned char *plain = malloc(outBytes);
+      memcpy(plain, p.out, outBytes);
+      p.additiveMask = a.additiveMask = 1;
+      EXPECT_STATUS(run(ctx, &a), EMBRT_OK, ctx);
+      EXPECT_TRUE(memcmp(plain, p.out, outBytes) == 0);
+      free(plain);
+      // Element [b, j, h, d] of k and v (Lk 4), [b, i, h, d] of q and out (Lq
+      // 2).
+#define KV(b, j, h, d) ((((b)*4 + (j)) * 2 + (h)) * 8 + (d))
+#define QO(b, i, h, d) ((((b)*2 + (i)) * 2 + (h)) * 8 + (d))
+      unsigned char nanAt[3 * 2 * 2 * 8] = {0};
+      refStore(p.k, p.dtype, KV(0, 3, 1, 5), NAN); // row 0 keeps keys 0, 1
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t d = 0; d < 8; ++d)
+          nanAt[QO(0, i, 1, d)] = 1;
+      refStore(p.v, p.dtype, KV(2, 1, 0, 6), INFINITY); // row 2 keeps none
+      nanAt[QO(2, 0, 0, 6)] = nanAt[QO(2, 1, 0, 6)] = 1;
+      refStore(p.q, p.dtype, QO(2, 1, 1, 0), NAN);
+      for (int64_t d = 0; d < 8; ++d)
+        nanAt[QO(2, 1, 1, d)] = 1;
+      // Query 0 of row 0, head 0, and its masked key 2: 200 in every
+      // element, a score of 8 * (200 * 8^-1/4)^2 = 113137 (f16: +inf).
+      for (int64_t d = 0; d < 8; ++d) {
+        refStore(p.q, p.dtype, QO(0, 0, 0, d), 200.0);
+        refStore(p.k, p.dtype, KV(0, 2, 0, d), 200.0);
+        nanAt[QO(0, 0, 0, d)] = p.dtype == EMBRT_F16;
+      }
+#undef KV
+#undef QO
+      p.nanAt = nanAt;
+      EXPECT_STATUS(run(ctx, &a), EMBRT_OK, ctx);
+      checkOutput(&p);
+      for (int64_t d = 0; d < 8; ++d)
+        if (d != 6) // row 2 keeps no key: zeros but for the inf's element
+          EXPECT_TRUE(refLoad(p.out, p.dtype, ((2 * 2 + 0) * 2 + 0) * 8 + d) ==
+                      0.0);
+      // Without the lengths there is nothing to make additive.
+      TEST_CASE("additive mask without lengths");
+      a.userLengths = NULL;
+      EXPECT_STATUS(run(ctx, &a), EMBRT_INVALID_ARGUMENT, ctx);
+      EXPECT_CONTAINS(embrtContextGetLastError(ctx),
+                      "additiveMask needs userLengths");
+      freeProblem(&p);
+    }
 }
 
 /// f32 data computed in f16 or bf16: the reference multiplies the operands
@@ -465,6 +559,7 @@ int main(void) {
   testOutOfRange(ctx, &rng);
   testInvalidArguments(ctx, &rng);
   testKeyLengthDtype(ctx, &rng);
+  testAdditiveMask(ctx, &rng);
   embrtContextDestroy(ctx);
   return harnessFinish();
 }

@@ -338,6 +338,7 @@ static void testIkboAttention(embrtContext *ctx) {
       [EMB_ABI_ATTN_CONFIG_ID] = -1,
       [EMB_ABI_ATTN_SCALE_BITS] = 0,
       [EMB_ABI_ATTN_COMPUTE_DTYPE] = EMBRT_F32,
+      [EMB_ABI_ATTN_ADDITIVE_MASK] = 0,
   };
   void *buffers[] = {
       [EMB_ABI_ATTN_BUF_Q] = q,

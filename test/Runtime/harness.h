@@ -269,6 +269,17 @@ static inline void *indexTensor(embrtDtype dtype, const int64_t *values,
   return p;
 }
 
+/// A new device buffer of `ctx` holding `bytes` of `host` (at least one byte
+/// allocated, so that an empty tensor still has an address).
+static inline void *harnessUpload(embrtContext *ctx, const void *host,
+                                  size_t bytes) {
+  void *d = NULL;
+  EXPECT_STATUS(embrtMalloc(ctx, bytes ? bytes : 1, &d), EMBRT_OK, ctx);
+  EXPECT_STATUS(embrtMemcpy(ctx, d, host, bytes, EMBRT_COPY_HOST_TO_DEVICE),
+                EMBRT_OK, ctx);
+  return d;
+}
+
 static inline const char *dtypeLabel(embrtDtype dtype) {
   static const char *names[] = {"f32", "f16", "bf16", "i32",
                                 "i64", "f64", "i8"};

@@ -839,7 +839,7 @@ static void diffInit(Diff *d, embrtDtype dtype, const EmbRunOptions *o) {
 static void diffScale(Diff *d, const void *b, int64_t n) {
   for (int64_t k = 0; k < n; ++k) {
     double y = fabs(loadElement(b, d->dtype, k));
-    if (y > d->scale && y == y)
+    if (y > d->scale && isfinite(y))
       d->scale = y;
   }
 }
