@@ -7,9 +7,10 @@
 // main kernels never read a masked key; after them, on the stream, two
 // launches make the result what the math form gives:
 //
-//   1. maskedKeysKernel, a block per (user, head): the largest magnitude of
-//      the user's masked keys (j >= length), or +inf when a masked key or
-//      value holds a non-finite element, into the workspace;
+//   1. maskedKeysKernel, blocks per (user, head) over slices of the keys:
+//      the largest magnitude of the user's masked keys (j >= length), or
+//      +inf when a masked key or value holds a non-finite element, into
+//      the workspace (zeroed first);
 //   2. additiveMaskKernel, a warp per (row, head): the largest magnitude of
 //      the row's queries; when every query and masked key is finite and the
 //      scores provably stay in the data type's range (the bound the CPU
@@ -18,7 +19,7 @@
 //      over all Lk keys and overwrites it.
 //
 // On finite inputs in range the math form is never computed: the cost is
-// the masked keys' and the queries' reads and two launches. Rows whose
+// the masked keys' and the queries' reads, a memset and two launches. Rows whose
 // cand_to_user or length is out of range are left to the main kernel, which
 // records the error.
 //
@@ -70,29 +71,78 @@ __device__ __forceinline__ long long clampedLength(const MaskParams &p,
   return n < 0 ? 0 : n > p.lk ? p.lk : n;
 }
 
-template <typename T>
-__global__ void __launch_bounds__(256) maskedKeysKernel(MaskParams p) {
-  const long long u = blockIdx.x / p.heads, h = blockIdx.x % p.heads;
-  const long long keys = clampedLength(p, u);
+/// What a scan of rows gathers: the largest magnitude, and whether an
+/// element was not finite.
+struct Scan {
   float top = 0.0f;
   int bad = 0;
-  for (long long e = threadIdx.x; e < (p.lk - keys) * p.headDim;
-       e += blockDim.x) {
-    long long j = keys + e / p.headDim, d = e % p.headDim;
-    long long at = ((u * p.lk + j) * p.heads + h) * p.headDim + d;
-    float kx = load<T>(p.k, at), vx = load<T>(p.v, at);
-    bad |= !isfinite(kx) || !isfinite(vx);
-    top = fmaxf(top, fabsf(kx));
+  __device__ void add(float x) {
+    bad |= !isfinite(x);
+    top = fmaxf(top, fabsf(x));
   }
+};
+
+/// Thread `tid` of `threads` scans its part of `rows` rows of `dh` elements,
+/// `stride` elements apart from `base`: 16-byte loads where kVec (the
+/// host checked the alignment), else one element a load. Rows go to
+/// threads in blocks of whole rows, so a warp reads whole rows.
+template <typename T, bool kVec>
+__device__ void scanRows(const T *base, long long stride, int rows, int dh,
+                         int tid, int threads, Scan &scan) {
+  constexpr int V = kVec ? 16 / (int)sizeof(T) : 1;
+  const int chunks = dh / V;
+  const int perRow = chunks < threads ? chunks : threads;
+  const int rowStep = threads / perRow;
+  const int row0 = tid / perRow, chunk0 = tid - row0 * perRow;
+  if (row0 >= rowStep)
+    return;
+  for (int r = row0; r < rows; r += rowStep) {
+    const T *row = base + r * stride;
+    for (int c = chunk0; c < chunks; c += perRow) {
+      if constexpr (kVec) {
+        uint4 w = __ldg(reinterpret_cast<const uint4 *>(row) + c);
+        const T *x = reinterpret_cast<const T *>(&w);
+#pragma unroll
+        for (int t = 0; t < V; ++t)
+          scan.add(embrt::toCompute(x[t]));
+      } else {
+        scan.add(embrt::toCompute(row[c]));
+      }
+    }
+  }
+}
+
+/// Block (x, y) scans slice y (`sliceRows` keys from y * sliceRows) of
+/// user x / H's masked keys in head x % H, and raises maskedMax[x] (zeroed
+/// before, a non-negative float's bits ordered as an int's) to its largest
+/// key magnitude, or to +inf when a masked key or value there is not finite.
+template <typename T, bool kVec>
+__global__ void __launch_bounds__(256)
+    maskedKeysKernel(MaskParams p, int sliceRows) {
+  const long long u = blockIdx.x / p.heads, h = blockIdx.x % p.heads;
+  const long long keys = clampedLength(p, u);
+  const long long first = (long long)blockIdx.y * sliceRows;
+  const long long start = first > keys ? first : keys;
+  const long long end = first + sliceRows < p.lk ? first + sliceRows : p.lk;
+  if (start >= end)
+    return;
+  const long long at = ((u * p.lk + start) * p.heads + h) * p.headDim;
+  const int rows = (int)(end - start), dh = (int)p.headDim;
+  Scan ks, vs;
+  scanRows<T, kVec>(static_cast<const T *>(p.k) + at, p.heads * p.headDim, rows,
+                    dh, threadIdx.x, blockDim.x, ks);
+  scanRows<T, kVec>(static_cast<const T *>(p.v) + at, p.heads * p.headDim, rows,
+                    dh, threadIdx.x, blockDim.x, vs);
   __shared__ float tops[8];
-  top = warpMax(top);
+  float top = warpMax(ks.top);
   if ((threadIdx.x & 31) == 0)
     tops[threadIdx.x >> 5] = top;
-  bad = __syncthreads_or(bad);
+  const int bad = __syncthreads_or(ks.bad | vs.bad);
   if (threadIdx.x == 0) {
     for (int w = 1; w < (int)(blockDim.x >> 5); ++w)
       top = fmaxf(top, tops[w]);
-    p.maskedMax[blockIdx.x] = bad ? INFINITY : top;
+    atomicMax(reinterpret_cast<int *>(p.maskedMax) + blockIdx.x,
+              __float_as_int(bad ? INFINITY : top));
   }
 }
 
@@ -110,7 +160,7 @@ __device__ float mathScore(const MaskParams &p, long long qBase,
   return p.scale < 0.0f ? -s : s;
 }
 
-template <typename T>
+template <typename T, bool kVec>
 __global__ void __launch_bounds__(128) additiveMaskKernel(MaskParams p) {
   const long long w = (long long)blockIdx.x * 4 + (threadIdx.x >> 5);
   if (w >= p.batch * p.heads)
@@ -127,13 +177,12 @@ __global__ void __launch_bounds__(128) additiveMaskKernel(MaskParams p) {
       loadIndex<IndexLoad::Plain>(p.lengths, p.lengthsI64, u);
   if (keys < 0 || keys > p.lk || keys == p.lk)
     return; // out of range (the main kernel's error) or nothing masked
-  float qmax = 0.0f;
-  for (long long e = lane; e < p.lq * p.headDim; e += 32) {
-    long long i = e / p.headDim, d = e % p.headDim;
-    float x = load<T>(p.q, ((b * p.lq + i) * p.heads + h) * p.headDim + d);
-    qmax = isfinite(x) ? fmaxf(qmax, fabsf(x)) : INFINITY;
-  }
-  qmax = warpMax(qmax);
+  Scan qs;
+  scanRows<T, kVec>(
+      static_cast<const T *>(p.q) + (b * p.lq * p.heads + h) * p.headDim,
+      p.heads * p.headDim, (int)p.lq, (int)p.headDim, lane, 32, qs);
+  const float qmax =
+      __any_sync(0xffffffffu, qs.bad) ? INFINITY : warpMax(qs.top);
   const float kmax = p.maskedMax[u * p.heads + h];
   const float top = DataMax<T>::value, scale = fabsf(p.scale);
   const float r = sqrtf(scale), big = fmaxf(r, 1.0f);
@@ -192,15 +241,26 @@ __global__ void __launch_bounds__(128) additiveMaskKernel(MaskParams p) {
   }
 }
 
-template <typename T>
+template <typename T, bool kVec>
 embrtStatus launch(embrtLaunchEnv *env, const MaskParams &p) {
   cudaStream_t stream = (cudaStream_t)env->stream;
-  maskedKeysKernel<T><<<(unsigned)(p.users * p.heads), 256, 0, stream>>>(p);
-  embrtStatus st = embrtCudaCheck(env, (int)cudaGetLastError(),
-                                  "attention: masked keys launch");
+  embrtStatus st = embrtCudaCheck(
+      env,
+      (int)cudaMemsetAsync(p.maskedMax, 0,
+                           (size_t)(p.users * p.heads) * sizeof(float), stream),
+      "attention: additive mask memset");
   if (st != EMBRT_OK)
     return st;
-  additiveMaskKernel<T>
+  // Slices of 128 keys (more where Lk needs more than 65535 of them).
+  const long long slice = p.lk / 65535 + 1 > 128 ? p.lk / 65535 + 1 : 128;
+  const dim3 grid((unsigned)(p.users * p.heads),
+                  (unsigned)((p.lk + slice - 1) / slice));
+  maskedKeysKernel<T, kVec><<<grid, 256, 0, stream>>>(p, (int)slice);
+  st = embrtCudaCheck(env, (int)cudaGetLastError(),
+                      "attention: masked keys launch");
+  if (st != EMBRT_OK)
+    return st;
+  additiveMaskKernel<T, kVec>
       <<<(unsigned)((p.batch * p.heads + 3) / 4), 128, 0, stream>>>(p);
   return embrtCudaCheck(env, (int)cudaGetLastError(),
                         "attention: additive mask launch");
@@ -233,19 +293,26 @@ embrtStatus attentionLaunchAdditiveMask(embrtLaunchEnv *env,
   p.heads = args->heads;
   p.headDim = args->headDim;
   p.scale = args->scale;
-  if (p.batch == 0 || p.users == 0 || p.lq == 0 || p.heads == 0 ||
+  // Nothing to check without rows, or without keys (every length is then
+  // 0 = Lk: nothing is masked).
+  if (p.batch == 0 || p.users == 0 || p.lq == 0 || p.lk == 0 || p.heads == 0 ||
       p.headDim == 0)
     return EMBRT_OK;
   if (p.users * p.heads > INT_MAX || (p.batch * p.heads + 3) / 4 > INT_MAX)
     return embrtLaunchError(env, EMBRT_UNSUPPORTED,
                             "attention: too many rows for the additive mask's "
                             "grid");
+  // 16-byte loads where every row of q, k and v starts 16-byte aligned.
+  const size_t rowBytes = (size_t)p.headDim * embrtDtypeSize(args->dtype);
+  const bool vec = rowBytes % 16 == 0 && ((uintptr_t)p.q & 15) == 0 &&
+                   ((uintptr_t)p.k & 15) == 0 && ((uintptr_t)p.v & 15) == 0;
   switch (args->dtype) {
   case EMBRT_F16:
-    return launch<__half>(env, p);
+    return vec ? launch<__half, true>(env, p) : launch<__half, false>(env, p);
   case EMBRT_BF16:
-    return launch<__nv_bfloat16>(env, p);
+    return vec ? launch<__nv_bfloat16, true>(env, p)
+               : launch<__nv_bfloat16, false>(env, p);
   default:
-    return launch<float>(env, p);
+    return vec ? launch<float, true>(env, p) : launch<float, false>(env, p);
   }
 }

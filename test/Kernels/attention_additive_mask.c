@@ -6,14 +6,16 @@
 // key mask, kernels/attention_additive_mask.cu) on a CUDA context against
 // the CPU reference backend on a CPU context, on fresh random inputs:
 // f32, f16 and bf16, f32 data computed in f16, i32 and i64 indices, head
-// dims 8 (the SIMT path), 64 and 128 (the tensor-core paths), lengths from 0
-// to Lk. Each case runs on finite inputs first, where the result must be
-// the one without the mask bit for bit (the check reads and writes
-// nothing else), then with values planted where the mask hides them: a NaN
-// key and an inf value past a row's length, a NaN query of a row that keeps
-// no key, an inf query element, and (f16) a query and a masked key of 200,
-// whose score is past 65504. The CUDA result must have NaN exactly where the
-// CPU's has it and agree elsewhere within the data type's tolerance.
+// dims 8 (the SIMT path), 64 and 128 (the tensor-core paths) and 5 (f32:
+// rows the check reads an element at a time), lengths from 0 to Lk (up to
+// 300 keys: several of the check's 128-key slices). Each case runs on finite
+// inputs first, where the result must be the one without the mask bit for bit
+// (the check reads and writes nothing else), then with values planted where the
+// mask hides them: a NaN key and an inf value past a row's length, a NaN query
+// of a row that keeps no key, an inf query element, and (f16) a query and a
+// masked key of 200, whose score is past 65504. The CUDA result must have NaN
+// exactly where the CPU's has it and agree elsewhere within the data type's
+// tolerance.
 //
 // Usage: attention_additive_mask [--quick]   (--quick: the small cases, for
 // compute-sanitizer)
@@ -242,6 +244,11 @@ int main(int argc, char **argv) {
           runCase(&l, &rng);
         }
       }
+  // f32 rows of 5 elements: the check's loads one element at a time.
+  for (int ikbo = 0; ikbo < 2; ++ikbo) {
+    Case c = {EMBRT_F32, EMBRT_F32, EMBRT_I64, ikbo, 24, 5, 3, 200, 2, 5};
+    runCase(&c, &rng);
+  }
   // f32 data computed in f16: the check reads the f32 data.
   for (int ikbo = 0; ikbo < 2; ++ikbo) {
     Case c = {EMBRT_F32, EMBRT_F16, EMBRT_I32, ikbo, 24, 5, 2, 37, 2, 128};
