@@ -19,9 +19,9 @@
 //      over all Lk keys and overwrites it.
 //
 // On finite inputs in range the math form is never computed: the cost is
-// the masked keys' and the queries' reads, a memset and two launches. Rows whose
-// cand_to_user or length is out of range are left to the main kernel, which
-// records the error.
+// the masked keys' and the queries' reads, a memset and two launches. Rows
+// whose cand_to_user or length is out of range are left to the main kernel,
+// which records the error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +29,8 @@
 
 #include <limits.h>
 #include <math.h>
+
+#include <type_traits>
 
 namespace {
 
@@ -82,34 +84,61 @@ struct Scan {
   }
 };
 
+/// One load of a scan: 16 bytes (kVec) or one element of T.
+template <typename T, bool kVec> struct Chunk {
+  using Word = typename std::conditional<kVec, uint4, T>::type;
+  static constexpr int kElements = (int)(sizeof(Word) / sizeof(T));
+  Word w;
+  __device__ void load(const T *row, int c) {
+    w = __ldg(reinterpret_cast<const Word *>(row) + c);
+  }
+  __device__ void addTo(Scan &scan) const {
+    const T *x = reinterpret_cast<const T *>(&w);
+#pragma unroll
+    for (int t = 0; t < kElements; ++t)
+      scan.add(embrt::toCompute(x[t]));
+  }
+};
+
 /// Thread `tid` of `threads` scans its part of `rows` rows of `dh` elements,
 /// `stride` elements apart from `base`: 16-byte loads where kVec (the
 /// host checked the alignment), else one element a load. Rows go to
-/// threads in blocks of whole rows, so a warp reads whole rows.
+/// threads in blocks of whole rows, so a warp reads whole rows; where a row
+/// is a load a thread or less, four rows' loads are in flight at once.
 template <typename T, bool kVec>
 __device__ void scanRows(const T *base, long long stride, int rows, int dh,
                          int tid, int threads, Scan &scan) {
-  constexpr int V = kVec ? 16 / (int)sizeof(T) : 1;
-  const int chunks = dh / V;
+  using C = Chunk<T, kVec>;
+  const int chunks = dh / C::kElements;
   const int perRow = chunks < threads ? chunks : threads;
   const int rowStep = threads / perRow;
   const int row0 = tid / perRow, chunk0 = tid - row0 * perRow;
   if (row0 >= rowStep)
     return;
-  for (int r = row0; r < rows; r += rowStep) {
-    const T *row = base + r * stride;
-    for (int c = chunk0; c < chunks; c += perRow) {
-      if constexpr (kVec) {
-        uint4 w = __ldg(reinterpret_cast<const uint4 *>(row) + c);
-        const T *x = reinterpret_cast<const T *>(&w);
+  if (chunks == perRow) { // one load a thread per row
+    int r = row0;
+    for (; r + 3 * rowStep < rows; r += 4 * rowStep) {
+      C c[4];
 #pragma unroll
-        for (int t = 0; t < V; ++t)
-          scan.add(embrt::toCompute(x[t]));
-      } else {
-        scan.add(embrt::toCompute(row[c]));
-      }
+      for (int k = 0; k < 4; ++k)
+        c[k].load(base + (r + k * rowStep) * stride, chunk0);
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        c[k].addTo(scan);
     }
+    for (; r < rows; r += rowStep) {
+      C c;
+      c.load(base + r * stride, chunk0);
+      c.addTo(scan);
+    }
+    return;
   }
+  for (int r = row0; r < rows; r += rowStep)
+    for (int k = chunk0; k < chunks; k += perRow) {
+      C c;
+      c.load(base + r * stride, k);
+      c.addTo(scan);
+    }
 }
 
 /// Block (x, y) scans slice y (`sliceRows` keys from y * sliceRows) of
