@@ -56,6 +56,20 @@ func.func @attention_key_lengths(%q: tensor<8x1x2x16xf16>, %k: tensor<8x32x2x16x
 
 // -----
 
+// emb.ikbo_attention with additive_mask (what emb-raise-attention makes of
+// a key mask): attrs [7] 1; without it (below, @ikbo_attention_in_bf16) 0.
+// CHECK-LABEL: func.func @ikbo_attention_additive_mask
+// CHECK: %[[ATTRS:.+]] = llvm.alloca %c8_i64{{(_[0-9]+)?}} x i64
+// CHECK: %[[A7:.+]] = llvm.getelementptr %[[ATTRS]][7]
+// CHECK-NEXT: llvm.store %c1_i64{{(_[0-9]+)?}}, %[[A7]]
+// CHECK: call @embrtCompiledAttention(
+func.func @ikbo_attention_additive_mask(%q: tensor<8x1x2x4xf16>, %k: tensor<4x5x2x4xf16>, %v: tensor<4x5x2x4xf16>, %c2u: tensor<8xi64>, %len: tensor<4xi64>) -> tensor<8x1x2x4xf16> {
+  %0 = "emb.ikbo_attention"(%q, %k, %v, %c2u, %len) {additive_mask} : (tensor<8x1x2x4xf16>, tensor<4x5x2x4xf16>, tensor<4x5x2x4xf16>, tensor<8xi64>, tensor<4xi64>) -> tensor<8x1x2x4xf16>
+  return %0 : tensor<8x1x2x4xf16>
+}
+
+// -----
+
 // emb.ikbo_attention of f32 data with compute_type = bf16: attrs [6] the
 // compute dtype (bf16, 2); [0] the data's dtype stays f32 (0).
 // CHECK-LABEL: func.func @ikbo_attention_in_bf16
@@ -66,6 +80,8 @@ func.func @attention_key_lengths(%q: tensor<8x1x2x16xf16>, %k: tensor<8x32x2x16x
 // CHECK: %[[BF16:.+]] = arith.constant 2 : i64
 // CHECK-NEXT: llvm.getelementptr %[[ATTRS]][6]
 // CHECK-NEXT: llvm.store %[[BF16]]
+// CHECK: %[[A7:.+]] = llvm.getelementptr %[[ATTRS]][7]
+// CHECK-NEXT: llvm.store %c0_i64{{(_[0-9]+)?}}, %[[A7]]
 // CHECK: call @embrtCompiledAttention(
 func.func @ikbo_attention_in_bf16(%q: tensor<8x4x2x64xf32>, %k: tensor<2x32x2x64xf32>, %v: tensor<2x32x2x64xf32>, %c2u: tensor<8xi32>) -> tensor<8x4x2x64xf32> {
   %0 = "emb.ikbo_attention"(%q, %k, %v, %c2u) {compute_type = bf16} : (tensor<8x4x2x64xf32>, tensor<2x32x2x64xf32>, tensor<2x32x2x64xf32>, tensor<8xi32>) -> tensor<8x4x2x64xf32>
