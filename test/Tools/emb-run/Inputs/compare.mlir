@@ -51,3 +51,11 @@ func.func @times_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// Attention of one query row over 3 keys (a single head of 8): an inf in a
+// value makes that output column inf on both sides, and the rest is still
+// compared.
+func.func @attention_inf(%q: tensor<1x1x1x8xf32>, %k: tensor<1x3x1x8xf32>, %v: tensor<1x3x1x8xf32>) -> tensor<1x1x1x8xf32> {
+  %o = "emb.attention"(%q, %k, %v) : (tensor<1x1x1x8xf32>, tensor<1x3x1x8xf32>, tensor<1x3x1x8xf32>) -> tensor<1x1x1x8xf32>
+  return %o : tensor<1x1x1x8xf32>
+}
