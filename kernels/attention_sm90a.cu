@@ -49,7 +49,8 @@ constexpr int kScheduleBarrier = 3;
 ///   Q      [DH/64 panels][128 rows][128 B]
 ///   K, V   [2 stages][DH/64 panels][BN keys][128 B]
 ///   O      [2 consumers][DH/64 panels][64 rows][128 B]
-///   barriers: qFull, qEmpty, kFull[2], kEmpty[2], vFull[2], vEmpty[2]
+///   barriers: qFull, qEmpty, kFull[2], kEmpty[2], vFull[2], vEmpty[2],
+///             vLoaded[2]
 /// 224 KB for DH=128, BN=160; 192 KB for BN=128.
 template <int DH, int BN> struct Sm90Layout {
   static constexpr int kPanels = DH / 64;
@@ -60,7 +61,7 @@ template <int DH, int BN> struct Sm90Layout {
   static constexpr int kV = kK + kStages * kKVBytes;
   static constexpr int kO = kV + kStages * kKVBytes;
   static constexpr int kBar = kO + kBlockM * DH * 2;
-  static constexpr int kBytes = kBar + 10 * 8 + 1024; // + alignment slack
+  static constexpr int kBytes = kBar + 12 * 8 + 1024; // + alignment slack
 };
 
 //===----------------------------------------------------------------------===//
@@ -244,7 +245,8 @@ __device__ __forceinline__ uint32_t panelOffset(int r, int c, int rows) {
 /// i copies row i with 16-byte cp.async, zero-filled past the group's rows),
 /// then thread 0 issues the TMA loads of K and V for every key block into the
 /// ring (keys past Lk are zero-filled by TMA; keys past the user's length are
-/// masked by the consumers).
+/// masked by the consumers, and warp 1 zeroes their values in the last
+/// block before releasing it to them).
 /// Consumer warpgroup c (1 + c, 232 registers; 240 for BN=160): rows
 /// 64c..64c+63 of the tile; thread (warp w, lane 4g+t) owns rows 16w+g and
 /// 16w+g+8, two columns of every 8 in S and O. f32 accumulation; exp2 with
@@ -272,6 +274,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t qFull = base + L::kBar, qEmpty = qFull + 8;
   const uint32_t kFull = qFull + 16, kEmpty = qFull + 32;
   const uint32_t vFull = qFull + 48, vEmpty = qFull + 64;
+  const uint32_t vLoaded = qFull + 80;
   if (threadIdx.x == 0) {
     tmaPrefetchMap(&tmK);
     tmaPrefetchMap(&tmV);
@@ -291,6 +294,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbarInit(kEmpty + 8 * s, 256);
       mbarInit(vFull + 8 * s, 1);
       mbarInit(vEmpty + 8 * s, 256);
+      mbarInit(vLoaded + 8 * s, 1);
     }
     fenceMbarInit();
   }
@@ -306,12 +310,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       setmaxnregDec<24>();
     else
       setmaxnregDec<40>();
-    const int tid = threadIdx.x;
-    if (contiguous && tid != 0)
+    // Thread 0 issues the TMA loads; warp 1 zeroes masked values (below);
+    // every thread copies Q rows when they are not consecutive.
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    if (contiguous && warp > 1)
       return;
-    uint32_t kv = 0;
+    uint32_t kv = 0, loadedPhase = 0;
     int it = 0;
-    // K (or V) of key block j of tile t into ring slot `slot`.
+    // K (or V) of key block j of tile t into ring slot `slot`, signalling
+    // `full` (V of a masked last block: vLoaded, which warp 1 waits for).
     auto loadKV = [&](const CUtensorMap *map, uint32_t ring, uint32_t full,
                       uint32_t empty, uint32_t slot, int j, int h,
                       const AttentionTile &t) {
@@ -333,18 +340,28 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (KV_FIRST && w + (int)gridDim.x < total) // used a tile later
         next = attentionDecodeTile(p, (w + gridDim.x) / p.heads, kBlockM);
       const int blocks = (t.keys + BN - 1) / BN;
+      // Rows of the last block that hold keys past the group's length and
+      // before Lk (TMA fills rows past Lk with zeros): the consumers weigh
+      // them by a probability of 0, which a non-finite value there would
+      // turn into NaN (0 x inf), so their values are zeroed first.
+      const int tailValid = t.keys - (blocks - 1) * BN;
+      const int tailRows = min(BN, p.lk - (blocks - 1) * BN);
+      const bool maskedTail = blocks > 0 && tailValid < tailRows;
       // KV_FIRST: the first K block needs only a free slot (the last tile's
       // next-to-last block), so it goes before Q, which waits for the last
       // tile's final S = Q K^T.
       if (KV_FIRST && tid == 0 && blocks > 0)
         loadKV(&tmK, kSmem, kFull, kEmpty, kv, 0, h, t);
-      mbarWait(qEmpty, (it & 1) ^ 1);
+      if (warp == 0 || !contiguous)
+        mbarWait(qEmpty, (it & 1) ^ 1);
       if (contiguous) {
-        mbarArriveExpectTx(qFull, L::kQBytes);
+        if (tid == 0) {
+          mbarArriveExpectTx(qFull, L::kQBytes);
 #pragma unroll
-        for (int pn = 0; pn < L::kPanels; ++pn)
-          tmaLoad2d(qSmem + pn * kBlockM * kPanelRow, &tmQ, h * DH + 64 * pn,
-                    t.first * p.lq + t.rowStart, qFull);
+          for (int pn = 0; pn < L::kPanels; ++pn)
+            tmaLoad2d(qSmem + pn * kBlockM * kPanelRow, &tmQ, h * DH + 64 * pn,
+                      t.first * p.lq + t.rowStart, qFull);
+        }
       } else {
         const int r = t.rowStart + tid;
         const bool valid = r < t.rows;
@@ -360,12 +377,33 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbarArrive(qFull);
       }
       if (tid == 0) {
-        for (int j = 0; j < blocks; ++j, ++kv) {
+        for (int j = 0; j < blocks; ++j) {
           if (!KV_FIRST || j > 0)
-            loadKV(&tmK, kSmem, kFull, kEmpty, kv, j, h, t);
-          loadKV(&tmV, vSmem, vFull, vEmpty, kv, j, h, t);
+            loadKV(&tmK, kSmem, kFull, kEmpty, kv + j, j, h, t);
+          const bool tail = maskedTail && j == blocks - 1;
+          loadKV(&tmV, vSmem, tail ? vLoaded : vFull, vEmpty, kv + j, j, h, t);
         }
       }
+      if (warp == 1 && maskedTail) {
+        // Warp 1: once the block has landed, zero rows tailValid..tailRows-1
+        // of every panel (whole 128-byte rows: the swizzle permutes 16-byte
+        // chunks within a row), then release it to the consumers. Thread 0
+        // meanwhile goes on to the next tile's loads.
+        const uint32_t s = (kv + blocks - 1) % kStages;
+        const uint32_t stage = vSmem + s * L::kKVBytes;
+        mbarWait(vLoaded + 8 * s, (loadedPhase >> s) & 1);
+        loadedPhase ^= 1u << s;
+        for (int r = tailValid + (lane >> 3); r < tailRows; r += 4)
+#pragma unroll
+          for (int pn = 0; pn < L::kPanels; ++pn)
+            stSharedZero16(stage + pn * BN * kPanelRow + r * kPanelRow +
+                           (lane & 7) * 16);
+        fenceProxyAsync(); // the consumers read V through wgmma
+        __syncwarp();
+        if (lane == 0)
+          mbarArrive(vFull + 8 * s);
+      }
+      kv += blocks;
     }
     return;
   }

@@ -111,6 +111,13 @@ __device__ __forceinline__ void stShared(uint32_t addr, uint32_t v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
+/// A 16-byte store of zeros into this CTA's shared memory (addr 16-byte
+/// aligned).
+__device__ __forceinline__ void stSharedZero16(uint32_t addr) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(addr), "r"(0u)
+               : "memory");
+}
+
 /// A 32-bit load from this CTA's shared memory, never cached in a register
 /// across barriers.
 __device__ __forceinline__ uint32_t ldShared(uint32_t addr) {
