@@ -47,9 +47,11 @@
 #
 # The variables every family's run.sh has: bench/common/env.sh. Knobs: JOBS
 # (ninja -j, 8), WARM_TIMEOUT (270 s), DATA (/tmp/emb-ranking-data), SEED
-# (13), CPU_WHOLE (0), PREPARE_ONLY (1: stop after steps 1 and 2, so that a
-# second call on the same machine, which finds the build, the compile cache
-# and the inputs, times alone). Without a GPU, the same steps on the small16
+# (13), CPU_WHOLE (0), PREBUILT (1: $BUILD already holds bin/emb-run-aot-<model>
+# for the three models and lib/libembrt.so, built from the same .aot where
+# MLIR is and carried; step 1 then only checks them), PREPARE_ONLY (1: stop
+# after steps 1 and 2, so that a second call on the same machine, which finds
+# the build, the compile cache and the inputs, times alone). Without a GPU, the same steps on the small16
 # twin (a dry run of the scripts; records marked dry_run): DEVICE=cpu
 # RANKING_SHAPE=small16 RANKING_DEVICE=cpu CMAKE_ARGS=-DEMB_ENABLE_CUDA=OFF
 # AOT=DIR, DIR from `bench/e2e/ranking_int4_compile.sh build/bin/emb-compile
@@ -86,11 +88,21 @@ fi
 
 # 1. The build and the compile, in the background.
 (
-  # shellcheck disable=SC2086 # CMAKE_ARGS is a list of options
-  cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
-    -DEMB_AOT_MODELS="$(IFS=';'; echo "${models[*]}")" $CMAKE_ARGS > "$OUT/configure.log" 2>&1 &&
-    ninja -C "$BUILD" -j "$JOBS" "${targets[@]}" > "$OUT/build.log" 2>&1
-  echo $? > "$OUT/build.rc"
+  if [[ ${PREBUILT:-0} == 1 ]]; then # built where MLIR is, from the same .aot
+    missing=0
+    : > "$OUT/configure.log"
+    for t in "${targets[@]}"; do
+      [[ $t == embrt_shared ]] && f=$BUILD/lib/libembrt.so || f=$BUILD/bin/$t
+      [[ -x $f || -f $f ]] || { echo "PREBUILT=1: $f is missing" > "$OUT/build.log"; missing=1; }
+    done
+    echo $missing > "$OUT/build.rc"
+  else
+    # shellcheck disable=SC2086 # CMAKE_ARGS is a list of options
+    cmake -G Ninja -S . -B "$BUILD" -DEMB_ENABLE_COMPILER=OFF \
+      -DEMB_AOT_MODELS="$(IFS=';'; echo "${models[*]}")" $CMAKE_ARGS > "$OUT/configure.log" 2>&1 &&
+      ninja -C "$BUILD" -j "$JOBS" "${targets[@]}" > "$OUT/build.log" 2>&1
+    echo $? > "$OUT/build.rc"
+  fi
 ) &
 build_pid=$!
 warm_pid=""
