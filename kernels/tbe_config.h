@@ -145,15 +145,14 @@ static inline int64_t tbeLanesPerBag(embrtDtype dtype, int64_t maxDim) {
   return lanes;
 }
 
-/// The configuration the runtime picks for `shape`: a pure function of any
-/// int64 values (its products saturate).
-static inline int64_t tbeSelectConfig(const TbeShape *shape) {
-  const embrtDtype tableDtype = shape->tableDtype;
-  const int64_t maxDim = shape->maxDim, avgBagSize = shape->avgBagSize;
-  const int64_t numBags = shape->numBags;
-  int64_t bytes = tbeMulSat(tbeMulSat(numBags, avgBagSize < 1 ? 1 : avgBagSize),
-                            tbeMulSat(maxDim, tbeElementBytes(tableDtype)));
-  int64_t lanes = tbeLanesPerBag(tableDtype, maxDim);
+/// The selection over what a launch moves: `rowBytes` a row, `lanes` a bag
+/// (the lanes one bag's group takes), f32 stages or not; a pure function of
+/// any int64 values (its products saturate).
+static inline int64_t tbeSelectConfigFor(int64_t rowBytes, int64_t lanes,
+                                         int f32, int64_t avgBagSize,
+                                         int64_t numBags) {
+  int64_t bytes =
+      tbeMulSat(tbeMulSat(numBags, avgBagSize < 1 ? 1 : avgBagSize), rowBytes);
   if (bytes < kTbeSmallLaunchBytes) {
     if (tbeMulSat(numBags, lanes) <= kTbeOneWaveThreads)
       return TBE_CONFIG_SMALL_BAGS1;
@@ -161,13 +160,37 @@ static inline int64_t tbeSelectConfig(const TbeShape *shape) {
       return TBE_CONFIG_SMALL_BAGS2;
     return TBE_CONFIG_SMALL;
   }
-  const int f32 = tableDtype == EMBRT_F32;
   const size_t n = sizeof(kTbeByBags) / sizeof(kTbeByBags[0]);
   for (size_t i = 0; i + 1 < n; ++i)
     if (tbeMulSat(numBags / kTbeByBags[i].bagsPerGroup, lanes) >=
         kTbeMinThreads)
       return f32 ? kTbeByBags[i].configF32 : kTbeByBags[i].config;
   return f32 ? kTbeByBags[n - 1].configF32 : kTbeByBags[n - 1].config;
+}
+
+/// The configuration the runtime picks for `shape` (dense rows of
+/// `maxDim` elements of `tableDtype`): a pure function of any int64 values
+/// (its products saturate).
+static inline int64_t tbeSelectConfig(const TbeShape *shape) {
+  return tbeSelectConfigFor(
+      tbeMulSat(shape->maxDim, tbeElementBytes(shape->tableDtype)),
+      tbeLanesPerBag(shape->tableDtype, shape->maxDim),
+      shape->tableDtype == EMBRT_F32, shape->avgBagSize, shape->numBags);
+}
+
+/// The configuration for a launch of packed (quantized) rows of
+/// `rowBytes` bytes as stored, split into `chunks` lane chunks: the same
+/// rule over the bytes the rows hold and the lanes a bag takes (groups of
+/// min(chunks, 32) lanes, 32 / (32 / that) of a warp each), not over the
+/// rows the tables would have unpacked (an int4 row of D 128 is 80 bytes
+/// and 5 lanes, not 256 bytes and 16). Stage rows are the packed kernels'
+/// own (the row's rowsPerStage is not read).
+static inline int64_t tbeSelectPackedConfig(int64_t rowBytes, int64_t chunks,
+                                            int64_t avgBagSize,
+                                            int64_t numBags) {
+  int64_t lanes = chunks < 1 ? 1 : chunks > 32 ? 32 : chunks;
+  return tbeSelectConfigFor(rowBytes, 32 / (32 / lanes), 0, avgBagSize,
+                            numBags);
 }
 
 /// `requested` (an id chosen ahead of time, by the compiler or the caller)

@@ -39,6 +39,28 @@ Kernel<kCap> packedKernelFor(const embrtTbeArgs *a, int which, int rows,
   }
 }
 
+/// The launch configuration of precision `which`'s features: the caller's
+/// row when it asked for one, else the selection over the packed rows of
+/// the widest such feature (tbeSelectPackedConfig), not the dense rows
+/// `cfg` was chosen for.
+const TbeConfig *packedConfig(const embrtTbeArgs *a, const TbeConfig *cfg,
+                              int which) {
+  if (a->configId >= 0 || a->batchSize <= 0)
+    return cfg;
+  int64_t features = 0, chunks = 0;
+  for (int64_t f = 0; f < a->numFeatures; ++f) {
+    if (precisionOf(a, f) != which)
+      continue;
+    ++features;
+    int c = packedChunks(which, (int)a->tableDims[a->featureTables[f]]);
+    chunks = c > chunks ? c : chunks;
+  }
+  const int64_t bags = features * a->batchSize;
+  const int64_t avgBagSize = a->numIndices / (a->numFeatures * a->batchSize);
+  return tbeGetConfig(tbeSelectPackedConfig(chunks * packedVec(which), chunks,
+                                            avgBagSize, bags));
+}
+
 } // namespace
 
 embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *a,
@@ -61,11 +83,12 @@ embrtStatus tbeLaunchQuantized(embrtLaunchEnv *env, const embrtTbeArgs *a,
        ++which) {
     if (launchesBefore(a, which + 1) == launchesBefore(a, which))
       continue; // no feature of this precision
+    const TbeConfig *c = packedConfig(a, cfg, which);
     embrtStatus status =
         a->numFeatures <= kSmallCap
-            ? launch<kSmallCap>(env, a, cfg, outStride, which,
+            ? launch<kSmallCap>(env, a, c, outStride, which,
                                 packedKernelFor<kSmallCap>, maskFlag)
-            : launch<kLargeCap>(env, a, cfg, outStride, which,
+            : launch<kLargeCap>(env, a, c, outStride, which,
                                 packedKernelFor<kLargeCap>, maskFlag);
     if (status != EMBRT_OK)
       return status;

@@ -1112,6 +1112,22 @@ int main(int argc, char **argv) {
     f.paddingPercent = 10;
     f.configId = id;
     runCase(gpu, cpu, &f, seed++);
+
+    // Packed rows under the row too (the runtime selects their launch's
+    // row apart from the dense one's: tbeSelectPackedConfig).
+    Case q = base(NAME("config %s, int4 and int8 tables, f16 out",
+                       tbeGetConfig(id)->name));
+    static const int64_t packedDims[4] = {128, 24, 256, 40};
+    setTables(&q, 4, packedDims, 200);
+    for (int t = 0; t < q.numTables; ++t)
+      q.precisions[t] = t == 2 ? EMBRT_PRECISION_INT8 : EMBRT_PRECISION_INT4;
+    q.numFeatures = 5;
+    q.batch = B + 1;
+    q.minBag = 0;
+    q.maxBag = 9;
+    q.outputDtype = EMBRT_F16;
+    q.configId = id;
+    runCase(gpu, cpu, &q, seed++);
   }
 
   // More features than the parameter blocks hold (33 > 32, 1100 > 1000).

@@ -7,7 +7,8 @@
 // each regime (launch-bound small problems; large ones by how many groups of
 // lanes the bags fill), a requested id is kept, and the public
 // embrtTbeSelectConfig, which the compiler stores for static shapes, answers
-// the same. Needs no GPU.
+// the same; packed rows are selected over their stored bytes and lanes.
+// Needs no GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -158,6 +159,40 @@ static void testSelection(void) {
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 1, 12671), small2);
 }
 
+/// Packed (quantized) rows: the rule over the bytes and lanes of the rows
+/// as stored (an int4 row of D 128: 80 bytes, 5 lanes; int8: 144 bytes, 9).
+static void testPacked(void) {
+  TEST_CASE("packed");
+  fprintf(stderr, "@packed\n");
+  const int64_t small1 = configNamed("t256_bags1"),
+                small = configNamed("t128_bags1"),
+                bags4 = configNamed("t256_bags4"),
+                bags8 = configNamed("t256_bags8");
+  // The ranking model's candidate lookup (32 features, B 2048, L 4): the
+  // dense f16 rows (256 bytes, 16 lanes) move 67 MB, a large launch of 4
+  // bags a group; the same rows at int4 move 21 MB, past one wave of bags:
+  // the small launches' 128-thread row, three times the CTAs.
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 4, 32 * 2048), bags4);
+  EXPECT_EQ_INT(tbeSelectPackedConfig(80, 5, 4, 32 * 2048), small);
+  // Its user lookup (B 32, L 20): one wave either way.
+  EXPECT_EQ_INT(tbeSelectPackedConfig(80, 5, 20, 32 * 32), small1);
+  // The bar shape (B 16384, T 32, L 20): 839 MB at int4, 1.5 GB at
+  // int8, both large with 8 bags a group, as f16.
+  EXPECT_EQ_INT(tbeSelectPackedConfig(80, 5, 20, 16384 * 32), bags8);
+  EXPECT_EQ_INT(tbeSelectPackedConfig(144, 9, 20, 16384 * 32), bags8);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 20, 16384 * 32), bags8);
+  // The lanes a bag takes are 32 / (32 / chunks): 5 chunks, 6 groups a
+  // warp, 5 lanes; at the edge of one wave (101376 threads) of single bags.
+  EXPECT_EQ_INT(tbeSelectPackedConfig(80, 5, 1, 101376 / 5), small1);
+  EXPECT_EQ_INT(tbeSelectPackedConfig(80, 5, 1, 101376 / 5 + 1),
+                configNamed("t256_bags2"));
+  // Out-of-range chunk counts clamp to 1..32 lanes, and the products
+  // saturate.
+  EXPECT_EQ_INT(tbeSelectPackedConfig(80, 0, 1, 1), small1);
+  EXPECT_EQ_INT(
+      tbeSelectPackedConfig(INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX), bags8);
+}
+
 static void testResolve(void) {
   TEST_CASE("resolve");
   fprintf(stderr, "@resolve\n");
@@ -173,6 +208,7 @@ static void testResolve(void) {
 int main(void) {
   testTable();
   testSelection();
+  testPacked();
   testResolve();
   return harnessFinish();
 }
