@@ -297,6 +297,50 @@ static void replaceEmptyResources(MlirOperation func) {
   free(consts);
 }
 
+static bool isScalarResource(MlirOperation op) {
+  if (!embOpIs(op, "arith.constant"))
+    return false;
+  MlirAttribute v = mlirOperationGetAttributeByName(op, embStr("value"));
+  return mlirAttributeIsADenseResourceElements(v) &&
+         mlirShapedTypeGetRank(mlirAttributeGetType(v)) == 0;
+}
+
+/// A dense_resource constant of rank 0 (tensor<f32>: a scalar weight kept
+/// as a resource) becomes a dense one of its blob's value: MLIR 22's
+/// memref-to-LLVM lowering takes the splat value of a rank-0 global's
+/// initializer, which a dense_resource does not give (it aborts). The
+/// checks above made sure the blob exists; its size was checked when the
+/// module was read (tools/common/upstream.c). An element type the runtime
+/// has no dtype for is refused here, naming the constant.
+static void denseScalarResources(EmbLowering *l, MlirOperation func) {
+  size_t n = 0;
+  MlirOperation *consts = embCollectOps(func, isScalarResource, &n);
+  for (size_t i = 0; i < n && !l->failed; ++i) {
+    MlirAttribute v =
+        mlirOperationGetAttributeByName(consts[i], embStr("value"));
+    MlirType t = mlirAttributeGetType(v);
+    MlirType e = mlirShapedTypeGetElementType(t);
+    int64_t bytes = 0;
+    uint8_t *data = embReadResource(v, t, &bytes);
+    if (!data) {
+      embLowerFail(l, consts[i],
+                   "a dense_resource scalar of this element type is not "
+                   "lowered (no runtime dtype)");
+      break;
+    }
+    MlirAttribute dense;
+    if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 1) {
+      int bit = data[0] != 0;
+      dense = mlirDenseElementsAttrBoolGet(t, 1, &bit);
+    } else {
+      dense = mlirDenseElementsAttrRawBufferGet(t, (size_t)bytes, data);
+    }
+    free(data);
+    mlirOperationSetAttributeByName(consts[i], embStr("value"), dense);
+  }
+  free(consts);
+}
+
 //===----------------------------------------------------------------------===//
 // tensor.empty
 //===----------------------------------------------------------------------===//
@@ -480,6 +524,9 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   l->map = calloc(l->mapCap, sizeof(EmbMapped *));
   rewriteSignature(l, func, ft);
   replaceEmptyResources(func);
+  denseScalarResources(l, func);
+  if (l->failed)
+    return;
   splitEmptyTensors(func);
   // The model's divisions, before the lowering adds its own.
   embGuardIntegerDivisions(l, func);
