@@ -267,11 +267,17 @@ static void rewriteSignature(EmbLowering *l, MlirOperation func, MlirType ft) {
 // Constants without elements
 //===----------------------------------------------------------------------===//
 
-static bool isEmptyResource(MlirOperation op) {
+/// The value of an arith.constant of a dense_resource, else null.
+static MlirAttribute resourceValue(MlirOperation op) {
   if (!embOpIs(op, "arith.constant"))
-    return false;
+    return (MlirAttribute){NULL};
   MlirAttribute v = mlirOperationGetAttributeByName(op, embStr("value"));
-  return mlirAttributeIsADenseResourceElements(v) &&
+  return mlirAttributeIsADenseResourceElements(v) ? v : (MlirAttribute){NULL};
+}
+
+static bool isEmptyResource(MlirOperation op) {
+  MlirAttribute v = resourceValue(op);
+  return !mlirAttributeIsNull(v) &&
          embNumElements(mlirAttributeGetType(v)) == 0;
 }
 
@@ -298,10 +304,8 @@ static void replaceEmptyResources(MlirOperation func) {
 }
 
 static bool isScalarResource(MlirOperation op) {
-  if (!embOpIs(op, "arith.constant"))
-    return false;
-  MlirAttribute v = mlirOperationGetAttributeByName(op, embStr("value"));
-  return mlirAttributeIsADenseResourceElements(v) &&
+  MlirAttribute v = resourceValue(op);
+  return !mlirAttributeIsNull(v) &&
          mlirShapedTypeGetRank(mlirAttributeGetType(v)) == 0;
 }
 
