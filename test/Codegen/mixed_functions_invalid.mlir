@@ -76,3 +76,29 @@ func.func @missing_blob(%x: tensor<2xf32>) -> tensor<2xf32> {
   %1 = linalg.add ins(%x, %w : tensor<2xf32>, tensor<2xf32>) outs(%0 : tensor<2xf32>) -> tensor<2xf32>
   return %1 : tensor<2xf32>
 }
+
+// -----
+
+// A dense_resource scalar becomes a dense constant of its blob's value
+// (scalar_resource.test); one of an element type the runtime has no dtype
+// for is refused at the constant.
+func.func @scalar_resource_i16(%x: tensor<f32>) -> tensor<f32> {
+  // CPU: [[@LINE+1]]:8: error: 'arith.constant' op cannot be lowered to the emb runtime (target cpu): a dense_resource scalar of this element type is not lowered (no runtime dtype)
+  %w = arith.constant dense_resource<weights> : tensor<i16>
+  %0 = tensor.empty() : tensor<f32>
+  %1 = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%x, %w : tensor<f32>, tensor<i16>) outs(%0 : tensor<f32>) {
+  ^bb0(%a: f32, %b: i16, %o: f32):
+    %f = arith.sitofp %b : i16 to f32
+    %s = arith.addf %a, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %1 : tensor<f32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x020000000300"
+    }
+  }
+#-}
