@@ -49,6 +49,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/LLVM.h"
+#include "mlir-c/Dialect/Linalg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,9 +81,73 @@ typedef struct {
   MlirBlock body;
 } Check;
 
+/// The bytes an element of `e` takes in a buffer (an i1 takes one), or 0
+/// for a type without a fixed size.
+static int64_t elementBytes(MlirType e) {
+  if (mlirTypeIsAInteger(e))
+    return (mlirIntegerTypeGetWidth(e) + 7) / 8;
+  if (mlirTypeIsAFloat(e))
+    return (mlirFloatTypeGetWidth(e) + 7) / 8;
+  if (mlirTypeIsAIndex(e))
+    return 8;
+  if (mlirTypeIsAComplex(e))
+    return 2 * elementBytes(mlirComplexTypeGetElementType(e));
+  return 0;
+}
+
+/// Whether a value of type `t` fits the 64-bit index arithmetic the
+/// lowering computes its buffer's size with: a static shape whose bytes
+/// pass INT64_MAX (tensor<4611686018427387904xi64>) is refused, where
+/// memref.alloc's size would wrap and LLVM would abort on the constant.
+static bool fitsIndexArithmetic(MlirType t) {
+  if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasRank(t))
+    return true;
+  int64_t eb = elementBytes(mlirShapedTypeGetElementType(t));
+  int64_t n = 1;
+  for (intptr_t i = 0, e = mlirShapedTypeGetRank(t); i < e; ++i)
+    if (embDim(t, i) == 0)
+      return true;
+  for (intptr_t i = 0, e = mlirShapedTypeGetRank(t); i < e; ++i) {
+    int64_t d = embDim(t, i);
+    if (d < 0)
+      continue; // dynamic: checked by whoever makes the buffer at run time
+    if (n > INT64_MAX / d)
+      return false;
+    n *= d;
+  }
+  return eb == 0 || n <= INT64_MAX / eb;
+}
+
+/// Fails at `op` when `v` (its `what` number `i`) does not fit the index
+/// arithmetic.
+static void checkSize(EmbLowering *l, MlirOperation op, MlirValue v,
+                      const char *what, intptr_t i) {
+  MlirType t = mlirValueGetType(v);
+  if (l->failed || fitsIndexArithmetic(t))
+    return;
+  char type[160];
+  embPrintType(t, type, sizeof type);
+  char msg[320];
+  snprintf(msg, sizeof msg,
+           "its %s %ld, of type %s, holds more bytes than 64-bit sizes count "
+           "(INT64_MAX); it is not lowered",
+           what, (long)i, type);
+  embLowerFail(l, op, msg);
+}
+
 static MlirWalkResult checkOp(MlirOperation op, void *userData) {
   Check *c = userData;
   EmbLowering *l = c->l;
+  for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
+    checkSize(l, op, mlirOperationGetResult(op, i), "result", i);
+  for (intptr_t r = 0, nr = mlirOperationGetNumRegions(op); r < nr; ++r)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (intptr_t i = 0, n = mlirBlockGetNumArguments(b); i < n; ++i)
+        checkSize(l, op, mlirBlockGetArgument(b, i),
+                  embOpIs(op, "func.func") ? "argument" : "block argument", i);
+  if (l->failed)
+    return MlirWalkResultInterrupt;
   if (embIsEmbOp(op)) {
     if (!mlirBlockEqual(mlirOperationGetBlock(op), c->body))
       embLowerFail(l, op, "emb ops inside regions are not lowered");
@@ -346,6 +411,74 @@ static void denseScalarResources(EmbLowering *l, MlirOperation func) {
 }
 
 //===----------------------------------------------------------------------===//
+// Splat constants
+//===----------------------------------------------------------------------===//
+
+/// The most bytes a splat constant keeps as a global of the compiled object.
+static const int64_t kMaxSplatGlobalBytes = 64 << 10;
+
+static bool isLargeSplat(MlirOperation op) {
+  if (!embOpIs(op, "arith.constant"))
+    return false;
+  MlirAttribute v = mlirOperationGetAttributeByName(op, embStr("value"));
+  if (!mlirAttributeIsADenseElements(v) || !mlirDenseElementsAttrIsSplat(v))
+    return false;
+  MlirType t = mlirAttributeGetType(v);
+  int64_t n = embNumElements(t);
+  int64_t eb = elementBytes(mlirShapedTypeGetElementType(t));
+  // A complex splat has no scalar arith.constant: it stays.
+  return mlirTypeIsARankedTensor(t) && eb > 0 &&
+         !mlirTypeIsAComplex(mlirShapedTypeGetElementType(t)) &&
+         n > kMaxSplatGlobalBytes / eb;
+}
+
+/// A splat constant of more than kMaxSplatGlobalBytes (dense<0.0> :
+/// tensor<16384x1024xf32>, which torch-mlir writes for a zero init) becomes
+/// a linalg.fill of its value into a tensor.empty: bufferized as it is, it
+/// would be a global of every element in the object file (64 MiB for that
+/// one; LLVM aborts past 2^32 elements). Constants that elementwise ops
+/// fold into their bodies never get here as operands; the rest are filled
+/// at run time, at the cost of a write of their bytes.
+static void fillLargeSplats(EmbLowering *l, MlirOperation func) {
+  size_t n = 0;
+  MlirOperation *consts = embCollectOps(func, isLargeSplat, &n);
+  for (size_t i = 0; i < n; ++i) {
+    MlirOperation c = consts[i];
+    MlirValue old = mlirOperationGetResult(c, 0);
+    MlirType t = mlirValueGetType(old);
+    MlirType e = mlirShapedTypeGetElementType(t);
+    MlirAttribute v = mlirOperationGetAttributeByName(c, embStr("value"));
+    l->b = (EmbBuilder){l->ctx, mlirOperationGetLocation(c),
+                        mlirOperationGetBlock(c), c};
+    MlirNamedAttribute value =
+        embNamedAttr(l->ctx, "value", mlirDenseElementsAttrGetSplatValue(v));
+    MlirOperation scalar =
+        embBuildOp(&l->b, "arith.constant", 0, NULL, 1, &e, 1, &value);
+    MlirOperation empty =
+        embBuildOp(&l->b, "tensor.empty", 0, NULL, 1, &t, 0, NULL);
+    MlirValue operands[2] = {mlirOperationGetResult(scalar, 0),
+                             mlirOperationGetResult(empty, 0)};
+    int32_t segments[2] = {1, 1}; // ins, outs
+    MlirOperationState st =
+        mlirOperationStateGet(embStr("linalg.fill"), l->b.loc);
+    mlirOperationStateAddOperands(&st, 2, operands);
+    mlirOperationStateAddResults(&st, 1, &t);
+    MlirNamedAttribute seg =
+        embNamedAttr(l->ctx, "operandSegmentSizes",
+                     mlirDenseI32ArrayGet(l->ctx, 2, segments));
+    mlirOperationStateAddAttributes(&st, 1, &seg);
+    MlirRegion body = mlirRegionCreate();
+    mlirOperationStateAddOwnedRegions(&st, 1, &body);
+    MlirOperation fill = mlirOperationCreate(&st);
+    mlirLinalgFillBuiltinNamedOpRegion(fill);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(c), c, fill);
+    mlirValueReplaceAllUsesOfWith(old, mlirOperationGetResult(fill, 0));
+    mlirOperationDestroy(c);
+  }
+  free(consts);
+}
+
+//===----------------------------------------------------------------------===//
 // tensor.empty
 //===----------------------------------------------------------------------===//
 
@@ -531,6 +664,7 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   denseScalarResources(l, func);
   if (l->failed)
     return;
+  fillLargeSplats(l, func);
   splitEmptyTensors(func);
   // The model's divisions, before the lowering adds its own.
   embGuardIntegerDivisions(l, func);

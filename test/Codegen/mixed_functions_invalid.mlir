@@ -79,6 +79,29 @@ func.func @missing_blob(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// A tensor whose bytes do not fit int64 (the index arithmetic of its
+// buffer's size): an argument (emb-fuzz seed 1221, execution 951: LLVM
+// aborted on the constant) and an op's result. The cuda target refuses
+// them as launches past the grid's most (gpu_kernels_invalid.mlir).
+func.func @huge_argument(%x: tensor<4611686018427387904xi64>) -> tensor<4611686018427387904xi64> {
+  // CPU: [[@LINE-1]]:1: error: 'func.func' op cannot be lowered to the emb runtime (target cpu): its argument 0, of type tensor<4611686018427387904xi64>, holds more bytes than 64-bit sizes count (INT64_MAX); it is not lowered
+  %four = arith.constant dense<4> : tensor<4611686018427387904xi64>
+  %0 = arith.divsi %x, %four : tensor<4611686018427387904xi64>
+  return %0 : tensor<4611686018427387904xi64>
+}
+
+// -----
+
+func.func @huge_result(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  // CPU: [[@LINE+1]]:8: error: 'tensor.empty' op cannot be lowered to the emb runtime (target cpu): its result 0, of type tensor<2305843009213693952x4xf32>, holds more bytes than 64-bit sizes count (INT64_MAX); it is not lowered
+  %0 = tensor.empty() : tensor<2305843009213693952x4xf32>
+  %1 = linalg.fill ins(%zero : f32) outs(%0 : tensor<2305843009213693952x4xf32>) -> tensor<2305843009213693952x4xf32>
+  return %x : tensor<4xf32>
+}
+
+// -----
+
 // A dense_resource scalar becomes a dense constant of its blob's value
 // (scalar_resource.test); one of an element type the runtime has no dtype
 // for is refused at the constant.
