@@ -238,8 +238,9 @@ def main():
     paths = [p for p in a.inputs.split(",") if p]
     inputs, nbytes = load_inputs(paths, device)
     model = load(a.model)
-    log("%d inputs (%.2f GiB) on %s in %.1f s; %s" % (
-        len(inputs), nbytes / 2**30, device, time.time() - t0, model.extra_repr()))
+    log("%d inputs (%.2f GiB) on %s in %.1f s; %s; C++ ops: %s" % (
+        len(inputs), nbytes / 2**30, device, time.time() - t0, model.extra_repr(),
+        model._plan is not None))
     refs = []
     for j in range(len(model.results)):
         refs.append(read_npy(os.path.join(a.expect, "%s.result%d.npy" % (model.name, j))))
@@ -251,9 +252,28 @@ def main():
     ok = check_against(outs, refs, "emb_torch.load against emb-run-shared")
     del outs
 
-    # 3. and 4. Direct calls and graph replays, --runs times each.
+    # 3. and 4. Direct calls and graph replays, --runs times each. With libemb_torch_ops.so
+    # loaded, direct calls twice: through it (the default) and through the Python path (the
+    # model's plan set aside), alternating in each run.
     def direct():
         model(*inputs)
+
+    plan = model._plan
+
+    def direct_python():
+        model._plan = None
+        try:
+            model(*inputs)
+        finally:
+            model._plan = plan
+
+    if plan is not None:
+        ok = check_against(as_tuple(model(*inputs)), refs,
+                           "the C++ path against emb-run-shared") and ok
+        model._plan = None
+        ok = check_against(as_tuple(model(*inputs)), refs,
+                           "the Python path against emb-run-shared") and ok
+        model._plan = plan
 
     graph = None
     if device.type == "cuda" and not a.no_graph:
@@ -277,24 +297,33 @@ def main():
         ok = check_against(static_outs, refs, "graph replay against emb-run-shared") and ok
         del eager
 
-    ours = {"direct": [], "graph": []}
+    ours = {"direct": [], "graph": [], "python": []}
     for r in range(a.runs):
         ms = time_steps(direct, a.repeat, device)
         ours["direct"].append(summary(ms))
         log("run %d: emb_torch.load: median %.4f ms over %d calls (min %.4f, max %.4f)" % (
             r + 1, ms[len(ms) // 2], len(ms), ms[0], ms[-1]))
+        if plan is not None:
+            ms = time_steps(direct_python, a.repeat, device)
+            ours["python"].append(summary(ms))
+            log("run %d: emb_torch.load, Python path: median %.4f ms over %d calls" % (
+                r + 1, ms[len(ms) // 2], len(ms)))
         if graph is not None:
             ms = time_steps(graph.replay, a.repeat, device)
             ours["graph"].append(summary(ms))
             log("run %d: emb_torch.load+graph: median %.4f ms over %d replays (min %.4f, max "
                 "%.4f)" % (r + 1, ms[len(ms) // 2], len(ms), ms[0], ms[-1]))
     host = {"direct": host_ms(direct, device)}
+    if plan is not None:
+        host["python"] = host_ms(direct_python, device)
     if graph is not None:
         host["graph"] = host_ms(graph.replay, device)
 
     # 5. The records.
     peer_direct, peer_graph = peer_times(a.peer_log, model.name) if a.peer_log else ([], [])
     pairs = [("emb_torch.load", "emb-run-shared", "direct", peer_direct)]
+    if plan is not None:
+        pairs.append(("emb_torch.load, Python path", "emb-run-shared", "python", peer_direct))
     if graph is not None:
         pairs.append(("emb_torch.load+graph", "emb-run-shared --cuda-graph", "graph", peer_graph))
     commit = commit_id(a.commit)
@@ -315,7 +344,8 @@ def main():
             peer_runs=peer_runs, calls=[s["n"] for s in ours[kind]],
             host_ms_per_call=round(host[kind], 4), commit=commit, device=name,
             model=os.path.basename(a.model), entry=model.name, inputs=len(inputs),
-            checked=ok, date=datetime.date.today().isoformat()))
+            checked=ok, date=datetime.date.today().isoformat(),
+            torch_ops=kind != "python" and plan is not None))
     if a.json:
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         with open(a.json, "w") as f:

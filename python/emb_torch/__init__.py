@@ -8,7 +8,9 @@
     qebc = emb_torch.quant.EmbeddingBagCollection.from_float(ebc, data_type="INT4")  # serving
     torch.ops.emb.tbe_forward(...)         # the ops, for torch.compile and torch.export
 
-libembrt.so is found through $EMB_RUNTIME_LIB, next to this package's build tree, or by the loader.
+libembrt.so is found through $EMB_RUNTIME_LIB, next to this package's build tree, or by the loader;
+libemb_torch_ops.so (C++ for what runs per input of a call) through $EMB_TORCH_OPS_LIB or the same
+places, when built against this torch (emb_torch.torch_ops_library() says which).
 """
 import torch
 
@@ -18,6 +20,7 @@ if not hasattr(torch.library, "custom_op"):
 
 from . import ikbo, input_dist, ops, quant, quantized  # noqa: E402
 from ._runtime import EmbError, EmbIndexError, runtime, synchronize
+from ._torch_ops import library as torch_ops_library
 from .compiled import CompiledModel, load
 from .ikbo import IkboLinearCompression, IkboTargetAttention
 from .modules import (DataType, EmbeddingBagCollection, EmbeddingBagConfig, EmbeddingCollection,
@@ -27,7 +30,7 @@ from .ops import STATE_PRECISIONS, state_dtype
 
 __all__ = ["ikbo", "input_dist", "ops", "quant", "quantized", "CompiledModel", "load",
            "IkboLinearCompression", "IkboTargetAttention", "EmbError", "EmbIndexError", "runtime",
-           "synchronize",
+           "synchronize", "torch_ops_library",
            "DataType", "EmbeddingBagCollection", "EmbeddingBagConfig", "EmbeddingCollection",
            "EmbeddingConfig", "JaggedTensor", "KeyedJaggedTensor", "KeyedTensor", "PoolingType",
            "RowWiseAdagrad", "apply_optimizer_in_backward", "STATE_PRECISIONS", "state_dtype"]

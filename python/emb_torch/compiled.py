@@ -64,7 +64,7 @@ import re
 
 import torch
 
-from . import _runtime
+from . import _runtime, _torch_ops
 
 __all__ = ["load", "CompiledModel", "ArgSpec"]
 
@@ -84,6 +84,7 @@ _INPUT_DTYPES = {k: (v,) for k, v in _RESULT_DTYPES.items()}
 _INPUT_DTYPES[6] = (torch.int8, torch.uint8, torch.bool)  # i8: also packed table rows
 _DTYPE_NAMES = ("f32", "f16", "bf16", "i32", "i64", "f64", "i8")
 _COPY_DEVICE_TO_DEVICE = 2  # EMBRT_COPY_DEVICE_TO_DEVICE
+_PLAIN_TYPES = frozenset(_runtime.PLAIN)
 OP_NAMESPACE = "emb_model"  # torch.ops.emb_model.<name>: one op per loaded entry
 
 
@@ -497,6 +498,20 @@ class CompiledModel(torch.nn.Module):
             self._descs.append(d)
         self._fast = [(_INPUT_DTYPES[a.dtype_code], None if a.dynamic else tuple(a.shape), at[i])
                       for i, a in enumerate(self.inputs)]
+        # The same checks and writes in C++ (libemb_torch_ops.so, emb_torch::write_inputs),
+        # from a plan of int64 words: the inputs' count and the descriptors' address, then per
+        # input its dtype mask, rank, first word and static shape (-1 dynamic).
+        self._write_inputs = _torch_ops.write_inputs()
+        self._plan = None
+        if self._write_inputs is not None:
+            plan = [n, ctypes.addressof(self._buffer)]
+            for i, a in enumerate(self.inputs):
+                mask = 0
+                for dtype in _INPUT_DTYPES[a.dtype_code]:
+                    mask |= 1 << _torch_ops.scalar_type_index(dtype)
+                plan += [mask, a.rank, at[i]] + [-1 if d is None else d for d in a.shape]
+            self._plan = (ctypes.c_int64 * len(plan))(*plan)
+            self._plan_address = ctypes.addressof(self._plan)
 
     def extra_repr(self):
         return "@%s from '%s' as %s, target %s, %d inputs, %d results" % (
@@ -551,7 +566,9 @@ class CompiledModel(torch.nn.Module):
         if len(inputs) != n:
             raise TypeError("emb model @%s takes %d inputs, got %d" % (self.name, n, len(inputs)))
         if _runtime.direct_mode():
-            out = self._run_fast(inputs)
+            out = self._run_native(inputs) if self._plan is not None else _NOT_FAST
+            if out is _NOT_FAST:
+                out = self._run_fast(inputs)
             if out is not _NOT_FAST:
                 if self._updated:
                     _runtime.increment_version([inputs[i] for i in self._updated])
@@ -623,6 +640,20 @@ class CompiledModel(torch.nn.Module):
             outs.append(torch.empty(shape, dtype=r.dtype, device=device))
         return self._results(outs)
 
+    def _run_native(self, inputs):
+        """forward's direct path with the C++ ops: _run_fast's checks and writes in
+        emb_torch::write_inputs, whose inputs must be plain tensors (checked here first: a
+        subclass goes through the op); _NOT_FAST as _run_fast's."""
+        if not all(map(_PLAIN_TYPES.__contains__, map(type, inputs))):
+            return _NOT_FAST
+        device = self._device(inputs)
+        if device.type != self.target:
+            return _NOT_FAST
+        index = device.index if device.type == "cuda" else -1
+        if not self._write_inputs(list(inputs), self._plan_address, index):
+            return _NOT_FAST
+        return self._call(inputs, device, [])
+
     def _run_fast(self, inputs):
         """forward's direct path: each input a plain, contiguous tensor with memory, of an
         accepted dtype and shape, on the call's device, checked and its pointers written in one
@@ -630,6 +661,8 @@ class CompiledModel(torch.nn.Module):
         otherwise gives _NOT_FAST before anything runs, and forward takes the general path,
         which checks again and names what differs (or runs the op's fake kernel for meta
         tensors)."""
+        if inputs and type(inputs[0]) not in _runtime.PLAIN:
+            return _NOT_FAST  # the general path names it
         device = self._device(inputs)
         if device.type != self.target:
             return _NOT_FAST

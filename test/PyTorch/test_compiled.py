@@ -797,10 +797,95 @@ def test_many_inputs(models, device, gen):
         check("2 it updates" in str(e), "66 inputs: an updated list of 1 names the counts: %s" % e)
 
 
+def test_torch_ops(models, device, gen, want):
+    """libemb_torch_ops.so (python/csrc/emb_torch_ops.cpp): `want` is "required" (the run must
+    have loaded it), "off" (the run must not have: every call takes the Python path) or "any".
+    With it: emb_torch::write_inputs on a hand-made plan writes each input's pointer (and a
+    dynamic one's sizes and strides) and refuses, without raising, what the Python path would
+    send on (wrong count, dtype, rank, static dim, device, layout, contiguity, meta); a loaded
+    model's eager call takes it (the Python checks never run) and gives the op's results bit for
+    bit, with dynamic inputs too; a bad input still gets the Python path's error."""
+    import ctypes
+
+    import emb_torch
+    from emb_torch import _torch_ops
+    path = emb_torch.torch_ops_library()
+    if want == "required":
+        check(path is not None, "torch ops: libemb_torch_ops.so loaded (%s)" % _torch_ops.why_not())
+    elif want == "off":
+        check(path is None, "torch ops: none loaded with EMB_TORCH_OPS_LIB=off (%s)" % path)
+    if path is None:
+        model = load(os.path.join(models, "dense_tower_%s.so" % device))
+        check(model._plan is None, "torch ops: without the library a model has no plan")
+        return
+
+    # The op itself, on a plan of two inputs: a static f32 [2, 3] and a dynamic i64 [?].
+    write = torch.ops.emb_torch.write_inputs.default
+    index = 0 if device == "cuda" else -1
+    if device == "cuda":
+        index = torch.cuda.current_device()
+    words = (ctypes.c_uint64 * 16)()
+    f32 = 1 << _torch_ops.scalar_type_index(torch.float32)
+    i64 = 1 << _torch_ops.scalar_type_index(torch.int64)
+    plan_words = [2, ctypes.addressof(words), f32, 2, 0, 2, 3, i64, 1, 7, -1]
+    plan = (ctypes.c_int64 * len(plan_words))(*plan_words)
+    a = torch.rand(2, 3, generator=gen).to(device)
+    b = torch.arange(5, device=device)
+    check(write([a, b], ctypes.addressof(plan), index) is True, "write_inputs: a good pair")
+    check(words[0] == words[1] == a.data_ptr() and words[7] == words[8] == b.data_ptr(),
+          "write_inputs: the data pointers in the allocated and aligned words")
+    check(words[10] == 5 and words[11] == 1, "write_inputs: the dynamic input's size and stride")
+    other = "cpu" if device == "cuda" else "meta"
+    for what, xs in (
+            ("one input of two", [a]),
+            ("a wrong dtype", [a.double(), b]),
+            ("a wrong rank", [a.reshape(6), b]),
+            ("a wrong static dim", [torch.rand(3, 3, device=device), b]),
+            ("another device", [a.to(other), b]),
+            ("a non-contiguous tensor", [torch.rand(3, 2, device=device).t(), b]),
+            ("a meta tensor", [a.to("meta"), b]),
+            ("a sparse tensor", [a.to_sparse(), b])):
+        try:
+            got = write(xs, ctypes.addressof(plan), index)
+            check(got is False, "write_inputs: %s is refused (got %r)" % (what, got))
+        except Exception as e:  # noqa: BLE001 - raising is the failure checked
+            check(False, "write_inputs: %s raised %r instead of returning False" % (what, e))
+
+    # Through a model: the eager call takes the C++ path (the Python path would raise here).
+    def no_python(*_):
+        raise AssertionError("the Python path ran")
+
+    for entry, inputs in (("dense_tower", dense_inputs(gen, device)),
+                          ("sequence", sequence_inputs(gen, device, 11))):
+        model = load(os.path.join(models, "%s_%s.so" % (entry, device)))
+        want_out = model.op(*inputs)
+        want_out = want_out if isinstance(want_out, tuple) else (want_out,)
+        model._run_fast = no_python
+        try:
+            got = model(*inputs)
+            got = got if isinstance(got, tuple) else (got,)
+            check(all(torch.equal(g, w) for g, w in zip(got, want_out)),
+                  "torch ops: %s's eager call gives the op's results bit for bit" % entry)
+        except AssertionError as e:
+            check(False, "torch ops: %s's eager call did not take the C++ path: %s" % (entry, e))
+        finally:
+            del model._run_fast
+        if entry == "dense_tower":
+            bad = list(inputs)
+            bad[3] = bad[3].double()
+            expect(TypeError, ["input #3", "must be"], lambda: model(*bad),
+                   "torch ops: a wrong dtype still named by the Python path")
+
+
 def main():
     p = harness.parser()
     p.add_argument("--models", required=True, help="the folder of make_compiled_models.sh")
+    p.add_argument("--torch-ops", default="any", choices=["required", "off", "any"],
+                   help="whether libemb_torch_ops.so must load (required), must not (off: sets "
+                   "EMB_TORCH_OPS_LIB=off) or either (any)")
     a = p.parse_args()
+    if a.torch_ops == "off":
+        os.environ["EMB_TORCH_OPS_LIB"] = "off"
     _runtime.runtime(a.lib)
     gen = torch.Generator().manual_seed(2026)
     other = "cpu" if a.device == "cuda" else "cuda"
@@ -820,6 +905,7 @@ def main():
         ("sequence", lambda: test_sequence(os.path.join(a.models, "sequence_%s.so" % a.device),
                                            a.device, gen)),
         ("many_inputs", lambda: test_many_inputs(a.models, a.device, gen)),
+        ("torch_ops", lambda: test_torch_ops(a.models, a.device, gen, a.torch_ops)),
         ("loading", lambda: test_loading(a.models, a.device, other)),
     ]
     if a.device == "cuda":
