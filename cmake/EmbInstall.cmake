@@ -33,12 +33,20 @@ install(DIRECTORY python/emb_torch DESTINATION ${EMB_INSTALL_PYTHONDIR}
 # inside it, for `pip install`. `ninja emb_torch_wheel` writes
 # <build>/dist/emb_torch-<version>-py3-none-<platform>.whl; nothing else
 # builds it.
+# With emb_torch's C++ ops built (cmake/EmbTorchOps.cmake) the wheel holds
+# them too and requires the torch they were built against.
 if(Python3_Interpreter_FOUND)
+  set(_emb_wheel_ops "")
+  set(_emb_wheel_deps embrt_shared)
+  if(TARGET emb_torch_ops)
+    set(_emb_wheel_ops --ops-lib $<TARGET_FILE:emb_torch_ops>)
+    list(APPEND _emb_wheel_deps emb_torch_ops)
+  endif()
   add_custom_target(emb_torch_wheel
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/make_wheel.py
             --lib $<TARGET_FILE:embrt_shared> --version ${PROJECT_VERSION}
-            --out ${CMAKE_BINARY_DIR}/dist
-    DEPENDS embrt_shared ${PROJECT_SOURCE_DIR}/python/make_wheel.py
+            --out ${CMAKE_BINARY_DIR}/dist ${_emb_wheel_ops}
+    DEPENDS ${_emb_wheel_deps} ${PROJECT_SOURCE_DIR}/python/make_wheel.py
     COMMENT "emb_torch's wheel in ${CMAKE_BINARY_DIR}/dist"
     VERBATIM)
 endif()

@@ -6,13 +6,16 @@ install, as with FBGEMM's and TorchRec's wheels. The CMake target emb_torch_whee
 with the build's library and version (docs/pytorch.md, "Install").
 
     make_wheel.py --lib LIBEMBRT_SO --version VERSION --out DIR [--platform TAG]
+                  [--ops-lib LIBEMB_TORCH_OPS_SO]
 
 The wheel is written by the standard library alone (PEP 427: a zip with a .dist-info folder
 holding METADATA, WHEEL and RECORD), so building it needs no build backend and no network.
 Its platform tag is the machine's (linux_x86_64): libembrt.so is built for this machine's
 C library and, in a CUDA build, links the CUDA 13 toolkit's runtime and cuBLAS by their
-sonames, which PyTorch's own CUDA libraries provide once torch is imported. Prints the
-wheel's path.
+sonames, which PyTorch's own CUDA libraries provide once torch is imported. With --ops-lib the
+wheel also holds libemb_torch_ops.so (emb_torch's C++ ops) and the torch version it was built
+against (the .torch_version file beside it), and requires exactly that torch, as wheels of C++
+PyTorch extensions do. Prints the wheel's path.
 """
 import argparse
 import base64
@@ -28,7 +31,7 @@ NAME = "emb_torch"
 REQUIRES = ["torch>=2.4"]
 
 
-def metadata(version):
+def metadata(version, requires):
     lines = [
         "Metadata-Version: 2.1",
         "Name: emb-torch",
@@ -37,7 +40,7 @@ def metadata(version):
         "and TorchRec-compatible modules",
         "License: Apache-2.0 WITH LLVM-exception",
     ]
-    lines += ["Requires-Dist: " + r for r in REQUIRES]
+    lines += ["Requires-Dist: " + r for r in requires]
     return "\n".join(lines) + "\n"
 
 
@@ -62,9 +65,23 @@ def main():
     ap.add_argument("--out", required=True, help="the folder to write the wheel into")
     ap.add_argument("--platform", default=platform_tag(),
                     help="the platform tag (default: this machine's, %(default)s)")
+    ap.add_argument("--ops-lib", default=None,
+                    help="libemb_torch_ops.so to put in the wheel (its .torch_version beside it)")
     args = ap.parse_args()
     if not os.path.isfile(args.lib):
         sys.exit("make_wheel.py: --lib %s: no such file" % args.lib)
+    requires = list(REQUIRES)
+    ops = None
+    if args.ops_lib:
+        stamp = os.path.splitext(args.ops_lib)[0] + ".torch_version"
+        if not os.path.isfile(args.ops_lib) or not os.path.isfile(stamp):
+            sys.exit("make_wheel.py: --ops-lib %s: no such file, or no %s beside it"
+                     % (args.ops_lib, os.path.basename(stamp)))
+        with open(stamp) as f:
+            torch_version = f.read().strip()
+        with open(args.ops_lib, "rb") as f:
+            ops = f.read()
+        requires = ["torch==" + torch_version]
     parts = args.version.split(".")
     if not (1 <= len(parts) <= 3 and all(p.isdigit() for p in parts)):
         sys.exit("make_wheel.py: --version %r is not a release number like 0.1.0" % args.version)
@@ -80,8 +97,12 @@ def main():
         sys.exit("make_wheel.py: no modules in %s" % package)
     with open(args.lib, "rb") as f:
         files.append(("%s/lib/libembrt.so" % NAME, f.read(), 0o755))
+    if ops is not None:
+        files.append(("%s/lib/libemb_torch_ops.so" % NAME, ops, 0o755))
+        files.append(("%s/lib/libemb_torch_ops.torch_version" % NAME,
+                      (torch_version + "\n").encode(), 0o644))
     info = "%s-%s.dist-info" % (NAME, args.version)
-    files.append((info + "/METADATA", metadata(args.version).encode(), 0o644))
+    files.append((info + "/METADATA", metadata(args.version, requires).encode(), 0o644))
     files.append((info + "/WHEEL", wheel_file(tag).encode(), 0o644))
     files.append((info + "/top_level.txt", (NAME + "\n").encode(), 0o644))
     record = [record_line(path, data) for path, data, _ in files] + [info + "/RECORD,,"]

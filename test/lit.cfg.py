@@ -170,3 +170,13 @@ if config.emb_have_cuda:
 # PyTorch 2.4 and newer); test/PyTorch runs on the CPU with it, and on the GPU with cuda-gpu too.
 if python_runs("import torch; torch.library.custom_op"):
     config.available_features.add("torch")
+# emb_torch's C++ ops (libemb_torch_ops.so, built when the configured Python has torch): the
+# PyTorch tests load the build's, and test_compiled.py requires it (%emb_torch_ops: required);
+# without it they run with none (off), so that an installed one cannot stand in.
+if config.emb_have_torch_ops:
+    config.environment["EMB_TORCH_OPS_LIB"] = os.path.join(
+        config.emb_obj_root, "lib", "libemb_torch_ops.so")
+    config.substitutions.append(("%emb_torch_ops", "required"))
+else:
+    config.environment["EMB_TORCH_OPS_LIB"] = "off"
+    config.substitutions.append(("%emb_torch_ops", "off"))

@@ -7,7 +7,8 @@
 #
 # Needs $MODELS/ranking_model_cuda.so (bench/pytorch_load/compile.sh, where
 # MLIR is) and $BUILD/bin/emb-run-shared with $BUILD/lib/libembrt.so (a
-# runtime-only build with CUDA), PyTorch with CUDA.
+# runtime-only build with CUDA), PyTorch with CUDA; $BUILD/lib/
+# libemb_torch_ops.so when the build has it (or $EMB_TORCH_OPS_LIB).
 #
 # 1. The inputs: bench/e2e/ranking.py gen (one seed; the tables as sparse
 #    .npy files).
@@ -62,6 +63,12 @@ lib=$BUILD/lib/libembrt.so
 # The runner and the model find this runtime (the build's RUNPATH may name a
 # folder of another machine); CUDA's libraries where the machine has them.
 libdir=$(cd "$BUILD/lib" && pwd) || exit 1
+# emb_torch's C++ ops, when the build has them (a build configured with a
+# Python that imports torch; docs/pytorch.md, "The C++ ops library"): bench.py
+# then times direct calls through them and through the Python path.
+if [[ -z ${EMB_TORCH_OPS_LIB:-} && -f $libdir/libemb_torch_ops.so ]]; then
+  export EMB_TORCH_OPS_LIB=$libdir/libemb_torch_ops.so
+fi
 export LD_LIBRARY_PATH=$libdir:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUT" "$DATA"
 if [[ $DEVICE == cuda ]]; then

@@ -73,8 +73,7 @@ bool accepts(const at::Tensor &t, int64_t mask, int64_t rank,
   return t.is_contiguous();
 }
 
-bool writeInputs(at::TensorList inputs, int64_t plan,
-                 int64_t deviceIndex) {
+bool writeInputs(at::TensorList inputs, int64_t plan, int64_t deviceIndex) {
   const int64_t *p = reinterpret_cast<const int64_t *>(plan);
   if (!p || p[0] != static_cast<int64_t>(inputs.size()))
     return false;
