@@ -98,8 +98,8 @@ static bool isLastBag(MlirValue v, MlirValue offsets) {
           (isNextBag(b) && embIsDimSize(a, offsets, 0)));
 }
 
-/// True if `v` is where bag b ends: select(b + 1 == B, N, offsets[b + 1]),
-/// where the offset may be read at a clamped index select(last, 0, b + 1).
+/// True if `v` is where bag b ends: select(b + 1 == B, N, offsets[i]), where
+/// the offset is read at the clamped index i = select(last, 0, b + 1).
 /// Sets bag->numIds to the N it reads.
 static bool isBagEnd(MlirValue v, Bag *bag) {
   MlirValue offsets = bag->offsets, indices = bag->indices;
@@ -114,14 +114,19 @@ static bool isBagEnd(MlirValue v, Bag *bag) {
     return false;
   bag->numIds = mlirOperationGetOperand(select, 1);
   MlirValue at = embStripIntCasts(mlirOperationGetOperand(extract, 1));
-  if (isNextBag(at))
-    return true;
   // The index torch-mlir clamps so that the last bag reads in bounds; the
-  // read is then discarded by the select above.
+  // read is then discarded by the select above. Only a clamp to 0 reads in
+  // bounds for every offsets tensor a bag exists for. Unclamped (b + 1), or
+  // clamped elsewhere, the last bag's read as written is out of bounds (an
+  // error emb-run reports on every input with a bag) or may be, which the
+  // lookup, never making it, would not report: not raised.
   MlirOperation clamp;
+  int64_t first = -1;
   return embMadeBy(at, "arith.select", &clamp) &&
          isLastBag(mlirOperationGetOperand(clamp, 0), offsets) &&
-         isNextBag(mlirOperationGetOperand(clamp, 2));
+         embConstInt(embStripIntCasts(mlirOperationGetOperand(clamp, 1)),
+                     &first) &&
+         first == 0 && isNextBag(mlirOperationGetOperand(clamp, 2));
 }
 
 /// The terms of a tree of arith.andi, at most `max`; -1 if more.

@@ -49,6 +49,136 @@ func.func @inclusive_end(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %off
 
 // -----
 
+// The last bag's end read at offsets[b + 1] unclamped: out of bounds as
+// written (an error on every input), which the lookup would not report.
+// CHECK-LABEL: func.func @unclamped_end
+// CHECK: linalg.generic
+// CHECK-NOT: "emb.embedding_bag"
+#ids = affine_map<(d0, d1, d2) -> (d1)>
+#bag = affine_map<(d0, d1, d2) -> (d0)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @unclamped_end(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<6xi64>) -> tensor<6x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %num_ids = arith.constant 20 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  // REMARK: [[@LINE+1]]:10: remark: emb-raise-embedding-bag: the mask is not offsets[b] <= j < offsets[b+1] (N for the last bag)
+  %sum = linalg.generic {indexing_maps = [#ids, #bag, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%ids, %offsets : tensor<20xi64>, tensor<6xi64>) outs(%acc : tensor<6x16xf32>) {
+  ^bb0(%in: i64, %in_0: i64, %out: f32):
+    %3 = linalg.index 0 : index
+    %4 = arith.index_cast %3 : index to i64
+    %5 = arith.addi %4, %c1_i64 : i64
+    %6 = arith.index_cast %5 : i64 to index
+    %7 = arith.cmpi eq, %c6_i64, %5 : i64
+    %8 = arith.select %7, %c0, %6 : index
+    %extracted = tensor.extract %offsets[%6] : tensor<6xi64>
+    %9 = arith.select %7, %num_ids, %extracted : i64
+    %10 = linalg.index 1 : index
+    %11 = arith.index_cast %10 : index to i64
+    %12 = arith.cmpi sle, %in_0, %11 : i64
+    %15 = arith.cmpi slt, %11, %9 : i64
+    %16 = arith.andi %12, %15 : i1
+    %17 = arith.index_cast %in : i64 to index
+    %18 = linalg.index 2 : index
+    %extracted_1 = tensor.extract %weight[%17, %18] : tensor<100x16xf32>
+    %19 = arith.addf %extracted_1, %out : f32
+    %20 = arith.select %16, %19, %out : f32
+    linalg.yield %20 : f32
+  } -> tensor<6x16xf32>
+  return %sum : tensor<6x16xf32>
+}
+// -----
+
+// The last bag's end read at a clamp other than 0 (emb-fuzz seed 1223,
+// execution 701: INT64_MIN): out of bounds as written.
+// CHECK-LABEL: func.func @clamped_out_of_bounds
+// CHECK: linalg.generic
+// CHECK-NOT: "emb.embedding_bag"
+#ids = affine_map<(d0, d1, d2) -> (d1)>
+#bag = affine_map<(d0, d1, d2) -> (d0)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @clamped_out_of_bounds(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<6xi64>) -> tensor<6x16xf32> {
+  %c0 = arith.constant -9223372036854775808 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %num_ids = arith.constant 20 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  // REMARK: [[@LINE+1]]:10: remark: emb-raise-embedding-bag: the mask is not offsets[b] <= j < offsets[b+1] (N for the last bag)
+  %sum = linalg.generic {indexing_maps = [#ids, #bag, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%ids, %offsets : tensor<20xi64>, tensor<6xi64>) outs(%acc : tensor<6x16xf32>) {
+  ^bb0(%in: i64, %in_0: i64, %out: f32):
+    %3 = linalg.index 0 : index
+    %4 = arith.index_cast %3 : index to i64
+    %5 = arith.addi %4, %c1_i64 : i64
+    %6 = arith.index_cast %5 : i64 to index
+    %7 = arith.cmpi eq, %c6_i64, %5 : i64
+    %8 = arith.select %7, %c0, %6 : index
+    %extracted = tensor.extract %offsets[%8] : tensor<6xi64>
+    %9 = arith.select %7, %num_ids, %extracted : i64
+    %10 = linalg.index 1 : index
+    %11 = arith.index_cast %10 : index to i64
+    %12 = arith.cmpi sle, %in_0, %11 : i64
+    %15 = arith.cmpi slt, %11, %9 : i64
+    %16 = arith.andi %12, %15 : i1
+    %17 = arith.index_cast %in : i64 to index
+    %18 = linalg.index 2 : index
+    %extracted_1 = tensor.extract %weight[%17, %18] : tensor<100x16xf32>
+    %19 = arith.addf %extracted_1, %out : f32
+    %20 = arith.select %16, %19, %out : f32
+    linalg.yield %20 : f32
+  } -> tensor<6x16xf32>
+  return %sum : tensor<6x16xf32>
+}
+// -----
+
+// A clamp to 1, in bounds for these offsets but not for every offsets
+// tensor of a bag: not raised either.
+// CHECK-LABEL: func.func @clamped_to_one
+// CHECK: linalg.generic
+// CHECK-NOT: "emb.embedding_bag"
+#ids = affine_map<(d0, d1, d2) -> (d1)>
+#bag = affine_map<(d0, d1, d2) -> (d0)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @clamped_to_one(%weight: tensor<100x16xf32>, %ids: tensor<20xi64>, %offsets: tensor<6xi64>) -> tensor<6x16xf32> {
+  %c0 = arith.constant 1 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c6_i64 = arith.constant 6 : i64
+  %num_ids = arith.constant 20 : i64
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<6x16xf32>
+  %acc = linalg.fill ins(%cst : f32) outs(%e : tensor<6x16xf32>) -> tensor<6x16xf32>
+  // REMARK: [[@LINE+1]]:10: remark: emb-raise-embedding-bag: the mask is not offsets[b] <= j < offsets[b+1] (N for the last bag)
+  %sum = linalg.generic {indexing_maps = [#ids, #bag, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%ids, %offsets : tensor<20xi64>, tensor<6xi64>) outs(%acc : tensor<6x16xf32>) {
+  ^bb0(%in: i64, %in_0: i64, %out: f32):
+    %3 = linalg.index 0 : index
+    %4 = arith.index_cast %3 : index to i64
+    %5 = arith.addi %4, %c1_i64 : i64
+    %6 = arith.index_cast %5 : i64 to index
+    %7 = arith.cmpi eq, %c6_i64, %5 : i64
+    %8 = arith.select %7, %c0, %6 : index
+    %extracted = tensor.extract %offsets[%8] : tensor<6xi64>
+    %9 = arith.select %7, %num_ids, %extracted : i64
+    %10 = linalg.index 1 : index
+    %11 = arith.index_cast %10 : index to i64
+    %12 = arith.cmpi sle, %in_0, %11 : i64
+    %15 = arith.cmpi slt, %11, %9 : i64
+    %16 = arith.andi %12, %15 : i1
+    %17 = arith.index_cast %in : i64 to index
+    %18 = linalg.index 2 : index
+    %extracted_1 = tensor.extract %weight[%17, %18] : tensor<100x16xf32>
+    %19 = arith.addf %extracted_1, %out : f32
+    %20 = arith.select %16, %19, %out : f32
+    linalg.yield %20 : f32
+  } -> tensor<6x16xf32>
+  return %sum : tensor<6x16xf32>
+}
+
+// -----
+
 // Rows multiplied into the accumulator instead of added: not a sum.
 // CHECK-LABEL: func.func @product
 // CHECK: linalg.generic
