@@ -563,8 +563,9 @@ static bool checkBatchMatmul(OpState *s, Cursor c) {
 }
 
 /// The static element count of the `tensor<...>` at the cursor (saturated
-/// at INT64_MAX) and the bytes of one element, moving past it; false if it
-/// is not a static tensor type of a plain integer or float element.
+/// at INT64_MAX) and the bytes of one element (0 for an element type of
+/// unknown size), moving to its element type; false if it is not a static
+/// tensor type of a named element type.
 static bool readStaticTensor(Cursor *c, int64_t *count, int64_t *elemBytes) {
   if ((size_t)(c->end - c->p) < 7 || strncmp(c->p, "tensor<", 7))
     return false;
@@ -583,18 +584,32 @@ static bool readStaticTensor(Cursor *c, int64_t *count, int64_t *elemBytes) {
       return false;
     step(c);
   }
+  // The element type: its bytes when known (integers of any width and
+  // signedness, the float types, index), else 0; any type ends at '>'.
   static const struct {
     const char *name;
     int bytes;
-  } elems[] = {{"f64", 8},  {"i64", 8}, {"f32", 4}, {"i32", 4}, {"f16", 2},
-               {"bf16", 2}, {"i16", 2}, {"i8", 1},  {"i1", 1}};
-  for (size_t i = 0; i < sizeof elems / sizeof elems[0]; ++i)
-    if (atWord(c, elems[i].name) && peek(c, strlen(elems[i].name)) == '>') {
-      *count = n;
-      *elemBytes = elems[i].bytes;
-      return true;
-    }
-  return false;
+  } floats[] = {{"f64", 8}, {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"index", 8}};
+  size_t len = 0;
+  while (isIdentChar(peek(c, len)))
+    ++len;
+  if (len == 0 || peek(c, len) != '>')
+    return false;
+  *count = n;
+  *elemBytes = 0;
+  for (size_t i = 0; i < sizeof floats / sizeof floats[0]; ++i)
+    if (len == strlen(floats[i].name) && !strncmp(c->p, floats[i].name, len))
+      *elemBytes = floats[i].bytes;
+  size_t at = c->p[0] == 's' || c->p[0] == 'u' ? 1 : 0;
+  if (len > at + 1 && c->p[at] == 'i') {
+    int64_t bits = 0;
+    size_t k = at + 1;
+    while (k < len && isdigit((unsigned char)c->p[k]) && bits < 1 << 24)
+      bits = bits * 10 + (c->p[k++] - '0');
+    if (k == len && bits > 0)
+      *elemBytes = (bits + 7) / 8;
+  }
+  return true;
 }
 
 /// tensor.from_elements in custom form whose result type has another
@@ -688,7 +703,7 @@ static bool checkDenseResource(Cursor c, const char *text,
   step(&c);
   skipTrivia(&c);
   int64_t count = 0, bytes = 0;
-  if (!readStaticTensor(&c, &count, &bytes))
+  if (!readStaticTensor(&c, &count, &bytes) || bytes == 0)
     return false;
   int64_t need = count > INT64_MAX / bytes ? INT64_MAX : count * bytes;
   int64_t have = blobBytes(text, name, len);
