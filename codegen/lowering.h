@@ -362,6 +362,11 @@ MlirValue embBuildZeroOf(EmbLowering *l, MlirType t);
 /// is not known to be in range (element_bounds.c): an index outside its dim
 /// becomes the context's error and the access does not happen; a constant
 /// one outside a static dim is an error at the op.
+/// Checks, where the lowering cannot prove them equal, the extents that a
+/// linalg.generic's maps give one loop and a tensor.concat's inputs share,
+/// before the op (extents.c).
+void embGuardExtents(EmbLowering *l, MlirOperation func);
+
 void embGuardElementBounds(EmbLowering *l, MlirOperation func);
 
 /// Guards every integer division and remainder of `func` whose divisor is

@@ -35,7 +35,8 @@
 // write into gets a copy per use, which keeps bufferization's analysis
 // linear. cf.assert is rewritten by asserts.c, the indices of the
 // function's own tensor.extract and tensor.insert are checked by
-// element_bounds.c, and its integer divisions by integer_division.c.
+// element_bounds.c, the extents its generics and concats rely on by
+// extents.c, and its integer divisions by integer_division.c.
 // Precondition: the function's ops
 // are emb ops or ops of the dialects MLIR's CPU pipeline lowers (checked here,
 // naming the first other op); emb ops sit in the function's own block.
@@ -673,6 +674,8 @@ void embLowerMixedFunction(EmbLowering *l, MlirOperation func) {
   // Classified again: the rewrites above changed the ops the plans read.
   embClassifyFunction(l, func);
   lowerEmbOps(l, body);
+  if (!l->failed)
+    embGuardExtents(l, func);
   if (!l->failed)
     embGuardElementBounds(l, func);
   if (!l->failed)
