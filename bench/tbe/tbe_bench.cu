@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,9 @@ struct Shape {
   double alpha;          ///< Zipf exponent, 0: uniform
   int meanPad;           ///< single-table mean pooling, padding id 0
   double padFrac = 0.25; ///< share of padding ids (meanPad)
+  /// How the tables are stored: dense rows of `dtype`, or packed rows
+  /// quantized from them (embrtQuantizeTable); the output is in `dtype`.
+  embrtTablePrecision precision = EMBRT_PRECISION_DENSE;
 };
 
 static const Shape kShapes[] = {
@@ -108,6 +112,16 @@ static const Shape kShapes[] = {
     {"probe_ebag_d32_l0", 8192, 1, 1000000, 32, 0, EMBRT_F16, 0, 0, 1},
     {"probe_ebag_d32_l1_allpad", 8192, 1, 1000000, 32, 1, EMBRT_F16, 0, 0, 1,
      1.0},
+    // The ranking model's two lookups (bench/e2e): its 32 users' 32
+    // features of 20 ids, its 2048 candidates' 32 features of 4 ids, with
+    // f16 tables and with int4 ones (docs/kernels/tbe_quantized.md, "Short
+    // bags").
+    {"rank_users_f16", 32, 32, 1000000, 128, 20, EMBRT_F16, 0, 0, 0},
+    {"rank_users_int4", 32, 32, 1000000, 128, 20, EMBRT_F16, 0, 0, 0, 0.25,
+     EMBRT_PRECISION_INT4},
+    {"rank_cands_f16", 2048, 32, 1000000, 128, 4, EMBRT_F16, 0, 0, 0},
+    {"rank_cands_int4", 2048, 32, 1000000, 128, 4, EMBRT_F16, 0, 0, 0, 0.25,
+     EMBRT_PRECISION_INT4},
 };
 
 //===----------------------------------------------------------------------===//
@@ -213,19 +227,48 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   const int64_t numBags = T * B, N = numBags * L;
   Rng rng{0x5EEDull + (uint64_t)B * 131 + (uint64_t)D * 7 + (uint64_t)L};
 
-  // Tables: one allocation, T pointers 256-byte aligned.
-  size_t tableBytes = ((size_t)E * D * esz + 255) & ~(size_t)255;
-  char *tables = nullptr;
+  // Tables: one allocation, T pointers 256-byte aligned. Packed tables are
+  // quantized from the dense values one table at a time (a dense scratch).
+  const bool packed = sh.precision != EMBRT_PRECISION_DENSE;
+  const int64_t rowBytes =
+      packed ? embrtQuantizedRowBytes(sh.precision, D) : D * (int64_t)esz;
+  size_t tableBytes = ((size_t)E * rowBytes + 255) & ~(size_t)255;
+  char *tables = nullptr, *dense = nullptr;
   CUDA_CHECK(cudaMalloc(&tables, tableBytes * T));
+  if (packed)
+    CUDA_CHECK(cudaMalloc(&dense, (size_t)E * D * esz));
   std::vector<const void *> tablePtrs(T);
-  std::vector<int64_t> rows(T, E), dims(T, D), featureTables(T);
+  std::vector<int64_t> rows(T, E), dims(T, D), featureTables(T),
+      precisions(T, sh.precision);
   for (int64_t t = 0; t < T; ++t) {
     tablePtrs[t] = tables + tableBytes * t;
     featureTables[t] = t;
-    fillTable<<<1024, 256, 0, stream>>>(tables + tableBytes * t, sh.dtype, t, E,
-                                        D);
+    fillTable<<<1024, 256, 0, stream>>>(
+        packed ? dense : tables + tableBytes * t, sh.dtype, t, E, D);
+    if (packed) {
+      embrtQuantizeTableArgs q;
+      memset(&q, 0, sizeof q);
+      q.structSize = sizeof q;
+      q.precision = sh.precision;
+      q.rows = E;
+      q.dim = D;
+      q.input = dense;
+      q.denseDtype = sh.dtype;
+      q.output = tables + tableBytes * t;
+      if (embrtQuantizeTable(ctx, &q) != EMBRT_OK) {
+        fprintf(stderr, "%s: %s\n", sh.name, embrtContextGetLastError(ctx));
+        exit(3);
+      }
+      // The next table's fill reuses the scratch.
+      if (embrtSynchronize(ctx) != EMBRT_OK) {
+        fprintf(stderr, "%s: %s\n", sh.name, embrtContextGetLastError(ctx));
+        exit(3);
+      }
+    }
   }
   CUDA_CHECK(cudaGetLastError());
+  if (packed)
+    CUDA_CHECK(cudaFree(dense));
 
   // Ids, offsets (fixed L, as the peers), weights in the table dtype.
   std::vector<int64_t> ids(N), offs(numBags + 1);
@@ -278,6 +321,8 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   a.tableRows = rows.data();
   a.tableDims = dims.data();
   a.tableDtype = sh.dtype;
+  if (packed)
+    a.tablePrecisions = precisions.data();
   a.numFeatures = T;
   a.featureTables = featureTables.data();
   a.batchSize = B;
@@ -295,14 +340,22 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   a.configId = -1;
 
   const double bytes =
-      sh.meanPad ? (double)B * L * (8 + D * esz) + (double)B * D * esz
-                 : (double)T * B * L * (8 + D * esz + (sh.weighted ? esz : 0)) +
-                       (double)T * B * D * esz;
-  int64_t autoConfig = embrtTbeSelectConfig(sh.dtype, D, L, numBags);
+      sh.meanPad
+          ? (double)B * L * (8 + D * esz) + (double)B * D * esz
+          : (double)T * B * L * (8 + rowBytes + (sh.weighted ? esz : 0)) +
+                (double)T * B * D * esz;
+  // Packed rows: the selection of kernels/tbe_quantized.cu (16-byte chunks
+  // at int8, int4 and fp8).
+  int64_t autoConfig =
+      packed ? tbeSelectPackedConfig(rowBytes, rowBytes / 16, L, numBags)
+             : embrtTbeSelectConfig(sh.dtype, D, L, numBags);
   BenchTimer timer(stream);
   timer.maxCalls = 2000;
 
-  // Checks 256 sampled bags of the last run against the host reference.
+  // Checks 256 sampled bags of the last run against the host reference
+  // (packed rows: dequantized on the host once each, kept for the next
+  // checks).
+  std::map<std::pair<int64_t, int64_t>, std::vector<float>> dequantized;
   auto check = [&]() -> std::string {
     embrtStatus st = embrtSynchronize(ctx);
     if (st != EMBRT_OK)
@@ -310,7 +363,32 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
              embrtContextGetLastError(ctx);
     Rng pick{12345};
     std::vector<uint16_t> row16(D);
-    std::vector<float> row32(D);
+    std::vector<float> row32(D), deq(D);
+    std::vector<unsigned char> packedRow(packed ? rowBytes : 1);
+    // A packed row's values as the lookup reads them (embrtDequantizeRows).
+    auto packedValue = [&](int64_t t, int64_t id, int64_t c) -> double {
+      std::vector<float> &row = dequantized[{t, id}];
+      if (!row.empty())
+        return row[c];
+      CUDA_CHECK(cudaMemcpy(packedRow.data(),
+                            tables + tableBytes * t + (size_t)id * rowBytes,
+                            rowBytes, cudaMemcpyDeviceToHost));
+      embrtQuantizeTableArgs q;
+      memset(&q, 0, sizeof q);
+      q.structSize = sizeof q;
+      q.precision = sh.precision;
+      q.rows = 1;
+      q.dim = D;
+      q.input = packedRow.data();
+      q.denseDtype = EMBRT_F32;
+      q.output = deq.data();
+      if (embrtDequantizeRows(&q) != EMBRT_OK) {
+        fprintf(stderr, "%s: embrtDequantizeRows failed\n", sh.name);
+        exit(3);
+      }
+      row = deq;
+      return row[c];
+    };
     for (int k = 0; k < 256; ++k) {
       int64_t t = (int64_t)(pick.next() % (uint64_t)T);
       int64_t b = (int64_t)(pick.next() % (uint64_t)B);
@@ -324,7 +402,8 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
           if (sh.meanPad && ids[i] == 0)
             continue;
           double w = sh.weighted ? embrtF16ToF32(weightsHost[i]) : 1.0;
-          double v = storedValue(sh.dtype, t, ids[i], c);
+          double v = packed ? packedValue(t, ids[i], c)
+                            : storedValue(sh.dtype, t, ids[i], c);
           ref += w * v;
           mag += fabs(w * v);
           ++count;
