@@ -237,6 +237,39 @@ static MlirWalkResult collectMatching(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
+MlirOperation embMoveIntoIf(MlirContext ctx, MlirOperation op, MlirValue cond,
+                            MlirBlock elseBlock) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  intptr_t n = mlirOperationGetNumResults(op);
+  MlirType *types = calloc((size_t)n + 1, sizeof(MlirType));
+  MlirValue *results = calloc((size_t)n + 1, sizeof(MlirValue));
+  for (intptr_t i = 0; i < n; ++i)
+    types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
+  MlirBlock thenBlock = mlirBlockCreate(0, NULL, NULL);
+  MlirRegion thenRegion = mlirRegionCreate(), elseRegion = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(thenRegion, thenBlock);
+  mlirRegionAppendOwnedBlock(elseRegion, elseBlock);
+  MlirRegion regions[2] = {thenRegion, elseRegion};
+  MlirOperationState st = mlirOperationStateGet(embStr("scf.if"), loc);
+  mlirOperationStateAddOperands(&st, 1, &cond);
+  mlirOperationStateAddResults(&st, n, types);
+  mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  MlirOperation ifOp = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, ifOp);
+  for (intptr_t i = 0; i < n; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i),
+                                  mlirOperationGetResult(ifOp, i));
+  mlirOperationRemoveFromParent(op);
+  mlirBlockAppendOwnedOperation(thenBlock, op);
+  for (intptr_t i = 0; i < n; ++i)
+    results[i] = mlirOperationGetResult(op, i);
+  EmbBuilder tb = {ctx, loc, thenBlock, {NULL}};
+  embBuildOp(&tb, "scf.yield", n, results, 0, NULL, 0, NULL);
+  free(types);
+  free(results);
+  return ifOp;
+}
+
 MlirOperation *embCollectOps(MlirOperation root, bool (*match)(MlirOperation),
                              size_t *count) {
   Collected c = {match, NULL, 0, 0};

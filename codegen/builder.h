@@ -96,6 +96,13 @@ MlirValue embBuildMemrefAlloc(EmbBuilder *b, MlirType type, intptr_t nDynamic,
 /// memref.dim as i64.
 MlirValue embBuildMemrefDim(EmbBuilder *b, MlirValue memref, int64_t dim);
 
+/// Moves `op` into the then branch of a new scf.if on `cond`, placed where
+/// `op` was, whose then branch yields op's results and whose else branch
+/// is `elseBlock` (ending in its scf.yield of values of op's result
+/// types); every use of op's results becomes the if's. Returns the if.
+MlirOperation embMoveIntoIf(MlirContext ctx, MlirOperation op, MlirValue cond,
+                            MlirBlock elseBlock);
+
 /// The ops nested in `root` (itself included) for which `match` holds, in
 /// program order, as a malloc'ed array of `*count` (the caller frees it):
 /// what a rewrite that replaces ops collects before it starts.

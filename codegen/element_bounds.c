@@ -159,23 +159,7 @@ static void guard(EmbLowering *l, MlirOperation func, MlirOperation op) {
   free(checked);
 
   // The passing path: the access itself.
-  MlirBlock thenBlock = mlirBlockCreate(0, NULL, NULL);
-  MlirRegion thenRegion = mlirRegionCreate(), elseRegion = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(thenRegion, thenBlock);
-  mlirRegionAppendOwnedBlock(elseRegion, elseBlock);
-  MlirRegion regions[2] = {thenRegion, elseRegion};
-  MlirOperationState st = mlirOperationStateGet(embStr("scf.if"), loc);
-  mlirOperationStateAddOperands(&st, 1, &ok);
-  mlirOperationStateAddResults(&st, 1, &rt);
-  mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  MlirOperation ifOp = mlirOperationCreate(&st);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, ifOp);
-  mlirValueReplaceAllUsesOfWith(result0(op), result0(ifOp));
-  mlirOperationRemoveFromParent(op);
-  mlirBlockAppendOwnedOperation(thenBlock, op);
-  EmbBuilder tb = {l->ctx, loc, thenBlock, {NULL}};
-  MlirValue accessed = result0(op);
-  embBuildOp(&tb, "scf.yield", 1, &accessed, 0, NULL, 0, NULL);
+  embMoveIntoIf(l->ctx, op, ok, elseBlock);
 }
 
 void embGuardElementBounds(EmbLowering *l, MlirOperation func) {

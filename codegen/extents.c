@@ -230,32 +230,7 @@ static void guard(EmbLowering *l, MlirOperation func, MlirOperation op) {
   free(fallback);
 
   // The passing path: the op itself.
-  MlirType *types = calloc((size_t)numResults, sizeof(MlirType));
-  MlirValue *results = calloc((size_t)numResults, sizeof(MlirValue));
-  for (intptr_t i = 0; i < numResults; ++i)
-    types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
-  MlirBlock thenBlock = mlirBlockCreate(0, NULL, NULL);
-  MlirRegion thenRegion = mlirRegionCreate(), elseRegion = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(thenRegion, thenBlock);
-  mlirRegionAppendOwnedBlock(elseRegion, elseBlock);
-  MlirRegion regions[2] = {thenRegion, elseRegion};
-  MlirOperationState st = mlirOperationStateGet(embStr("scf.if"), loc);
-  mlirOperationStateAddOperands(&st, 1, &ok);
-  mlirOperationStateAddResults(&st, numResults, types);
-  mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  MlirOperation ifOp = mlirOperationCreate(&st);
-  mlirBlockInsertOwnedOperationBefore(block, op, ifOp);
-  for (intptr_t i = 0; i < numResults; ++i)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i),
-                                  mlirOperationGetResult(ifOp, i));
-  mlirOperationRemoveFromParent(op);
-  mlirBlockAppendOwnedOperation(thenBlock, op);
-  for (intptr_t i = 0; i < numResults; ++i)
-    results[i] = mlirOperationGetResult(op, i);
-  EmbBuilder tb = {l->ctx, loc, thenBlock, {NULL}};
-  embBuildOp(&tb, "scf.yield", numResults, results, 0, NULL, 0, NULL);
-  free(types);
-  free(results);
+  embMoveIntoIf(l->ctx, op, ok, elseBlock);
 }
 
 void embGuardExtents(EmbLowering *l, MlirOperation func) {
