@@ -26,10 +26,13 @@
 // shape needs 4"), the op does not run, and the call reports it. Static
 // dims that disagree are the verifier's; a loop that only one operand dim
 // gives, or a map result that is not a plain dim (d0 + d1, a constant), is
-// not compared. tensor.concat: every input's dims but the concatenated one
+// not compared. The named linalg ops read the same way: by the maps they
+// state (indexing_maps), else their implicit ones (matmul, batch_matmul,
+// matvec, vecmat; the elementwise ones such as linalg.add: every operand of
+// the result's shape); others (transpose, broadcast, reduce) are not
+// checked. tensor.concat: every input's dims but the concatenated one
 // against input 0's, the failing path yielding an empty result of its
-// shape. The named linalg ops (matmul and the like) are not checked here:
-// their maps are implicit (docs/reliability.md). Runs after the emb ops are
+// shape. Runs after the emb ops are
 // lowered, so that the GEMM chains they absorb are not wrapped first.
 //
 //===----------------------------------------------------------------------===//
@@ -49,8 +52,12 @@
 /// arith.cmpi's eq predicate.
 enum { CMPI_EQ = 0 };
 
+static int namedIndex(MlirOperation op);
+static bool isElementwise(MlirOperation op);
+
 static bool isChecked(MlirOperation op) {
-  return embOpIs(op, "linalg.generic") || embOpIs(op, "tensor.concat");
+  return embOpIs(op, "linalg.generic") || embOpIs(op, "tensor.concat") ||
+         namedIndex(op) >= 0 || isElementwise(op);
 }
 
 /// One extent to compare: operand `operand`'s dim `dim` against operand
@@ -75,33 +82,103 @@ static bool isDynamic(MlirValue v, int d) {
   return mlirShapedTypeIsDynamicDim(mlirValueGetType(v), d);
 }
 
-/// The pairs of a generic: per loop, each further operand dim that gives it
-/// against the first, where either is dynamic. At most `cap`.
-static int genericPairs(MlirOperation op, Pair *pairs, int cap) {
-  EmbGeneric g;
-  if (!embReadGeneric(op, &g))
-    return 0;
+/// The named linalg ops whose maps are implicit, with their maps (an op
+/// that states `indexing_maps` is read by them instead).
+static const struct {
+  const char *op, *maps;
+} kNamedMaps[] = {
+    {"linalg.matmul", "[affine_map<(m, n, k) -> (m, k)>, "
+                      "affine_map<(m, n, k) -> (k, n)>, "
+                      "affine_map<(m, n, k) -> (m, n)>]"},
+    {"linalg.batch_matmul", "[affine_map<(b, m, n, k) -> (b, m, k)>, "
+                            "affine_map<(b, m, n, k) -> (b, k, n)>, "
+                            "affine_map<(b, m, n, k) -> (b, m, n)>]"},
+    {"linalg.matvec", "[affine_map<(m, k) -> (m, k)>, "
+                      "affine_map<(m, k) -> (k)>, affine_map<(m, k) -> (m)>]"},
+    {"linalg.vecmat",
+     "[affine_map<(n, k) -> (k)>, "
+     "affine_map<(n, k) -> (k, n)>, affine_map<(n, k) -> (n)>]"},
+};
+
+/// The named elementwise ops: every operand of the result's shape.
+static const char *const kElementwise[] = {
+    "linalg.add",   "linalg.sub",    "linalg.mul",        "linalg.div",
+    "linalg.max",   "linalg.min",    "linalg.copy",       "linalg.exp",
+    "linalg.log",   "linalg.abs",    "linalg.negf",       "linalg.sqrt",
+    "linalg.rsqrt", "linalg.tanh",   "linalg.erf",        "linalg.floor",
+    "linalg.ceil",  "linalg.square", "linalg.reciprocal", "linalg.powf"};
+
+static int namedIndex(MlirOperation op) {
+  for (size_t i = 0; i < sizeof kNamedMaps / sizeof kNamedMaps[0]; ++i)
+    if (embOpIs(op, kNamedMaps[i].op))
+      return (int)i;
+  return -1;
+}
+
+static bool isElementwise(MlirOperation op) {
+  for (size_t i = 0; i < sizeof kElementwise / sizeof kElementwise[0]; ++i)
+    if (embOpIs(op, kElementwise[i]))
+      return true;
+  return false;
+}
+
+/// Appends the pair (k, j) against the first operand dim of loop `d`,
+/// or records (k, j) as that first one.
+static int addLoopDim(MlirOperation op, int first[][2], int k, int j, int d,
+                      Pair *pairs, int n, int cap) {
+  if (first[d][0] < 0) {
+    first[d][0] = k;
+    first[d][1] = j;
+    return n;
+  }
+  MlirValue v = mlirOperationGetOperand(op, k);
+  MlirValue ref = mlirOperationGetOperand(op, first[d][0]);
+  if ((isDynamic(v, j) || isDynamic(ref, first[d][1])) && n < cap)
+    pairs[n++] = (Pair){k, j, first[d][0], first[d][1], d};
+  return n;
+}
+
+/// The pairs of a linalg op: per loop, each further operand dim its maps
+/// give the loop against the first, where either is dynamic (operands in
+/// order, inputs then inits, as the maps). At most `cap`.
+static int linalgPairs(EmbLowering *l, MlirOperation op, Pair *pairs, int cap) {
+  intptr_t numOperands = mlirOperationGetNumOperands(op);
   int first[EMB_MAX_LOOPS][2];
   for (int d = 0; d < EMB_MAX_LOOPS; ++d)
     first[d][0] = -1;
   int n = 0;
-  for (intptr_t k = 0; k < g.numInputs + g.numInits; ++k) {
-    MlirValue v = embGenericOperand(&g, k);
-    if (!mlirTypeIsARankedTensor(mlirValueGetType(v)))
+  if (isElementwise(op) && mlirAttributeIsNull(mlirOperationGetAttributeByName(
+                               op, embStr("indexing_maps")))) {
+    for (intptr_t k = 0; k < numOperands; ++k) {
+      MlirType t = mlirValueGetType(mlirOperationGetOperand(op, k));
+      if (!mlirTypeIsARankedTensor(t))
+        continue;
+      for (intptr_t j = 0; j < mlirShapedTypeGetRank(t) && j < EMB_MAX_LOOPS;
+           ++j)
+        n = addLoopDim(op, first, (int)k, (int)j, (int)j, pairs, n, cap);
+    }
+    return n;
+  }
+  MlirAttribute maps =
+      mlirOperationGetAttributeByName(op, embStr("indexing_maps"));
+  int named = namedIndex(op);
+  if (mlirAttributeIsNull(maps) && named >= 0)
+    maps = mlirAttributeParseGet(l->ctx, embStr(kNamedMaps[named].maps));
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) ||
+      mlirArrayAttrGetNumElements(maps) != numOperands)
+    return 0;
+  for (intptr_t k = 0; k < numOperands; ++k) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, k));
+    MlirAttribute a = mlirArrayAttrGetElement(maps, k);
+    if (!mlirTypeIsARankedTensor(t) || !mlirAttributeIsAAffineMap(a))
       continue;
-    MlirAffineMap m = embGenericMap(&g, k);
+    MlirAffineMap m = mlirAffineMapAttrGetValue(a);
+    if (mlirAffineMapGetNumResults(m) != mlirShapedTypeGetRank(t))
+      continue;
     for (intptr_t j = 0; j < mlirAffineMapGetNumResults(m); ++j) {
       int64_t d = embMapResult(m, j);
-      if (d < 0 || d >= g.numLoops)
-        continue;
-      if (first[d][0] < 0) {
-        first[d][0] = (int)k;
-        first[d][1] = (int)j;
-        continue;
-      }
-      MlirValue ref = embGenericOperand(&g, first[d][0]);
-      if ((isDynamic(v, (int)j) || isDynamic(ref, first[d][1])) && n < cap)
-        pairs[n++] = (Pair){(int)k, (int)j, first[d][0], first[d][1], (int)d};
+      if (d >= 0 && d < EMB_MAX_LOOPS)
+        n = addLoopDim(op, first, (int)k, (int)j, (int)d, pairs, n, cap);
     }
   }
   return n;
@@ -150,7 +227,7 @@ static void describe(MlirOperation func, MlirOperation op, const Pair *p,
 /// concatenated dim's sum give.
 static void fallbackValues(EmbLowering *l, MlirOperation op, MlirValue *out) {
   intptr_t numResults = mlirOperationGetNumResults(op);
-  if (embOpIs(op, "linalg.generic")) {
+  if (!embOpIs(op, "tensor.concat")) { // a linalg op: its inits
     intptr_t numOperands = mlirOperationGetNumOperands(op);
     for (intptr_t i = 0; i < numResults; ++i)
       out[i] = mlirOperationGetOperand(op, numOperands - numResults + i);
@@ -187,8 +264,8 @@ enum { kMaxPairs = 64 };
 
 static void guard(EmbLowering *l, MlirOperation func, MlirOperation op) {
   Pair pairs[kMaxPairs];
-  int n = embOpIs(op, "linalg.generic") ? genericPairs(op, pairs, kMaxPairs)
-                                        : concatPairs(op, pairs, kMaxPairs);
+  int n = embOpIs(op, "tensor.concat") ? concatPairs(op, pairs, kMaxPairs)
+                                       : linalgPairs(l, op, pairs, kMaxPairs);
   intptr_t numResults = mlirOperationGetNumResults(op);
   if (n == 0 || numResults == 0)
     return;
