@@ -564,8 +564,8 @@ static bool checkBatchMatmul(OpState *s, Cursor c) {
 
 /// The static element count of the `tensor<...>` at the cursor (saturated
 /// at INT64_MAX) and the bytes of one element (0 for an element type of
-/// unknown size), moving to its element type; false if it is not a static
-/// tensor type of a named element type.
+/// unknown size: a dialect's type, complex, a vector...), moving to its
+/// element type; false if it is not a static tensor type.
 static bool readStaticTensor(Cursor *c, int64_t *count, int64_t *elemBytes) {
   if ((size_t)(c->end - c->p) < 7 || strncmp(c->p, "tensor<", 7))
     return false;
@@ -585,18 +585,41 @@ static bool readStaticTensor(Cursor *c, int64_t *count, int64_t *elemBytes) {
     step(c);
   }
   // The element type: its bytes when known (integers of any width and
-  // signedness, the float types, index), else 0; any type ends at '>'.
+  // signedness, the float types, index), else 0. Any type is taken (a
+  // dialect's `!emb.table_handle` too: the count alone is what
+  // from_elements' parser sizes its list by); it ends at the tensor's '>' or
+  // at the ',' of an encoding.
   static const struct {
     const char *name;
     int bytes;
   } floats[] = {{"f64", 8}, {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"index", 8}};
+  if (peek(c, 0) == '?' || peek(c, 0) == '*')
+    return false; // a dynamic dim or an unranked tensor
+  *count = n;
+  *elemBytes = 0;
   size_t len = 0;
   while (isIdentChar(peek(c, len)))
     ++len;
-  if (len == 0 || peek(c, len) != '>')
+  if (len == 0 || peek(c, len) != '>') {
+    Cursor t = *c;
+    int depth = 0;
+    while (!atEnd(&t)) {
+      char ch = *t.p;
+      if (ch == '"') {
+        skipStringOrComment(&t);
+        continue;
+      }
+      if (depth == 0 && (ch == '>' || ch == ','))
+        return t.p != c->p;
+      if (ch == '<' || ch == '(' || ch == '[' || ch == '{')
+        ++depth;
+      else if ((ch == '>' && t.p[-1] != '-') || ch == ')' || ch == ']' ||
+               ch == '}')
+        --depth;
+      step(&t);
+    }
     return false;
-  *count = n;
-  *elemBytes = 0;
+  }
   for (size_t i = 0; i < sizeof floats / sizeof floats[0]; ++i)
     if (len == strlen(floats[i].name) && !strncmp(c->p, floats[i].name, len))
       *elemBytes = floats[i].bytes;

@@ -81,3 +81,17 @@ func.func @batch_matmuls(%a: memref<2x3x4xi1>, %b: memref<2x4x5xf32>, %c: memref
   linalg.batch_matmul ins(%s, %b : memref<2x3x4xf32, strided<[12, 4, 1]>>, memref<2x4x5xf32>) outs(%c : memref<2x3x5xbf16>)
   return
 }
+
+// tensor.from_elements whose count matches, of element types the count scan
+// reads past (a dialect's type, complex, a vector), and of a dynamic type
+// (the verifier's to refuse: not the scan's).
+// CHECK-LABEL: func.func @from_elements
+// CHECK: tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xcomplex<f32>>
+// CHECK: tensor.from_elements %{{.*}} : tensor<1x!emb.table_handle>
+// CHECK: tensor.from_elements %{{.*}} : tensor<1x1xvector<4xf32>>
+func.func @from_elements(%a: complex<f32>, %t: !emb.table_handle, %v: vector<4xf32>) -> (tensor<2xcomplex<f32>>, tensor<1x!emb.table_handle>, tensor<1x1xvector<4xf32>>) {
+  %0 = tensor.from_elements %a, %a : tensor<2xcomplex<f32>>
+  %1 = tensor.from_elements %t : tensor<1x!emb.table_handle>
+  %2 = tensor.from_elements %v : tensor<1x1xvector<4xf32>>
+  return %0, %1, %2 : tensor<2xcomplex<f32>>, tensor<1x!emb.table_handle>, tensor<1x1xvector<4xf32>>
+}
