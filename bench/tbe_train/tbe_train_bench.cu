@@ -71,6 +71,12 @@ extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_units(embrtLaunchEnv *,
+                                 const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_units5(embrtLaunchEnv *,
+                                  const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -83,6 +89,8 @@ static const struct {
     // bits.
     {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
+    {"units", embrtCudaLaunchTbeBackward_units, true},
+    {"units5", embrtCudaLaunchTbeBackward_units5, true},
 };
 #endif
 
@@ -116,6 +124,11 @@ static const Shape kShapes[] = {
     {"train_adam_uniform", 16384, 32, 100000, 128, 20, EMBRT_F32, 0,
      EMBRT_OPTIMIZER_ADAM, 0, false},
     {"train_rowwise_f16", 16384, 32, 100000, 128, 20, EMBRT_F16, 0,
+     EMBRT_OPTIMIZER_ROWWISE_ADAGRAD, 0, false},
+    // DLRM-DCNv2's lookups as bench/dlrm_train runs them (26 tables of D 128,
+    // f32, B 16384, 3.5 M ids, rows mostly touched once), with one pooling
+    // factor, MLPerf's mean (8.2), and 2 M rows a table (27 GB of tables).
+    {"train_rowwise_dlrm", 16384, 26, 2000000, 128, 8, EMBRT_F32, 0,
      EMBRT_OPTIMIZER_ROWWISE_ADAGRAD, 0, false},
     // The uniform cases with their states below f32 (embrtStatePrecision).
     {"train_rowwise_uniform_bf16_state", 16384, 32, 100000, 128, 20, EMBRT_F32,
