@@ -37,13 +37,6 @@ set(EMB_KERNEL_VARIANTS
   # before call 6 (bench/tbe_train/NOTES.md); also the GPU test
   # tbe_backward_pipe.
   pipe     tbe_backward.cu  EMB_TBE_BWD_OCC=0
-  # The short-run kernel's groups taking units of runs whose bounds, keys
-  # and first sort values their lanes load together (EMB_TBE_BWD_RUN_UNITS);
-  # also the GPU test tbe_backward_units.
-  units    tbe_backward.cu  EMB_TBE_BWD_RUN_UNITS=1
-  # The same at 5 CTAs an SM (48 registers; units spill more than one run a
-  # group at 40).
-  units5   tbe_backward.cu  EMB_TBE_BWD_RUN_UNITS=1,EMB_TBE_BWD_OCC_BLOCKS=5
   # Packed rows of quantized tables split among a group's lanes by their
   # elements instead of as stored (EMB_TBE_PACKED_LANES in
   # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.

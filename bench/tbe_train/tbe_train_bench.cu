@@ -71,12 +71,6 @@ extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_units(embrtLaunchEnv *,
-                                 const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_units5(embrtLaunchEnv *,
-                                  const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -89,8 +83,6 @@ static const struct {
     // bits.
     {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
-    {"units", embrtCudaLaunchTbeBackward_units, true},
-    {"units5", embrtCudaLaunchTbeBackward_units5, true},
 };
 #endif
 

@@ -70,19 +70,7 @@ constexpr int kUnitRuns = 8;
 #ifndef EMB_TBE_BWD_OCC_LOAD_REGS
 #define EMB_TBE_BWD_OCC_LOAD_REGS 16
 #endif
-/// 1: the short-run kernel's groups take units of consecutive runs, each
-/// lane of a group loading one run's start, end, key and first sort value
-/// (one round trip for the unit, coalesced), then the group updating the
-/// unit's runs one by one from those, shuffled: a run of one position then
-/// asks for its gradient row with its table row and state, one DRAM round
-/// trip instead of three (its bounds, then its sort value, then its
-/// gradient row). 0: one run a group at a time, each loading its own
-/// bounds (variant "single").
-#ifndef EMB_TBE_BWD_RUN_UNITS
-#define EMB_TBE_BWD_RUN_UNITS 0
-#endif
 constexpr bool kOcc = EMB_TBE_BWD_OCC;
-constexpr bool kRunUnits = EMB_TBE_BWD_RUN_UNITS;
 constexpr int kOccBlocks = EMB_TBE_BWD_OCC_BLOCKS;
 [[maybe_unused]] constexpr int kOccLoadRegs = EMB_TBE_BWD_OCC_LOAD_REGS;
 /// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256

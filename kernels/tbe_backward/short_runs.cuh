@@ -31,80 +31,6 @@ namespace {
 /// per-run pipeline's bit for bit (each run's rows added in position order,
 /// the same update and rounding), only fewer rows in flight a lane.
 
-/// The runs of a unit that a group's lanes describe (EMB_TBE_BWD_RUN_UNITS):
-/// the most, up to a warp's lanes and the group's, that still gives every
-/// group of the grid a unit (a power of two, so that a lane's run is its
-/// lane's low bits); 1 when the bucket has fewer runs than groups.
-__device__ __forceinline__ unsigned runUnit(unsigned runs, unsigned numGroups,
-                                            const Group &g) {
-  const unsigned most = g.lanes < 32 ? (unsigned)g.lanes : 32u;
-  unsigned unit = 1;
-  while (unit < most && (unsigned long long)unit * 2 * numGroups <= runs)
-    unit *= 2;
-  return unit;
-}
-
-/// shortRunsKernel's loop with units of runs (EMB_TBE_BWD_RUN_UNITS): the
-/// group takes units of `unit` consecutive runs, grid-striding as the
-/// one-run loop does (so the grid still walks the key order together). Lane
-/// l < unit loads the bounds, key and first sort value of the unit's run l
-/// (the unit's bounds are consecutive words: one or two lines) into the
-/// group's slots of shared memory (in registers across the unit's runs they
-/// spilled); then the group updates the unit's runs one by one from there
-/// as the one-run loop does, a run's first gradient row asked for with its
-/// table row and state. The same sums, updates and roundings: the same
-/// bits.
-template <typename TT, typename GT, int E, bool kVec, int kOpt, int kState>
-__device__ __forceinline__ void shortRunUnits(const Params &p, const Hyper &h,
-                                              const Group &g, float *red,
-                                              int bucket, unsigned numGroups) {
-  // A group's unit is at most its lanes: kThreads slots cover a CTA.
-  __shared__ unsigned dStart[kThreads], dEnd[kThreads], dFirst[kThreads];
-  __shared__ unsigned long long dKey[kThreads];
-  const Shared &s = p.s;
-  const Control *ctrl = s.ctrl;
-  const unsigned numRuns = (unsigned)ctrl->numRuns;
-  const unsigned runBegin = (unsigned)ctrl->runBegin[bucket];
-  const unsigned runEnd = (unsigned)ctrl->runEnd[bucket];
-  const unsigned N = (unsigned)s.numIndices;
-  const unsigned groupsPerCta = kThreads / (unsigned)g.lanes;
-  const unsigned unit = runUnit(runEnd - runBegin, numGroups, g);
-  const unsigned base = (unsigned)(g.index * g.lanes);
-  for (unsigned u0 =
-           runBegin + (blockIdx.x * groupsPerCta + (unsigned)g.index) * unit;
-       u0 < runEnd; u0 += numGroups * unit) {
-    // The previous unit's slots are read.
-    groupSync(g);
-    const unsigned r = u0 + (unsigned)g.lane;
-    if ((unsigned)g.lane < unit && r < runEnd) {
-      const unsigned start = __ldg(s.starts + r);
-      const unsigned end = r + 1 < numRuns ? __ldg(s.starts + r + 1) : N;
-      dStart[base + g.lane] = start;
-      dEnd[base + g.lane] = end;
-      dKey[base + g.lane] = loadKey(s.unique, s.key64, r);
-      dFirst[base + g.lane] = end != start && end - start < s.threshold
-                                  ? __ldg(s.sortedVals + start)
-                                  : 0u;
-    }
-    groupSync(g);
-    const unsigned count = runEnd - u0 < unit ? runEnd - u0 : unit;
-    for (unsigned i = 0; i < count; ++i) {
-      const unsigned start = dStart[base + i], end = dEnd[base + i];
-      if (end == start || end - start >= s.threshold)
-        continue;
-      const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, dKey[base + i], g);
-      const RowData<TT, E> d = loadRow<TT, E, kVec, kOpt, kState>(p, ref);
-      float acc[E];
-#pragma unroll
-      for (int k = 0; k < E; ++k)
-        acc[k] = 0.0f;
-      gather<GT, E, kVec, kOccLoadRegs, true>(p, start, end, ref.col0, ref.n,
-                                              acc, dFirst[base + i]);
-      applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
-    }
-  }
-}
-
 /// shortRunsKernel<TT, GT, E, kVec, kOpt, kState>: the short runs (fewer than
 /// `threshold` positions) of one D bucket; the long runs' chunks are the
 /// accumulate kernel's, launched before it on the same stream (they touch
@@ -141,32 +67,27 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   // Runs and positions fit 31 bits (the entry points check N).
   const unsigned groupsPerCta = kThreads / (unsigned)g.lanes;
   const unsigned numGroups = gridDim.x * groupsPerCta;
-  if constexpr (kRunUnits) {
-    shortRunUnits<TT, GT, E, kVec, kOpt, kState>(p, h, g, red, bucket,
-                                                 numGroups);
-  } else {
-    const Control *ctrl = s.ctrl;
-    const unsigned numRuns = (unsigned)ctrl->numRuns;
-    const unsigned runEnd = (unsigned)ctrl->runEnd[bucket];
-    const unsigned N = (unsigned)s.numIndices;
-    for (unsigned r = (unsigned)ctrl->runBegin[bucket] +
-                      blockIdx.x * groupsPerCta + (unsigned)g.index;
-         r < runEnd; r += numGroups) {
-      // The key with the bounds, not after the length test: one round trip.
-      const unsigned start = __ldg(s.starts + r);
-      const unsigned end = r + 1 < numRuns ? __ldg(s.starts + r + 1) : N;
-      const unsigned long long key = loadKey(s.unique, s.key64, r);
-      if (end == start || end - start >= s.threshold)
-        continue;
-      const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, key, g);
-      const RowData<TT, E> d = loadRow<TT, E, kVec, kOpt, kState>(p, ref);
-      float acc[E];
+  const Control *ctrl = s.ctrl;
+  const unsigned numRuns = (unsigned)ctrl->numRuns;
+  const unsigned runEnd = (unsigned)ctrl->runEnd[bucket];
+  const unsigned N = (unsigned)s.numIndices;
+  for (unsigned r = (unsigned)ctrl->runBegin[bucket] +
+                    blockIdx.x * groupsPerCta + (unsigned)g.index;
+       r < runEnd; r += numGroups) {
+    // The key with the bounds, not after the length test: one round trip.
+    const unsigned start = __ldg(s.starts + r);
+    const unsigned end = r + 1 < numRuns ? __ldg(s.starts + r + 1) : N;
+    const unsigned long long key = loadKey(s.unique, s.key64, r);
+    if (end == start || end - start >= s.threshold)
+      continue;
+    const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, key, g);
+    const RowData<TT, E> d = loadRow<TT, E, kVec, kOpt, kState>(p, ref);
+    float acc[E];
 #pragma unroll
-      for (int i = 0; i < E; ++i)
-        acc[i] = 0.0f;
-      gather<GT, E, kVec, kOccLoadRegs>(p, start, end, ref.col0, ref.n, acc);
-      applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
-    }
+    for (int i = 0; i < E; ++i)
+      acc[i] = 0.0f;
+    gather<GT, E, kVec, kOccLoadRegs>(p, start, end, ref.col0, ref.n, acc);
+    applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
   }
 }
 

@@ -74,23 +74,20 @@ gradRowOfValue(const Params &p, unsigned v, float &scale) {
   return (unsigned long long)b * s.gradPitch + featureAt(p, (int)f).col;
 }
 
+/// The same for sorted position q.
+__device__ __forceinline__ unsigned long long
+gradRowOf(const Params &p, unsigned q, float &scale) {
+  return gradRowOfValue(p, __ldg(p.s.sortedVals + q), scale);
+}
+
 /// Adds the gradient rows of sorted positions [start, end) (this lane's
 /// columns col0 .., n of them valid) to acc, kBatch rows in flight: as many
 /// as kLoadRegs registers hold, 2 to 8. The sums are the same bit for bit
-/// whatever kBatch is: each row is added in position order. kFirst: the
-/// caller has position start's sort value (first), which is not loaded
-/// again.
-template <typename GT, int E, bool kVec, int kLoadRegs = 32,
-          bool kFirst = false>
+/// whatever kBatch is: each row is added in position order.
+template <typename GT, int E, bool kVec, int kLoadRegs = 32>
 __device__ __forceinline__ void gather(const Params &p, unsigned start,
                                        unsigned end, unsigned col0, int n,
-                                       float *acc, unsigned first = 0) {
-  // Position q's sort value.
-  auto valueAt = [&](unsigned q) {
-    if (kFirst && q == start)
-      return first;
-    return __ldg(p.s.sortedVals + q);
-  };
+                                       float *acc) {
   using C = Cols<GT, E, kVec>;
   constexpr int kRowRegs = C::kBytes >= 4 ? C::kBytes / 4 : 1;
   constexpr int kBatch = kLoadRegs / kRowRegs < 2   ? 2
@@ -103,7 +100,7 @@ __device__ __forceinline__ void gather(const Params &p, unsigned start,
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         if (q0 + u < end && n > 0) {
-          const unsigned v = valueAt(q0 + u);
+          const unsigned v = __ldg(p.s.sortedVals + q0 + u);
           r[u] = C::load(grad + v, n);
         } else {
 #pragma unroll
@@ -128,8 +125,7 @@ __device__ __forceinline__ void gather(const Params &p, unsigned start,
     for (int u = 0; u < kHalf; ++u) {
       scale[u] = 0.0f;
       if (q0 + u < end && n > 0) {
-        const unsigned long long row =
-            gradRowOfValue(p, valueAt(q0 + u), scale[u]);
+        const unsigned long long row = gradRowOf(p, q0 + u, scale[u]);
         r[u] = C::load(grad + row, n);
       } else {
 #pragma unroll
