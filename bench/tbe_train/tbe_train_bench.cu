@@ -71,6 +71,8 @@ extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_lean(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -83,6 +85,7 @@ static const struct {
     // bits.
     {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
+    {"lean", embrtCudaLaunchTbeBackward_lean, true},
 };
 #endif
 

@@ -70,7 +70,22 @@ constexpr int kUnitRuns = 8;
 #ifndef EMB_TBE_BWD_OCC_LOAD_REGS
 #define EMB_TBE_BWD_OCC_LOAD_REGS 16
 #endif
+/// 1: the short-run kernel spends fewer instructions a run,
+/// where it is issue-bound (Nsight Compute on DLRM-DCNv2's lookups, H100:
+/// 0.69 instructions issued a cycle a scheduler at 55% of DRAM): a group
+/// keeps its previous run's table slot and searches only when a run's key
+/// leaves that table, and, where a group is a warp or more and the
+/// optimizer is not Adam, a run of one position loads its one gradient row
+/// without the batch's predicated slots. The same sums and updates: the
+/// same bits. 0 (the default until the version measured last is timed
+/// against it): every run searched for and gathered in batches (variant
+/// "lean" sets 1; bench/tbe_train/NOTES.md, "Fewer instructions a short
+/// run").
+#ifndef EMB_TBE_BWD_SHORT_LEAN
+#define EMB_TBE_BWD_SHORT_LEAN 0
+#endif
 constexpr bool kOcc = EMB_TBE_BWD_OCC;
+constexpr bool kShortLean = EMB_TBE_BWD_SHORT_LEAN;
 constexpr int kOccBlocks = EMB_TBE_BWD_OCC_BLOCKS;
 [[maybe_unused]] constexpr int kOccLoadRegs = EMB_TBE_BWD_OCC_LOAD_REGS;
 /// Accumulate CTAs an SM holds (the register cap follows: 2 CTAs of 256
@@ -378,6 +393,17 @@ __device__ __forceinline__ int slotOfKey(const Params &p, int b,
       hi = mid - 1;
   }
   return lo;
+}
+
+/// The slot of `key` in bucket b when `hint` (a slot of the bucket, or -1)
+/// may hold it: the group's previous run's table, which a grid walking the
+/// key order together mostly stays in; else slotOfKey's search.
+__device__ __forceinline__ int slotOfKeyNear(const Params &p, int b,
+                                             unsigned long long key, int hint) {
+  if (hint >= 0 && key >= tableAt(p, hint).keyBase &&
+      (hint + 1 >= p.buckets[b].endSlot || key < tableAt(p, hint + 1).keyBase))
+    return hint;
+  return slotOfKey(p, b, key);
 }
 
 //===----------------------------------------------------------------------===//

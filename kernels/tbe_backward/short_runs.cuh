@@ -71,6 +71,7 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   const unsigned numRuns = (unsigned)ctrl->numRuns;
   const unsigned runEnd = (unsigned)ctrl->runEnd[bucket];
   const unsigned N = (unsigned)s.numIndices;
+  int slot = -1; // the group's previous run's table (kShortLean)
   for (unsigned r = (unsigned)ctrl->runBegin[bucket] +
                     blockIdx.x * groupsPerCta + (unsigned)g.index;
        r < runEnd; r += numGroups) {
@@ -80,13 +81,24 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
     const unsigned long long key = loadKey(s.unique, s.key64, r);
     if (end == start || end - start >= s.threshold)
       continue;
-    const RowRef ref = rowRefOf<TT, E, kVec>(p, bucket, key, g);
+    RowRef ref;
+    if constexpr (kShortLean) {
+      slot = slotOfKeyNear(p, bucket, key, slot);
+      ref = rowRefAt<TT, E, kVec>(p, slot, key, g);
+    } else {
+      ref = rowRefOf<TT, E, kVec>(p, bucket, key, g);
+    }
     const RowData<TT, E> d = loadRow<TT, E, kVec, kOpt, kState>(p, ref);
     float acc[E];
 #pragma unroll
     for (int i = 0; i < E; ++i)
       acc[i] = 0.0f;
-    gather<GT, E, kVec, kOccLoadRegs>(p, start, end, ref.col0, ref.n, acc);
+    // One-position runs alone where a group is a warp or more (sub-warp
+    // groups would split a warp over the two paths) and not for Adam (its
+    // update's registers then spill more: 8 -> 28 bytes at f32, 4 a lane).
+    gather<GT, E, kVec, kOccLoadRegs>(
+        p, start, end, ref.col0, ref.n, acc,
+        kShortLean && kOpt != EMBRT_OPTIMIZER_ADAM && g.lanes >= 32);
     applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
   }
 }

@@ -83,17 +83,47 @@ gradRowOf(const Params &p, unsigned q, float &scale) {
 /// Adds the gradient rows of sorted positions [start, end) (this lane's
 /// columns col0 .., n of them valid) to acc, kBatch rows in flight: as many
 /// as kLoadRegs registers hold, 2 to 8. The sums are the same bit for bit
-/// whatever kBatch is: each row is added in position order.
+/// whatever kBatch is: each row is added in position order. onePos: a run
+/// of one position loads its row alone, without the batch's predicated
+/// slots (the same sum; callers pass it where their group is a whole warp
+/// or more, so that a warp's lanes take one path).
 template <typename GT, int E, bool kVec, int kLoadRegs = 32>
 __device__ __forceinline__ void gather(const Params &p, unsigned start,
                                        unsigned end, unsigned col0, int n,
-                                       float *acc) {
+                                       float *acc, bool onePos = false) {
   using C = Cols<GT, E, kVec>;
   constexpr int kRowRegs = C::kBytes >= 4 ? C::kBytes / 4 : 1;
   constexpr int kBatch = kLoadRegs / kRowRegs < 2   ? 2
                          : kLoadRegs / kRowRegs > 8 ? 8
                                                     : kLoadRegs / kRowRegs;
   const GT *grad = static_cast<const GT *>(p.s.grad) + col0;
+  if (onePos && end - start == 1) {
+    // One row, added as the batches add their first: 0 + row, or
+    // fma(scale, row, 0).
+    typename C::R r;
+#pragma unroll
+    for (int i = 0; i < kRowRegs; ++i)
+      r.w[i] = 0;
+    float scale = 1.0f;
+    if (n > 0) {
+      unsigned long long row;
+      if (p.s.mode == MODE_ROW)
+        row = __ldg(p.s.sortedVals + start);
+      else
+        row = gradRowOf(p, start, scale);
+      r = C::load(grad + row, n);
+    }
+    if (p.s.mode == MODE_ROW) {
+#pragma unroll
+      for (int i = 0; i < E; ++i)
+        acc[i] += Elem<GT>::get(r.w, i);
+    } else {
+#pragma unroll
+      for (int i = 0; i < E; ++i)
+        acc[i] = fmaf(n > 0 ? scale : 0.0f, Elem<GT>::get(r.w, i), acc[i]);
+    }
+    return;
+  }
   if (p.s.mode == MODE_ROW) {
     for (unsigned q0 = start; q0 < end; q0 += kBatch) {
       typename C::R r[kBatch];
@@ -180,18 +210,26 @@ struct RowRef {
   int n; ///< valid columns of this lane (0: none)
 };
 
+/// The row of `key` in table slot `slot`.
 template <typename TT, int E, bool kVec>
-__device__ __forceinline__ RowRef rowRefOf(const Params &p, int bucket,
+__device__ __forceinline__ RowRef rowRefAt(const Params &p, int slot,
                                            unsigned long long key,
                                            const Group &g) {
   RowRef ref;
-  ref.slot = slotOfKey(p, bucket, key);
+  ref.slot = slot;
   const TableMeta &tm = tableAt(p, ref.slot);
   ref.row = (unsigned)(key - tm.keyBase);
   ref.col0 = (unsigned)g.lane * E;
   const int left = (int)tm.dim - (int)ref.col0;
   ref.n = left <= 0 ? 0 : left < E ? left : E;
   return ref;
+}
+
+template <typename TT, int E, bool kVec>
+__device__ __forceinline__ RowRef rowRefOf(const Params &p, int bucket,
+                                           unsigned long long key,
+                                           const Group &g) {
+  return rowRefAt<TT, E, kVec>(p, slotOfKey(p, bucket, key), key, g);
 }
 
 //===----------------------------------------------------------------------===//
