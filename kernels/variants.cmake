@@ -37,10 +37,10 @@ set(EMB_KERNEL_VARIANTS
   # before call 6 (bench/tbe_train/NOTES.md); also the GPU test
   # tbe_backward_pipe.
   pipe     tbe_backward.cu  EMB_TBE_BWD_OCC=0
-  # The short-run kernel with fewer instructions a run (EMB_TBE_BWD_SHORT_LEAN:
-  # a group's previous table slot kept, one-position runs without the
-  # batch's predicated slots); also the GPU test tbe_backward_lean.
-  lean     tbe_backward.cu  EMB_TBE_BWD_SHORT_LEAN=1
+  # The short-run kernel as it was before EMB_TBE_BWD_SHORT_LEAN: every run's
+  # table searched for, every run gathered in batches; also the GPU test
+  # tbe_backward_plain.
+  plain    tbe_backward.cu  EMB_TBE_BWD_SHORT_LEAN=0
   # Packed rows of quantized tables split among a group's lanes by their
   # elements instead of as stored (EMB_TBE_PACKED_LANES in
   # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.

@@ -72,7 +72,8 @@ embrtCudaLaunchTbeBackward_occ(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_lean(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
+embrtCudaLaunchTbeBackward_plain(embrtLaunchEnv *,
+                                 const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -85,7 +86,7 @@ static const struct {
     // bits.
     {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
-    {"lean", embrtCudaLaunchTbeBackward_lean, true},
+    {"plain", embrtCudaLaunchTbeBackward_plain, true},
 };
 #endif
 

@@ -70,19 +70,18 @@ constexpr int kUnitRuns = 8;
 #ifndef EMB_TBE_BWD_OCC_LOAD_REGS
 #define EMB_TBE_BWD_OCC_LOAD_REGS 16
 #endif
-/// 1: the short-run kernel spends fewer instructions a run,
+/// 1 (the default): the short-run kernel spends fewer instructions a run,
 /// where it is issue-bound (Nsight Compute on DLRM-DCNv2's lookups, H100:
 /// 0.69 instructions issued a cycle a scheduler at 55% of DRAM): a group
 /// keeps its previous run's table slot and searches only when a run's key
-/// leaves that table, and, where a group is a warp or more and the
-/// optimizer is not Adam, a run of one position loads its one gradient row
-/// without the batch's predicated slots. The same sums and updates: the
-/// same bits. 0 (the default until the version measured last is timed
-/// against it): every run searched for and gathered in batches (variant
-/// "lean" sets 1; bench/tbe_train/NOTES.md, "Fewer instructions a short
-/// run").
+/// leaves that table, and, where a group is a warp or more, a run of one
+/// position loads its one gradient row without the batch's predicated
+/// slots; not for Adam (slower with either: its update's registers spill
+/// more). The same sums and updates: the same bits. 0: every run searched
+/// for and gathered in batches (variant "plain"; bench/tbe_train/NOTES.md,
+/// "Fewer instructions a short run").
 #ifndef EMB_TBE_BWD_SHORT_LEAN
-#define EMB_TBE_BWD_SHORT_LEAN 0
+#define EMB_TBE_BWD_SHORT_LEAN 1
 #endif
 constexpr bool kOcc = EMB_TBE_BWD_OCC;
 constexpr bool kShortLean = EMB_TBE_BWD_SHORT_LEAN;

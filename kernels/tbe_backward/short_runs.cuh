@@ -71,7 +71,10 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   const unsigned numRuns = (unsigned)ctrl->numRuns;
   const unsigned runEnd = (unsigned)ctrl->runEnd[bucket];
   const unsigned N = (unsigned)s.numIndices;
-  int slot = -1; // the group's previous run's table (kShortLean)
+  // EMB_TBE_BWD_SHORT_LEAN, but for Adam (whose update spills more with
+  // it): the same code as without it there.
+  constexpr bool kLean = kShortLean && kOpt != EMBRT_OPTIMIZER_ADAM;
+  int slot = -1; // the group's previous run's table (kLean)
   for (unsigned r = (unsigned)ctrl->runBegin[bucket] +
                     blockIdx.x * groupsPerCta + (unsigned)g.index;
        r < runEnd; r += numGroups) {
@@ -82,7 +85,7 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
     if (end == start || end - start >= s.threshold)
       continue;
     RowRef ref;
-    if constexpr (kShortLean) {
+    if constexpr (kLean) {
       slot = slotOfKeyNear(p, bucket, key, slot);
       ref = rowRefAt<TT, E, kVec>(p, slot, key, g);
     } else {
@@ -93,12 +96,10 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
 #pragma unroll
     for (int i = 0; i < E; ++i)
       acc[i] = 0.0f;
-    // One-position runs alone where a group is a warp or more (sub-warp
-    // groups would split a warp over the two paths) and not for Adam (its
-    // update's registers then spill more: 8 -> 28 bytes at f32, 4 a lane).
-    gather<GT, E, kVec, kOccLoadRegs>(
-        p, start, end, ref.col0, ref.n, acc,
-        kShortLean && kOpt != EMBRT_OPTIMIZER_ADAM && g.lanes >= 32);
+    // One-position runs alone where a group is a warp or more: sub-warp
+    // groups would split a warp over the two paths.
+    gather<GT, E, kVec, kOccLoadRegs>(p, start, end, ref.col0, ref.n, acc,
+                                      kLean && g.lanes >= 32);
     applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
   }
 }
