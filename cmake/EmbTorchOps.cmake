@@ -1,5 +1,5 @@
-# libemb_torch_ops.so (python/csrc/emb_torch_ops.cpp): emb_torch's C++ ops,
-# built against the PyTorch of the configured Python (docs/pytorch.md, "The
+# libemb_torch_ops.so (python/csrc/: emb_torch_ops.cpp, tbe.cpp): emb_torch's
+# C++ ops, built against the PyTorch of the configured Python (docs/pytorch.md, "The
 # C++ ops library"). EMB_ENABLE_TORCH_OPS: AUTO builds it when that Python
 # imports torch, ON requires it, OFF leaves it out; without it emb_torch runs
 # its Python path. It uses torch's headers and its c10 and torch_cpu
@@ -33,7 +33,12 @@ if(EMB_ENABLE_TORCH_OPS STREQUAL "ON" AND NOT EMB_HAVE_TORCH_OPS)
 endif()
 
 if(EMB_HAVE_TORCH_OPS)
-  add_library(emb_torch_ops SHARED python/csrc/emb_torch_ops.cpp)
+  add_library(emb_torch_ops SHARED
+    python/csrc/emb_torch_ops.cpp
+    python/csrc/tbe.cpp)
+  # The runtime's C API (its argument structs; the entry points come from
+  # emb_torch's libembrt.so at run time, so it is not linked here).
+  target_include_directories(emb_torch_ops PRIVATE ${PROJECT_SOURCE_DIR}/include)
   # torch's headers as system headers: emb's warning flags are for emb's code.
   target_include_directories(emb_torch_ops SYSTEM PRIVATE
     ${_emb_torch_dir}/include

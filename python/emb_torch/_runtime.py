@@ -4,7 +4,9 @@ PyTorch's current stream, argument structs, status checks and workspaces.
 Every op of emb_torch calls the runtime through this module. ctypes rather than a C++ extension: the
 runtime's API is plain C, so nothing here is compiled against a particular torch (no C++ ABI to match,
 no compiler on the user's machine); torch.library's Python custom ops give the ops their names, fake
-kernels and autograd, which is what torch.compile, torch.export and CUDA graphs need.
+kernels and autograd, which is what torch.compile, torch.export and CUDA graphs need. Where
+libemb_torch_ops.so is built (python/csrc/), the TBE ops' kernels hand their host work to it
+(ops.host_path): the same checks and calls, in C++.
 """
 import ctypes
 import functools
@@ -200,6 +202,13 @@ class Runtime:
         lib.embrtQuantizedRowBytes.restype = ctypes.c_int64
         self.lib = lib
         self.contexts = {}
+        # The entry points libemb_torch_ops.so's TBE ops call (python/csrc/tbe.cpp): their
+        # count, then their addresses; `entry_points` is the words' address.
+        fns = [ctypes.cast(getattr(lib, "embrt" + name), _p).value for name in (
+            "TbeForward", "TbeWorkspaceSize", "TbeBackward", "TbeBackwardWorkspaceSize",
+            "ContextClearError", "PollDeviceErrors")]
+        self._entry_words = (ctypes.c_int64 * (1 + len(fns)))(len(fns), *fns)
+        self.entry_points = ctypes.addressof(self._entry_words)
 
     def context(self, device):
         """The context of `device` (a torch.device or its name) on PyTorch's current stream

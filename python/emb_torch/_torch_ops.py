@@ -1,4 +1,4 @@
-"""emb_torch's C++ ops: libemb_torch_ops.so (python/csrc/emb_torch_ops.cpp), loaded with
+"""emb_torch's C++ ops: libemb_torch_ops.so (python/csrc/), loaded with
 torch.ops.load_library when emb_torch finds one built against this torch (docs/pytorch.md, "The
 C++ ops library"). Without it every caller takes its Python path, which computes the same.
 
@@ -62,6 +62,35 @@ def why_not():
 def write_inputs():
     """torch.ops.emb_torch.write_inputs.default, or None without the library."""
     return torch.ops.emb_torch.write_inputs.default if _load() else None
+
+
+def tbe_forward():
+    """torch.ops.emb_torch.tbe_forward.default (the TBE lookup's host path, python/csrc/tbe.cpp),
+    or None without the library or in one built before it."""
+    return _op("tbe_forward")
+
+
+def tbe_backward():
+    """torch.ops.emb_torch.tbe_backward.default, as tbe_forward()."""
+    return _op("tbe_backward")
+
+
+def tbe_forward_quantized():
+    """torch.ops.emb_torch.tbe_forward_quantized.default, as tbe_forward()."""
+    return _op("tbe_forward_quantized")
+
+
+def _op(name):
+    """The default overload of emb_torch::<name>, looked up once."""
+    try:
+        return _ops[name]
+    except KeyError:
+        packet = getattr(torch.ops.emb_torch, name, None) if _load() else None
+        op = _ops[name] = packet.default if packet is not None else None
+        return op
+
+
+_ops = {}  # name: the op's default overload, or None
 
 
 def scalar_type_index(dtype):

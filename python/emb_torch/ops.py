@@ -28,6 +28,7 @@ import torch
 from torch import Tensor
 
 from . import _runtime as R
+from . import _torch_ops
 
 __all__ = ["tbe_forward", "tbe_backward_sgd", "tbe_backward_rowwise_adagrad",
            "tbe_backward_adam", "tbe_forward_train", "OPTIMIZERS", "STATE_PRECISIONS",
@@ -41,6 +42,7 @@ MAX_DIM = 2048  # EMBRT_MAX_TABLE_DIM
 # fp8 states are their codes as uint8 (torch's float8 dtypes are taken too, where they exist),
 # with f32 scales beside them (momentum<k>_scales).
 STATE_PRECISIONS = ("f32", "bf16", "fp8_e4m3", "fp8_e5m2")
+_FAST_STATES = ("f32", "bf16")  # the states the C++ host path takes (no scales)
 
 
 def state_dtype(precision: str) -> torch.dtype:
@@ -158,6 +160,28 @@ def _empty_output(weights, indices, B, width, pooling, dtype):
 # Runtime calls
 #===------------------------------------------------------------------------------------------===#
 
+REFUSED = object()  # host_path's answer to a call its C++ op refused
+
+
+def host_path(op, fast, device, *args):
+    """`fast(*args, context, runtime)`: a TBE op's C++ host path (python/csrc/tbe.cpp, in
+    libemb_torch_ops.so) on the runtime's context of `device`, which does the op's checks,
+    runtime call and poll in C++. Its output (None for an update), or REFUSED where it refused
+    the call (an argument the Python kernel rejects: nothing was done, and the Python kernel runs,
+    checks again and names what is wrong); a device error it polled is raised here."""
+    rt = R.runtime()
+    ctx = rt.context(device)
+    try:
+        answer = fast(*args, ctx.value, rt.entry_points)
+    except (TypeError, RuntimeError):  # arguments the op's schema does not take
+        return REFUSED
+    out, status = answer if isinstance(answer, tuple) else ([None], answer)
+    if status < 0:
+        return REFUSED
+    rt.check(ctx, status, op)
+    return out[0]
+
+
 def _ptrs(tensors, ctype=ctypes.c_void_p):
     return (ctype * len(tensors))(*tensors)
 
@@ -204,6 +228,13 @@ def _lookup_args(weights, feature_table, indices, offsets, per_sample_weights, p
 
 def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, pooling,
              bounds_check, padding_idx, output_dtype):
+    fast = _torch_ops.tbe_forward()
+    if fast is not None and weights and pooling in R.POOLING and bounds_check in R.BOUNDS:
+        out = host_path(op, fast, weights[0].device, weights, feature_table, indices, offsets,
+                        per_sample_weights, R.POOLING[pooling], R.BOUNDS[bounds_check],
+                        padding_idx, output_dtype)
+        if out is not REFUSED:
+            return out
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
                              pooling, bounds_check)
     dtype = _output_dtype(op, weights, output_dtype)
@@ -233,6 +264,20 @@ def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, p
 def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
               indices, offsets, per_sample_weights, grad_output, pooling, bounds_check,
               padding_idx, seed, precisions=("f32", "f32"), scales=(None, None)):
+    fast = _torch_ops.tbe_backward()
+    if (fast is not None and weights and pooling in R.POOLING and bounds_check in R.BOUNDS
+            and precisions[0] in _FAST_STATES and precisions[1] in _FAST_STATES
+            and scales[0] is None and scales[1] is None):
+        # fp8 states (with their scales) take the Python kernel.
+        seed64 = seed & (2 ** 64 - 1)
+        done = host_path(op, fast, weights[0].device, R.OPTIMIZERS[optimizer], weights,
+                         momentum1, momentum2, R.STATE_PRECISIONS[precisions[0]],
+                         R.STATE_PRECISIONS[precisions[1]], hyper_params, step, feature_table,
+                         indices, offsets, per_sample_weights, grad_output, R.POOLING[pooling],
+                         R.BOUNDS[bounds_check], padding_idx,
+                         seed64 - 2 ** 64 if seed64 >= 2 ** 63 else seed64)
+        if done is not REFUSED:
+            return
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
                              pooling, bounds_check)
     device = weights[0].device

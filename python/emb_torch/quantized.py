@@ -32,7 +32,8 @@ import torch
 from torch import Tensor
 
 from . import _runtime as R
-from .ops import MAX_DIM, TABLE_DTYPES, _check_features
+from . import _torch_ops
+from .ops import MAX_DIM, REFUSED, TABLE_DTYPES, _check_features, host_path
 
 __all__ = ["quantize_table", "dequantize_table", "tbe_forward_quantized", "row_bytes",
            "precision_codes", "PRECISIONS"]
@@ -258,6 +259,14 @@ def _tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: L
     precision_codes(["int4", "dense", ...])); `dims` are the tables' columns D (a packed table's
     width is its bytes)."""
     op = "emb::tbe_forward_quantized"
+    fast = _torch_ops.tbe_forward_quantized()
+    if (fast is not None and weights and pooling in R.POOLING and bounds_check in R.BOUNDS
+            and all(type(c) is int for c in precisions)):
+        out = host_path(op, fast, weights[0].device, weights, precisions, dims, feature_table,
+                        indices, offsets, per_sample_weights, R.POOLING[pooling],
+                        R.BOUNDS[bounds_check], padding_idx, output_dtype)
+        if out is not REFUSED:
+            return out
     B, width, table_dtype, out_dtype = _check_lookup(
         weights, precisions, dims, feature_table, indices, offsets, per_sample_weights, pooling,
         bounds_check, output_dtype)

@@ -568,8 +568,231 @@ def run_keeps_device(lib):
     check(torch.cuda.current_device() == 0, "emb::broadcast on cuda:1 moved the current device")
 
 
+def run_torch_ops(device, want):
+    """The TBE ops' C++ host path (python/csrc/tbe.cpp, in libemb_torch_ops.so): `want` is
+    "required" (the run must have it), "off" (it must not: every call takes the Python kernel) or
+    "any". With it: emb_torch::tbe_forward gives the Python kernel's output bit for bit (f32 and
+    f16 tables, sum, mean, weighted, padding, none, f32 out), and the op and a module's eager
+    call go through it (the Python kernel's checks never run); emb_torch::tbe_backward gives the
+    Python kernel's update of every optimizer (f32 and bf16 states) bit for bit; and both refuse,
+    without raising and without touching anything, what the Python kernel rejects, which then
+    names it."""
+    from emb_torch import _torch_ops
+    from emb_torch import ops as O
+    from emb_torch import quantized as Q
+    path = et.torch_ops_library()
+    fwd, bwd = _torch_ops.tbe_forward(), _torch_ops.tbe_backward()
+    if want == "required":
+        check(path is not None and fwd is not None and bwd is not None,
+              "torch ops: libemb_torch_ops.so with the TBE ops loaded (%s)" % _torch_ops.why_not())
+    elif want == "off":
+        check(path is None and fwd is None, "torch ops: none loaded with EMB_TORCH_OPS_LIB=off")
+    if fwd is None or bwd is None:
+        return
+    rt = et.runtime()
+    ctx = rt.context(device)
+    gen = torch.Generator().manual_seed(51)
+
+    def python_kernel(fn):
+        """fn() with the C++ host path hidden: the Python kernel runs."""
+        saved = dict(_torch_ops._ops)
+        _torch_ops._ops.update(tbe_forward=None, tbe_backward=None, tbe_forward_quantized=None)
+        try:
+            return fn()
+        finally:
+            _torch_ops._ops.clear()
+            _torch_ops._ops.update(saved)
+
+    def no_python_checks(fn):
+        """fn() with the Python kernels' checks made to fail: only the C++ path can run it."""
+        saved = O._check_lookup, Q._check_lookup
+
+        def refuse(*_):
+            raise AssertionError("the Python kernel ran")
+        O._check_lookup = Q._check_lookup = refuse
+        try:
+            return fn()
+        finally:
+            O._check_lookup, Q._check_lookup = saved
+
+    def lookup(dtype, tables, feature_tables, pooling):
+        w = [((torch.rand(r, d, generator=gen) - 0.5) * 4).to(device, dtype) for r, d in tables]
+        values, offsets = make_inputs(gen, tables, feature_tables, 7, 5, None, device)
+        return w, values, offsets
+
+    # Forward: bit for bit the Python kernel's, through the op without its checks.
+    for dtype, pooling, weighted, pad, out_dtype in (
+            (torch.float32, "sum", False, None, None), (torch.float32, "mean", False, 3, None),
+            (torch.float32, "sum", True, None, None), (torch.float16, "sum", True, 2, None),
+            (torch.float16, "mean", False, None, torch.float32),
+            (torch.bfloat16, "sum", False, None, None), (torch.float32, "none", False, None, None)):
+        tables = [(30, 8), (20, 8)] if pooling == "none" else [(30, 8), (20, 5)]
+        ft = [0, 1, 0]
+        w, values, offsets = lookup(dtype, tables, ft, pooling)
+        psw = torch.rand(values.numel(), generator=gen).to(device) if weighted else None
+        args = (w, ft, values, offsets, psw, pooling, "fatal", pad, out_dtype)
+        what = "torch ops: forward %s %s%s%s" % (str(dtype)[6:], pooling,
+                                                 " weighted" if weighted else "",
+                                                 " padding" if pad is not None else "")
+        want_out = python_kernel(lambda: torch.ops.emb.tbe_forward(*args))
+        out, status = fwd(w, ft, values, offsets, psw, R_POOLING[pooling], 0, pad, out_dtype,
+                          ctx.value, rt.entry_points)
+        check(status == 0 and len(out) == 1 and torch.equal(out[0], want_out),
+              "%s: emb_torch::tbe_forward equals the Python kernel (status %d)" % (what, status))
+        try:
+            got = no_python_checks(lambda: torch.ops.emb.tbe_forward(*args))
+            check(torch.equal(got, want_out), "%s: the op takes the C++ path" % what)
+        except AssertionError as e:
+            check(False, "%s: the op ran the Python kernel: %s" % (what, e))
+
+    # A module's eager call (a direct call of the op's kernel) takes it too.
+    configs = [et.EmbeddingBagConfig(name="t", embedding_dim=4, num_embeddings=10,
+                                     feature_names=["f"])]
+    ebc = et.EmbeddingBagCollection(tables=configs, device=torch.device(device))
+    kjt = et.KeyedJaggedTensor(["f"], torch.tensor([1, 2, 9], device=device),
+                               lengths=torch.tensor([2, 1], device=device))
+    with torch.no_grad():
+        want_out = python_kernel(lambda: ebc(kjt).values())
+        try:
+            got = no_python_checks(lambda: ebc(kjt).values())
+            check(torch.equal(got, want_out), "torch ops: a module's eager call, bit for bit")
+        except AssertionError as e:
+            check(False, "torch ops: a module's eager call ran the Python kernel: %s" % e)
+
+    # Quantized tables (emb::tbe_forward_quantized): int8, int4 and a dense f16 table in one
+    # lookup, f32 and f16 out.
+    src = [(torch.rand(30, 8, generator=gen) - 0.5).to(device),
+           (torch.rand(25, 16, generator=gen) - 0.5).to(device)]
+    qw = [torch.ops.emb.quantize_table(src[0], "int8"), torch.ops.emb.quantize_table(src[1], "int4"),
+          (torch.rand(20, 8, generator=gen) - 0.5).to(device, torch.float16)]
+    codes, dims, ft = Q.precision_codes(["int8", "int4", "dense"]), [8, 16, 8], [0, 1, 2, 1]
+    values, offsets = make_inputs(gen, [(30, 8), (25, 16), (20, 8)], ft, 5, 4, None, device)
+    for out_dtype in (None, torch.float16):
+        args = (qw, codes, dims, ft, values, offsets, None, "sum", "fatal", None, out_dtype)
+        want_out = python_kernel(lambda: torch.ops.emb.tbe_forward_quantized(*args))
+        try:
+            got = no_python_checks(lambda: torch.ops.emb.tbe_forward_quantized(*args))
+            check(torch.equal(got, want_out), "torch ops: a quantized lookup (%s out) takes the "
+                  "C++ path, bit for bit the Python kernel's" % out_dtype)
+        except AssertionError as e:
+            check(False, "torch ops: a quantized lookup ran the Python kernel: %s" % e)
+    qfwd = _torch_ops.tbe_forward_quantized()
+    for what, change in (("an int4 table of the wrong width", dict(w=[qw[0], qw[1][:, :-1], qw[2]])),
+                         ("a dim int4 does not pack", dict(dims=[8, 15, 8])),
+                         ("an unknown precision", dict(codes=[1, 7, 0])),
+                         ("bfloat16 out over a float16 dense table", dict(out=torch.bfloat16)),
+                         ("one precision too few", dict(codes=codes[:2]))):
+        a = dict(dict(w=qw, codes=codes, dims=dims, out=None), **change)
+        try:
+            out, status = qfwd(a["w"], a["codes"], a["dims"], ft, values, offsets, None, 0, 0,
+                               None, a["out"], ctx.value, rt.entry_points)
+            check(status == -1 and out == [],
+                  "torch ops: quantized forward refuses %s (status %d)" % (what, status))
+        except Exception as e:  # noqa: BLE001 - raising is the failure checked
+            check(False, "torch ops: quantized forward raised for %s: %r" % (what, e))
+    try:
+        torch.ops.emb.tbe_forward_quantized([qw[0], qw[1][:, :-1], qw[2]], codes, dims, ft,
+                                            values, offsets)
+        check(False, "torch ops: a refused quantized lookup raised nothing through the op")
+    except ValueError as e:
+        check("weights[1] has shape" in str(e), "torch ops: the Python kernel names it: %s" % e)
+
+    # Refusals: nothing raised, nothing returned; the op then raises the Python kernel's error.
+    w, values, offsets = lookup(torch.float32, [(30, 8), (20, 5)], [0, 1, 0], "sum")
+    other = "cpu" if device == "cuda" else "meta"
+    good = dict(w=w, ft=[0, 1, 0], values=values, offsets=offsets, psw=None, pooling=0,
+                bounds=0, pad=None, out=None)
+    bad = [
+        ("no tables", dict(w=[])),
+        ("a feature's table out of range", dict(ft=[0, 2, 0])),
+        ("float ids", dict(values=values.float())),
+        ("2-D ids", dict(values=values.reshape(1, -1))),
+        ("offsets not F * B + 1", dict(offsets=offsets[:-1])),
+        ("weights with mean pooling", dict(psw=torch.ones(values.numel(), device=device),
+                                           pooling=1)),
+        ("weights of the wrong length", dict(psw=torch.ones(values.numel() + 1, device=device))),
+        ("tables of two dtypes", dict(w=[w[0], w[1].half()])),
+        ("a non-contiguous table", dict(w=[w[0], w[1].t().contiguous().t()])),
+        ("a table on another device", dict(w=[w[0], w[1].to(other)])),
+        ("ids on another device", dict(values=values.to(other))),
+        ("a meta table", dict(w=[w[0].to("meta"), w[1].to("meta")])),
+        ("a table of dim 0", dict(w=[w[0], torch.zeros(20, 0, device=device)])),
+        ("float64 out", dict(out=torch.float64)),
+        ("an unknown pooling", dict(pooling=7)),
+        ("an unknown bounds check", dict(bounds=9)),
+        ("none pooling over two dims", dict(pooling=2)),
+        ("a float64 table", dict(w=[w[0].double(), w[1].double()])),
+    ]
+    for what, change in bad:
+        a = dict(good, **change)
+        try:
+            out, status = fwd(a["w"], a["ft"], a["values"], a["offsets"], a["psw"], a["pooling"],
+                              a["bounds"], a["pad"], a["out"], ctx.value, rt.entry_points)
+            check(status == -1 and out == [],
+                  "torch ops: forward refuses %s (status %d)" % (what, status))
+        except Exception as e:  # noqa: BLE001 - raising is the failure checked
+            check(False, "torch ops: forward raised for %s instead of refusing: %r" % (what, e))
+    try:
+        torch.ops.emb.tbe_forward(w, [0, 2, 0], values, offsets)
+        check(False, "torch ops: a refused lookup raised nothing through the op")
+    except ValueError as e:
+        check("feature_table[1] is 2" in str(e), "torch ops: the Python kernel names it: %s" % e)
+
+    # Backward: every optimizer, bit for bit the Python kernel's update.
+    hyper = torch.tensor([0.05, 1e-3, 0.9, 0.99, 0.01], device=device)
+    tables = [(30, 8), (20, 5)]
+    ft = [0, 1, 0]
+    for opt, precision in (("sgd", "f32"), ("rowwise_adagrad", "f32"), ("adam", "f32"),
+                           ("rowwise_adagrad", "bf16"), ("adam", "bf16")):
+        w, values, offsets = lookup(torch.float32, tables, ft, "sum")
+        grad = (torch.rand(7, 8 + 5 + 8, generator=gen) - 0.5).to(device)
+        sdt = torch.float32 if precision == "f32" else torch.bfloat16
+        m1 = [torch.rand(r if opt == "rowwise_adagrad" else (r, d), generator=gen).to(device, sdt)
+              for r, d in tables] if opt != "sgd" else []
+        m2 = [torch.rand(r, d, generator=gen).to(device, sdt) for r, d in tables] \
+            if opt == "adam" else []
+        sides = []
+        for side in ("python", "c++"):
+            ws, s1, s2 = [x.clone() for x in w], [x.clone() for x in m1], [x.clone() for x in m2]
+            step = torch.full((1,), 4, dtype=torch.int64, device=device)
+
+            def call():
+                O._backward("test", opt, ws, s1, s2, hyper, step, ft, values, offsets, None, grad,
+                            "sum", "fatal", None, 77, (precision, "f32" if opt != "adam"
+                                                       else precision))
+            if side == "python":
+                python_kernel(call)
+            else:
+                try:
+                    no_python_checks(call)
+                except AssertionError as e:
+                    check(False, "torch ops: backward %s ran the Python kernel: %s" % (opt, e))
+            sides.append((ws, s1, s2, step))
+        (pw, p1, p2, ps), (cw, c1, c2, cs) = sides
+        same = all(torch.equal(a, b) for a, b in zip(pw + p1 + p2 + [ps], cw + c1 + c2 + [cs]))
+        check(same and int(cs.item()) == 5 and not torch.equal(cw[0], w[0]),
+              "torch ops: backward %s (%s states) equals the Python kernel's update, step 4 -> %d"
+              % (opt, precision, int(cs.item())))
+    # A refused backward touches nothing (the step is not counted).
+    w0 = [x.clone() for x in w]
+    step = torch.full((1,), 4, dtype=torch.int64, device=device)
+    status = bwd(0, w, [], [], 0, 0, hyper, step, ft, values, offsets, None, grad[:, :-1], 0, 0,
+                 None, 77, ctx.value, rt.entry_points)
+    check(status == -1 and int(step.item()) == 4 and all(torch.equal(a, b) for a, b in zip(w, w0)),
+          "torch ops: a backward with a gradient of the wrong width is refused, nothing changed")
+
+
+R_POOLING = {"sum": 0, "mean": 1, "none": 2}
+
+
 def main():
-    a = harness.parser().parse_args()
+    ap = harness.parser()
+    ap.add_argument("--torch-ops", default="any", choices=["required", "off", "any"],
+                    help="whether libemb_torch_ops.so's TBE ops must load (required), must not "
+                    "(off: sets EMB_TORCH_OPS_LIB=off) or either (any)")
+    a = ap.parse_args()
+    if a.torch_ops == "off":
+        os.environ["EMB_TORCH_OPS_LIB"] = "off"
     print("torch", torch.__version__, "device", a.device, flush=True)
     et.runtime(a.lib)
     seed = 1
@@ -583,6 +806,7 @@ def main():
     run_errors(a.device, a.lib)
     run_state_precisions(a.device, a.lib)
     run_grad_row_stride(a.device, a.lib)
+    harness.run("torch_ops", lambda: run_torch_ops(a.device, a.torch_ops))
     if a.device == "cuda":
         run_stream_order(a.lib)
         run_keeps_device(a.lib)
