@@ -8,7 +8,7 @@ not a measurement of record: the sweep's timing is sweep.py's.
     PYTHONPATH=python python3 bench/tbe_sweep/profile_configs.py --only 60,70,83,229
         [--lib build/lib/libembrt.so] [--calls 20] [--rows 15] [--no-compile] [--python 12]
         [--sides emb_forward,emb_step,emb_forward_kernel,emb_step_kernel,emb_step_config,
-                 torch_step] [--backward-config ID]
+                 torch_forward,torch_step] [--backward-config ID]
 
 --python K: also the K Python functions of emb's sides with the most time of their own under
 cProfile (where a call's host time goes when it is longer than its device time).
@@ -116,10 +116,17 @@ class ForcedConfig:
         self.args = Args
 
     def __enter__(self):
+        # The C++ host path (libemb_torch_ops.so) builds its own struct: the Python kernel's
+        # is the one this forces, so the backward takes it while active.
+        from emb_torch import _torch_ops
         self.runtime.TbeBackwardArgs = self.args
+        self.ops = _torch_ops._ops
+        self.saved = _torch_ops.tbe_backward()  # looked up (and kept in _ops) first
+        self.ops["tbe_backward"] = None
 
     def __exit__(self, *exc):
         self.runtime.TbeBackwardArgs = self.base
+        self.ops["tbe_backward"] = self.saved
 
 
 def main():
@@ -131,7 +138,8 @@ def main():
     ap.add_argument("--rows", type=int, default=15, help="rows of each profiler table")
     ap.add_argument("--no-compile", action="store_true", help="the peer's update eager")
     ap.add_argument("--sides", default="emb_forward,emb_step,torch_step",
-                    help="which of emb_forward, emb_step, torch_step, emb_forward_kernel, "
+                    help="which of emb_forward, emb_step, torch_forward, torch_step, "
+                         "emb_forward_kernel, "
                          "emb_step_kernel (the op's Python kernel below the dispatcher), "
                          "emb_step_config (--backward-config); comma separated")
     ap.add_argument("--backward-config", type=int, default=None,
@@ -148,8 +156,8 @@ def main():
         configs = json.load(f)["configs"]
     dev = torch.device("cuda")
     wanted = a.sides.split(",")
-    unknown = set(wanted) - {"emb_forward", "emb_step", "torch_step", "emb_forward_kernel",
-                             "emb_step_kernel", "emb_step_config"}
+    unknown = set(wanted) - {"emb_forward", "emb_step", "torch_forward", "torch_step",
+                             "emb_forward_kernel", "emb_step_kernel", "emb_step_config"}
     if unknown:
         ap.error("--sides: unknown %s" % ", ".join(sorted(unknown)))
     if ("emb_step_config" in wanted) != (a.backward_config is not None):
@@ -172,6 +180,7 @@ def main():
                   sum(distinct), short, long_pos), flush=True)
         sides = [(name, fn) for name, fn in (("emb forward", lambda: sweep.emb_forward(x)),
                                              ("emb step", lambda: sweep.emb_step(x)),
+                                             ("torch forward", lambda: sweep.peer_forward(x)),
                                              ("torch step", lambda: peer.step(x)),
                                              ("emb forward kernel", lambda: forward_kernel(x)),
                                              ("emb step kernel", lambda: step_kernel(x)),
