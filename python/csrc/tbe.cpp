@@ -539,7 +539,7 @@ int64_t tbeBackward(int64_t optimizer, at::TensorList weights,
   // From here the call counts: the step first (on the device: Adam's bias
   // correction and the rounding's seed read it), then the update; a failure
   // is the runtime's to name.
-  step.add_(1);
+  at::Tensor(step).add_(1); // a handle: the same tensor
   int64_t status = rt.backward(ctx, &b);
   if (status != EMBRT_OK)
     return status;
