@@ -45,3 +45,20 @@ def parser():
                     choices=["cuda", "cpu"])
     ap.add_argument("--lib", default=None, help="libembrt.so (default: emb_torch's search)")
     return ap
+
+
+def torch_ops_option(ap):
+    """Adds --torch-ops: whether libemb_torch_ops.so must load (required), must not (off) or
+    either (any). Call torch_ops_mode(args) after parsing: "off" sets EMB_TORCH_OPS_LIB=off
+    before emb_torch looks for the library."""
+    ap.add_argument("--torch-ops", default="any", choices=["required", "off", "any"],
+                    help="whether libemb_torch_ops.so must load (required), must not (off: sets "
+                    "EMB_TORCH_OPS_LIB=off) or either (any)")
+
+
+def torch_ops_mode(args):
+    """args.torch_ops, with EMB_TORCH_OPS_LIB=off set for "off"."""
+    import os
+    if args.torch_ops == "off":
+        os.environ["EMB_TORCH_OPS_LIB"] = "off"
+    return args.torch_ops

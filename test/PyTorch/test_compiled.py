@@ -880,12 +880,9 @@ def test_torch_ops(models, device, gen, want):
 def main():
     p = harness.parser()
     p.add_argument("--models", required=True, help="the folder of make_compiled_models.sh")
-    p.add_argument("--torch-ops", default="any", choices=["required", "off", "any"],
-                   help="whether libemb_torch_ops.so must load (required), must not (off: sets "
-                   "EMB_TORCH_OPS_LIB=off) or either (any)")
+    harness.torch_ops_option(p)
     a = p.parse_args()
-    if a.torch_ops == "off":
-        os.environ["EMB_TORCH_OPS_LIB"] = "off"
+    harness.torch_ops_mode(a)
     _runtime.runtime(a.lib)
     gen = torch.Generator().manual_seed(2026)
     other = "cpu" if a.device == "cuda" else "cuda"

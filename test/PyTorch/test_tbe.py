@@ -787,12 +787,9 @@ R_POOLING = {"sum": 0, "mean": 1, "none": 2}
 
 def main():
     ap = harness.parser()
-    ap.add_argument("--torch-ops", default="any", choices=["required", "off", "any"],
-                    help="whether libemb_torch_ops.so's TBE ops must load (required), must not "
-                    "(off: sets EMB_TORCH_OPS_LIB=off) or either (any)")
+    harness.torch_ops_option(ap)
     a = ap.parse_args()
-    if a.torch_ops == "off":
-        os.environ["EMB_TORCH_OPS_LIB"] = "off"
+    harness.torch_ops_mode(a)
     print("torch", torch.__version__, "device", a.device, flush=True)
     et.runtime(a.lib)
     seed = 1
