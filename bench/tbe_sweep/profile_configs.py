@@ -7,8 +7,8 @@ not a measurement of record: the sweep's timing is sweep.py's.
 
     PYTHONPATH=python python3 bench/tbe_sweep/profile_configs.py --only 60,70,83,229
         [--lib build/lib/libembrt.so] [--calls 20] [--rows 15] [--no-compile] [--python 12]
-        [--sides emb_forward,emb_step,emb_forward_kernel,emb_step_kernel,emb_step_config,
-                 torch_forward,torch_step] [--backward-config ID]
+        [--sides emb_forward,emb_step,emb_forward_kernel,emb_forward_cpp,emb_step_kernel,
+                 emb_step_config,torch_forward,torch_step] [--backward-config ID]
 
 --python K: also the K Python functions of emb's sides with the most time of their own under
 cProfile (where a call's host time goes when it is longer than its device time).
@@ -86,6 +86,25 @@ def forward_kernel(x):
                             x.c["pooling"], "fatal", None, None)
 
 
+def forward_cpp(x):
+    """emb's forward through its C++ host path alone (torch.ops.emb_torch.tbe_forward,
+    python/csrc/tbe.cpp: checks, struct, runtime call, poll), the context and the runtime's
+    entry points looked up once: against forward_kernel's host time, what the Python between the
+    op's kernel and the C++ costs a call. Needs libemb_torch_ops.so."""
+    from emb_torch import _runtime, _torch_ops
+    fast = _torch_ops.tbe_forward()
+    if fast is None:
+        raise RuntimeError("no libemb_torch_ops.so with tbe_forward: %s" % _torch_ops.why_not())
+    if not hasattr(x, "cpp_args"):
+        rt = _runtime.runtime()
+        x.cpp_args = (_runtime.POOLING[x.c["pooling"]], _runtime.BOUNDS["fatal"], None, None,
+                      rt.context(x.weights[0].device).value, rt.entry_points)
+    out, status = fast(x.weights, x.feature_table, x.indices, x.offsets, x.psw, *x.cpp_args)
+    if status != 0:
+        raise RuntimeError("emb_torch::tbe_forward: status %d" % status)
+    return out[0]
+
+
 def step_kernel(x):
     """emb's step (forward_kernel, then the backward's Python kernel) below the dispatcher."""
     from emb_torch import ops
@@ -139,7 +158,7 @@ def main():
     ap.add_argument("--no-compile", action="store_true", help="the peer's update eager")
     ap.add_argument("--sides", default="emb_forward,emb_step,torch_step",
                     help="which of emb_forward, emb_step, torch_forward, torch_step, "
-                         "emb_forward_kernel, "
+                         "emb_forward_kernel, emb_forward_cpp (the C++ host path alone), "
                          "emb_step_kernel (the op's Python kernel below the dispatcher), "
                          "emb_step_config (--backward-config); comma separated")
     ap.add_argument("--backward-config", type=int, default=None,
@@ -157,7 +176,8 @@ def main():
     dev = torch.device("cuda")
     wanted = a.sides.split(",")
     unknown = set(wanted) - {"emb_forward", "emb_step", "torch_forward", "torch_step",
-                             "emb_forward_kernel", "emb_step_kernel", "emb_step_config"}
+                             "emb_forward_kernel", "emb_forward_cpp", "emb_step_kernel",
+                             "emb_step_config"}
     if unknown:
         ap.error("--sides: unknown %s" % ", ".join(sorted(unknown)))
     if ("emb_step_config" in wanted) != (a.backward_config is not None):
@@ -183,6 +203,7 @@ def main():
                                              ("torch forward", lambda: sweep.peer_forward(x)),
                                              ("torch step", lambda: peer.step(x)),
                                              ("emb forward kernel", lambda: forward_kernel(x)),
+                                             ("emb forward cpp", lambda: forward_cpp(x)),
                                              ("emb step kernel", lambda: step_kernel(x)),
                                              ("emb step config", lambda: config_step(x)))
                  if name.replace(" ", "_") in wanted]
