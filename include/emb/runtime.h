@@ -183,17 +183,16 @@ embrtStatus embrtSynchronize(embrtContext *ctx);
 
 /// Reports a device error that work already finished on the stream recorded
 /// (a fatal bounds check, a bad offset), without waiting for the device: the
-/// error embrtSynchronize would report, read from a snapshot of the device
-/// error record that an earlier poll enqueued (an asynchronous copy into
-/// page-locked host memory, ordered on the stream), once that copy is done;
-/// then it enqueues a new snapshot. Called after each call's work, it makes a
-/// bad id of one call surface at the latest in the poll of the first call
-/// that starts after the device has run it, with no host synchronisation in
-/// between. A reported error is cleared on the device (later kernels record
-/// anew); warning-mode counts are left for embrtSynchronize. During a capture
-/// (the context's, or a CUDA stream capture of its stream by another
-/// library) it does nothing. On the CPU, calls report their errors
-/// themselves: EMBRT_OK.
+/// error embrtSynchronize would report, read from the host mirror of the
+/// device error record that the recording kernel fills (page-locked, mapped
+/// host memory; while there is no error a poll reads one word and does
+/// nothing else). Called after each call's work, it makes a bad id of one
+/// call surface in the poll of the first call that starts after the device
+/// has run it, with no host synchronisation in between. A reported error is
+/// cleared on the device (later kernels record anew); warning-mode counts are
+/// left for embrtSynchronize. During a CUDA stream capture of the context's
+/// stream it leaves a found error for a later poll. On the CPU, calls report
+/// their errors themselves: EMBRT_OK.
 embrtStatus embrtPollDeviceErrors(embrtContext *ctx);
 
 //===----------------------------------------------------------------------===//

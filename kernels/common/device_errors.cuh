@@ -5,7 +5,9 @@
 // reports and resets. Only the first fatal error is kept: the thread whose
 // atomicCAS moves `code` from 0 fills the other fields; later ones return at
 // once. The host reads the record only after the stream has drained, so the
-// plain stores after the CAS need no fence.
+// plain stores after the CAS need no fence. That thread also fills the
+// record's host mirror (when it has one), `code` last after a system-scope
+// fence, which embrtPollDeviceErrors reads while the stream runs.
 //
 // Kernels pass env->deviceErrors (device memory) as a kernel argument. A
 // kernel that records an error still writes its whole output, with the bad
@@ -33,6 +35,17 @@ embrtDeviceRecordTableError(embrtDeviceErrors *errors, int code, int feature,
   errors->value = value;
   errors->limit = limit;
   errors->table = table;
+  embrtDeviceErrors *mirror = errors->hostMirror;
+  if (mirror) {
+    mirror->feature = feature;
+    mirror->bag = bag;
+    mirror->index = index;
+    mirror->value = value;
+    mirror->limit = limit;
+    mirror->table = table;
+    __threadfence_system();
+    *(volatile int *)&mirror->code = code;
+  }
 }
 
 /// embrtDeviceRecordTableError for an error that names no table.

@@ -7,7 +7,10 @@
 // functions of kernels/common/device_errors.cuh. The runtime's CUDA backend
 // allocates one record a context (runtime/cuda/context.c), hands it to
 // launchers in embrtLaunchEnv::deviceErrors (kernels/common/launch_env.h),
-// and reads it back, reports and resets it in embrtSynchronize.
+// and reads it back, reports and resets it in embrtSynchronize. The record
+// points at a host mirror of its fatal part (page-locked, mapped), which the
+// thread that records an error fills too, so that embrtPollDeviceErrors
+// sees it by reading host memory: no copy, event or wait a poll.
 //
 // Plain C, so that the runtime's host code and CPU-side tests can include it.
 //
@@ -38,7 +41,16 @@ typedef struct embrtDeviceErrors {
   long long limit;
   /// The table of an out-of-range id, -1 if not known.
   int table;
+  /// The host mirror (a device address of page-locked host memory) that the
+  /// recording thread fills as well, `code` last, or NULL for none. Resets
+  /// of the record stop before it (EMBRT_DEVICE_ERRORS_RESET_BYTES).
+  struct embrtDeviceErrors *hostMirror;
 } embrtDeviceErrors;
+
+/// The bytes of a record from its start that a reset clears: every field but
+/// hostMirror.
+#define EMBRT_DEVICE_ERRORS_RESET_BYTES                                        \
+  (sizeof(embrtDeviceErrors) - sizeof(struct embrtDeviceErrors *))
 
 /// What device code found wrong, and which fields of embrtDeviceErrors say
 /// where.

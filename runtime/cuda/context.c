@@ -11,8 +11,9 @@
 // then reads the device error record back, resets it, adds the warning-mode
 // invalid-id count to the context and turns a fatal record into
 // EMBRT_OUT_OF_RANGE with a message naming where it happened.
-// embrtPollDeviceErrors reports the same without waiting, from a snapshot of
-// the record copied on the stream by the poll before it.
+// embrtPollDeviceErrors reports the same without waiting, from the record's
+// host mirror, which the recording kernel fills (a read of host memory a
+// poll while there is no error: no copy, event or stream work).
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,6 +114,20 @@ embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream) {
   EMBRT_TRY(embrtCudaRecord(ctx, cudaMalloc(&errors, sizeof(embrtDeviceErrors)),
                             "cuda: cudaMalloc of the device error record"));
   env->deviceErrors = errors;
+  EMBRT_TRY(embrtCudaRecord(ctx,
+                            cudaHostAlloc((void **)&state->errorMirror,
+                                          sizeof(embrtDeviceErrors),
+                                          cudaHostAllocMapped),
+                            "cuda: cudaHostAlloc of the device error mirror"));
+  memset(state->errorMirror, 0, sizeof(embrtDeviceErrors));
+  // The record as it starts: no error, and where its mirror is.
+  embrtDeviceErrors initial;
+  memset(&initial, 0, sizeof initial);
+  EMBRT_TRY(embrtCudaRecord(
+      ctx,
+      cudaHostGetDevicePointer((void **)&initial.hostMirror, state->errorMirror,
+                               0),
+      "cuda: cudaHostGetDevicePointer of the device error mirror"));
   void *counter = NULL;
   EMBRT_TRY(embrtCudaRecord(ctx, cudaMalloc(&counter, sizeof(unsigned int)),
                             "cuda: cudaMalloc of the schedule counter"));
@@ -121,10 +136,12 @@ embrtStatus embrtCudaContextInit(embrtContext *ctx, void *stream) {
                             cudaMemsetAsync(counter, 0, sizeof(unsigned int),
                                             (cudaStream_t)env->stream),
                             "cuda: cudaMemsetAsync of the schedule counter"));
+  // From pageable memory: the call returns once `initial` is staged.
   return embrtCudaRecord(ctx,
-                         cudaMemsetAsync(errors, 0, sizeof(embrtDeviceErrors),
+                         cudaMemcpyAsync(errors, &initial, sizeof initial,
+                                         cudaMemcpyHostToDevice,
                                          (cudaStream_t)env->stream),
-                         "cuda: cudaMemsetAsync of the device error record");
+                         "cuda: cudaMemcpyAsync of the device error record");
 }
 
 void embrtCudaContextRelease(embrtContext *ctx) {
@@ -140,10 +157,8 @@ void embrtCudaContextRelease(embrtContext *ctx) {
   embrtCudaModulesRelease(ctx);
   if (env->deviceErrors)
     cudaFree(env->deviceErrors); // waits for work that may still write it
-  if (state->pollEvent)
-    cudaEventDestroy((cudaEvent_t)state->pollEvent);
-  if (state->pollSnapshot)
-    cudaFreeHost(state->pollSnapshot);
+  if (state->errorMirror)
+    cudaFreeHost(state->errorMirror);
   if (env->scheduleCounter)
     cudaFree(env->scheduleCounter);
   if (state->ownsStream && env->stream)
@@ -268,6 +283,13 @@ static embrtStatus reportRecord(embrtContext *ctx, const embrtDeviceErrors *r) {
                        r->code);
 }
 
+/// Marks the host mirror as holding no error (its other fields are rewritten
+/// by the next recording thread before its code).
+static void clearMirror(embrtCudaState *state) {
+  if (state->errorMirror)
+    *(volatile int *)&state->errorMirror->code = EMBRT_DEVERR_NONE;
+}
+
 embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
   embrtLaunchEnv *env = &embrtCudaStateOf(ctx)->env;
   cudaStream_t stream = (cudaStream_t)env->stream;
@@ -275,10 +297,6 @@ embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
                             "synchronize: cudaSetDevice"));
   EMBRT_TRY(embrtCudaRecord(ctx, cudaStreamSynchronize(stream),
                             "synchronize: cudaStreamSynchronize"));
-  // A poll's snapshot still pending is older than the record read below,
-  // which this call reports and resets: the next poll must not report it
-  // again.
-  embrtCudaStateOf(ctx)->pollPending = 0;
   embrtDeviceErrors record;
   EMBRT_TRY(
       embrtCudaRecord(ctx,
@@ -290,9 +308,15 @@ embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
   if (record.code == EMBRT_DEVERR_NONE && record.invalidIdCount == 0)
     return EMBRT_OK;
   // Ordered before any later work on the stream; no need to wait for it.
-  EMBRT_TRY(embrtCudaRecord(
-      ctx, cudaMemsetAsync(env->deviceErrors, 0, sizeof record, stream),
-      "synchronize: resetting the device error record"));
+  // Until it runs, the record's code keeps other kernels from recording (and
+  // so from writing the mirror): the mirror's code is cleared now, so that
+  // a poll does not report this error again.
+  EMBRT_TRY(
+      embrtCudaRecord(ctx,
+                      cudaMemsetAsync(env->deviceErrors, 0,
+                                      EMBRT_DEVICE_ERRORS_RESET_BYTES, stream),
+                      "synchronize: resetting the device error record"));
+  clearMirror(embrtCudaStateOf(ctx));
   ctx->invalidIdCount += (int64_t)record.invalidIdCount;
   if (record.code != EMBRT_DEVERR_NONE)
     return reportRecord(ctx, &record);
@@ -305,10 +329,17 @@ embrtStatus embrtCudaSynchronize(embrtContext *ctx) {
 
 embrtStatus embrtCudaPollDeviceErrors(embrtContext *ctx) {
   embrtCudaState *state = embrtCudaStateOf(ctx);
+  const volatile embrtDeviceErrors *mirror = state->errorMirror;
+  // The mirror's code is written last, after a system-scope fence: once it
+  // reads nonzero, the other fields are the recording thread's.
+  if (!mirror || mirror->code == EMBRT_DEVERR_NONE)
+    return EMBRT_OK;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
   embrtLaunchEnv *env = &state->env;
   cudaStream_t stream = (cudaStream_t)env->stream;
   // A stream that another library (PyTorch's CUDA graphs) is capturing
-  // records copies instead of running them: nothing to poll there.
+  // would record the reset below instead of running it: the error stays for
+  // a poll outside the capture, or synchronize.
   enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   EMBRT_TRY(embrtCudaRecord(ctx, cudaStreamIsCapturing(stream, &capture),
                             "poll: cudaStreamIsCapturing"));
@@ -316,49 +347,25 @@ embrtStatus embrtCudaPollDeviceErrors(embrtContext *ctx) {
     return EMBRT_OK;
   EMBRT_TRY(
       embrtCudaRecord(ctx, cudaSetDevice(ctx->ordinal), "poll: cudaSetDevice"));
-  if (!state->pollSnapshot) {
-    EMBRT_TRY(embrtCudaRecord(ctx,
-                              cudaHostAlloc((void **)&state->pollSnapshot,
-                                            sizeof(embrtDeviceErrors),
-                                            cudaHostAllocDefault),
-                              "poll: cudaHostAlloc of the snapshot"));
-    cudaEvent_t event = NULL;
-    EMBRT_TRY(embrtCudaRecord(
-        ctx, cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
-        "poll: cudaEventCreateWithFlags"));
-    state->pollEvent = event;
-  }
-  cudaError_t ready = state->pollPending
-                          ? cudaEventQuery((cudaEvent_t)state->pollEvent)
-                          : cudaErrorNotReady;
-  // Not ready: the device is behind; the snapshot enqueued below supersedes
-  // the one still coming (same stream, same buffer, the event moves on).
-  if (ready != cudaErrorNotReady) {
-    EMBRT_TRY(embrtCudaRecord(ctx, ready, "poll: cudaEventQuery"));
-    state->pollPending = 0;
-    embrtDeviceErrors snapshot = *state->pollSnapshot;
-    if (snapshot.code != EMBRT_DEVERR_NONE) {
-      // Clear the fatal part (the warning count stays for synchronize), so
-      // that later kernels record anew and synchronize does not report it
-      // twice.
-      size_t from = offsetof(embrtDeviceErrors, code);
-      EMBRT_TRY(embrtCudaRecord(
-          ctx,
-          cudaMemsetAsync((char *)env->deviceErrors + from, 0,
-                          sizeof(embrtDeviceErrors) - from, stream),
-          "poll: resetting the device error record"));
-      return reportRecord(ctx, &snapshot);
-    }
-  }
-  EMBRT_TRY(
-      embrtCudaRecord(ctx,
-                      cudaMemcpyAsync(state->pollSnapshot, env->deviceErrors,
-                                      sizeof(embrtDeviceErrors),
-                                      cudaMemcpyDeviceToHost, stream),
-                      "poll: copying the device error record"));
+  embrtDeviceErrors snapshot;
+  memset(&snapshot, 0, sizeof snapshot);
+  snapshot.code = mirror->code;
+  snapshot.feature = mirror->feature;
+  snapshot.bag = mirror->bag;
+  snapshot.index = mirror->index;
+  snapshot.value = mirror->value;
+  snapshot.limit = mirror->limit;
+  snapshot.table = mirror->table;
+  // Clear the record's fatal part (the warning count stays for
+  // synchronize), so that later kernels record anew and synchronize does not
+  // report it twice; until the reset runs, the record's code keeps other
+  // kernels from recording, so the mirror is cleared now.
+  size_t from = offsetof(embrtDeviceErrors, code);
   EMBRT_TRY(embrtCudaRecord(
-      ctx, cudaEventRecord((cudaEvent_t)state->pollEvent, stream),
-      "poll: cudaEventRecord"));
-  state->pollPending = 1;
-  return EMBRT_OK;
+      ctx,
+      cudaMemsetAsync((char *)env->deviceErrors + from, 0,
+                      EMBRT_DEVICE_ERRORS_RESET_BYTES - from, stream),
+      "poll: resetting the device error record"));
+  clearMirror(state);
+  return reportRecord(ctx, &snapshot);
 }

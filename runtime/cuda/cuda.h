@@ -30,12 +30,10 @@ typedef struct embrtCudaState {
   /// The PTX modules of compiler-generated kernels this context loaded
   /// (runtime/cuda/modules.c), made by its first launch of one.
   struct embrtCudaModules *modules;
-  /// embrtPollDeviceErrors' snapshot of the device error record (page-locked
-  /// host memory), the event after its copy, and whether that copy is
-  /// enqueued and not yet read; made by the context's first poll.
-  embrtDeviceErrors *pollSnapshot;
-  void *pollEvent;
-  int pollPending;
+  /// The device error record's host mirror (page-locked, mapped; the
+  /// record's hostMirror is its device address), which
+  /// embrtPollDeviceErrors reads.
+  embrtDeviceErrors *errorMirror;
 } embrtCudaState;
 
 static inline embrtCudaState *embrtCudaStateOf(const embrtContext *ctx) {
