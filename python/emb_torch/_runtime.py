@@ -65,6 +65,9 @@ def keeps_device(fn):
 
 
 _C = torch._C
+# The current stream of a CUDA device as its handle, without a torch.cuda.Stream made for it
+# (what torch.cuda.current_stream(i).cuda_stream gives; Inductor's generated code reads it so).
+_raw_stream = getattr(_C, "_cuda_getCurrentRawStream", None)
 _graph = getattr(torch.autograd, "graph", None)
 # What direct_call reads; without one of them (an older torch), every call takes the op.
 _DIRECT = all(callable(f) for f in (
@@ -216,19 +219,27 @@ class Runtime:
         device = torch.device(device)
         if device.type == "cuda":
             ordinal = device.index if device.index is not None else torch.cuda.current_device()
-            stream = torch.cuda.current_stream(ordinal)
-            key = ("cuda", ordinal, stream.cuda_stream)
+            stream = (_raw_stream(ordinal) if _raw_stream is not None
+                      else torch.cuda.current_stream(ordinal).cuda_stream)
+            key = ("cuda", ordinal, stream)
+        else:
+            key = ("cpu",)
+        ctx = self.contexts.get(key)
+        return ctx if ctx is not None else self._create(key)
+
+    @keeps_device
+    def _create(self, key):
+        """Creates the context of `key` (context's): creation makes its device current."""
+        if key[0] == "cuda":
             # PyTorch's default stream is the legacy default stream, handle 0; a NULL stream would
             # give emb a stream of its own, not ordered with PyTorch's work: pass cudaStreamLegacy.
-            kind, handle = DEVICE_CUDA, stream.cuda_stream or CUDA_STREAM_LEGACY
+            kind, ordinal, handle = DEVICE_CUDA, key[1], key[2] or CUDA_STREAM_LEGACY
         else:
-            key, kind, ordinal, handle = ("cpu",), DEVICE_CPU, 0, None
-        ctx = self.contexts.get(key)
-        if ctx is None:
-            ctx = _p()
-            if self.lib.embrtContextCreate(kind, ordinal, handle, ctypes.byref(ctx)) != 0:
-                raise RuntimeError("emb: " + self.lib.embrtGetCreateError().decode())
-            self.contexts[key] = ctx
+            kind, ordinal, handle = DEVICE_CPU, 0, None
+        ctx = _p()
+        if self.lib.embrtContextCreate(kind, ordinal, handle, ctypes.byref(ctx)) != 0:
+            raise RuntimeError("emb: " + self.lib.embrtGetCreateError().decode())
+        self.contexts[key] = ctx
         return ctx
 
     def check(self, ctx, status, what):

@@ -223,11 +223,9 @@ def _lookup_args(weights, feature_table, indices, offsets, per_sample_weights, p
     return a
 
 
-@R.keeps_device
-
-
 def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, pooling,
              bounds_check, padding_idx, output_dtype):
+    # The C++ host path first; its op keeps the current device itself (a device guard).
     fast = _torch_ops.tbe_forward()
     if fast is not None and weights and pooling in R.POOLING and bounds_check in R.BOUNDS:
         out = host_path(op, fast, weights[0].device, weights, feature_table, indices, offsets,
@@ -235,6 +233,13 @@ def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, p
                         padding_idx, output_dtype)
         if out is not REFUSED:
             return out
+    return _forward_python(op, weights, feature_table, indices, offsets, per_sample_weights,
+                           pooling, bounds_check, padding_idx, output_dtype)
+
+
+@R.keeps_device
+def _forward_python(op, weights, feature_table, indices, offsets, per_sample_weights, pooling,
+                    bounds_check, padding_idx, output_dtype):
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
                              pooling, bounds_check)
     dtype = _output_dtype(op, weights, output_dtype)
@@ -258,12 +263,10 @@ def _forward(op, weights, feature_table, indices, offsets, per_sample_weights, p
     return out
 
 
-@R.keeps_device
-
-
 def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, feature_table,
               indices, offsets, per_sample_weights, grad_output, pooling, bounds_check,
               padding_idx, seed, precisions=("f32", "f32"), scales=(None, None)):
+    # The C++ host path first, as _forward.
     fast = _torch_ops.tbe_backward()
     if (fast is not None and weights and pooling in R.POOLING and bounds_check in R.BOUNDS
             and precisions[0] in _FAST_STATES and precisions[1] in _FAST_STATES
@@ -278,6 +281,15 @@ def _backward(op, optimizer, weights, momentum1, momentum2, hyper_params, step, 
                          seed64 - 2 ** 64 if seed64 >= 2 ** 63 else seed64)
         if done is not REFUSED:
             return
+    _backward_python(op, optimizer, weights, momentum1, momentum2, hyper_params, step,
+                     feature_table, indices, offsets, per_sample_weights, grad_output, pooling,
+                     bounds_check, padding_idx, seed, precisions, scales)
+
+
+@R.keeps_device
+def _backward_python(op, optimizer, weights, momentum1, momentum2, hyper_params, step,
+                     feature_table, indices, offsets, per_sample_weights, grad_output, pooling,
+                     bounds_check, padding_idx, seed, precisions, scales):
     B, width = _check_lookup(op, weights, feature_table, indices, offsets, per_sample_weights,
                              pooling, bounds_check)
     device = weights[0].device

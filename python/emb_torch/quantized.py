@@ -249,7 +249,6 @@ def _check_lookup(weights, precisions, dims, feature_table, indices, offsets, pe
     return B, sum(fdims), table_dtype, out
 
 
-@R.keeps_device
 def _tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: List[int],
                            feature_table: List[int], indices: Tensor, offsets: Tensor,
                            per_sample_weights: Optional[Tensor] = None, pooling: str = "sum",
@@ -259,6 +258,7 @@ def _tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: L
     precision_codes(["int4", "dense", ...])); `dims` are the tables' columns D (a packed table's
     width is its bytes)."""
     op = "emb::tbe_forward_quantized"
+    # The C++ host path first; its op keeps the current device itself (a device guard).
     fast = _torch_ops.tbe_forward_quantized()
     if (fast is not None and weights and pooling in R.POOLING and bounds_check in R.BOUNDS
             and all(type(c) is int for c in precisions)):
@@ -267,6 +267,15 @@ def _tbe_forward_quantized(weights: List[Tensor], precisions: List[int], dims: L
                         R.BOUNDS[bounds_check], padding_idx, output_dtype)
         if out is not REFUSED:
             return out
+    return _forward_quantized_python(op, weights, precisions, dims, feature_table, indices,
+                                     offsets, per_sample_weights, pooling, bounds_check,
+                                     padding_idx, output_dtype)
+
+
+@R.keeps_device
+def _forward_quantized_python(op, weights, precisions, dims, feature_table, indices, offsets,
+                              per_sample_weights, pooling, bounds_check, padding_idx,
+                              output_dtype):
     B, width, table_dtype, out_dtype = _check_lookup(
         weights, precisions, dims, feature_table, indices, offsets, per_sample_weights, pooling,
         bounds_check, output_dtype)
