@@ -111,6 +111,12 @@ namespace {
 #ifndef EMB_TBE_PACKED_MIN_BLOCKS
 #define EMB_TBE_PACKED_MIN_BLOCKS 2
 #endif
+// How many rows of a whole stage a pooled bag of packed rows decodes per
+// loop iteration (1: the loop rolled, one row's decode in the code; 0: the
+// whole stage unrolled).
+#ifndef EMB_TBE_PACKED_STAGE_UNROLL
+#define EMB_TBE_PACKED_STAGE_UNROLL 0
+#endif
 #ifdef EMB_TBE_SUFFIX
 #define EMB_TBE_PASTE2(a, b) a##b
 #define EMB_TBE_PASTE(a, b) EMB_TBE_PASTE2(a, b)
@@ -1064,6 +1070,11 @@ poolBags(const Shared &s, const FeatureMeta &m,
   // Adding fmaf(scale, q, bias) a value took 4 (docs/kernels/
   // tbe_quantized.md: int4 5% faster).
   constexpr bool kApart = F::kPacked && !F::kFp8;
+  // Rows a whole stage's loop decodes an iteration
+  // (EMB_TBE_PACKED_STAGE_UNROLL).
+  constexpr int kStageUnroll = F::kPacked && EMB_TBE_PACKED_STAGE_UNROLL > 0
+                                   ? EMB_TBE_PACKED_STAGE_UNROLL
+                                   : kRows;
   float biasSum = 0;
   int bag = 0;
   Pos bagEnd = g.nb == 1 ? g.segEnd : (Pos)bagEndAfter(s, g.g0, g.segBeg);
@@ -1128,14 +1139,14 @@ poolBags(const Shared &s, const FeatureMeta &m,
           const int k = (int)min((Pos)n, bagEnd - pos);
           if (k - j == kRows) { // the whole stage
             if (s.weightKind) {
-#pragma unroll
+#pragma unroll(kStageUnroll)
               for (int r = 0; r < kRows; ++r)
                 addRow(slot, r,
                        (useMask >> r) & 1 ? (Acc)loadWeight(s, pos + r)
                                           : Acc(0),
                        true, pos, useMask);
             } else {
-#pragma unroll
+#pragma unroll(kStageUnroll)
               for (int r = 0; r < kRows; ++r)
                 addRow(slot, r, Acc(1), false, pos, useMask);
             }
