@@ -20,6 +20,20 @@
 
 #include "kernels/common/device_errors.h"
 
+/// Writes where a recorded error happened into `r` (the record or its host
+/// mirror); `code` is the caller's to write.
+__device__ inline void embrtDeviceErrorWhere(embrtDeviceErrors *r, int feature,
+                                             int table, long long bag,
+                                             long long index, long long value,
+                                             long long limit) {
+  r->feature = feature;
+  r->bag = bag;
+  r->index = index;
+  r->value = value;
+  r->limit = limit;
+  r->table = table;
+}
+
 /// Records a fatal data error (an embrtDeviceErrorCode) of table `table`
 /// unless one is recorded already. See embrtDeviceErrorCode for the fields
 /// each code uses; pass -1 for those it does not.
@@ -29,20 +43,10 @@ embrtDeviceRecordTableError(embrtDeviceErrors *errors, int code, int feature,
                             long long value, long long limit) {
   if (atomicCAS(&errors->code, 0, code) != 0)
     return;
-  errors->feature = feature;
-  errors->bag = bag;
-  errors->index = index;
-  errors->value = value;
-  errors->limit = limit;
-  errors->table = table;
+  embrtDeviceErrorWhere(errors, feature, table, bag, index, value, limit);
   embrtDeviceErrors *mirror = errors->hostMirror;
   if (mirror) {
-    mirror->feature = feature;
-    mirror->bag = bag;
-    mirror->index = index;
-    mirror->value = value;
-    mirror->limit = limit;
-    mirror->table = table;
+    embrtDeviceErrorWhere(mirror, feature, table, bag, index, value, limit);
     __threadfence_system();
     *(volatile int *)&mirror->code = code;
   }
