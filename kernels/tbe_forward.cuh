@@ -111,15 +111,6 @@ namespace {
 #ifndef EMB_TBE_PACKED_MIN_BLOCKS
 #define EMB_TBE_PACKED_MIN_BLOCKS 2
 #endif
-// How many rows of a whole stage a pooled bag of packed rows decodes per
-// loop iteration (1: the loop rolled, one row's decode in the code; 0: the
-// whole stage unrolled). 1: at short bags the packed kernel waits on
-// instruction fetch, and the rolled loop is 10-14% less code (H100: the
-// ranking model's int4 users' lookup 1.16x faster, the issue's shape 1.01x;
-// docs/kernels/tbe_quantized.md, "Short bags").
-#ifndef EMB_TBE_PACKED_STAGE_UNROLL
-#define EMB_TBE_PACKED_STAGE_UNROLL 1
-#endif
 #ifdef EMB_TBE_SUFFIX
 #define EMB_TBE_PASTE2(a, b) a##b
 #define EMB_TBE_PASTE(a, b) EMB_TBE_PASTE2(a, b)
@@ -1073,11 +1064,14 @@ poolBags(const Shared &s, const FeatureMeta &m,
   // Adding fmaf(scale, q, bias) a value took 4 (docs/kernels/
   // tbe_quantized.md: int4 5% faster).
   constexpr bool kApart = F::kPacked && !F::kFp8;
-  // Rows a whole stage's loop decodes an iteration
-  // (EMB_TBE_PACKED_STAGE_UNROLL).
-  constexpr int kStageUnroll = F::kPacked && EMB_TBE_PACKED_STAGE_UNROLL > 0
-                                   ? EMB_TBE_PACKED_STAGE_UNROLL
-                                   : kRows;
+  // Rows a whole stage's loop decodes an iteration: packed rows one (at
+  // short bags the packed kernel waits on instruction fetch, and one row's
+  // decode in the code instead of eight is 10-14% less of it: the ranking
+  // model's int4 users' lookup 1.16x faster on an H100; docs/kernels/
+  // tbe_quantized.md, "Short bags"; the unrolled stage is at the tag
+  // tbe-packed-stage-unrolled, EMB_TBE_PACKED_STAGE_UNROLL=0), dense rows
+  // the whole stage.
+  constexpr int kStageUnroll = F::kPacked ? 1 : kRows;
   float biasSum = 0;
   int bag = 0;
   Pos bagEnd = g.nb == 1 ? g.segEnd : (Pos)bagEndAfter(s, g.g0, g.segBeg);
