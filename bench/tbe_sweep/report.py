@@ -9,7 +9,9 @@ A configuration measured twice (a re-run, a resumed slice) keeps its last record
 (bench_results.last_by). Percentiles are nearest-rank over the configurations of one op
 (bench_results.percentile). The "shape hint" beside a worst configuration names
 what its shape points at (a launch-sized floor, short bags, long runs, small D); it is a lead for
-the profiler, not a measured bound.
+the profiler, not a measured bound. The forward's "ceiling" is a bound: the copy fraction a lookup
+could reach if every id's bytes went between L2 and the SMs at the fastest rate row_gather measured
+over an L2-resident table on that device (bench/results/row_gather.json).
 """
 import argparse
 import json
@@ -55,6 +57,35 @@ def where(recs):
     return "%s; commit %s" % (count("device"), count("commit"))
 
 
+GATHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "row_gather.json")
+
+
+def l2_rates(path):
+    """Device -> the fastest gather over an L2-resident table in row_gather's records, as a
+    multiple of the same call's copy rate (bench/tbe_quantized/row_gather.cu)."""
+    try:
+        with open(path) as f:
+            recs = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    rates = {}
+    for r in recs:
+        if r.get("l2_resident"):
+            rates[r["device"]] = max(rates.get(r["device"], 0.0), r["bw_fraction"])
+    return rates
+
+
+def ceiling(r, rates):
+    """The copy fraction a forward could reach at most: every id's row (and the ids, offsets,
+    weights and output: `bytes_per_id`) passes between L2 and the SMs, at best at the fastest
+    rate row_gather measured over an L2-resident table on that device, while the fraction counts
+    each distinct row once. None where the record or the device lacks what it needs."""
+    x = rates.get(r["device"])
+    if x is None or r.get("bytes_per_id") is None:
+        return None
+    return min(1.0, x * r["bytes"] / r["bytes_per_id"])
+
+
 def hint(r):
     floor_us = r["bytes"] / r["copy_gbps"] / 1e3
     out = []
@@ -78,7 +109,7 @@ def shape(r):
         "/".join(str(d) for d in r["dims"]), r["L_mean"], r["L_max"], r["N"])
 
 
-def summary(recs, worst=10):
+def summary(recs, worst=10, rates=None):
     if not recs:
         print("no records")
         return
@@ -137,6 +168,21 @@ def summary(recs, worst=10):
                 "per-id frac", 100 * min(per_id), 100 * pct(per_id, 10), 100 * pct(per_id, 50),
                 100 * pct(per_id, 90), 100 * max(per_id),
                 "; %d lines at their tables' mean D" % approx if approx else ""))
+            ceil = [(ceiling(r, rates or {}), r) for r in rs]
+            ceil = [(c, r) for c, r in ceil if c is not None]
+            if ceil:
+                cs = [c for c, _ in ceil]
+                print("  %-12s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  (the most a lookup could "
+                      "reach: every id's bytes through L2 at %s; %d configurations)" % (
+                          "ceiling", 100 * min(cs), 100 * pct(cs, 10), 100 * pct(cs, 50),
+                          100 * pct(cs, 90), 100 * max(cs),
+                          ", ".join("%.2fx copy on %s" % (x, d) for d, x in sorted(rates.items())
+                                    if any(r["device"] == d for _, r in ceil)), len(ceil)))
+                print("  %-12s %d of them below the p10 bar's %g%%, %d below the median bar's %g%%; "
+                      "emb's fraction over the ceiling: median %.1f%%" % (
+                          "", sum(c < BARS[op][1] for c in cs), 100 * BARS[op][1],
+                          sum(c < BARS[op][0] for c in cs), 100 * BARS[op][0],
+                          100 * pct([r["bw_fraction"] / c for c, r in ceil], 50)))
             big = [f for f, r in zip(per_id, rs) if r["ms"] > 0.2]
             if big:
                 print("  %-12s median %.1f%% over the %d forwards past 0.2 ms (%.1f%% of emb's time)" % (
@@ -193,6 +239,8 @@ def main():
     ap.add_argument("--png", default=None)
     ap.add_argument("--worst", type=int, default=10)
     ap.add_argument("--summary", default=None, help="a merged results JSON: print its table")
+    ap.add_argument("--gather", default=GATHER,
+                    help="row_gather's records (the L2 rate of the forward's ceiling)")
     a = ap.parse_args()
     if a.summary:
         with open(a.summary) as f:
@@ -203,7 +251,7 @@ def main():
         write_results(a.json, recs)
     if a.png and recs:
         chart(recs, a.png)
-    summary(recs, a.worst)
+    summary(recs, a.worst, l2_rates(a.gather))
 
 
 if __name__ == "__main__":
