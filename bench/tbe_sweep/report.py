@@ -57,7 +57,8 @@ def where(recs):
     return "%s; commit %s" % (count("device"), count("commit"))
 
 
-GATHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "row_gather.json")
+GATHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results",
+                      "row_gather.json")
 
 
 def l2_rates(path):
@@ -178,8 +179,8 @@ def summary(recs, worst=10, rates=None):
                           100 * pct(cs, 90), 100 * max(cs),
                           ", ".join("%.2fx copy on %s" % (x, d) for d, x in sorted(rates.items())
                                     if any(r["device"] == d for _, r in ceil)), len(ceil)))
-                print("  %-12s %d of them below the p10 bar's %g%%, %d below the median bar's %g%%; "
-                      "emb's fraction over the ceiling: median %.1f%%" % (
+                print("  %-12s %d of them below the p10 bar's %g%%, %d below the median bar's "
+                      "%g%%; emb's fraction over the ceiling: median %.1f%%" % (
                           "", sum(c < BARS[op][1] for c in cs), 100 * BARS[op][1],
                           sum(c < BARS[op][0] for c in cs), 100 * BARS[op][0],
                           100 * pct([r["bw_fraction"] / c for c, r in ceil], 50)))
