@@ -15,7 +15,7 @@ ANNOTATION_PREFIXES = ("dlrm::", "## ", "Torch-Compiled Region", "Optimizer.", "
 PROFILER_EVENTS = ("Activity Buffer Request",)
 
 
-def split_kernels(events, ops, substrings, emb_kernels, cpu, cuda):
+def split_kernels(events, ops, substrings, emb_kernels, cpu_type, cuda_type):
     """Device time (us) of the sparse part's kernels, of all kernels, and of emb's kernels by
     name, in a profiled window, with the count of kernels and the sparse part's kernels' time by
     name (a Counter).
@@ -25,9 +25,8 @@ def split_kernels(events, ops, substrings, emb_kernels, cpu, cuda):
     `ops` or contains one of `substrings` and has no such ancestor (the backward ops run on the
     autograd engine's thread and are found by name there). User annotations are mirrored on the
     GPU timeline as ranges that span kernels: they are dropped by name, and any device event
-    that strictly spans another is dropped as one. `cpu`, `cuda`: the profiler's device types
-    (torch.autograd.DeviceType.CPU, .CUDA)."""
-    cpu_type, cuda_type = cpu, cuda
+    that strictly spans another is dropped as one. `cpu_type`, `cuda_type`: the profiler's
+    device types (torch.autograd.DeviceType.CPU, .CUDA)."""
     cpu = [e for e in events if e.device_type == cpu_type and not e.is_async]
     dev = [e for e in events if e.device_type == cuda_type]
     ann = {e.name for e in cpu if getattr(e, "is_user_annotation", False)}
