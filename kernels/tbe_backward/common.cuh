@@ -83,7 +83,17 @@ constexpr int kUnitRuns = 8;
 #ifndef EMB_TBE_BWD_SHORT_LEAN
 #define EMB_TBE_BWD_SHORT_LEAN 1
 #endif
+/// Rows of 32 positions whose ids a warp of the linearize kernel loads
+/// before it uses any: a warp walks its units' positions 32 at a time, so
+/// a unit of 32 long bags (DLRM-DCNv2's 100 ids a bag) is a chain of round
+/// trips, one a row with 1. On DLRM-DCNv2's step (H100): 1 0.075 ms, 4
+/// 0.055 (64 registers either way), 8 0.054 (80 registers);
+/// bench/tbe_train/NOTES.md, "Loads ahead in linearize and classify".
+#ifndef EMB_TBE_BWD_LINEARIZE_AHEAD
+#define EMB_TBE_BWD_LINEARIZE_AHEAD 4
+#endif
 constexpr bool kOcc = EMB_TBE_BWD_OCC;
+constexpr int kLinearizeAhead = EMB_TBE_BWD_LINEARIZE_AHEAD;
 constexpr bool kShortLean = EMB_TBE_BWD_SHORT_LEAN;
 constexpr int kOccBlocks = EMB_TBE_BWD_OCC_BLOCKS;
 [[maybe_unused]] constexpr int kOccLoadRegs = EMB_TBE_BWD_OCC_LOAD_REGS;

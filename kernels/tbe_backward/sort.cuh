@@ -26,8 +26,9 @@ namespace {
 /// Grid: persistent, grid-stride over the units; block kThreads (8 warps).
 /// One thread: the offsets of bag g0 + lane (checked, clamped, made
 ///   non-decreasing across the warp by a max scan), then positions base +
-///   lane for base = lo, lo + 32, .. < hi: the position's bag by a 5-step
-///   shuffle search over the warp's 32 bag starts, its id, key and value.
+///   lane for base = lo, lo + 32, .. < hi, kLinearizeAhead of them at a
+///   time: their ids loaded first, then each position's bag by a 5-step
+///   shuffle search over the warp's 32 bag starts, its key and value.
 ///   [lo, hi) chains from warp to warp (the first unit from 0, the last to
 ///   N), so even bad offsets leave no position unwritten.
 /// Shared memory: per warp 32 bag counts (MEAN). Block 0 zeroes Control.
@@ -93,46 +94,61 @@ __global__ void __launch_bounds__(kThreads)
       __syncwarp();
     }
 
-    for (long long base = lo; base < hi; base += 32) {
-      const long long q = base + lane;
-      const bool inRange = q < hi;
-      int j = 0;
+    for (long long batch = lo; batch < hi; batch += 32 * kLinearizeAhead) {
+      // The batch's ids in flight together: a unit of long bags is a chain
+      // of these loads, one batch after another.
+      long long ids[kLinearizeAhead];
 #pragma unroll
-      for (int step = 16; step; step >>= 1)
-        if (__shfl_sync(0xffffffffu, m, j + step) <= q)
-          j += step;
-      const unsigned jRows = __shfl_sync(0xffffffffu, rows, j);
-      const unsigned jVal = __shfl_sync(0xffffffffu, valBase, j);
-      const unsigned long long jKey = __shfl_sync(0xffffffffu, keyBase, j);
-      const bool jValid = __shfl_sync(0xffffffffu, (int)bagValid, j);
-      const bool hasBag = inRange && jValid && q >= m0 && (j < 31 || q < mEnd);
-      const long long id = inRange ? loadIndex<TbeIdLoad::ReadOnly>(s, q) : 0;
-      const bool pad = s.hasPadding && id == s.paddingIdx;
-      const bool inTable = (unsigned long long)id < jRows;
-      const bool contributes = hasBag && !pad && inTable;
-      if (s.bounds <= EMBRT_BOUNDS_WARNING) {
-        const unsigned badIds =
-            __ballot_sync(0xffffffffu, hasBag && !pad && !inTable);
-        if (badIds) {
-          const unsigned jf = __shfl_sync(0xffffffffu, f, j);
-          const unsigned jb = __shfl_sync(0xffffffffu, b, j);
-          const int jt = __shfl_sync(0xffffffffu, tableIndex, j);
-          if (s.bounds == EMBRT_BOUNDS_WARNING) {
-            if (lane == 0)
-              embrtDeviceCountInvalidIds(s.errors, __popc(badIds));
-          } else if (lane == __ffs(badIds) - 1) {
-            reportBadId(s.errors, (int)jf, jt, jb, q, id, jRows);
+      for (int u = 0; u < kLinearizeAhead; ++u) {
+        const long long q = batch + 32 * u + lane;
+        ids[u] = q < hi ? loadIndex<TbeIdLoad::ReadOnly>(s, q) : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < kLinearizeAhead; ++u) {
+        const long long base = batch + 32 * u;
+        if (base >= hi) // the same for the whole warp
+          break;
+        const long long q = base + lane;
+        const bool inRange = q < hi;
+        int j = 0;
+#pragma unroll
+        for (int step = 16; step; step >>= 1)
+          if (__shfl_sync(0xffffffffu, m, j + step) <= q)
+            j += step;
+        const unsigned jRows = __shfl_sync(0xffffffffu, rows, j);
+        const unsigned jVal = __shfl_sync(0xffffffffu, valBase, j);
+        const unsigned long long jKey = __shfl_sync(0xffffffffu, keyBase, j);
+        const bool jValid = __shfl_sync(0xffffffffu, (int)bagValid, j);
+        const bool hasBag =
+            inRange && jValid && q >= m0 && (j < 31 || q < mEnd);
+        const long long id = ids[u];
+        const bool pad = s.hasPadding && id == s.paddingIdx;
+        const bool inTable = (unsigned long long)id < jRows;
+        const bool contributes = hasBag && !pad && inTable;
+        if (s.bounds <= EMBRT_BOUNDS_WARNING) {
+          const unsigned badIds =
+              __ballot_sync(0xffffffffu, hasBag && !pad && !inTable);
+          if (badIds) {
+            const unsigned jf = __shfl_sync(0xffffffffu, f, j);
+            const unsigned jb = __shfl_sync(0xffffffffu, b, j);
+            const int jt = __shfl_sync(0xffffffffu, tableIndex, j);
+            if (s.bounds == EMBRT_BOUNDS_WARNING) {
+              if (lane == 0)
+                embrtDeviceCountInvalidIds(s.errors, __popc(badIds));
+            } else if (lane == __ffs(badIds) - 1) {
+              reportBadId(s.errors, (int)jf, jt, jb, q, id, jRows);
+            }
           }
         }
-      }
-      if (inRange) {
-        keys[q] =
-            contributes ? (K)(jKey + (unsigned long long)id) : (K)s.sentinel;
-        s.vals[q] = s.mode <= MODE_BAG_MEAN ? jVal : (unsigned)q;
-        if (s.mode == MODE_POS_WEIGHTED)
-          s.bagOf[q] = (unsigned)(g0 + j);
-        if (mean && contributes)
-          atomicAdd(&bagCount[warp][j], 1u);
+        if (inRange) {
+          keys[q] =
+              contributes ? (K)(jKey + (unsigned long long)id) : (K)s.sentinel;
+          s.vals[q] = s.mode <= MODE_BAG_MEAN ? jVal : (unsigned)q;
+          if (s.mode == MODE_POS_WEIGHTED)
+            s.bagOf[q] = (unsigned)(g0 + j);
+          if (mean && contributes)
+            atomicAdd(&bagCount[warp][j], 1u);
+        }
       }
     }
     if (mean) {
