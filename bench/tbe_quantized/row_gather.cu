@@ -17,10 +17,13 @@
 // the row bytes (and the 32-byte sectors the row touches), against a 2 GiB
 // device-to-device copy of the same process. Then the same gather over
 // tables that L2 holds (16 and 40 MiB, warm): the rate of repeated rows.
+// Last, rows read, changed and written back, with and without a 4-byte state
+// a row: the traffic of a training step's update (bench/tbe_train/NOTES.md).
 // Every CUDA call is checked.
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -66,6 +69,61 @@ __global__ void gatherRows(const uint4 *__restrict__ table,
   }
   if (acc == 1.2345f) // never, but the loads cannot be dropped
     sink[0] = acc;
+}
+
+/// Reads, changes and writes back whole rows (a lane 16 bytes, four row
+/// groups in flight a warp), and with `state` a 4-byte word a row as well
+/// (rowwise Adagrad's state): the traffic of a training step's update of
+/// rows touched once. Ids may repeat (uniform draws): a row changed twice
+/// only moves its bytes twice, which is what is counted.
+__global__ void updateRows(uint4 *__restrict__ table, float *__restrict__ state,
+                           const int64_t *__restrict__ ids, int64_t n,
+                           int chunks) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+  const int64_t warps = (gridDim.x * (int64_t)blockDim.x) >> 5;
+  const int rowsAtOnce = 32 / chunks;
+  const int sub = lane / chunks, chunk = lane % chunks;
+  for (int64_t base = warp * rowsAtOnce * kUnroll; base < n;
+       base += warps * rowsAtOnce * kUnroll) {
+    uint4 v[kUnroll];
+    float w[kUnroll];
+    int64_t id[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t i = base + u * rowsAtOnce + sub;
+      id[u] = sub < rowsAtOnce && i < n ? ids[i] : -1;
+      v[u] = make_uint4(0, 0, 0, 0);
+      w[u] = 0;
+      if (id[u] >= 0) {
+        v[u] = __ldcg(table + id[u] * chunks + chunk);
+        if (state && chunk == 0)
+          w[u] = __ldcg(state + id[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (id[u] >= 0) {
+        v[u].x ^= 1u;
+        table[id[u] * chunks + chunk] = v[u];
+        if (state && chunk == 0)
+          state[id[u]] = w[u] + 1.0f;
+      }
+  }
+}
+
+/// Ascending distinct ids, one in each `gap` consecutive rows (at a random
+/// place in it): the order in which a training step's sorted runs update
+/// the rows of a table.
+__global__ void drawSortedIds(int64_t *ids, int64_t n, int64_t gap) {
+  const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  uint64_t x = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull ^ 6789;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  ids[i] = i * gap + (int64_t)(x % (uint64_t)gap);
 }
 
 __global__ void drawIds(int64_t *ids, int64_t n, int64_t rows) {
@@ -220,6 +278,66 @@ int main(int argc, char **argv) {
                    prop.name, s.row, s.row, s.tableBytes, defaultLimit,
                    (long long)kIds, best * 1e3, gbps, copyGbps,
                    gbps / copyGbps);
+  }
+  // Rows read, changed and written back over the table's first 6 GiB (the
+  // next 128 MiB a 4-byte state a row where asked), caches flushed between
+  // launches: GB/s count every byte read and written (a row twice, the state
+  // twice), the copy's way (read + write); sector% counts the state's 32-byte
+  // sectors instead of its 4 bytes. gap 0: ids drawn uniformly (random
+  // order, repeats possible); gap k: ascending distinct ids, one in each k
+  // rows, as a step's sorted runs reach a table (DLRM-DCNv2's largest
+  // feature: 1.6 M ids over 20 M rows, a gap of about 12).
+  const struct {
+    int row;
+    bool state;
+    int gap;
+  } updates[] = {{512, false, 0},  {512, true, 0},  {256, false, 0},
+                 {256, true, 0},   {512, false, 1}, {512, true, 1},
+                 {512, false, 12}, {512, true, 12}, {512, true, 128}};
+  std::printf("Rows updated in place (default limit)\n%6s %6s %5s %9s %9s "
+              "%8s %8s\n",
+              "row", "state", "gap", "us", "GB/s", "copy%", "sector%");
+  float *state =
+      reinterpret_cast<float *>(reinterpret_cast<char *>(table) + (6ull << 30));
+  for (const auto &s : updates) {
+    const int64_t rows = (int64_t)((6ull << 30) / s.row) - 1;
+    const int64_t n = s.gap ? std::min(kIds, rows / s.gap) : kIds;
+    if (s.gap)
+      drawSortedIds<<<(unsigned)((n + 255) / 256), 256>>>(ids, n, s.gap);
+    else
+      drawIds<<<(unsigned)((n + 255) / 256), 256>>>(ids, n, rows);
+    CHECK(cudaGetLastError());
+    float best = 1e30f;
+    for (int r = 0; r < 7; ++r) {
+      CHECK(cudaMemsetAsync(reinterpret_cast<char *>(table) + (7ull << 30), r,
+                            64 << 20));
+      CHECK(cudaEventRecord(start));
+      updateRows<<<(unsigned)sms * 8, 256>>>(table, s.state ? state : nullptr,
+                                             ids, n, s.row / 16);
+      CHECK(cudaGetLastError());
+      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventSynchronize(stop));
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      best = ms < best ? ms : best;
+    }
+    const double bytes = (double)n * 2 * (s.row + (s.state ? 4 : 0));
+    const double sectorBytes = (double)n * 2 * (s.row + (s.state ? 32 : 0));
+    const double gbps = bytes / (best / 1e3) / 1e9;
+    const double sectorGbps = sectorBytes / (best / 1e3) / 1e9;
+    std::printf("%6d %6s %5d %9.1f %9.0f %7.1f%% %7.1f%%\n", s.row,
+                s.state ? "4 B" : "-", s.gap, best * 1e3, gbps,
+                100 * gbps / copyGbps, 100 * sectorGbps / copyGbps);
+    if (records)
+      std::fprintf(records,
+                   "{\"device\": \"%s\", \"row_bytes\": %d, "
+                   "\"update\": true, \"state_bytes\": %d, \"gap\": %d, "
+                   "\"l2_fetch_limit\": %zu, \"ids\": %lld, "
+                   "\"us\": %.1f, \"gbps\": %.1f, \"sector_gbps\": %.1f, "
+                   "\"copy_gbps\": %.1f, \"bw_fraction\": %.4f, "
+                   "\"sector_fraction\": %.4f}\n",
+                   prop.name, s.row, s.state ? 4 : 0, s.gap, defaultLimit,
+                   (long long)n, best * 1e3, gbps, sectorGbps, copyGbps,
+                   gbps / copyGbps, sectorGbps / copyGbps);
   }
   if (records)
     std::fclose(records);
