@@ -112,29 +112,28 @@ __global__ void updateRows(uint4 *__restrict__ table, float *__restrict__ state,
   }
 }
 
+/// 64 well-mixed bits of draw i of the stream `salt`.
+__device__ uint64_t drawBits(int64_t i, uint64_t salt) {
+  uint64_t x = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull ^ salt;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return x;
+}
+
 /// Ascending distinct ids, one in each `gap` consecutive rows (at a random
 /// place in it): the order in which a training step's sorted runs update
 /// the rows of a table.
 __global__ void drawSortedIds(int64_t *ids, int64_t n, int64_t gap) {
   const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  uint64_t x = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull ^ 6789;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 29;
-  ids[i] = i * gap + (int64_t)(x % (uint64_t)gap);
+  if (i < n)
+    ids[i] = i * gap + (int64_t)(drawBits(i, 6789) % (uint64_t)gap);
 }
 
 __global__ void drawIds(int64_t *ids, int64_t n, int64_t rows) {
   const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  uint64_t x = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull ^ 12345;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 29;
-  ids[i] = (int64_t)(x % (uint64_t)rows);
+  if (i < n)
+    ids[i] = (int64_t)(drawBits(i, 12345) % (uint64_t)rows);
 }
 
 /// Bytes of the 32-byte sectors a row of `row` bytes touches, averaged over
