@@ -123,11 +123,22 @@ __device__ uint64_t drawBits(int64_t i, uint64_t salt) {
 
 /// Ascending distinct ids, one in each `gap` consecutive rows (at a random
 /// place in it): the order in which a training step's sorted runs update
-/// the rows of a table.
-__global__ void drawSortedIds(int64_t *ids, int64_t n, int64_t gap) {
+/// the rows of a table. With `windowLog`, each whole window of 2^windowLog
+/// of them is stored scrambled (position j of a window holds its id j x an
+/// odd multiplier, modulo the window): the same rows, taken in another
+/// order within each window.
+__global__ void drawSortedIds(int64_t *ids, int64_t n, int64_t gap,
+                              int windowLog) {
   const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i < n)
-    ids[i] = i * gap + (int64_t)(drawBits(i, 6789) % (uint64_t)gap);
+  if (i >= n)
+    return;
+  int64_t at = i;
+  if (windowLog > 0) {
+    const int64_t w = (int64_t)1 << windowLog, base = i & ~(w - 1);
+    if (base + w <= n)
+      at = base + ((i - base) * 0x9E3779B1ll & (w - 1));
+  }
+  ids[at] = i * gap + (int64_t)(drawBits(i, 6789) % (uint64_t)gap);
 }
 
 __global__ void drawIds(int64_t *ids, int64_t n, int64_t rows) {
@@ -285,24 +296,30 @@ int main(int argc, char **argv) {
   // sectors instead of its 4 bytes. gap 0: ids drawn uniformly (random
   // order, repeats possible); gap k: ascending distinct ids, one in each k
   // rows, as a step's sorted runs reach a table (DLRM-DCNv2's largest
-  // feature: 1.6 M ids over 20 M rows, a gap of about 12).
+  // feature: 1.6 M ids over 20 M rows, a gap of about 12); window w: those
+  // ids taken in a scrambled order within each 2^w of them.
   const struct {
     int row;
     bool state;
     int gap;
-  } updates[] = {{512, false, 0},  {512, true, 0},  {256, false, 0},
-                 {256, true, 0},   {512, false, 1}, {512, true, 1},
-                 {512, false, 12}, {512, true, 12}, {512, true, 128}};
-  std::printf("Rows updated in place (default limit)\n%6s %6s %5s %9s %9s "
-              "%8s %8s\n",
-              "row", "state", "gap", "us", "GB/s", "copy%", "sector%");
+    int window;
+  } updates[] = {{512, false, 0, 0},  {512, true, 0, 0},   {256, false, 0, 0},
+                 {256, true, 0, 0},   {512, false, 1, 0},  {512, true, 1, 0},
+                 {512, false, 12, 0}, {512, true, 12, 0},  {512, true, 128, 0},
+                 {512, true, 12, 10}, {512, true, 12, 13}, {512, true, 12, 16},
+                 {512, true, 12, 19}, {512, false, 12, 19}};
+  std::printf("Rows updated in place (default limit)\n%6s %6s %5s %6s %9s "
+              "%9s %8s %8s\n",
+              "row", "state", "gap", "window", "us", "GB/s", "copy%",
+              "sector%");
   float *state =
       reinterpret_cast<float *>(reinterpret_cast<char *>(table) + (6ull << 30));
   for (const auto &s : updates) {
     const int64_t rows = (int64_t)((6ull << 30) / s.row) - 1;
     const int64_t n = s.gap ? std::min(kIds, rows / s.gap) : kIds;
     if (s.gap)
-      drawSortedIds<<<(unsigned)((n + 255) / 256), 256>>>(ids, n, s.gap);
+      drawSortedIds<<<(unsigned)((n + 255) / 256), 256>>>(ids, n, s.gap,
+                                                          s.window);
     else
       drawIds<<<(unsigned)((n + 255) / 256), 256>>>(ids, n, rows);
     CHECK(cudaGetLastError());
@@ -323,20 +340,21 @@ int main(int argc, char **argv) {
     const double sectorBytes = (double)n * 2 * (s.row + (s.state ? 32 : 0));
     const double gbps = bytes / (best / 1e3) / 1e9;
     const double sectorGbps = sectorBytes / (best / 1e3) / 1e9;
-    std::printf("%6d %6s %5d %9.1f %9.0f %7.1f%% %7.1f%%\n", s.row,
-                s.state ? "4 B" : "-", s.gap, best * 1e3, gbps,
+    std::printf("%6d %6s %5d %6d %9.1f %9.0f %7.1f%% %7.1f%%\n", s.row,
+                s.state ? "4 B" : "-", s.gap, s.window, best * 1e3, gbps,
                 100 * gbps / copyGbps, 100 * sectorGbps / copyGbps);
     if (records)
       std::fprintf(records,
                    "{\"device\": \"%s\", \"row_bytes\": %d, "
                    "\"update\": true, \"state_bytes\": %d, \"gap\": %d, "
+                   "\"window_log\": %d, "
                    "\"l2_fetch_limit\": %zu, \"ids\": %lld, "
                    "\"us\": %.1f, \"gbps\": %.1f, \"sector_gbps\": %.1f, "
                    "\"copy_gbps\": %.1f, \"bw_fraction\": %.4f, "
                    "\"sector_fraction\": %.4f}\n",
-                   prop.name, s.row, s.state ? 4 : 0, s.gap, defaultLimit,
-                   (long long)n, best * 1e3, gbps, sectorGbps, copyGbps,
-                   gbps / copyGbps, sectorGbps / copyGbps);
+                   prop.name, s.row, s.state ? 4 : 0, s.gap, s.window,
+                   defaultLimit, (long long)n, best * 1e3, gbps, sectorGbps,
+                   copyGbps, gbps / copyGbps, sectorGbps / copyGbps);
   }
   if (records)
     std::fclose(records);
