@@ -475,7 +475,9 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   using Rows = std::vector<std::vector<uint8_t>>;
   using States = std::vector<std::vector<float>>;
   // toDevice false: w, a, b = the sampled rows, m1 and m2 rows (states
-  // below f32 decoded); true: back (f32 states only: the variants').
+  // below f32 decoded); true: back (the rows, and f32 states; states below
+  // f32 go back as stored through rawStates: a decoded state does not
+  // always encode back to its bits).
   auto copyRows = [&](Rows &w, States &a, States &b, bool toDevice) {
     const cudaMemcpyKind kind =
         toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
@@ -491,6 +493,8 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
         copy(v.data(), (float *)base + off, n * 4);
         return;
       }
+      if (toDevice)
+        return;
       std::vector<uint8_t> raw(n * elemBytes[which]);
       copy(raw.data(), base + off * elemBytes[which], raw.size());
       float scale = 1.0f;
@@ -523,6 +527,34 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   };
   auto fetchRows = [&](Rows &w, States &a, States &b) {
     copyRows(w, a, b, false);
+  };
+  // The sampled rows' states as stored (with an Adam fp8 state row's scale
+  // after its codes), from the device (toDevice false) or back to it.
+  auto rawStates = [&](Rows &raw, bool toDevice) {
+    const bool adam = sh.optimizer == EMBRT_OPTIMIZER_ADAM;
+    const size_t n = adam ? D : sh.optimizer == EMBRT_OPTIMIZER_SGD ? 0 : 1;
+    raw.resize(2 * 64);
+    for (int k = 0; k < 64 && n; ++k)
+      for (int which = 0; which < (adam ? 2 : 1); ++which) {
+        const int64_t t = sample[k].first, r = sample[k].second;
+        const size_t bytes = n * elemBytes[which];
+        const bool rowScale = adam && fp8[which];
+        char *dev = (char *)(which ? m2Ptrs[t] : m1Ptrs[t]) +
+                    (adam ? r * D : r) * elemBytes[which];
+        std::vector<uint8_t> &v = raw[2 * k + which];
+        v.resize(bytes + (rowScale ? 4 : 0));
+        CUDA_CHECK(
+            toDevice
+                ? cudaMemcpy(dev, v.data(), bytes, cudaMemcpyHostToDevice)
+                : cudaMemcpy(v.data(), dev, bytes, cudaMemcpyDeviceToHost));
+        if (rowScale) {
+          float *scale = (float *)scalePtrs[which][t] + r;
+          CUDA_CHECK(toDevice ? cudaMemcpy(scale, v.data() + bytes, 4,
+                                           cudaMemcpyHostToDevice)
+                              : cudaMemcpy(v.data() + bytes, scale, 4,
+                                           cudaMemcpyDeviceToHost));
+        }
+      }
   };
 
   // The check: one backward step (`step`: true when it ran without error)
@@ -597,14 +629,16 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   // default's step does from the same rows (put back between the two: a
   // row's update reads only its own row and state, and the gradient).
   auto sameAsDefault = [&](auto step) -> std::string {
-    Rows before(64), want(64), got(64);
+    Rows before(64), want(64), got(64), raw;
     States s1(64), s2(64), w1(64), w2(64), g1(64), g2(64);
     fetchRows(before, s1, s2);
+    rawStates(raw, false);
     if (embrtTbeBackward(ctx, &bw) != EMBRT_OK ||
         embrtSynchronize(ctx) != EMBRT_OK)
       return std::string("default step failed");
     fetchRows(want, w1, w2);
     copyRows(before, s1, s2, true);
+    rawStates(raw, true);
     if (!step())
       return std::string("step failed");
     fetchRows(got, g1, g2);
@@ -694,7 +728,7 @@ static void runShape(Device &dev, const Shape &sh, FILE *out, bool sweep,
   // them); each one's step timed whole, as the default's, its backward
   // alone, and its result checked as the default's was.
   for (const auto &v : kVariants) {
-    if (!sweep || !selected(variants, v.name) || quantized)
+    if (!sweep || !selected(variants, v.name))
       continue;
     auto launch = [&]() {
       if (v.launch(&dev.env, &bw) != EMBRT_OK) {
