@@ -47,23 +47,36 @@ EMB_SR_FN uint64_t embSrMix64(uint64_t x) {
   return x;
 }
 
-/// The random stream of one row of one step: mixed once per row.
-EMB_SR_FN uint32_t embSrRowSeed(uint64_t seed, int64_t step, int64_t table,
-                                int64_t row) {
-  uint64_t counter = (uint64_t)step * 0x9e3779b97f4a7c15ull ^
-                     (uint64_t)table * 0xd1b54a32d192ed03ull ^ (uint64_t)row;
-  return (uint32_t)embSrMix64(seed ^ embSrMix64(counter));
+/// The random stream of one step: (seed, step) mixed once per launch.
+EMB_SR_FN uint32_t embSrStepSeed(uint64_t seed, int64_t step) {
+  return (uint32_t)embSrMix64(
+      seed ^ embSrMix64((uint64_t)step * 0x9e3779b97f4a7c15ull));
 }
 
-/// 32 random bits for column `col` of a row (a 32-bit finaliser).
-EMB_SR_FN uint32_t embSrColumnBits(uint32_t rowSeed, uint32_t col) {
-  uint32_t x = rowSeed ^ (col * 0x9e3779b9u);
+/// The 32-bit finaliser the row and column streams share (lowbias32's
+/// constants).
+EMB_SR_FN uint32_t embSrMix32(uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352du;
   x ^= x >> 15;
   x *= 0x846ca68bu;
   x ^= x >> 16;
   return x;
+}
+
+/// The random stream of one row of one step: the step's stream
+/// (embSrStepSeed), the table and the row through the 32-bit finaliser, a
+/// few instructions a row. The rows of one table below 2^32 get distinct
+/// inputs (an odd multiple of the row: a bijection).
+EMB_SR_FN uint32_t embSrRowSeed(uint32_t stepSeed, int64_t table, int64_t row) {
+  return embSrMix32(stepSeed ^ (uint32_t)table * 0x85ebca6bu ^
+                    (uint32_t)row * 0x9e3779b9u ^
+                    (uint32_t)((uint64_t)row >> 32) * 0xc2b2ae35u);
+}
+
+/// 32 random bits for column `col` of a row.
+EMB_SR_FN uint32_t embSrColumnBits(uint32_t rowSeed, uint32_t col) {
+  return embSrMix32(rowSeed ^ (col * 0x9e3779b9u));
 }
 
 EMB_SR_FN uint32_t embSrFloatBits(float x) {

@@ -75,6 +75,14 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   // it): the same code as without it there.
   constexpr bool kLean = kShortLean && kOpt != EMBRT_OPTIMIZER_ADAM;
   int slot = -1; // the group's previous run's table (kLean)
+  // Rowwise Adagrad's states below f32: each row's new state kept by lane
+  // (rows done since the last store) of its group, stored a group of rows
+  // at a time (applyRow's kDeferState). (The table's fp8 scale kept from
+  // run to run while the table stays the same took two registers more, and
+  // the step was no faster: bench/tbe_train/NOTES.md.)
+  constexpr bool kDefer = kState && kOpt == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD;
+  PendingState pending{0.0f, 0u, 0};
+  int pendingCount = 0;
   for (unsigned r = (unsigned)ctrl->runBegin[bucket] +
                     blockIdx.x * groupsPerCta + (unsigned)g.index;
        r < runEnd; r += numGroups) {
@@ -100,8 +108,25 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
     // groups would split a warp over the two paths.
     gather<GT, E, kVec, kOccLoadRegs>(p, start, end, ref.col0, ref.n, acc,
                                       kLean && g.lanes >= 32);
-    applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
+    if constexpr (kDefer) {
+      float stateScale = 1.0f;
+      if (isFp8State(s.m1Prec))
+        stateScale = __ldg(stateMetaAt(p, ref.slot).m1Scale);
+      float state;
+      applyRow<TT, E, kVec, kOpt, kState, true>(p, h, g, red, ref, d, acc,
+                                                stateScale, &state);
+      if (g.lane == pendingCount)
+        pending = PendingState{state, ref.row, ref.slot};
+      if (++pendingCount == g.lanes) {
+        storePendingStates(p, h, g, pending, pendingCount);
+        pendingCount = 0;
+      }
+    } else {
+      applyRow<TT, E, kVec, kOpt, kState>(p, h, g, red, ref, d, acc);
+    }
   }
+  if constexpr (kDefer)
+    storePendingStates(p, h, g, pending, pendingCount);
 }
 
 } // namespace

@@ -12,16 +12,21 @@
 
 #include "kernels/tbe_backward/common.cuh"
 
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
 namespace {
 
 //===----------------------------------------------------------------------===//
 // Gather and update: what the long and the short runs share
 //===----------------------------------------------------------------------===//
 
-/// The hyper-parameters and the step, read once per thread.
+/// The hyper-parameters and the step, read once per thread, with the
+/// step's random streams (embSrStepSeed) for the rows and the states.
 struct Hyper {
   float lr, eps, b1, b2, wd, c1, c2;
   long long step;
+  uint32_t rowSeed, stateSeed1, stateSeed2;
 };
 
 /// Fills the CTA's copy of the hyper-parameters (thread 0), then waits.
@@ -34,6 +39,9 @@ __device__ __forceinline__ void loadHyper(const Shared &s, Hyper &h) {
   h.step = s.step ? __ldg(s.step) : 0;
   h.c1 = 1.0f - powf(h.b1, (float)h.step);
   h.c2 = 1.0f - powf(h.b2, (float)h.step);
+  h.rowSeed = embSrStepSeed(s.seed, h.step);
+  h.stateSeed1 = embSrStepSeed(embSrStateSeed(s.seed, 1), h.step);
+  h.stateSeed2 = embSrStepSeed(embSrStateSeed(s.seed, 2), h.step);
 }
 
 /// Adam counts steps from 1 (runtime/tbe_backward.c): at step 0 its bias
@@ -296,6 +304,22 @@ __device__ __forceinline__ void storeStateElem(int prec, void *base, size_t i,
     static_cast<unsigned *>(base)[i] = bits;
 }
 
+/// One state element of precision `prec` from its stored bits, as f32 (times
+/// `scale` for fp8): embStateDecode's value, the fp8 codes by the card's
+/// conversion where it has one (sm_89 and later: every e4m3 and e5m2 value
+/// is an f16 value, so through f16 it is exact; NaN stays NaN).
+__device__ __forceinline__ float decodeState(int prec, unsigned bits,
+                                             float scale) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  if (isFp8State(prec))
+    return __half2float(__half(__nv_cvt_fp8_to_halfraw(
+               (__nv_fp8_storage_t)bits,
+               prec == EMBRT_STATE_FP8_E5M2 ? __NV_E5M2 : __NV_E4M3))) *
+           scale;
+#endif
+  return embStateDecode(prec, bits, scale);
+}
+
 /// A lane's E columns of fp8 codes: E bytes, one vector when kVec (E >= 2;
 /// the host aligns the state rows for it, alignedElems).
 template <int E, bool kVec> struct Fp8Cols {
@@ -353,7 +377,7 @@ __device__ __forceinline__ void loadStateCols(int prec, const void *base,
         C::load(static_cast<const unsigned char *>(base) + at, n);
 #pragma unroll
     for (int i = 0; i < E; ++i)
-      out[i] = embStateDecode(prec, C::get(r, i), scale);
+      out[i] = decodeState(prec, C::get(r, i), scale);
   } else {
     using C = Cols<float, E, kVec>;
     const typename C::R r = C::load(static_cast<const float *>(base) + at, n);
@@ -408,7 +432,7 @@ storeStateCols(int prec, void *base, size_t at, int n, float scale,
 __device__ __forceinline__ uint32_t stateRowSeed(const Shared &s,
                                                  const Hyper &h, int which,
                                                  int table, unsigned row) {
-  return embSrRowSeed(embSrStateSeed(s.seed, which), h.step, table, row);
+  return embSrRowSeed(which == 1 ? h.stateSeed1 : h.stateSeed2, table, row);
 }
 
 /// Adam's update of a row whose states are stored below f32 (kState): as
@@ -518,13 +542,50 @@ __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
   return d;
 }
 
+/// Rowwise Adagrad's new state of a row whose state is stored below f32,
+/// kept by one lane of its group until the group stores the states its
+/// lanes keep together (kDeferState).
+struct PendingState {
+  float state;
+  unsigned row;
+  int slot;
+};
+
+/// The stores of the states that a group's lanes below `count` keep, all at
+/// once: each lane's encoded with its row's stream and its table's scale,
+/// the bits applyRow stores. Called by the whole group.
+__device__ __forceinline__ void
+storePendingStates(const Params &p, const Hyper &h, const Group &g,
+                   const PendingState &q, int count) {
+  if (g.lane >= count)
+    return;
+  const Shared &s = p.s;
+  const TableMeta &tm = tableAt(p, q.slot);
+  const int prec = s.m1Prec;
+  const float scale =
+      isFp8State(prec) ? __ldg(stateMetaAt(p, q.slot).m1Scale) : 1.0f;
+  storeStateElem(
+      prec, tm.m1, q.row,
+      embStateEncode(
+          prec, q.state, scale,
+          embSrColumnBits(stateRowSeed(s, h, 1, tm.index, q.row), 0)));
+}
+
 /// Applies the optimizer to the row `ref` (loaded as `d`) with gradient g
 /// (this lane's columns), and stores the row and its state. Called by the
 /// whole group.
-template <typename TT, int E, bool kVec, int kOpt = -1, int kState = 0>
+/// kDeferState (rowwise Adagrad in the kState instantiations): the row's
+/// state is not stored but returned in `stateOut` (every lane), for the
+/// caller to keep (PendingState) and store with its group's next ones
+/// (storePendingStates), and its table's fp8 scale is the caller's
+/// `stateScaleIn` (1 for bf16): the encode's instructions, one lane's of
+/// each row's group otherwise, then run on every lane once a group of rows.
+template <typename TT, int E, bool kVec, int kOpt = -1, int kState = 0,
+          bool kDeferState = false>
 __device__ __forceinline__ void
 applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
-         const RowRef &ref, const RowData<TT, E> &d, float *grad) {
+         const RowRef &ref, const RowData<TT, E> &d, float *grad,
+         float stateScaleIn = 1.0f, float *stateOut = nullptr) {
   const Shared &s = p.s;
   const TableMeta &tm = tableAt(p, ref.slot);
   const size_t at = (size_t)ref.row * tm.dim + ref.col0;
@@ -549,16 +610,20 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
     const float sum = groupSum(part, g, red);
     float stateIn = d.state, stateScale = 1.0f;
     if constexpr (kState) {
-      if (isFp8State(s.m1Prec))
+      if constexpr (kDeferState)
+        stateScale = stateScaleIn;
+      else if (isFp8State(s.m1Prec))
         stateScale = __ldg(stateMetaAt(p, ref.slot).m1Scale);
-      stateIn = embStateDecode(s.m1Prec, __float_as_uint(d.state), stateScale);
+      stateIn = decodeState(s.m1Prec, __float_as_uint(d.state), stateScale);
     }
     const float state = stateIn + sum / (float)tm.dim;
     const float scale = h.lr / (sqrtf(state) + h.eps);
 #pragma unroll
     for (int i = 0; i < E; ++i)
       w[i] -= scale * grad[i];
-    if (g.lane == 0) {
+    if constexpr (kDeferState)
+      *stateOut = state;
+    else if (g.lane == 0) {
       if constexpr (kState) {
         const int prec = s.m1Prec;
         storeStateElem(
@@ -600,7 +665,7 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
   if (ref.n > 0) {
     Raw<E *(int)sizeof(TT)> out = d.w;
     const uint32_t rowSeed =
-        sizeof(TT) == 4 ? 0u : embSrRowSeed(s.seed, h.step, tm.index, ref.row);
+        sizeof(TT) == 4 ? 0u : embSrRowSeed(h.rowSeed, tm.index, ref.row);
 #pragma unroll
     for (int i = 0; i < E; ++i)
       Elem<TT>::set(out.w, i, roundElem<TT>(w[i], rowSeed, ref.col0 + i));

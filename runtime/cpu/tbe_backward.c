@@ -146,7 +146,7 @@ static void storeRow(const embrtTbeBackwardArgs *args, int64_t t, int64_t row,
   const embrtTbeArgs *l = &args->lookup;
   void *table = (void *)l->tables[t];
   int64_t step = args->step ? *args->step : 0;
-  uint32_t rowSeed = embSrRowSeed(args->seed, step, t, row);
+  uint32_t rowSeed = embSrRowSeed(embSrStepSeed(args->seed, step), t, row);
   for (int64_t d = 0; d < D; ++d) {
     float x = (float)w[d];
     switch (l->tableDtype) {
@@ -212,7 +212,8 @@ static int isFp8(embrtStatePrecision precision) {
 static uint32_t stateRowSeed(const embrtTbeBackwardArgs *args, int which,
                              int64_t t, int64_t row) {
   int64_t step = args->step ? *args->step : 0;
-  return embSrRowSeed(embSrStateSeed(args->seed, which), step, t, row);
+  return embSrRowSeed(embSrStepSeed(embSrStateSeed(args->seed, which), step), t,
+                      row);
 }
 
 /// Stores Adam's updated state row `x` (D values, f32) of state `which`:

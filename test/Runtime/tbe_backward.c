@@ -262,7 +262,7 @@ static void expectStep(const Problem *p, Expected *e) {
           w[d] = w[d] - lr * ((*m / c1) / (sqrt(*v / c2) + eps) + wd * w[d]);
         }
       }
-      uint32_t rowSeed = embSrRowSeed(p->seed, p->step, t, r);
+      uint32_t rowSeed = embSrRowSeed(embSrStepSeed(p->seed, p->step), t, r);
       for (int64_t d = 0; d < D; ++d) {
         float x = (float)w[d];
         uint32_t bits = embSrColumnBits(rowSeed, (uint32_t)d);

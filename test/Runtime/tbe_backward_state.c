@@ -374,8 +374,8 @@ static void checkAgainstF32(const Problem *p, const Problem *before,
             EXPECT_TRUE(scale == before->scales[k][t][0]);
           }
         }
-        uint32_t rowSeed =
-            embSrRowSeed(embSrStateSeed(p->seed, k + 1), p->step, t, r);
+        uint32_t rowSeed = embSrRowSeed(
+            embSrStepSeed(embSrStateSeed(p->seed, k + 1), p->step), t, r);
         for (int64_t d = 0; d < width; ++d) {
           int64_t i = r * width + d;
           uint32_t got = stateLoadBits(p->state[k][t], prec, i);
