@@ -974,6 +974,58 @@ static void testStochasticRounding(Rng *rng) {
   EXPECT_TRUE(refF16ToDouble(embSrToF16(-1e-9f, 0xffffffffu)) == -0x1p-24);
 }
 
+static int compareU32(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/// The random streams the rounding draws from (embSrStepSeed, embSrRowSeed,
+/// embSrColumnBits): distinct rows of a table get distinct row streams, and
+/// one value rounded to bf16 across the rows of a table, the columns of a
+/// row, the tables and the steps averages to itself (a stream that repeated
+/// itself along any of them would round them all alike: a bias of 0.3 or
+/// 0.7 ulp).
+static void testRowStreams(void) {
+  TEST_CASE("row streams");
+  // A bijection on the rows below 2^32: no two of 2^16 rows (spread over
+  // the range) share a stream.
+  enum { kRows = 1 << 16 };
+  uint32_t *seen = malloc(kRows * sizeof(uint32_t));
+  const uint32_t step = embSrStepSeed(7, 3);
+  for (int64_t i = 0; i < kRows; ++i)
+    seen[i] = embSrRowSeed(step, 5, i * 65521);
+  qsort(seen, kRows, sizeof(uint32_t), compareU32);
+  int repeats = 0;
+  for (int64_t i = 1; i < kRows; ++i)
+    repeats += seen[i] == seen[i - 1];
+  EXPECT_TRUE(repeats == 0);
+  free(seen);
+  EXPECT_TRUE(embSrStepSeed(7, 3) != embSrStepSeed(7, 4));
+  EXPECT_TRUE(embSrStepSeed(7, 3) != embSrStepSeed(8, 3));
+  EXPECT_TRUE(embSrRowSeed(step, 0, 0) != embSrRowSeed(step, 1, 0));
+  EXPECT_TRUE(embSrRowSeed(step, 0, 1) !=
+              embSrRowSeed(step, 0, 1 + (1ll << 32)));
+  // x = 1 + 0.3 bf16 ulp rounds up with probability 0.3.
+  const float x = 1.0f + 0.3f * 0x1p-7f;
+  const double want = (double)x;
+  static const char *const kOver[4] = {"rows", "columns", "tables", "steps"};
+  double sums[4] = {0, 0, 0, 0};
+  const int n = 1 << 14;
+  for (int i = 0; i < n; ++i) {
+    const uint32_t bits[4] = {
+        embSrColumnBits(embSrRowSeed(step, 2, i), 0),
+        embSrColumnBits(embSrRowSeed(step, 2, 9), (uint32_t)i),
+        embSrColumnBits(embSrRowSeed(step, i, 9), 0),
+        embSrColumnBits(embSrRowSeed(embSrStepSeed(7, i), 2, 9), 0)};
+    for (int k = 0; k < 4; ++k)
+      sums[k] += refBF16ToDouble(embSrToBF16(x, bits[k]));
+  }
+  for (int k = 0; k < 4; ++k)
+    if (fabs(sums[k] / n - want) > 0.03 * 0x1p-7)
+      HARNESS_FAIL("bf16 of %.9g over the %s averages %.9g: biased", want,
+                   kOver[k], sums[k] / n);
+}
+
 int main(void) {
   embrtContext *ctx = newCpuContext();
   Rng rng = rngSeed(14);
@@ -987,6 +1039,7 @@ int main(void) {
   testInvalidArguments(ctx, &rng);
   testAdamStep(ctx, &rng);
   testStochasticRounding(&rng);
+  testRowStreams();
   embrtContextDestroy(ctx);
   return harnessFinish();
 }
