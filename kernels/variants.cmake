@@ -41,6 +41,14 @@ set(EMB_KERNEL_VARIANTS
   # table searched for, every run gathered in batches; also the GPU test
   # tbe_backward_plain.
   plain    tbe_backward.cu  EMB_TBE_BWD_SHORT_LEAN=0
+  # Each run's first position's value written by classify and loaded by the
+  # short-run kernel with the run's bounds and key (EMB_TBE_BWD_FIRST_VALS);
+  # also the GPU test tbe_backward_firstvals.
+  firstvals  tbe_backward.cu  EMB_TBE_BWD_FIRST_VALS=1
+  # Rowwise Adagrad's short-run kernel instantiated for each precision of its
+  # state below f32 (EMB_TBE_BWD_STATE_FIXED); also the GPU test
+  # tbe_backward_state_statefixed.
+  statefixed  tbe_backward.cu  EMB_TBE_BWD_STATE_FIXED=1
   # Packed rows of quantized tables split among a group's lanes by their
   # elements instead of as stored (EMB_TBE_PACKED_LANES in
   # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.

@@ -74,6 +74,12 @@ embrtCudaLaunchTbeBackward_pipe(embrtLaunchEnv *, const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_plain(embrtLaunchEnv *,
                                  const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_firstvals(embrtLaunchEnv *,
+                                     const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_statefixed(embrtLaunchEnv *,
+                                      const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -87,6 +93,8 @@ static const struct {
     {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
     {"plain", embrtCudaLaunchTbeBackward_plain, true},
+    {"firstvals", embrtCudaLaunchTbeBackward_firstvals, true},
+    {"statefixed", embrtCudaLaunchTbeBackward_statefixed, true},
 };
 #endif
 

@@ -92,7 +92,29 @@ constexpr int kUnitRuns = 8;
 #ifndef EMB_TBE_BWD_LINEARIZE_AHEAD
 #define EMB_TBE_BWD_LINEARIZE_AHEAD 4
 #endif
+/// 1: classify writes each run's first position's value (Shared::firstVals,
+/// over the run lengths that the scan leaves dead) and the short-run kernel
+/// loads it with the run's bounds and key, so that a run's first gradient
+/// row is not a load behind a load (two round trips a run of one position,
+/// not three); the same rows in the same order: the same bits. 0 (the
+/// default until it is timed): the first value read from sortedVals after
+/// the bounds. Variant `firstvals` (bench/tbe_train/NOTES.md, "A run's
+/// first value with its bounds").
+#ifndef EMB_TBE_BWD_FIRST_VALS
+#define EMB_TBE_BWD_FIRST_VALS 0
+#endif
+/// 1: rowwise Adagrad's short-run kernel instantiated for each precision of
+/// its state below f32 (kState kStateM1 + precision, update.cuh), so that
+/// the state's load, decode and encode carry no run-time branch on it; 0
+/// (the default until it is timed): one kernel reading the precision from
+/// the parameters. Variant `statefixed` (bench/tbe_train/NOTES.md, "The
+/// state's precision at compile time").
+#ifndef EMB_TBE_BWD_STATE_FIXED
+#define EMB_TBE_BWD_STATE_FIXED 0
+#endif
 constexpr bool kOcc = EMB_TBE_BWD_OCC;
+constexpr bool kFirstVals = EMB_TBE_BWD_FIRST_VALS;
+constexpr bool kStateFixed = EMB_TBE_BWD_STATE_FIXED;
 constexpr int kLinearizeAhead = EMB_TBE_BWD_LINEARIZE_AHEAD;
 constexpr bool kShortLean = EMB_TBE_BWD_SHORT_LEAN;
 constexpr int kOccBlocks = EMB_TBE_BWD_OCC_BLOCKS;
@@ -188,8 +210,11 @@ struct Shared {
   const void *unique;         ///< a key per run
   const unsigned *starts;     ///< a first position per run
   const unsigned *sortedVals; ///< values in key order
-  unsigned *bagOf;            ///< MODE_POS_WEIGHTED: the bag of a position
-  float *invCount;            ///< MODE_BAG_MEAN: 1 / count of a bag
+  /// The value of each run's first position (sortedVals[starts[r]]),
+  /// written by classify with kFirstVals.
+  unsigned *firstVals;
+  unsigned *bagOf;     ///< MODE_POS_WEIGHTED: the bag of a position
+  float *invCount;     ///< MODE_BAG_MEAN: 1 / count of a bag
   uint4 *desc;         ///< long runs: {start, chunks, slot, row} per bucket
   uint4 *chunks;       ///< chunk items: {start, end, long run, chunk}
   unsigned *countdown; ///< chunks of each long run still to land
@@ -213,7 +238,7 @@ struct Shared {
   /// instantiated for states below f32 (kState); in the struct's padding.
   unsigned char m1Prec, m2Prec;
 };
-static_assert(sizeof(Shared) == 280, "Shared keeps its size");
+static_assert(sizeof(Shared) == 288, "Shared keeps its size");
 
 struct Params {
   Shared s;

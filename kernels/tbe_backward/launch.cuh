@@ -54,30 +54,52 @@ struct Accumulate {
 };
 
 /// The short-run kernel for `optimizer`; instantiated only with
-/// EMB_TBE_BWD_OCC. SGD has no state: its kernel is the f32 one.
+/// EMB_TBE_BWD_OCC. SGD has no state: its kernel is the f32 one. kState is
+/// stateKind's: 0, 1, or (kStateFixed) rowwise Adagrad's kStateM1 +
+/// precision.
 template <typename TT, typename GT, int E, bool kVec, int kState>
 AccumulateFn shortRunsOf(int optimizer) {
   if constexpr (kOcc) {
-    switch (optimizer) {
-    case EMBRT_OPTIMIZER_SGD:
+    if (optimizer == EMBRT_OPTIMIZER_SGD)
       return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_SGD, 0>;
-    case EMBRT_OPTIMIZER_ROWWISE_ADAGRAD:
-      return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD,
-                             kState>;
-    default:
+    if constexpr (!kStateFixed || kState != 1)
+      if (optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
+        return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ROWWISE_ADAGRAD,
+                               kState>;
+    if constexpr (kState <= 1)
       return shortRunsKernel<TT, GT, E, kVec, EMBRT_OPTIMIZER_ADAM, kState>;
-    }
   }
   return nullptr;
 }
 
+/// The accumulate kernel (its states' precisions read at run time when any
+/// is below f32) and the short-run kernel of kState.
+template <typename TT, typename GT, int E, bool kVec, int kState>
+Accumulate accumulateWith(int optimizer) {
+  return {accumulateKernel<TT, GT, E, kVec, (kState ? 1 : 0)>,
+          shortRunsOf<TT, GT, E, kVec, kState>(optimizer)};
+}
+
 template <typename TT, typename GT, int E, bool kVec>
 Accumulate accumulateOf(int optimizer, int state) {
-  if (state && optimizer != EMBRT_OPTIMIZER_SGD)
-    return {accumulateKernel<TT, GT, E, kVec, 1>,
-            shortRunsOf<TT, GT, E, kVec, 1>(optimizer)};
-  return {accumulateKernel<TT, GT, E, kVec, 0>,
-          shortRunsOf<TT, GT, E, kVec, 0>(optimizer)};
+  if (state == 0)
+    return accumulateWith<TT, GT, E, kVec, 0>(optimizer);
+  if constexpr (kStateFixed) {
+    switch (state) {
+    case kStateM1 + EMBRT_STATE_BF16:
+      return accumulateWith<TT, GT, E, kVec, kStateM1 + EMBRT_STATE_BF16>(
+          optimizer);
+    case kStateM1 + EMBRT_STATE_FP8_E4M3:
+      return accumulateWith<TT, GT, E, kVec, kStateM1 + EMBRT_STATE_FP8_E4M3>(
+          optimizer);
+    case kStateM1 + EMBRT_STATE_FP8_E5M2:
+      return accumulateWith<TT, GT, E, kVec, kStateM1 + EMBRT_STATE_FP8_E5M2>(
+          optimizer);
+    default:
+      break;
+    }
+  }
+  return accumulateWith<TT, GT, E, kVec, 1>(optimizer);
 }
 
 template <typename TT, typename GT>
@@ -96,7 +118,7 @@ Accumulate accumulateFor(int elems, int vector, int optimizer, int state) {
   }
 }
 
-/// `state`: nonzero when a state is stored below f32 (the kState kernels).
+/// `state`: the kernels' kState (stateKind).
 Accumulate accumulateFor(embrtDtype table, embrtDtype grad, int elems,
                          int vector, int optimizer, int state) {
   if (table == EMBRT_F32)
@@ -124,6 +146,17 @@ bool quantizedStates(const embrtTbeBackwardArgs *a) {
          (a->momentum1Precision != EMBRT_STATE_F32 ||
           (a->optimizer == EMBRT_OPTIMIZER_ADAM &&
            a->momentum2Precision != EMBRT_STATE_F32));
+}
+
+/// The kState of a call's kernels (update.cuh): 0 when every state is f32,
+/// with kStateFixed rowwise Adagrad's kStateM1 + its state's precision,
+/// else 1.
+int stateKind(const embrtTbeBackwardArgs *a) {
+  if (!quantizedStates(a))
+    return 0;
+  if (kStateFixed && a->optimizer == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD)
+    return kStateM1 + (int)a->momentum1Precision;
+  return 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -511,6 +544,9 @@ embrtStatus launchSteps(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   P.s.unique = unique;
   P.s.starts = starts;
   P.s.sortedVals = vals.Current();
+  // The counts are dead once the scan has their starts: with kFirstVals
+  // classify writes each run's first value over them.
+  P.s.firstVals = counts;
 
   // 4. Classify.
   {
@@ -525,9 +561,8 @@ embrtStatus launchSteps(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   // EMB_TBE_BWD_OCC two: the long chunks, then the short runs).
   for (int b = 0; b < P.s.numBuckets; ++b) {
     const BucketMeta &bm = P.buckets[b];
-    const Accumulate acc =
-        accumulateFor(l->tableDtype, a->gradDtype, bm.elems, bm.vector,
-                      a->optimizer, quantizedStates(a));
+    const Accumulate acc = accumulateFor(l->tableDtype, a->gradDtype, bm.elems,
+                                         bm.vector, a->optimizer, stateKind(a));
     const long long groupsPerCta = kThreads / bm.lanes;
     // Work items a group takes: at most N / spacing chunks plus the units
     // (none with the short-run kernel).

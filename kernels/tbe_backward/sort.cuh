@@ -177,7 +177,8 @@ __device__ __forceinline__ int bucketOfKey(const Params &p,
 /// Work unit: kThreads consecutive runs, one per thread, per block iteration
 ///   (grid-stride to the run count in Control).
 /// One thread: its run's bucket (Control's bucket ranges where the bucket
-///   changes), length, and, when long, its descriptor and countdown.
+///   changes), its first position's value (firstVals, kFirstVals), length,
+///   and, when long, its descriptor and countdown.
 /// Block: the long runs of an iteration get their descriptors and chunks
 ///   with one atomic per bucket (a block prefix sum places each run), then
 ///   all threads write the chunk items.
@@ -216,6 +217,8 @@ __global__ void __launch_bounds__(kThreads)
     const unsigned start = valid ? __ldg(s.starts + r) : 0;
     const unsigned end =
         valid ? (r + 1 < numRuns ? __ldg(s.starts + r + 1) : (unsigned)N) : 0;
+    if (kFirstVals && valid)
+      s.firstVals[r] = __ldg(s.sortedVals + start);
     const bool isLong = valid && b < nb && end - start >= s.threshold;
     if (!__syncthreads_or(isLong))
       continue;

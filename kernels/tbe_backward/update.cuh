@@ -82,23 +82,20 @@ gradRowOfValue(const Params &p, unsigned v, float &scale) {
   return (unsigned long long)b * s.gradPitch + featureAt(p, (int)f).col;
 }
 
-/// The same for sorted position q.
-__device__ __forceinline__ unsigned long long
-gradRowOf(const Params &p, unsigned q, float &scale) {
-  return gradRowOfValue(p, __ldg(p.s.sortedVals + q), scale);
-}
-
 /// Adds the gradient rows of sorted positions [start, end) (this lane's
 /// columns col0 .., n of them valid) to acc, kBatch rows in flight: as many
 /// as kLoadRegs registers hold, 2 to 8. The sums are the same bit for bit
 /// whatever kBatch is: each row is added in position order. onePos: a run
 /// of one position loads its row alone, without the batch's predicated
 /// slots (the same sum; callers pass it where their group is a whole warp
-/// or more, so that a warp's lanes take one path).
-template <typename GT, int E, bool kVec, int kLoadRegs = 32>
-__device__ __forceinline__ void gather(const Params &p, unsigned start,
-                                       unsigned end, unsigned col0, int n,
-                                       float *acc, bool onePos = false) {
+/// or more, so that a warp's lanes take one path). kFirst: position
+/// start's value is `first` (the run's firstVals, loaded by the caller),
+/// not a load of sortedVals.
+template <typename GT, int E, bool kVec, int kLoadRegs = 32,
+          bool kFirst = false>
+__device__ __forceinline__ void
+gather(const Params &p, unsigned start, unsigned end, unsigned col0, int n,
+       float *acc, bool onePos = false, unsigned first = 0) {
   using C = Cols<GT, E, kVec>;
   constexpr int kRowRegs = C::kBytes >= 4 ? C::kBytes / 4 : 1;
   constexpr int kBatch = kLoadRegs / kRowRegs < 2   ? 2
@@ -114,11 +111,9 @@ __device__ __forceinline__ void gather(const Params &p, unsigned start,
       r.w[i] = 0;
     float scale = 1.0f;
     if (n > 0) {
-      unsigned long long row;
-      if (p.s.mode == MODE_ROW)
-        row = __ldg(p.s.sortedVals + start);
-      else
-        row = gradRowOf(p, start, scale);
+      const unsigned v = kFirst ? first : __ldg(p.s.sortedVals + start);
+      const unsigned long long row =
+          p.s.mode == MODE_ROW ? v : gradRowOfValue(p, v, scale);
       r = C::load(grad + row, n);
     }
     if (p.s.mode == MODE_ROW) {
@@ -138,7 +133,9 @@ __device__ __forceinline__ void gather(const Params &p, unsigned start,
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         if (q0 + u < end && n > 0) {
-          const unsigned v = __ldg(p.s.sortedVals + q0 + u);
+          const unsigned v = kFirst && u == 0 && q0 == start
+                                 ? first
+                                 : __ldg(p.s.sortedVals + q0 + u);
           r[u] = C::load(grad + v, n);
         } else {
 #pragma unroll
@@ -163,7 +160,10 @@ __device__ __forceinline__ void gather(const Params &p, unsigned start,
     for (int u = 0; u < kHalf; ++u) {
       scale[u] = 0.0f;
       if (q0 + u < end && n > 0) {
-        const unsigned long long row = gradRowOf(p, q0 + u, scale[u]);
+        const unsigned v = kFirst && u == 0 && q0 == start
+                               ? first
+                               : __ldg(p.s.sortedVals + q0 + u);
+        const unsigned long long row = gradRowOfValue(p, v, scale[u]);
         r[u] = C::load(grad + row, n);
       } else {
 #pragma unroll
@@ -501,8 +501,18 @@ __device__ __forceinline__ int optimizerOf(const Shared &s) {
   return kOpt >= 0 ? kOpt : s.optimizer;
 }
 
-/// kState: 0, every state f32 (the kernels as they were); 1, the states'
-/// precisions are read from the parameters (Shared::m1Prec, m2Prec).
+/// kState, the states' precisions: 0, every state f32 (the kernels as they
+/// were); 1, read from the parameters (Shared::m1Prec, m2Prec);
+/// kStateM1 + prec (rowwise Adagrad's short-run kernel), its one state of
+/// precision prec (embrtStatePrecision) known at compile time, so that its
+/// load, decode and encode are that precision's code alone.
+constexpr int kStateM1 = 2;
+
+/// The precision of momentum1 (rowwise Adagrad's state) in a kState kernel.
+template <int kState> __device__ __forceinline__ int m1PrecOf(const Shared &s) {
+  return kState >= kStateM1 ? kState - kStateM1 : s.m1Prec;
+}
+
 template <typename TT, int E, bool kVec, int kOpt = -1, int kState = 0>
 __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
                                                   const RowRef &ref) {
@@ -524,7 +534,8 @@ __device__ __forceinline__ RowData<TT, E> loadRow(const Params &p,
     // one DRAM round trip more a row. Adam's rows, prefetched as the f32
     // kernels' (the first bytes of this lane's columns).
     if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ROWWISE_ADAGRAD) {
-      d.state = __uint_as_float(loadStateBits(p.s.m1Prec, tm.m1, ref.row));
+      d.state =
+          __uint_as_float(loadStateBits(m1PrecOf<kState>(p.s), tm.m1, ref.row));
     } else if (optimizerOf<kOpt>(p.s) == EMBRT_OPTIMIZER_ADAM && ref.n > 0) {
       prefetchL1(reinterpret_cast<const char *>(tm.m1) +
                  at * stateElemBytes(p.s.m1Prec));
@@ -554,6 +565,7 @@ struct PendingState {
 /// The stores of the states that a group's lanes below `count` keep, all at
 /// once: each lane's encoded with its row's stream and its table's scale,
 /// the bits applyRow stores. Called by the whole group.
+template <int kState>
 __device__ __forceinline__ void
 storePendingStates(const Params &p, const Hyper &h, const Group &g,
                    const PendingState &q, int count) {
@@ -561,7 +573,7 @@ storePendingStates(const Params &p, const Hyper &h, const Group &g,
     return;
   const Shared &s = p.s;
   const TableMeta &tm = tableAt(p, q.slot);
-  const int prec = s.m1Prec;
+  const int prec = m1PrecOf<kState>(s);
   const float scale =
       isFp8State(prec) ? __ldg(stateMetaAt(p, q.slot).m1Scale) : 1.0f;
   storeStateElem(
@@ -612,9 +624,10 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
     if constexpr (kState) {
       if constexpr (kDeferState)
         stateScale = stateScaleIn;
-      else if (isFp8State(s.m1Prec))
+      else if (isFp8State(m1PrecOf<kState>(s)))
         stateScale = __ldg(stateMetaAt(p, ref.slot).m1Scale);
-      stateIn = decodeState(s.m1Prec, __float_as_uint(d.state), stateScale);
+      stateIn = decodeState(m1PrecOf<kState>(s), __float_as_uint(d.state),
+                            stateScale);
     }
     const float state = stateIn + sum / (float)tm.dim;
     const float scale = h.lr / (sqrtf(state) + h.eps);
@@ -625,7 +638,7 @@ applyRow(const Params &p, const Hyper &h, const Group &g, float *red,
       *stateOut = state;
     else if (g.lane == 0) {
       if constexpr (kState) {
-        const int prec = s.m1Prec;
+        const int prec = m1PrecOf<kState>(s);
         storeStateElem(
             prec, tm.m1, ref.row,
             embStateEncode(

@@ -1,6 +1,7 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe_backward
 // RUN: %kernel_test_dir/tbe_backward_pipe
+// RUN: %kernel_test_dir/tbe_backward_firstvals
 //===- test/Kernels/tbe_backward.c - GPU test of the TBE backward ---------===//
 //
 // embrtTbeBackward (and embrtEmbeddingBagBackward) on a CUDA context against
