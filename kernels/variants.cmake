@@ -49,6 +49,10 @@ set(EMB_KERNEL_VARIANTS
   # state below f32 (EMB_TBE_BWD_STATE_FIXED); also the GPU test
   # tbe_backward_state_statefixed.
   statefixed  tbe_backward.cu  EMB_TBE_BWD_STATE_FIXED=1
+  # Rows' keys scrambled within windows of 2^16 rows of a table, the runs
+  # still taken in key order (EMB_TBE_BWD_ROW_SCRAMBLE_LOG); also the GPU
+  # test tbe_backward_rowscramble.
+  rowscramble  tbe_backward.cu  EMB_TBE_BWD_ROW_SCRAMBLE_LOG=16
   # Packed rows of quantized tables split among a group's lanes by their
   # elements instead of as stored (EMB_TBE_PACKED_LANES in
   # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.

@@ -80,6 +80,9 @@ embrtCudaLaunchTbeBackward_firstvals(embrtLaunchEnv *,
 extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_statefixed(embrtLaunchEnv *,
                                       const embrtTbeBackwardArgs *);
+extern "C" embrtStatus
+embrtCudaLaunchTbeBackward_rowscramble(embrtLaunchEnv *,
+                                       const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -95,6 +98,7 @@ static const struct {
     {"plain", embrtCudaLaunchTbeBackward_plain, true},
     {"firstvals", embrtCudaLaunchTbeBackward_firstvals, true},
     {"statefixed", embrtCudaLaunchTbeBackward_statefixed, true},
+    {"rowscramble", embrtCudaLaunchTbeBackward_rowscramble, true},
 };
 #endif
 

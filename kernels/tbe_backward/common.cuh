@@ -112,7 +112,22 @@ constexpr int kUnitRuns = 8;
 #ifndef EMB_TBE_BWD_STATE_FIXED
 #define EMB_TBE_BWD_STATE_FIXED 0
 #endif
+/// k > 0: linearize keys the rows of each whole window of 2^k rows of a
+/// table in a scattered order (window base + x names row base + (x *
+/// kRowScrambleStride mod 2^k); rowOfKey), so that the runs, still taken in
+/// key order (their bounds, keys and positions read in sequence), update a
+/// window's rows and states out of address order; a table's last partial
+/// window keeps its order. The same runs, each the same positions in the
+/// same order: the same bits. 0 (the default until it is timed): keys in
+/// row order. Variant `rowscramble` (bench/tbe_train/NOTES.md, "Rows out of
+/// address order, runs in key order").
+#ifndef EMB_TBE_BWD_ROW_SCRAMBLE_LOG
+#define EMB_TBE_BWD_ROW_SCRAMBLE_LOG 0
+#endif
 constexpr bool kOcc = EMB_TBE_BWD_OCC;
+constexpr int kRowScrambleLog = EMB_TBE_BWD_ROW_SCRAMBLE_LOG;
+static_assert(kRowScrambleLog >= 0 && kRowScrambleLog < 32,
+              "EMB_TBE_BWD_ROW_SCRAMBLE_LOG is 0 to 31");
 constexpr bool kFirstVals = EMB_TBE_BWD_FIRST_VALS;
 constexpr bool kStateFixed = EMB_TBE_BWD_STATE_FIXED;
 constexpr int kLinearizeAhead = EMB_TBE_BWD_LINEARIZE_AHEAD;
@@ -158,6 +173,43 @@ struct TableMeta {
   int bucket;
 };
 static_assert(sizeof(TableMeta) == 48, "TableMeta is 48 bytes");
+
+/// The step between the rows that consecutive keys of a window name
+/// (kRowScrambleLog; odd, so x -> x * stride mod 2^k is a bijection), and
+/// its inverse modulo 2^32 (Newton's iteration, each step doubling the
+/// correct low bits).
+constexpr unsigned kRowScrambleStride = 0x9e3779b1u;
+constexpr unsigned inverseMod32(unsigned a) {
+  unsigned x = a; // correct to 3 bits for odd a
+  for (int i = 0; i < 4; ++i)
+    x *= 2u - a * x;
+  return x;
+}
+constexpr unsigned kRowScrambleInverse = inverseMod32(kRowScrambleStride);
+static_assert(kRowScrambleStride * kRowScrambleInverse == 1u,
+              "the stride's inverse");
+
+/// x with its low kRowScrambleLog bits times `multiplier` (modulo 2^k),
+/// where x lies in a whole window of a table of `rows` rows; else x.
+__device__ __forceinline__ unsigned inWindowTimes(unsigned x, unsigned rows,
+                                                  unsigned multiplier) {
+  if constexpr (kRowScrambleLog == 0) {
+    return x;
+  } else {
+    constexpr unsigned mask = (1u << kRowScrambleLog) - 1u;
+    return x < (rows & ~mask) ? (x & ~mask) | ((x * multiplier) & mask) : x;
+  }
+}
+
+/// The key of row `row` of a table of `rows` rows, less its keyBase.
+__device__ __forceinline__ unsigned keyOfRow(unsigned row, unsigned rows) {
+  return inWindowTimes(row, rows, kRowScrambleInverse);
+}
+
+/// The row of key `key` (less its table's keyBase): keyOfRow's inverse.
+__device__ __forceinline__ unsigned rowOfKey(unsigned key, unsigned rows) {
+  return inWindowTimes(key, rows, kRowScrambleStride);
+}
 
 /// One feature: its table's slot and its first gradient column.
 struct FeatureMeta {

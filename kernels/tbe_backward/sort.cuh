@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(kThreads)
           }
         }
         if (inRange) {
-          keys[q] =
-              contributes ? (K)(jKey + (unsigned long long)id) : (K)s.sentinel;
+          keys[q] = contributes ? (K)(jKey + keyOfRow((unsigned)id, jRows))
+                                : (K)s.sentinel;
           s.vals[q] = s.mode <= MODE_BAG_MEAN ? jVal : (unsigned)q;
           if (s.mode == MODE_POS_WEIGHTED)
             s.bagOf[q] = (unsigned)(g0 + j);
@@ -237,7 +237,8 @@ __global__ void __launch_bounds__(kThreads)
         const unsigned long long at = allocBase + prefix;
         const unsigned k = (unsigned)(at >> 32), c0 = (unsigned)at;
         const int slot = slotOfKey(p, bb, key);
-        const unsigned row = (unsigned)(key - tableAt(p, slot).keyBase);
+        const TableMeta &tm = tableAt(p, slot);
+        const unsigned row = rowOfKey((unsigned)(key - tm.keyBase), tm.rows);
         s.desc[(size_t)bb * s.cap + k] = make_uint4(start, nch, slot, row);
         s.countdown[(size_t)bb * s.cap + k] = nch;
         const int e = atomicAdd(&numLong, 1);

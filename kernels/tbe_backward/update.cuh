@@ -226,7 +226,7 @@ __device__ __forceinline__ RowRef rowRefAt(const Params &p, int slot,
   RowRef ref;
   ref.slot = slot;
   const TableMeta &tm = tableAt(p, ref.slot);
-  ref.row = (unsigned)(key - tm.keyBase);
+  ref.row = rowOfKey((unsigned)(key - tm.keyBase), tm.rows);
   ref.col0 = (unsigned)g.lane * E;
   const int left = (int)tm.dim - (int)ref.col0;
   ref.n = left <= 0 ? 0 : left < E ? left : E;

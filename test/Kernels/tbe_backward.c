@@ -2,6 +2,7 @@
 // RUN: %kernel_test_dir/tbe_backward
 // RUN: %kernel_test_dir/tbe_backward_pipe
 // RUN: %kernel_test_dir/tbe_backward_firstvals
+// RUN: %kernel_test_dir/tbe_backward_rowscramble
 //===- test/Kernels/tbe_backward.c - GPU test of the TBE backward ---------===//
 //
 // embrtTbeBackward (and embrtEmbeddingBagBackward) on a CUDA context against
@@ -847,6 +848,20 @@ int main(int argc, char **argv) {
     c.minBag = 1;
     c.maxBag = 10;
     c.idMode = k ? 2 : 1;
+    runCase(gpu, cpu, &c, seed++, routings, 4);
+  }
+  for (int d = 0; d < 2; ++d) {
+    // Tables of whole and partial windows of 2^16 rows (the scrambled keys
+    // of tbe_backward_rowscramble), ids over all their rows.
+    Case c = base(NAME("tables past 2^16 rows, %s", typeNames[d]));
+    c.tableDtype = c.gradDtype = tableTypes[d];
+    static const int64_t dims[] = {128, 16};
+    setTables(&c, 2, dims, quick ? 70000 : 150000);
+    c.numFeatures = 3;
+    c.batch = quick ? 500 : 2000;
+    c.minBag = 1;
+    c.maxBag = 12;
+    c.steps = 2;
     runCase(gpu, cpu, &c, seed++, routings, 4);
   }
   {
