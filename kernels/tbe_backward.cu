@@ -45,10 +45,7 @@
 //      max(1, n / chunk) chunk items per run, allocated with one 64-bit
 //      atomic per block and bucket (descriptor and chunk counts packed, so
 //      both come from one allocation) and a block prefix sum; the block
-//      writes the chunk items together. With EMB_TBE_BWD_FIRST_VALS it
-//      also writes each run's first position's value (firstVals, over the
-//      dead run lengths), which the short-run kernel loads with the run's
-//      bounds and key.
+//      writes the chunk items together.
 //   5. accumulateKernel, one launch per D bucket (gather width below),
 //      persistent, counts read from device memory. A group of G lanes first
 //      takes long chunks: it gathers the chunk's gradient rows, stores the

@@ -41,18 +41,10 @@ set(EMB_KERNEL_VARIANTS
   # table searched for, every run gathered in batches; also the GPU test
   # tbe_backward_plain.
   plain    tbe_backward.cu  EMB_TBE_BWD_SHORT_LEAN=0
-  # Each run's first position's value written by classify and loaded by the
-  # short-run kernel with the run's bounds and key (EMB_TBE_BWD_FIRST_VALS);
-  # also the GPU test tbe_backward_firstvals.
-  firstvals  tbe_backward.cu  EMB_TBE_BWD_FIRST_VALS=1
-  # Rowwise Adagrad's short-run kernel instantiated for each precision of its
-  # state below f32 (EMB_TBE_BWD_STATE_FIXED); also the GPU test
-  # tbe_backward_state_statefixed.
-  statefixed  tbe_backward.cu  EMB_TBE_BWD_STATE_FIXED=1
-  # Rows' keys scrambled within windows of 2^16 rows of a table, the runs
-  # still taken in key order (EMB_TBE_BWD_ROW_SCRAMBLE_LOG); also the GPU
-  # test tbe_backward_rowscramble.
-  rowscramble  tbe_backward.cu  EMB_TBE_BWD_ROW_SCRAMBLE_LOG=16
+  # Rowwise Adagrad's short-run kernel reading its state's precision at run
+  # time (EMB_TBE_BWD_STATE_FIXED=0), the default before it was fixed at
+  # compile time; also the GPU test tbe_backward_state_stateruntime.
+  stateruntime  tbe_backward.cu  EMB_TBE_BWD_STATE_FIXED=0
   # Packed rows of quantized tables split among a group's lanes by their
   # elements instead of as stored (EMB_TBE_PACKED_LANES in
   # kernels/tbe_forward.cuh); also the GPU test tbe_packed_data.

@@ -75,14 +75,8 @@ extern "C" embrtStatus
 embrtCudaLaunchTbeBackward_plain(embrtLaunchEnv *,
                                  const embrtTbeBackwardArgs *);
 extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_firstvals(embrtLaunchEnv *,
-                                     const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_statefixed(embrtLaunchEnv *,
-                                      const embrtTbeBackwardArgs *);
-extern "C" embrtStatus
-embrtCudaLaunchTbeBackward_rowscramble(embrtLaunchEnv *,
-                                       const embrtTbeBackwardArgs *);
+embrtCudaLaunchTbeBackward_stateruntime(embrtLaunchEnv *,
+                                        const embrtTbeBackwardArgs *);
 static const struct {
   const char *name;
   BackwardLauncher launch;
@@ -96,9 +90,7 @@ static const struct {
     {"occ", embrtCudaLaunchTbeBackward_occ, false},
     {"pipe", embrtCudaLaunchTbeBackward_pipe, true},
     {"plain", embrtCudaLaunchTbeBackward_plain, true},
-    {"firstvals", embrtCudaLaunchTbeBackward_firstvals, true},
-    {"statefixed", embrtCudaLaunchTbeBackward_statefixed, true},
-    {"rowscramble", embrtCudaLaunchTbeBackward_rowscramble, true},
+    {"stateruntime", embrtCudaLaunchTbeBackward_stateruntime, true},
 };
 #endif
 

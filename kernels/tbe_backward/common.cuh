@@ -92,43 +92,19 @@ constexpr int kUnitRuns = 8;
 #ifndef EMB_TBE_BWD_LINEARIZE_AHEAD
 #define EMB_TBE_BWD_LINEARIZE_AHEAD 4
 #endif
-/// 1: classify writes each run's first position's value (Shared::firstVals,
-/// over the run lengths that the scan leaves dead) and the short-run kernel
-/// loads it with the run's bounds and key, so that a run's first gradient
-/// row is not a load behind a load (two round trips a run of one position,
-/// not three); the same rows in the same order: the same bits. 0 (the
-/// default until it is timed): the first value read from sortedVals after
-/// the bounds. Variant `firstvals` (bench/tbe_train/NOTES.md, "A run's
-/// first value with its bounds").
-#ifndef EMB_TBE_BWD_FIRST_VALS
-#define EMB_TBE_BWD_FIRST_VALS 0
-#endif
-/// 1: rowwise Adagrad's short-run kernel instantiated for each precision of
-/// its state below f32 (kState kStateM1 + precision, update.cuh), so that
-/// the state's load, decode and encode carry no run-time branch on it; 0
-/// (the default until it is timed): one kernel reading the precision from
-/// the parameters. Variant `statefixed` (bench/tbe_train/NOTES.md, "The
-/// state's precision at compile time").
+/// 1 (the default): rowwise Adagrad's short-run kernel instantiated for
+/// each precision of its state below f32 (kState kStateM1 + precision,
+/// update.cuh), so that the state's load, decode and encode carry no
+/// run-time branch on it. The fp8 e4m3 state's step on tbe_train's uniform
+/// case, over the f32 state's in the same process (H100, 15 processes a
+/// library alternating): median 1.0077x against 1.0149x, lower in 13 of
+/// 15 pairs. 0: one kernel reading the precision from the parameters
+/// (variant `stateruntime`; bench/tbe_train/NOTES.md, "The state's
+/// precision at compile time").
 #ifndef EMB_TBE_BWD_STATE_FIXED
-#define EMB_TBE_BWD_STATE_FIXED 0
-#endif
-/// k > 0: linearize keys the rows of each whole window of 2^k rows of a
-/// table in a scattered order (window base + x names row base + (x *
-/// kRowScrambleStride mod 2^k); rowOfKey), so that the runs, still taken in
-/// key order (their bounds, keys and positions read in sequence), update a
-/// window's rows and states out of address order; a table's last partial
-/// window keeps its order. The same runs, each the same positions in the
-/// same order: the same bits. 0 (the default until it is timed): keys in
-/// row order. Variant `rowscramble` (bench/tbe_train/NOTES.md, "Rows out of
-/// address order, runs in key order").
-#ifndef EMB_TBE_BWD_ROW_SCRAMBLE_LOG
-#define EMB_TBE_BWD_ROW_SCRAMBLE_LOG 0
+#define EMB_TBE_BWD_STATE_FIXED 1
 #endif
 constexpr bool kOcc = EMB_TBE_BWD_OCC;
-constexpr int kRowScrambleLog = EMB_TBE_BWD_ROW_SCRAMBLE_LOG;
-static_assert(kRowScrambleLog >= 0 && kRowScrambleLog < 32,
-              "EMB_TBE_BWD_ROW_SCRAMBLE_LOG is 0 to 31");
-constexpr bool kFirstVals = EMB_TBE_BWD_FIRST_VALS;
 constexpr bool kStateFixed = EMB_TBE_BWD_STATE_FIXED;
 constexpr int kLinearizeAhead = EMB_TBE_BWD_LINEARIZE_AHEAD;
 constexpr bool kShortLean = EMB_TBE_BWD_SHORT_LEAN;
@@ -173,43 +149,6 @@ struct TableMeta {
   int bucket;
 };
 static_assert(sizeof(TableMeta) == 48, "TableMeta is 48 bytes");
-
-/// The step between the rows that consecutive keys of a window name
-/// (kRowScrambleLog; odd, so x -> x * stride mod 2^k is a bijection), and
-/// its inverse modulo 2^32 (Newton's iteration, each step doubling the
-/// correct low bits).
-constexpr unsigned kRowScrambleStride = 0x9e3779b1u;
-constexpr unsigned inverseMod32(unsigned a) {
-  unsigned x = a; // correct to 3 bits for odd a
-  for (int i = 0; i < 4; ++i)
-    x *= 2u - a * x;
-  return x;
-}
-constexpr unsigned kRowScrambleInverse = inverseMod32(kRowScrambleStride);
-static_assert(kRowScrambleStride * kRowScrambleInverse == 1u,
-              "the stride's inverse");
-
-/// x with its low kRowScrambleLog bits times `multiplier` (modulo 2^k),
-/// where x lies in a whole window of a table of `rows` rows; else x.
-__device__ __forceinline__ unsigned inWindowTimes(unsigned x, unsigned rows,
-                                                  unsigned multiplier) {
-  if constexpr (kRowScrambleLog == 0) {
-    return x;
-  } else {
-    constexpr unsigned mask = (1u << kRowScrambleLog) - 1u;
-    return x < (rows & ~mask) ? (x & ~mask) | ((x * multiplier) & mask) : x;
-  }
-}
-
-/// The key of row `row` of a table of `rows` rows, less its keyBase.
-__device__ __forceinline__ unsigned keyOfRow(unsigned row, unsigned rows) {
-  return inWindowTimes(row, rows, kRowScrambleInverse);
-}
-
-/// The row of key `key` (less its table's keyBase): keyOfRow's inverse.
-__device__ __forceinline__ unsigned rowOfKey(unsigned key, unsigned rows) {
-  return inWindowTimes(key, rows, kRowScrambleStride);
-}
 
 /// One feature: its table's slot and its first gradient column.
 struct FeatureMeta {
@@ -262,11 +201,8 @@ struct Shared {
   const void *unique;         ///< a key per run
   const unsigned *starts;     ///< a first position per run
   const unsigned *sortedVals; ///< values in key order
-  /// The value of each run's first position (sortedVals[starts[r]]),
-  /// written by classify with kFirstVals.
-  unsigned *firstVals;
-  unsigned *bagOf;     ///< MODE_POS_WEIGHTED: the bag of a position
-  float *invCount;     ///< MODE_BAG_MEAN: 1 / count of a bag
+  unsigned *bagOf;            ///< MODE_POS_WEIGHTED: the bag of a position
+  float *invCount;            ///< MODE_BAG_MEAN: 1 / count of a bag
   uint4 *desc;         ///< long runs: {start, chunks, slot, row} per bucket
   uint4 *chunks;       ///< chunk items: {start, end, long run, chunk}
   unsigned *countdown; ///< chunks of each long run still to land
@@ -290,7 +226,7 @@ struct Shared {
   /// instantiated for states below f32 (kState); in the struct's padding.
   unsigned char m1Prec, m2Prec;
 };
-static_assert(sizeof(Shared) == 288, "Shared keeps its size");
+static_assert(sizeof(Shared) == 280, "Shared keeps its size");
 
 struct Params {
   Shared s;

@@ -544,9 +544,6 @@ embrtStatus launchSteps(embrtLaunchEnv *env, const embrtTbeBackwardArgs *a,
   P.s.unique = unique;
   P.s.starts = starts;
   P.s.sortedVals = vals.Current();
-  // The counts are dead once the scan has their starts: with kFirstVals
-  // classify writes each run's first value over them.
-  P.s.firstVals = counts;
 
   // 4. Classify.
   {

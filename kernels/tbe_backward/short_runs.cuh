@@ -45,11 +45,9 @@ namespace {
 ///   each of the extra ones paying a launch and a Control load to exit;
 ///   persistent CTAs also read the hyper-parameters once.
 /// One thread: columns [lane * E, lane * E + E) of its group's row: the
-///   run's start, end, key (and first value, kFirstVals), then its table row
-///   and state (asked for first, so that their DRAM latency runs under the
-///   gather), its gradient rows (kOccLoadRegs registers of them in flight;
-///   with kFirstVals the first one's address already known), the update,
-///   the stores.
+///   run's start, end and key, then its table row and state (asked for
+///   first, so that their DRAM latency runs under the gather), its gradient
+///   rows (kOccLoadRegs registers of them in flight), the update, the stores.
 /// Shared memory: the hyper-parameters, the groups' reductions (G > 32).
 template <typename TT, typename GT, int E, bool kVec, int kOpt, int kState>
 __global__ void __launch_bounds__(kThreads, kOccBlocks)
@@ -88,12 +86,10 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
   for (unsigned r = (unsigned)ctrl->runBegin[bucket] +
                     blockIdx.x * groupsPerCta + (unsigned)g.index;
        r < runEnd; r += numGroups) {
-    // The key (and the first value, kFirstVals) with the bounds, not after
-    // the length test: one round trip.
+    // The key with the bounds, not after the length test: one round trip.
     const unsigned start = __ldg(s.starts + r);
     const unsigned end = r + 1 < numRuns ? __ldg(s.starts + r + 1) : N;
     const unsigned long long key = loadKey(s.unique, s.key64, r);
-    const unsigned first = kFirstVals ? __ldg(s.firstVals + r) : 0u;
     if (end == start || end - start >= s.threshold)
       continue;
     RowRef ref;
@@ -110,8 +106,8 @@ __global__ void __launch_bounds__(kThreads, kOccBlocks)
       acc[i] = 0.0f;
     // One-position runs alone where a group is a warp or more: sub-warp
     // groups would split a warp over the two paths.
-    gather<GT, E, kVec, kOccLoadRegs, kFirstVals>(
-        p, start, end, ref.col0, ref.n, acc, kLean && g.lanes >= 32, first);
+    gather<GT, E, kVec, kOccLoadRegs>(p, start, end, ref.col0, ref.n, acc,
+                                      kLean && g.lanes >= 32);
     if constexpr (kDefer) {
       float stateScale = 1.0f;
       if (isFp8State(m1PrecOf<kState>(s)))

@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(kThreads)
           }
         }
         if (inRange) {
-          keys[q] = contributes ? (K)(jKey + keyOfRow((unsigned)id, jRows))
-                                : (K)s.sentinel;
+          keys[q] =
+              contributes ? (K)(jKey + (unsigned long long)id) : (K)s.sentinel;
           s.vals[q] = s.mode <= MODE_BAG_MEAN ? jVal : (unsigned)q;
           if (s.mode == MODE_POS_WEIGHTED)
             s.bagOf[q] = (unsigned)(g0 + j);
@@ -177,8 +177,7 @@ __device__ __forceinline__ int bucketOfKey(const Params &p,
 /// Work unit: kThreads consecutive runs, one per thread, per block iteration
 ///   (grid-stride to the run count in Control).
 /// One thread: its run's bucket (Control's bucket ranges where the bucket
-///   changes), its first position's value (firstVals, kFirstVals), length,
-///   and, when long, its descriptor and countdown.
+///   changes), length, and, when long, its descriptor and countdown.
 /// Block: the long runs of an iteration get their descriptors and chunks
 ///   with one atomic per bucket (a block prefix sum places each run), then
 ///   all threads write the chunk items.
@@ -217,8 +216,6 @@ __global__ void __launch_bounds__(kThreads)
     const unsigned start = valid ? __ldg(s.starts + r) : 0;
     const unsigned end =
         valid ? (r + 1 < numRuns ? __ldg(s.starts + r + 1) : (unsigned)N) : 0;
-    if (kFirstVals && valid)
-      s.firstVals[r] = __ldg(s.sortedVals + start);
     const bool isLong = valid && b < nb && end - start >= s.threshold;
     if (!__syncthreads_or(isLong))
       continue;
@@ -237,8 +234,7 @@ __global__ void __launch_bounds__(kThreads)
         const unsigned long long at = allocBase + prefix;
         const unsigned k = (unsigned)(at >> 32), c0 = (unsigned)at;
         const int slot = slotOfKey(p, bb, key);
-        const TableMeta &tm = tableAt(p, slot);
-        const unsigned row = rowOfKey((unsigned)(key - tm.keyBase), tm.rows);
+        const unsigned row = (unsigned)(key - tableAt(p, slot).keyBase);
         s.desc[(size_t)bb * s.cap + k] = make_uint4(start, nch, slot, row);
         s.countdown[(size_t)bb * s.cap + k] = nch;
         const int e = atomicAdd(&numLong, 1);

@@ -88,14 +88,11 @@ gradRowOfValue(const Params &p, unsigned v, float &scale) {
 /// whatever kBatch is: each row is added in position order. onePos: a run
 /// of one position loads its row alone, without the batch's predicated
 /// slots (the same sum; callers pass it where their group is a whole warp
-/// or more, so that a warp's lanes take one path). kFirst: position
-/// start's value is `first` (the run's firstVals, loaded by the caller),
-/// not a load of sortedVals.
-template <typename GT, int E, bool kVec, int kLoadRegs = 32,
-          bool kFirst = false>
-__device__ __forceinline__ void
-gather(const Params &p, unsigned start, unsigned end, unsigned col0, int n,
-       float *acc, bool onePos = false, unsigned first = 0) {
+/// or more, so that a warp's lanes take one path).
+template <typename GT, int E, bool kVec, int kLoadRegs = 32>
+__device__ __forceinline__ void gather(const Params &p, unsigned start,
+                                       unsigned end, unsigned col0, int n,
+                                       float *acc, bool onePos = false) {
   using C = Cols<GT, E, kVec>;
   constexpr int kRowRegs = C::kBytes >= 4 ? C::kBytes / 4 : 1;
   constexpr int kBatch = kLoadRegs / kRowRegs < 2   ? 2
@@ -111,7 +108,7 @@ gather(const Params &p, unsigned start, unsigned end, unsigned col0, int n,
       r.w[i] = 0;
     float scale = 1.0f;
     if (n > 0) {
-      const unsigned v = kFirst ? first : __ldg(p.s.sortedVals + start);
+      const unsigned v = __ldg(p.s.sortedVals + start);
       const unsigned long long row =
           p.s.mode == MODE_ROW ? v : gradRowOfValue(p, v, scale);
       r = C::load(grad + row, n);
@@ -133,9 +130,7 @@ gather(const Params &p, unsigned start, unsigned end, unsigned col0, int n,
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         if (q0 + u < end && n > 0) {
-          const unsigned v = kFirst && u == 0 && q0 == start
-                                 ? first
-                                 : __ldg(p.s.sortedVals + q0 + u);
+          const unsigned v = __ldg(p.s.sortedVals + q0 + u);
           r[u] = C::load(grad + v, n);
         } else {
 #pragma unroll
@@ -160,9 +155,7 @@ gather(const Params &p, unsigned start, unsigned end, unsigned col0, int n,
     for (int u = 0; u < kHalf; ++u) {
       scale[u] = 0.0f;
       if (q0 + u < end && n > 0) {
-        const unsigned v = kFirst && u == 0 && q0 == start
-                               ? first
-                               : __ldg(p.s.sortedVals + q0 + u);
+        const unsigned v = __ldg(p.s.sortedVals + q0 + u);
         const unsigned long long row = gradRowOfValue(p, v, scale[u]);
         r[u] = C::load(grad + row, n);
       } else {
@@ -226,7 +219,7 @@ __device__ __forceinline__ RowRef rowRefAt(const Params &p, int slot,
   RowRef ref;
   ref.slot = slot;
   const TableMeta &tm = tableAt(p, ref.slot);
-  ref.row = rowOfKey((unsigned)(key - tm.keyBase), tm.rows);
+  ref.row = (unsigned)(key - tm.keyBase);
   ref.col0 = (unsigned)g.lane * E;
   const int left = (int)tm.dim - (int)ref.col0;
   ref.n = left <= 0 ? 0 : left < E ? left : E;

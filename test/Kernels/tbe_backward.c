@@ -1,8 +1,6 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe_backward
 // RUN: %kernel_test_dir/tbe_backward_pipe
-// RUN: %kernel_test_dir/tbe_backward_firstvals
-// RUN: %kernel_test_dir/tbe_backward_rowscramble
 //===- test/Kernels/tbe_backward.c - GPU test of the TBE backward ---------===//
 //
 // embrtTbeBackward (and embrtEmbeddingBagBackward) on a CUDA context against
@@ -851,8 +849,8 @@ int main(int argc, char **argv) {
     runCase(gpu, cpu, &c, seed++, routings, 4);
   }
   for (int d = 0; d < 2; ++d) {
-    // Tables of whole and partial windows of 2^16 rows (the scrambled keys
-    // of tbe_backward_rowscramble), ids over all their rows.
+    // Tables past 2^16 rows (keys and rows past 16 bits), ids over all
+    // their rows.
     Case c = base(NAME("tables past 2^16 rows, %s", typeNames[d]));
     c.tableDtype = c.gradDtype = tableTypes[d];
     static const int64_t dims[] = {128, 16};

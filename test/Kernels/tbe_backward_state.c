@@ -1,6 +1,6 @@
 // REQUIRES: cuda-gpu
 // RUN: %kernel_test_dir/tbe_backward_state
-// RUN: %kernel_test_dir/tbe_backward_state_statefixed
+// RUN: %kernel_test_dir/tbe_backward_state_stateruntime
 //===- test/Kernels/tbe_backward_state.c - GPU test of states below f32 ---===//
 //
 // embrtTbeBackward with its optimizer states stored below f32
@@ -36,10 +36,10 @@
 // largest |w| plus 2e-3 of its largest change (as tbe_backward.c), 16-bit
 // tables one 16-bit ulp.
 //
-// tbe_backward_state_statefixed is this test linked against
-// kernels/tbe_backward.cu's variant "statefixed" (EMB_TBE_BWD_STATE_FIXED=1:
-// rowwise Adagrad's short-run kernel instantiated for each precision of its
-// state).
+// tbe_backward_state_stateruntime is this test linked against
+// kernels/tbe_backward.cu's variant "stateruntime" (EMB_TBE_BWD_STATE_FIXED=0:
+// rowwise Adagrad's short-run kernel reading its state's precision at run
+// time).
 //
 //===----------------------------------------------------------------------===//
 
