@@ -13,7 +13,8 @@ namespace {
 
 //===----------------------------------------------------------------------===//
 // Instantiations: three table types, two parameter-block sizes, stages of 6
-// and 8 rows, three ways of reading ids
+// and 8 rows, three ways of reading ids; and split bags (6-row stages,
+// small block, 32-bit positions)
 //===----------------------------------------------------------------------===//
 
 template <typename T, int kCap, int kRows> Kernel<kCap> kernelForIds(int ids) {
@@ -22,21 +23,30 @@ template <typename T, int kCap, int kRows> Kernel<kCap> kernelForIds(int ids) {
                     : tbeForwardKernel<T, kCap, kRows, 0>;
 }
 
-template <typename T, int kCap> Kernel<kCap> kernelForRows(int rows, int ids) {
+template <typename T, int kCap>
+Kernel<kCap> kernelForRows(int rows, int ids, bool split) {
+  // Split bags: the small parameter block, 6-row stages, 32-bit positions
+  // (launchSplitsLog2 asks for no others).
+  if constexpr (kCap == kSmallCap)
+    if (split)
+      return ids == 8 ? tbeForwardKernel<T, kCap, 6, 8, true>
+                      : tbeForwardKernel<T, kCap, 6, 4, true>;
   return rows == 8 ? kernelForIds<T, kCap, 8>(ids)
                    : kernelForIds<T, kCap, 6>(ids);
 }
 
 /// The kernel for the lookup's table type, stage rows (6 or 8, the
-/// configuration table's only values: test/Kernels/tbe_config.c) and ids
-/// (Ids: 4, 8, 0); `which` is EMBRT_PRECISION_DENSE (launch's chooser).
+/// configuration table's only values: test/Kernels/tbe_config.c), ids
+/// (Ids: 4, 8, 0) and split bags or not; `which` is EMBRT_PRECISION_DENSE
+/// (launch's chooser).
 template <int kCap>
-Kernel<kCap> kernelFor(const embrtTbeArgs *a, int which, int rows, int ids) {
+Kernel<kCap> kernelFor(const embrtTbeArgs *a, int which, int rows, int ids,
+                       bool split) {
   if (a->tableDtype == EMBRT_F32)
-    return kernelForRows<float, kCap>(rows, ids);
+    return kernelForRows<float, kCap>(rows, ids, split);
   if (a->tableDtype == EMBRT_F16)
-    return kernelForRows<__half, kCap>(rows, ids);
-  return kernelForRows<__nv_bfloat16, kCap>(rows, ids);
+    return kernelForRows<__half, kCap>(rows, ids, split);
+  return kernelForRows<__nv_bfloat16, kCap>(rows, ids, split);
 }
 
 } // namespace

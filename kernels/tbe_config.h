@@ -51,6 +51,13 @@ typedef struct TbeConfig {
   /// this many row loads in flight, in threadsPerBlock * rowsPerStage * 32
   /// bytes of shared memory a CTA (48 KB or 64 KB at 256 threads).
   int32_t rowsPerStage;
+  /// Groups one bag's ids are split over, a power of two (1: none): with
+  /// one bag a group, S groups of a warp take every S-th stage of the bag
+  /// and add their sums by shuffles at its end, so a long bag walks S
+  /// times fewer stages in sequence. A feature whose group is G lanes gets
+  /// min(S, 32 / G) (none where rows take a whole warp); pooled dense
+  /// lookups only (pooling NONE and packed rows ignore it).
+  int32_t splitsPerBag;
 } TbeConfig;
 
 /// What the choice depends on: the tables' dtype and widest row, the bags
@@ -65,12 +72,14 @@ typedef struct TbeShape {
 /// Ids are stable (the compiler stores them for static shapes): new entries
 /// go at the end.
 static const TbeConfig kTbeConfigs[] = {
-    // name             threadsPerBlock  bagsPerGroup  rowsPerStage
-    {"t256_bags1", 256, 1, 6},    {"t256_bags2", 256, 2, 6},
-    {"t256_bags4", 256, 4, 6},    {"t256_bags8", 256, 8, 6},
-    {"t256_bags16", 256, 16, 6},  {"t128_bags1", 128, 1, 6},
-    {"t256_bags1_r8", 256, 1, 8}, {"t256_bags2_r8", 256, 2, 8},
-    {"t256_bags4_r8", 256, 4, 8}, {"t256_bags8_r8", 256, 8, 8},
+    // name          threadsPerBlock  bagsPerGroup  rowsPerStage  splitsPerBag
+    {"t256_bags1", 256, 1, 6, 1},    {"t256_bags2", 256, 2, 6, 1},
+    {"t256_bags4", 256, 4, 6, 1},    {"t256_bags8", 256, 8, 6, 1},
+    {"t256_bags16", 256, 16, 6, 1},  {"t128_bags1", 128, 1, 6, 1},
+    {"t256_bags1_r8", 256, 1, 8, 1}, {"t256_bags2_r8", 256, 2, 8, 1},
+    {"t256_bags4_r8", 256, 4, 8, 1}, {"t256_bags8_r8", 256, 8, 8, 1},
+    {"t256_split2", 256, 1, 6, 2},   {"t256_split4", 256, 1, 6, 4},
+    {"t256_split8", 256, 1, 6, 8},   {"t256_split32", 256, 1, 6, 32},
 };
 
 enum {
@@ -81,6 +90,20 @@ enum {
   TBE_CONFIG_SMALL_BAGS2 = 1,
   TBE_CONFIG_SMALL = 5,
 };
+
+/// Latency-bound launches of one bag a group whose bags hold at least a
+/// stage of ids on average (kTbeSplitMinBagSize) wait on their longest
+/// bags: they split each bag over the most groups (8, 4, 2) that a warp
+/// holds for the widest rows and that keep the grid within
+/// kTbeSplitMaxThreads (measured on an H100, bench/tbe_sweep/NOTES.md:
+/// heavy-tailed bags of up to 300 ids 2.5-2.9x faster; uniform bags of 30
+/// 1.6x with 4 groups, 1.3x with 8, whose grid was past two waves; bags of
+/// 1-2 ids 5% slower, hence the floor).
+static const int64_t kTbeSplitMinBagSize = 6;
+static const struct {
+  int64_t splits;
+  int64_t config;
+} kTbeBySplits[] = {{8, 12}, {4, 11}, {2, 10}};
 
 /// Large launches: the most bags a group that still leaves kTbeMinThreads
 /// threads. Long streams keep each lane's stages full (measured on an H200:
@@ -108,6 +131,9 @@ static const int64_t kTbeSmallLaunchBytes = 64ll << 20;
 /// twice (measured at B=8192, f16 D=128, L 1-8: t256_bags2, one wave, 7-13%
 /// faster than t128_bags1, two).
 static const int64_t kTbeOneWaveThreads = 132 * 3 * 256;
+
+/// Threads of a split launch at most: two waves.
+static const int64_t kTbeSplitMaxThreads = 2 * 132 * 3 * 256;
 
 /// Threads (groups * lanes per bag) a large launch keeps at least: about
 /// 2.5 times what the 132 SMs of an H200 hold at once (768 each).
@@ -146,16 +172,25 @@ static inline int64_t tbeLanesPerBag(embrtDtype dtype, int64_t maxDim) {
 }
 
 /// The selection over what a launch moves: `rowBytes` a row, `lanes` a bag
-/// (the lanes one bag's group takes), f32 stages or not; a pure function of
+/// (the lanes one bag's group takes), f32 stages or not, split bags or not
+/// (`split`: the kernels of the launch can split them); a pure function of
 /// any int64 values (its products saturate).
 static inline int64_t tbeSelectConfigFor(int64_t rowBytes, int64_t lanes,
-                                         int f32, int64_t avgBagSize,
+                                         int f32, int split, int64_t avgBagSize,
                                          int64_t numBags) {
   int64_t bytes =
       tbeMulSat(tbeMulSat(numBags, avgBagSize < 1 ? 1 : avgBagSize), rowBytes);
   if (bytes < kTbeSmallLaunchBytes) {
-    if (tbeMulSat(numBags, lanes) <= kTbeOneWaveThreads)
+    if (tbeMulSat(numBags, lanes) <= kTbeOneWaveThreads) {
+      const size_t n = sizeof(kTbeBySplits) / sizeof(kTbeBySplits[0]);
+      for (size_t i = 0; split && avgBagSize >= kTbeSplitMinBagSize && i < n;
+           ++i)
+        if (tbeMulSat(kTbeBySplits[i].splits, lanes) <= 32 &&
+            tbeMulSat(tbeMulSat(numBags, lanes), kTbeBySplits[i].splits) <=
+                kTbeSplitMaxThreads)
+          return kTbeBySplits[i].config;
       return TBE_CONFIG_SMALL_BAGS1;
+    }
     if (tbeMulSat(numBags / 2 + numBags % 2, lanes) <= kTbeOneWaveThreads)
       return TBE_CONFIG_SMALL_BAGS2;
     return TBE_CONFIG_SMALL;
@@ -175,7 +210,7 @@ static inline int64_t tbeSelectConfig(const TbeShape *shape) {
   return tbeSelectConfigFor(
       tbeMulSat(shape->maxDim, tbeElementBytes(shape->tableDtype)),
       tbeLanesPerBag(shape->tableDtype, shape->maxDim),
-      shape->tableDtype == EMBRT_F32, shape->avgBagSize, shape->numBags);
+      shape->tableDtype == EMBRT_F32, 1, shape->avgBagSize, shape->numBags);
 }
 
 /// The configuration for a launch of packed (quantized) rows of
@@ -189,7 +224,7 @@ static inline int64_t tbeSelectPackedConfig(int64_t rowBytes, int64_t chunks,
                                             int64_t avgBagSize,
                                             int64_t numBags) {
   int64_t lanes = chunks < 1 ? 1 : chunks > 32 ? 32 : chunks;
-  return tbeSelectConfigFor(rowBytes, 32 / (32 / lanes), 0, avgBagSize,
+  return tbeSelectConfigFor(rowBytes, 32 / (32 / lanes), 0, 0, avgBagSize,
                             numBags);
 }
 

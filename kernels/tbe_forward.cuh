@@ -14,6 +14,11 @@
 //     D * size or the table's address is not a multiple of 16). Wider rows
 //     take several groups of 32 lanes, one column pass each. G is per
 //     feature, so narrow tables waste no lanes and one launch serves every D.
+//   - A long bag is a chain of dependent stages (ids, then rows). Launches
+//     of few bags (latency bound) may split each bag over S groups of a
+//     warp (TbeConfig::splitsPerBag): group k takes stages k, k + S, ...
+//     and the groups add their sums by shuffles at the bag's end, so the
+//     longest bag walks S times fewer stages in sequence.
 //   - Rows travel by cp.async into per-lane shared-memory slots, two stages
 //     of kRows (6, or 8 where the configuration says so) rows: a lane has up
 //     to 2 * kRows row loads in flight while it adds the previous stage, and
@@ -196,6 +201,13 @@ constexpr int kPrefetchGridCtas = 3 * 132;
 constexpr int kPositionsPerRun = 32;
 constexpr int kBagsPerCheck = 32;
 
+/// log2 of the groups one bag of a feature is split over: the launch's
+/// most (Shared::splitsLog2), within one warp of groups of 2^lanesLog2
+/// lanes.
+__host__ __device__ inline int splitsLog2Of(int launchLog2, int lanesLog2) {
+  return launchLog2 < 5 - lanesLog2 ? launchLog2 : 5 - lanesLog2;
+}
+
 /// One feature: its table, its output columns and its share of the grid.
 struct FeatureMeta {
   const char *table;    ///< row-major [rows, dim]
@@ -233,10 +245,26 @@ struct Shared {
   unsigned char outF32;     ///< output is f32 (else the table dtype)
   unsigned char hasPadding;
   unsigned char outBf16; ///< packed rows: the 16-bit output is bf16, not f16
+  /// log2 of the groups a bag is split over at most (TbeConfig::
+  /// splitsPerBag; 0 for pooling NONE and packed rows): feature f's bags
+  /// take splitsLog2Of(splitsLog2, lanesLog2) (one bag a group).
+  unsigned char splitsLog2;
   /// Offsets read as a mask (embrtTbeArgs::maskedOffsets): a word of the
   /// workspace that is nonzero when they are not valid by the usual rules
   /// (kernels/tbe_masked.cu); NULL for the usual lookup.
   const unsigned *maskFlag;
+};
+
+/// A bag split over 2^log2 groups of a warp (Shared::splitsLog2; log2 0:
+/// not split), from this thread's place: computed where it is used, not
+/// held in registers through the stream.
+struct SplitBag {
+  int log2;      ///< the bag's groups, log2
+  int lanesLog2; ///< lanes a group (G), log2
+  int index;     ///< this thread's group among the bag's
+  __device__ SplitBag(const Shared &s, const FeatureMeta &m)
+      : log2(splitsLog2Of(s.splitsLog2, m.flags & 7)), lanesLog2(m.flags & 7),
+        index(((int)(threadIdx.x & 31) >> lanesLog2) & ((1 << log2) - 1)) {}
 };
 
 template <int kCap> struct Params {
@@ -799,7 +827,8 @@ template <> struct Ids<0> {
 //===----------------------------------------------------------------------===//
 
 /// What one group streams: bags b0 .. b0 + nb - 1 of `feature` (global bags
-/// g0 ..), ids [segBeg, segEnd), column chunk `chunk` of each row.
+/// g0 ..), ids [segBeg, segEnd), column chunk `chunk` of each row (of a
+/// split bag, every 2^splitLog2-th stage: SplitBag).
 template <typename Pos> struct Segment {
   long long b0, g0;
   long long run; ///< this group's run (pooling NONE: of s.positionRuns)
@@ -944,7 +973,8 @@ issueRows(const Shared &s, const FeatureMeta &m,
 /// slot). A stage's slots are refilled only after it was consumed: program
 /// order, and the consumer's shared loads complete before their values are
 /// used.
-template <typename T, int kVec, int kRows, int kIds, typename Consume>
+template <typename T, int kVec, int kRows, int kIds, bool kSplit,
+          typename Consume>
 __device__ __forceinline__ void
 streamIds(const Shared &s, const FeatureMeta &m,
           const Segment<typename Ids<kIds>::Pos> &g, Consume consume) {
@@ -968,7 +998,14 @@ streamIds(const Shared &s, const FeatureMeta &m,
   const int weightBytes = !s.weightKind ? 0 : s.weightKind == 1 ? 4 : 2;
 
   unsigned useRing = 0; // stage k's use mask at bits k * kRows
-  Pos issuePos = g.segBeg;
+  // A split bag's group takes every 2^log2-th stage from its own.
+  Pos stride = kRows, first = g.segBeg;
+  if constexpr (kSplit) {
+    const SplitBag split(s, m);
+    stride = (Pos)kRows << split.log2;
+    first += (Pos)(split.index * kRows);
+  }
+  Pos issuePos = first;
   int issueStageIndex = 0;
   auto issueNext = [&]() {
     if (issuePos < g.segEnd) {
@@ -990,21 +1027,21 @@ streamIds(const Shared &s, const FeatureMeta &m,
                 use << (issueStageIndex * kRows);
     }
     commitCopies();
-    issuePos += kRows;
+    issuePos += stride;
     issueStageIndex = issueStageIndex + 1 == kStages ? 0 : issueStageIndex + 1;
   };
 
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i)
     issueNext();
-  Pos pos = g.segBeg;
+  Pos pos = first;
   int stage = 0;
   while (pos < g.segEnd) {
     issueNext();
     waitCopies<kStages - 1>();
     consume(pos, (int)min((Pos)kRows, g.segEnd - pos),
             (useRing >> (stage * kRows)) & kMask, stage0 + stage * kStageBytes);
-    pos += kRows;
+    pos += stride;
     stage = stage + 1 == kStages ? 0 : stage + 1;
   }
   waitCopies<0>(); // only empty groups can be left: keep the ring drained
@@ -1038,7 +1075,7 @@ packedHeader(const Shared &s, const FeatureMeta &m,
 /// crosses bag ends is added piece by piece, each bag written out (and any
 /// empty bags after it) at its end. The end of the next bag is loaded one
 /// bag ahead.
-template <typename T, int kVec, int kRows, int kIds>
+template <typename T, int kVec, int kRows, int kIds, bool kSplit>
 __device__ __forceinline__ void
 poolBags(const Shared &s, const FeatureMeta &m,
          const Segment<typename Ids<kIds>::Pos> &g) {
@@ -1128,7 +1165,7 @@ poolBags(const Shared &s, const FeatureMeta &m,
     }
   };
 
-  streamIds<T, kVec, kRows, kIds>(
+  streamIds<T, kVec, kRows, kIds, kSplit>(
       s, m, g, [&](Pos pos, int n, unsigned useMask, unsigned slot) {
         // Rows [j, k) of the stage belong to bag `bag`.
         int j = 0;
@@ -1172,6 +1209,29 @@ poolBags(const Shared &s, const FeatureMeta &m,
           j = k;
         }
       });
+  if constexpr (kSplit) {
+    const SplitBag split(s, m);
+    // A split bag (nb 1): its groups' sums and counts, added in the same
+    // order on every lane; the first group writes the bag. The lanes of
+    // this chunk in the bag's groups: lane, lane + G, ... from the first
+    // group's (a group's lanes past the row's end left together).
+    const int lanes = 1 << split.lanesLog2;
+    unsigned mask = 1;
+    for (int i = 0; i < split.log2; ++i)
+      mask |= mask << (lanes << i);
+    const int laneInWarp = (int)threadIdx.x & 31;
+    mask <<= (laneInWarp & ~((lanes << split.log2) - 1)) |
+             (laneInWarp & (lanes - 1));
+#pragma unroll 1
+    for (int i = 0; i < split.log2; ++i) {
+#pragma unroll
+      for (int e = 0; e < kN; ++e)
+        acc[e] += __shfl_xor_sync(mask, acc[e], lanes << i);
+      count += __shfl_xor_sync(mask, count, lanes << i);
+    }
+    if (split.index)
+      return;
+  }
   for (; bag < g.nb; ++bag)
     flush();
 }
@@ -1189,7 +1249,7 @@ copyRows(const Shared &s, const FeatureMeta &m,
   const int outSize = s.outF32 ? 4 : F::kOutBytes;
   const long long first = F::kPacked ? 0 : (long long)g.chunk * kN;
   char *out = static_cast<char *>(s.output) + first * outSize;
-  streamIds<T, kVec, kRows, kIds>(
+  streamIds<T, kVec, kRows, kIds, false>(
       s, m, g, [&](Pos pos, int n, unsigned useMask, unsigned slot) {
 #pragma unroll
         for (int j = 0; j < kRows; ++j) {
@@ -1266,7 +1326,7 @@ copyPositions(const Shared &s, const FeatureMeta &m,
 /// Group entry: loads the offsets of the segment's bags together, clamps
 /// them into a non-decreasing range of [0, N] (every lane: no shuffles), has
 /// the leader report the first bad one, then pools or copies.
-template <typename T, int kVec, int kRows, int kIds>
+template <typename T, int kVec, int kRows, int kIds, bool kSplit>
 __device__ __forceinline__ void
 lookupBags(const Shared &s, const FeatureMeta &m,
            Segment<typename Ids<kIds>::Pos> &g) {
@@ -1324,7 +1384,7 @@ lookupBags(const Shared &s, const FeatureMeta &m,
   g.segBeg = (Pos)segBeg;
   g.segEnd = (Pos)segEnd;
   if (s.pooling != EMBRT_POOLING_NONE)
-    poolBags<T, kVec, kRows, kIds>(s, m, g);
+    poolBags<T, kVec, kRows, kIds, kSplit>(s, m, g);
   else
     copyRows<T, kVec, kRows, kIds>(s, m, g);
 }
@@ -1333,18 +1393,23 @@ lookupBags(const Shared &s, const FeatureMeta &m,
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// tbeForwardKernel<T, kCap, kRows, kIds>: the whole TBE forward, T the table
-/// type, kCap the features of the parameter block, kRows the rows of a
-/// stage, kIds how ids are read (Ids: i32 or i64 with 32-bit positions, or
-/// either with 64-bit ones).
+/// tbeForwardKernel<T, kCap, kRows, kIds, kSplit>: the whole TBE forward, T
+/// the table type, kCap the features of the parameter block, kRows the rows
+/// of a stage, kIds how ids are read (Ids: i32 or i64 with 32-bit
+/// positions, or either with 64-bit ones), kSplit whether bags may be split
+/// (Shared::splitsLog2; a kernel apart, so that the others keep their
+/// registers: splitting in every kernel made the f32 and 16-bit ones spill).
 ///
-/// Work unit: (run of bagsPerGroup consecutive bags, column pass) of one
-///   feature, done by one group of G_f lanes; passes P_f > 1 only for rows
-///   wider than 32 lanes * kVec bytes (then G_f = 32). Pooling NONE: (run,
-///   column pass) with runs_f = s.positionRuns, each run a stride of
-///   positions (copyPositions).
-/// Grid: feature-major; feature f has ceil(runs_f * P_f / (blockDim.x /
-///   G_f)) CTAs from meta[f].firstCta, runs_f = ceil(B / bagsPerGroup).
+/// Work unit: (run of bagsPerGroup consecutive bags, column pass, split) of
+///   one feature, done by one group of G_f lanes; passes P_f > 1 only for
+///   rows wider than 32 lanes * kVec bytes (then G_f = 32); splits S_f > 1
+///   only for one bag a run (splitsLog2Of: S_f * G_f <= 32, the S_f groups
+///   of a bag neighbours in a warp, each taking every S_f-th stage of it,
+///   their sums added by shuffles). Pooling NONE: (run, column pass) with
+///   runs_f = s.positionRuns, each run a stride of positions
+///   (copyPositions).
+/// Grid: feature-major; feature f has ceil(runs_f * P_f * S_f / (blockDim.x
+///   / G_f)) CTAs from meta[f].firstCta, runs_f = ceil(B / bagsPerGroup).
 /// Block: threadsPerBlock of the configuration (<= kMaxThreads), split into
 ///   groups of G_f lanes (a power of two <= 32, never across warps); the
 ///   passes of one run are neighbouring groups, so they share its ids in L1.
@@ -1359,7 +1424,7 @@ lookupBags(const Shared &s, const FeatureMeta &m,
 /// Alignment: the host picks kVec so that every row chunk is kVec-aligned
 ///   (table address and D * sizeof(T)), and whole-chunk output stores only
 ///   where the output rows allow them.
-template <typename T, int kCap, int kRows, int kIds>
+template <typename T, int kCap, int kRows, int kIds, bool kSplit = false>
 __global__ void __launch_bounds__(kMaxThreads, Format<T>::kPacked
                                                    ? kMinBlocksPacked
                                                    : kMinBlocks)
@@ -1406,6 +1471,9 @@ __global__ void __launch_bounds__(kMaxThreads, Format<T>::kPacked
     lane = (int)threadIdx.x & ((1 << lanesLog2) - 1);
     unit = (long long)(cta - m.firstCta) * ((int)blockDim.x >> lanesLog2) +
            ((int)threadIdx.x >> lanesLog2);
+    // A split bag's groups are neighbours in one warp (SplitBag).
+    if constexpr (kSplit)
+      unit >>= splitsLog2Of(s.splitsLog2, lanesLog2);
   }
   const long long run = m.passes == 1 ? unit : unit / m.passes;
   const int pass = (int)(unit - run * m.passes);
@@ -1455,22 +1523,22 @@ __global__ void __launch_bounds__(kMaxThreads, Format<T>::kPacked
                      m.firstCta;
 
   if constexpr (F::kPacked) {
-    lookupBags<T, F::kVec, kRows, kIds>(s, m, g);
+    lookupBags<T, F::kVec, kRows, kIds, kSplit>(s, m, g);
     return;
   }
   switch ((m.flags >> 3) & 7) {
   case 4:
-    lookupBags<T, 16, kRows, kIds>(s, m, g);
+    lookupBags<T, 16, kRows, kIds, kSplit>(s, m, g);
     break;
   case 3:
-    lookupBags<T, 8, kRows, kIds>(s, m, g);
+    lookupBags<T, 8, kRows, kIds, kSplit>(s, m, g);
     break;
   case 2:
-    lookupBags<T, 4, kRows, kIds>(s, m, g);
+    lookupBags<T, 4, kRows, kIds, kSplit>(s, m, g);
     break;
   default:
     if constexpr (sizeof(T) == 2)
-      lookupBags<T, 2, kRows, kIds>(s, m, g);
+      lookupBags<T, 2, kRows, kIds, kSplit>(s, m, g);
     break;
   }
 }
@@ -1561,6 +1629,34 @@ long long positionRuns(const embrtTbeArgs *a) {
   return runs > 0 ? runs : 1;
 }
 
+/// How the kernels read ids (their kIds): 4 or 8 (i32 or i64) with 32-bit
+/// positions and row numbers where N and every table fit them, else 0.
+/// (A stream's position runs up to kStages strides past N, a stride kRows
+/// times the splits of a bag: at most kStages * 8 * 32 ids.)
+int idsKind(const embrtTbeArgs *a) {
+  if (!kPos32 || a->numIndices > INT32_MAX - kStages * 8 * 32)
+    return 0;
+  for (int64_t t = 0; t < a->numTables; ++t)
+    if (a->tableRows[t] > INT32_MAX)
+      return 0;
+  return a->indexDtype == EMBRT_I64 ? 8 : 4;
+}
+
+/// log2 of the groups a bag of launch `which` is split over at most
+/// (Shared::splitsLog2): the configuration's splitsPerBag where one group
+/// pools one bag of dense rows in 6-row stages, else 0. The split kernels
+/// are those of the small parameter block and 32-bit positions (launches
+/// of few features and ids, which are the ones latency bounds): others run
+/// unsplit.
+int launchSplitsLog2(const embrtTbeArgs *a, const TbeConfig *cfg, int which) {
+  if (which != EMBRT_PRECISION_DENSE || a->pooling == EMBRT_POOLING_NONE ||
+      cfg->bagsPerGroup != 1 || cfg->splitsPerBag <= 1 ||
+      cfg->rowsPerStage != 6 || a->numFeatures > kSmallCap || !idsKind(a))
+    return 0;
+  int l = log2Of(cfg->splitsPerBag);
+  return l > 5 ? 5 : l;
+}
+
 /// Fills meta[0 .. F-1] for the launch of `which` (launchesBefore);
 /// returns the grid size, or -1 if it is too large.
 long long buildMeta(const embrtTbeArgs *a, const TbeConfig *cfg,
@@ -1614,6 +1710,8 @@ long long buildMeta(const embrtTbeArgs *a, const TbeConfig *cfg,
         pooled ? (a->batchSize + cfg->bagsPerGroup - 1) / cfg->bagsPerGroup
                : positionRuns(a);
     long long groupsPerCta = cfg->threadsPerBlock / 32 * groupsPerWarp;
+    const long long splits =
+        1ll << splitsLog2Of(launchSplitsLog2(a, cfg, which), log2Of(lanes));
     m.table = static_cast<const char *>(a->tables[t]);
     m.rows = a->tableRows[t];
     m.outCol = (int)col;
@@ -1622,7 +1720,7 @@ long long buildMeta(const embrtTbeArgs *a, const TbeConfig *cfg,
     m.dim = (unsigned short)dim;
     m.passes = (unsigned char)passes;
     m.flags = (unsigned char)(log2Of(lanes) | log2Of(vec) << 3 | outVec << 6);
-    ctas += (runs * passes + groupsPerCta - 1) / groupsPerCta;
+    ctas += (runs * passes * splits + groupsPerCta - 1) / groupsPerCta;
     if (ctas > INT32_MAX)
       return -1;
     outCol += dim;
@@ -1677,22 +1775,25 @@ inline void fillShared(const embrtLaunchEnv *env, const embrtTbeArgs *a,
   s.outF32 = a->outputDtype == EMBRT_F32;
   s.outBf16 = a->outputDtype == EMBRT_BF16;
   s.hasPadding = a->hasPaddingIdx != 0;
+  s.splitsLog2 = 0; // launch's, for its row format
   s.maskFlag = maskFlag;
 }
 
-/// Launches the kernel `choose` picks (from `which`, the stage rows and the
-/// way ids are read) for the features of launch `which` (launchesBefore);
+/// Launches the kernel `choose` picks (from `which`, the stage rows, the
+/// way ids are read and whether bags are split) for the features of launch
+/// `which` (launchesBefore);
 /// `maskFlag` as Shared::maskFlag.
 template <int kCap>
 embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
                    const TbeConfig *cfg, long long outStride, int which,
                    Kernel<kCap> (*choose)(const embrtTbeArgs *a, int which,
-                                          int rows, int ids),
+                                          int rows, int ids, bool split),
                    const unsigned *maskFlag) {
   cudaStream_t stream = static_cast<cudaStream_t>(env->stream);
   Params<kCap> p;
   Shared &s = p.s;
   fillShared(env, a, cfg, outStride, maskFlag, s);
+  s.splitsLog2 = (unsigned char)launchSplitsLog2(a, cfg, which);
 
   long long ctas;
   if (a->numFeatures <= kCap) {
@@ -1742,15 +1843,7 @@ embrtStatus launch(embrtLaunchEnv *env, const embrtTbeArgs *a,
   size_t smem = (size_t)cfg->threadsPerBlock *
                 smemPerThread(rows, which != EMBRT_PRECISION_DENSE);
   // 32-bit positions and row numbers where they fit (Ids).
-  int ids = 0;
-  // (INT32_MAX - 64: a stream's position runs up to kStages * kRows past N.)
-  if (kPos32 && a->numIndices <= INT32_MAX - 64) {
-    ids = s.idx64 ? 8 : 4;
-    for (int64_t t = 0; t < a->numTables; ++t)
-      if (a->tableRows[t] > INT32_MAX)
-        ids = 0;
-  }
-  Kernel<kCap> kernel = choose(a, which, rows, ids);
+  Kernel<kCap> kernel = choose(a, which, rows, idsKind(a), s.splitsLog2 > 0);
   if (smem > 48 * 1024) { // 8-row stages at 256 threads: 64 KB
     embrtStatus status = embrtCudaCheck(
         env,

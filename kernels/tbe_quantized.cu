@@ -23,10 +23,11 @@ template <int P, int kCap> Kernel<kCap> packedKernelForIds(int ids) {
 }
 
 /// The kernel for precision `which` and ids (Ids: 4, 8, 0); the stage rows
-/// are kPackedRows (launch's chooser).
+/// are kPackedRows and bags are not split (launch's chooser; Shared::
+/// splitsLog2 is 0 for packed rows).
 template <int kCap>
 Kernel<kCap> packedKernelFor(const embrtTbeArgs *a, int which, int rows,
-                             int ids) {
+                             int ids, bool split) {
   switch (which) {
   case EMBRT_PRECISION_INT8:
     return packedKernelForIds<EMBRT_PRECISION_INT8, kCap>(ids);

@@ -1113,6 +1113,27 @@ int main(int argc, char **argv) {
     f.configId = id;
     runCase(gpu, cpu, &f, seed++);
 
+    // Bags of up to 150 ids (many stages; a split configuration's groups
+    // each take some of them and add their sums at the bag's end): f16
+    // tables summed with f16 weights, f32 tables averaged (f64 sums across
+    // the groups), padding and bad ids counted, narrow and wide rows (G 1
+    // to 32, so splits of 32 down to 1).
+    Case l = base(NAME("config %s, bags of up to 150 ids, %s",
+                       tbeGetConfig(id)->name, id % 2 ? "f32 mean" : "f16"));
+    l.tableDtype = id % 2 ? EMBRT_F32 : EMBRT_F16;
+    l.pooling = id % 2 ? EMBRT_POOLING_MEAN : EMBRT_POOLING_SUM;
+    l.weighted = id % 2 ? 0 : 2;
+    setTables(&l, 8, mixedDims, 300);
+    l.numFeatures = 8;
+    l.batch = B + 5;
+    l.minBag = 0;
+    l.maxBag = 150;
+    l.paddingPercent = 5;
+    l.badPerMille = 2;
+    l.bounds = EMBRT_BOUNDS_WARNING;
+    l.configId = id;
+    runCase(gpu, cpu, &l, seed++);
+
     // Packed rows under the row too (the runtime selects their launch's
     // row apart from the dense one's: tbeSelectPackedConfig).
     Case q = base(NAME("config %s, int4 and int8 tables, f16 out",

@@ -55,6 +55,12 @@ static void testTable(void) {
     EXPECT_TRUE(c->bagsPerGroup >= 1 && c->bagsPerGroup <= 32);
     EXPECT_TRUE(c->rowsPerStage == 6 || c->rowsPerStage == 8);
     EXPECT_TRUE(c->threadsPerBlock * c->rowsPerStage * 2 * 16 <= 64 * 1024);
+    // Splits: a power of two up to a warp of one-lane groups, and only
+    // where the split kernels run (one bag a group, 6-row stages).
+    EXPECT_TRUE(c->splitsPerBag >= 1 && c->splitsPerBag <= 32 &&
+                (c->splitsPerBag & (c->splitsPerBag - 1)) == 0);
+    if (c->splitsPerBag > 1)
+      EXPECT_TRUE(c->bagsPerGroup == 1 && c->rowsPerStage == 6);
     for (int64_t other = 0; other < id; ++other)
       EXPECT_TRUE(strcmp(tbeGetConfig(other)->name, c->name) != 0);
   }
@@ -91,11 +97,35 @@ static void testSelection(void) {
   int64_t small1 = configNamed("t256_bags1");
   int64_t small2 = configNamed("t256_bags2");
   int64_t small = configNamed("t128_bags1");
+  int64_t split2 = configNamed("t256_split2");
+  int64_t split4 = configNamed("t256_split4");
+  int64_t split8 = configNamed("t256_split8");
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 32, 1, 8192), small1);
-  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 8, 8192), small1);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 4, 8192), small1);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 1, 8192), small2);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 8, 8192), small2);
+  // One bag a group and bags of a stage or more (6 ids): each bag split
+  // over the most groups (8, 4, 2) whose lanes fit a warp and whose grid
+  // stays within two waves (202752 threads). The sweep's #229 (B 512, f16
+  // D 64: 8 lanes, bags of 22 on average): 4 groups; #72 (B 8192, f16 D
+  // 32: 4 lanes, bags of 54): 8 would be 262144 threads, so 4; the
+  // embedding_bag benchmark's L 8 at D 64: 2.
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 22, 512), split4);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 32, 54, 8192), split4);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 8, 8192), split2);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 5, 512), small1);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 6, 512), split4);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 8, 30, 1000), split8);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 32, 30, 1000), split8);
+  // Rows of 32 lanes are not split; 16 lanes by 2 at most.
   EXPECT_EQ_INT(selectFor(EMBRT_F32, 128, 20, 1000), small1);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 20, 1000), split2);
+  // At the edge of two waves (f16 D 64, 8 lanes: 6336 bags at 4 groups,
+  // 12672 at 2, the most that one bag a group fits one wave with).
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 20, 6336), split4);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 20, 6337), split2);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 20, 12672), split2);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 20, 12673), small2);
   // At the wave's edge: 101376 threads.
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 1, 6336), small1);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 1, 6337), small2);
@@ -136,7 +166,8 @@ static void testSelection(void) {
       for (int j = 0; j < 6; ++j)
         for (int k = 0; k < 5; ++k) {
           int64_t id = selectFor(dtypes[d], dims[i], bags[j], counts[k]);
-          int latencyBound = id == small || id == small1 || id == small2;
+          int latencyBound = id == small || id == small1 || id == small2 ||
+                             tbeGetConfig(id)->splitsPerBag > 1;
           EXPECT_EQ_INT(tbeGetConfig(id)->rowsPerStage,
                         dtypes[d] == EMBRT_F32 && !latencyBound ? 8 : 6);
         }

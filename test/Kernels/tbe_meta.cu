@@ -89,6 +89,49 @@ int main() {
   for (int f = 0; f < 6; ++f)
     EXPECT_EQ_INT(owners[f], 1);
 
+  TEST_CASE("split bags: which launches split, and their CTAs");
+  {
+    // A configuration of one bag a group split over up to 4 groups
+    // (t256_split4): the dense launch splits the bags of D 5 and D 7 (f16
+    // rows of 10 and 14 bytes: 2-byte chunks, groups of 8 lanes, so 4
+    // groups a bag fit a warp): 1000 bags * 4 groups / 32 groups a CTA. The
+    // quantized launches, pooling NONE, more features than the small
+    // parameter block and positions past 32 bits do not split.
+    int64_t split4 = -1;
+    for (int64_t id = 0; id < TBE_NUM_CONFIGS; ++id)
+      if (strcmp(tbeGetConfig(id)->name, "t256_split4") == 0)
+        split4 = id;
+    EXPECT_TRUE(split4 >= 0);
+    const TbeConfig *sc = tbeGetConfig(split4);
+    EXPECT_EQ_INT(launchSplitsLog2(&a, sc, EMBRT_PRECISION_DENSE), 2);
+    EXPECT_EQ_INT(launchSplitsLog2(&a, sc, EMBRT_PRECISION_INT4), 0);
+    EXPECT_EQ_INT(launchSplitsLog2(&a, cfg, EMBRT_PRECISION_DENSE), 0);
+    EXPECT_EQ_INT(splitsLog2Of(2, 3), 2);
+    EXPECT_EQ_INT(splitsLog2Of(5, 3), 2);
+    EXPECT_EQ_INT(splitsLog2Of(2, 5), 0);
+    FeatureMeta meta[6];
+    long long ctas = buildMeta(&a, sc, outStride, EMBRT_PRECISION_DENSE, meta);
+    EXPECT_EQ_INT(meta[3].firstCta - meta[0].firstCta, 125);
+    EXPECT_EQ_INT(ctas - meta[3].firstCta, 125);
+    FeatureMeta plain[6];
+    EXPECT_EQ_INT(buildMeta(&a, cfg, outStride, EMBRT_PRECISION_DENSE, plain),
+                  2 * 32);
+    embrtTbeArgs b = a;
+    b.pooling = EMBRT_POOLING_NONE;
+    EXPECT_EQ_INT(launchSplitsLog2(&b, sc, EMBRT_PRECISION_DENSE), 0);
+    b = a;
+    b.numFeatures = kSmallCap + 1;
+    EXPECT_EQ_INT(launchSplitsLog2(&b, sc, EMBRT_PRECISION_DENSE), 0);
+    b = a;
+    b.numIndices = INT32_MAX;
+    EXPECT_EQ_INT(idsKind(&b), 0);
+    EXPECT_EQ_INT(launchSplitsLog2(&b, sc, EMBRT_PRECISION_DENSE), 0);
+    b.numIndices = 6000;
+    b.indexDtype = EMBRT_I32;
+    EXPECT_EQ_INT(idsKind(&b), 4);
+    EXPECT_EQ_INT(idsKind(&a), 8);
+  }
+
   TEST_CASE("packed rows: the lanes' chunks");
   // A lane a V-byte chunk of the row as stored (header and padding
   // included), or of its elements (kDataLanes): V = EMB_TBE_PACKED_VEC (16
