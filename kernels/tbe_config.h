@@ -91,15 +91,17 @@ enum {
   TBE_CONFIG_SMALL = 5,
 };
 
-/// Latency-bound launches of one bag a group whose bags hold at least a
-/// stage of ids on average (kTbeSplitMinBagSize) wait on their longest
-/// bags: they split each bag over the most groups (8, 4, 2) that a warp
-/// holds for the widest rows and that keep the grid within
-/// kTbeSplitMaxThreads (measured on an H100, bench/tbe_sweep/NOTES.md:
-/// heavy-tailed bags of up to 300 ids 2.5-2.9x faster; uniform bags of 30
-/// 1.6x with 4 groups, 1.3x with 8, whose grid was past two waves; bags of
-/// 1-2 ids 5% slower, hence the floor).
-static const int64_t kTbeSplitMinBagSize = 6;
+/// Latency-bound launches of one bag a group whose bags hold more than 8
+/// ids on average (kTbeSplitMinBagSize) wait on their longest bags: they
+/// split each bag over the most groups (8, 4, 2) that a warp holds for the
+/// widest rows and that keep the grid within kTbeSplitMaxThreads. Measured
+/// on an H100 (bench/tbe_sweep/NOTES.md, forward_configs.py): heavy-tailed
+/// bags of up to 300 ids 2.0-2.9x faster, bags of 20-50 ids 1.2-1.7x, bags
+/// of 9 on average (up to 26) 1.34x; bags of exactly 8 ids (the
+/// embedding_bag benchmark's L 8, B 8192) 5% slower split in two and 30%
+/// in four (a second wave of groups that each wait on DRAM), bags of 1-2
+/// ids 5-10% slower.
+static const int64_t kTbeSplitMinBagSize = 9;
 static const struct {
   int64_t splits;
   int64_t config;

@@ -104,17 +104,19 @@ static void testSelection(void) {
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 4, 8192), small1);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 1, 8192), small2);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 128, 8, 8192), small2);
-  // One bag a group and bags of a stage or more (6 ids): each bag split
+  // One bag a group and bags of more than 8 ids on average: each bag split
   // over the most groups (8, 4, 2) whose lanes fit a warp and whose grid
   // stays within two waves (202752 threads). The sweep's #229 (B 512, f16
   // D 64: 8 lanes, bags of 22 on average): 4 groups; #72 (B 8192, f16 D
   // 32: 4 lanes, bags of 54): 8 would be 262144 threads, so 4; the
-  // embedding_bag benchmark's L 8 at D 64: 2.
+  // embedding_bag benchmark's L 8 (B 8192): not split.
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 22, 512), split4);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 32, 54, 8192), split4);
-  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 8, 8192), split2);
-  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 5, 512), small1);
-  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 6, 512), split4);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 8, 8192), small1);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 32, 8, 8192), small1);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 8, 512), small1);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 9, 512), split4);
+  EXPECT_EQ_INT(selectFor(EMBRT_F16, 64, 9, 8192), split2);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 8, 30, 1000), split8);
   EXPECT_EQ_INT(selectFor(EMBRT_F16, 32, 30, 1000), split8);
   // Rows of 32 lanes are not split; 16 lanes by 2 at most.
