@@ -1634,12 +1634,14 @@ long long positionRuns(const embrtTbeArgs *a) {
 /// (A stream's position runs up to kStages strides past N, a stride kRows
 /// times the splits of a bag: at most kStages * 8 * 32 ids.)
 int idsKind(const embrtTbeArgs *a) {
-  if (!kPos32 || a->numIndices > INT32_MAX - kStages * 8 * 32)
-    return 0;
-  for (int64_t t = 0; t < a->numTables; ++t)
-    if (a->tableRows[t] > INT32_MAX)
-      return 0;
-  return a->indexDtype == EMBRT_I64 ? 8 : 4;
+  int ids = 0;
+  if (kPos32 && a->numIndices <= INT32_MAX - kStages * 8 * 32) {
+    ids = a->indexDtype == EMBRT_I64 ? 8 : 4;
+    for (int64_t t = 0; t < a->numTables; ++t)
+      if (a->tableRows[t] > INT32_MAX)
+        ids = 0;
+  }
+  return ids;
 }
 
 /// log2 of the groups a bag of launch `which` is split over at most

@@ -5,13 +5,16 @@ median of each run, the median of the runs), interleaved: run k of every side be
 
     PYTHONPATH=python python3 bench/tbe_sweep/forward_configs.py --only 72,229 [--lib L]
         [--rows all|0,10,11] [--runs 3] [--out $OUT/forward_configs.jsonl] [--commit SHA]
-        [--warm]
+        [--warm] [--op]
 
 emb's sides call the runtime's entry point (embrtTbeForward) directly on an argument struct built
 once per side, with configId set to the row (-1: the runtime's choice), so that every side has
 the same few microseconds of host time a call, well inside the flush's time: the device times
 are the kernels'. Each row's output is compared with the runtime's choice (max abs difference
 over max abs value) before it is timed. Writes one JSON line per configuration and side.
+
+--op: also emb's forward as users call it (torch.ops.emb.tbe_forward: its host path, C++ where
+libemb_torch_ops.so is loaded, and the output from PyTorch's allocator), beside the direct calls.
 
 --warm: also each side's device time a call with nothing flushed (calls back to back between two
 events, the median of the runs: `warm_ms`), so that flushed minus warm is what a call pays for
@@ -29,21 +32,14 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import sweep  # noqa: E402
+from profile_configs import gpu_configs, host_and_device_us  # noqa: E402
 from bench_peers import Timer, calls_per_run  # noqa: E402
 from bench_results import commit_id, today  # noqa: E402
 
 
 def warm_ms(fn, calls):
-    """Device ms a call of `fn`, `calls` calls back to back between two events (nothing
-    flushed)."""
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(calls):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / calls
+    """Device ms a call of `fn`, `calls` calls back to back (nothing flushed)."""
+    return host_and_device_us(fn, calls)[1] / 1e3
 
 
 class ForcedForward:
@@ -94,14 +90,9 @@ def main():
     ap.add_argument("--out", default=None, help="JSON lines")
     ap.add_argument("--commit", default=None)
     ap.add_argument("--warm", action="store_true", help="also the time a call back to back")
+    ap.add_argument("--op", action="store_true", help="also torch.ops.emb.tbe_forward")
     a = ap.parse_args()
-    if not torch.cuda.is_available():
-        ap.error("needs a GPU")
-    import emb_torch
-    if a.lib:
-        emb_torch.runtime(a.lib)
-    with open(a.configs) as f:
-        configs = json.load(f)["configs"]
+    configs = gpu_configs(ap, a)
     rows = (list(range(a.num_rows)) if a.rows == "all"
             else [int(v) for v in a.rows.split(",")])
     dev = torch.device("cuda")
@@ -109,6 +100,9 @@ def main():
     commit = a.commit or commit_id()
     out = open(a.out, "a") if a.out else None
     print("# %s, torch %s, commit %s" % (torch.cuda.get_device_name(), torch.__version__, commit))
+    if a.op:
+        import emb_torch
+        print("# op's C++ host path: %s" % emb_torch.torch_ops_library())
     table = []
     for c in sweep.select(configs, None, a.only):
         x = sweep.Inputs(c, dev)
@@ -119,6 +113,8 @@ def main():
         errs = {}
         for name, fn in sides[1:]:
             errs[name] = float((fn().float() - want).abs().max()) / scale
+        if a.op:
+            sides.append(("op", lambda: sweep.emb_forward(x)))
         sides.append(("torch", lambda: sweep.peer_forward(x)))
         reps = {name: calls_per_run(timer.warm_up(fn, 10.0), a.run_ms, 50) for name, fn in sides}
         meds = {name: [] for name, _ in sides}

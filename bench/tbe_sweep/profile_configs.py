@@ -49,6 +49,18 @@ def host_and_device_us(fn, calls):
     return host, start.elapsed_time(end) / calls * 1e3
 
 
+def gpu_configs(ap, a):
+    """The configurations of --configs, after checking for a GPU and loading --lib (else
+    emb_torch's search) as emb_torch's runtime."""
+    if not torch.cuda.is_available():
+        ap.error("needs a GPU")
+    import emb_torch
+    if a.lib:
+        emb_torch.runtime(a.lib)
+    with open(a.configs) as f:
+        return json.load(f)["configs"]
+
+
 def profile_table(fn, calls, rows):
     activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
     with torch.profiler.profile(activities=activities) as prof:
@@ -166,13 +178,7 @@ def main():
     ap.add_argument("--python", type=int, default=0,
                     help="also the Python functions of emb's sides with the most own time")
     a = ap.parse_args()
-    if not torch.cuda.is_available():
-        ap.error("needs a GPU")
-    import emb_torch
-    if a.lib:
-        emb_torch.runtime(a.lib)
-    with open(a.configs) as f:
-        configs = json.load(f)["configs"]
+    configs = gpu_configs(ap, a)
     dev = torch.device("cuda")
     wanted = a.sides.split(",")
     unknown = set(wanted) - {"emb_forward", "emb_step", "torch_forward", "torch_step",
