@@ -828,7 +828,7 @@ template <> struct Ids<0> {
 
 /// What one group streams: bags b0 .. b0 + nb - 1 of `feature` (global bags
 /// g0 ..), ids [segBeg, segEnd), column chunk `chunk` of each row (of a
-/// split bag, every 2^splitLog2-th stage: SplitBag).
+/// split bag, every 2^SplitBag::log2-th stage from the group's own).
 template <typename Pos> struct Segment {
   long long b0, g0;
   long long run; ///< this group's run (pooling NONE: of s.positionRuns)
