@@ -1667,6 +1667,7 @@ long long buildMeta(const embrtTbeArgs *a, const TbeConfig *cfg,
   const int osz = (int)dtypeBytes(a->outputDtype);
   const int pooled = a->pooling != EMBRT_POOLING_NONE;
   long long outCol = 0, ctas = 0;
+  const int splitsLog2 = launchSplitsLog2(a, cfg, which); // once a launch
   for (int64_t f = 0; f < a->numFeatures; ++f) {
     int64_t t = a->featureTables[f];
     int dim = (int)a->tableDims[t];
@@ -1712,8 +1713,7 @@ long long buildMeta(const embrtTbeArgs *a, const TbeConfig *cfg,
         pooled ? (a->batchSize + cfg->bagsPerGroup - 1) / cfg->bagsPerGroup
                : positionRuns(a);
     long long groupsPerCta = cfg->threadsPerBlock / 32 * groupsPerWarp;
-    const long long splits =
-        1ll << splitsLog2Of(launchSplitsLog2(a, cfg, which), log2Of(lanes));
+    const long long splits = 1ll << splitsLog2Of(splitsLog2, log2Of(lanes));
     m.table = static_cast<const char *>(a->tables[t]);
     m.rows = a->tableRows[t];
     m.outCol = (int)col;
